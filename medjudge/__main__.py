@@ -1,0 +1,5 @@
+"""``python -m medjudge``."""
+
+from medjudge.cli import main
+
+main()

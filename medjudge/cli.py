@@ -1,0 +1,32 @@
+"""The ``medjudge`` command line (typer).
+
+Exit codes: 0 ok, 1 a problem the user can fix (one clear line on stderr), 2 bad usage.
+Headless commands never import the review app; ``review``/``demo`` import it inside the call.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from .commands import demo, study
+
+app = typer.Typer(
+    name="medjudge",
+    help="Expert review of LLM answers to medical questions: import, judge, review, report.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+app.command()(demo.demo)
+app.command()(study.init)
+app.command("import")(study.import_)
+app.command()(study.status)
+app.command()(study.export)
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    app()

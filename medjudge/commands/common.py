@@ -1,0 +1,69 @@
+"""What every command shares: consoles that print data literally, and error handling.
+
+Output consoles have markup and highlighting off, so text from a study (answers, model output)
+prints exactly as stored, after :func:`printable` has neutralised escape sequences.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from medjudge.settings import SettingsError
+from medjudge.store.db import StudyError
+from medjudge.store.importing.problems import ImportProblem
+from medjudge.store.literal import printable
+from medjudge.store.study import Study
+
+console = Console(markup=False, highlight=False, emoji=False, soft_wrap=True)
+err_console = Console(stderr=True, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as one line, exit code 1."""
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with code 1."""
+    err_console.print("error: " + printable(message))
+    raise typer.Exit(1)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the errors a user can act on into one clear line and exit code 1."""
+    try:
+        yield
+    except (StudyError, ImportProblem, SettingsError, UserError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        raise typer.Exit(130) from None
+
+
+@contextmanager
+def opened(path: Path) -> Iterator[Study]:
+    """Open a study for a command, closing it afterwards."""
+    with user_errors():
+        study = Study.open(path)
+    try:
+        with user_errors():
+            yield study
+    finally:
+        study.close()
+
+
+def out(text: str) -> None:
+    """Print one line of (possibly untrusted) text on stdout, literally."""
+    console.print(printable(text))
+
+
+def is_tty() -> bool:
+    """Whether stdout is a terminal (progress bars only then)."""
+    return sys.stdout.isatty()

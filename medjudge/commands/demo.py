@@ -1,0 +1,39 @@
+"""``medjudge demo``: build the bundled demo study and open it in the review app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medjudge import paths
+from medjudge.demo.build import build_demo
+
+from .common import out, user_errors
+
+
+def demo(
+    rebuild: Annotated[bool, typer.Option(help="Throw away the demo study and build it anew.")] = False,
+    build_only: Annotated[bool, typer.Option(help="Build the study and print where it is.")] = False,
+) -> None:
+    """Build the demo study (illustrative, not medical advice) and open it.
+
+    \b
+    Example:
+      medjudge demo
+      MEDJUDGE_HOME=/tmp/mj medjudge demo --build-only
+    """
+    path: Path = paths.demo_study()
+    with user_errors():
+        if rebuild:
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+        if not path.exists():
+            build_demo(path, actor=paths.login_name()).close()
+            out(f"built the demo study at {path}")
+        else:
+            out(f"demo study: {path}")
+    if build_only:
+        return
+    out(f"next: medjudge status {path}")

@@ -1,0 +1,188 @@
+"""Study commands: init, import, status, export."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medjudge.paths import login_name
+from medjudge.store import export as exporting
+from medjudge.store.importing.run import import_file
+from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
+from medjudge.store.study import Study
+from medjudge.store.summary import summary
+
+from .common import UserError, console, opened, out, user_errors
+
+StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
+
+
+class Kind(str, Enum):
+    """Input formats for ``import``."""
+
+    pairwise = "pairwise"
+    statements = "statements"
+    rating = "rating"
+    kqa = "kqa"
+
+
+class Table(str, Enum):
+    """Tables for ``export``."""
+
+    labels = "labels"
+    verdicts = "verdicts"
+    calls = "calls"
+    history = "history"
+    adjudications = "adjudications"
+
+
+class Format(str, Enum):
+    """Row formats for ``export``."""
+
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+def init(
+    study: StudyArg,
+    name: Annotated[str | None, typer.Option(help="A human name for the study.")] = None,
+    criteria: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--criterion", "-c",
+            help="A pairwise criterion: a built-in name (correctness, helpfulness, harmfulness, "
+            "reasoning, efficiency, bias) or NAME:benefit|risk[:QUESTION]. Repeat; replaces the "
+            "built-in pairwise set.",
+        ),
+    ] = None,
+    show_verdicts: Annotated[
+        bool, typer.Option(help="Show judge verdicts to reviewers from the start (not blind).")
+    ] = False,
+    allow_reviewer_override: Annotated[
+        bool, typer.Option(help="Let reviewers pick a name with --reviewer instead of their login.")
+    ] = False,
+) -> None:
+    """Create a new, empty study file.
+
+    \b
+    Example:
+      medjudge init trial.db --name "Cardiology answers, round 1"
+      medjudge init overall.db -c overall:benefit:"Which answer is better overall?"
+    """
+    with user_errors():
+        settings = StudySettings(name=name or study.stem, blind=not show_verdicts,
+                                 allow_reviewer_override=allow_reviewer_override)
+        if criteria:
+            try:
+                pairwise = [parse_criterion_option(c) for c in criteria]
+            except ValueError as exc:
+                raise UserError(f"--criterion: {exc}") from None
+            others = [c for c in DEFAULT_CRITERIA if c.kind != "pairwise"]
+            settings = settings.model_copy(update={"criteria": pairwise + others})
+            settings = StudySettings.model_validate(settings.model_dump())
+        Study.create(study, settings, actor=login_name()).close()
+    out(f"created {study} ({len(settings.criteria_for('pairwise'))} pairwise criteria: "
+        + ", ".join(c.name for c in settings.criteria_for("pairwise")) + ")")
+
+
+def import_(
+    study: StudyArg,
+    file: Annotated[Path, typer.Argument(help="The file to import (.jsonl, .csv, .json).")],
+    kind: Annotated[Kind, typer.Option("--kind", "-k", help="What the file holds.")],
+    answers: Annotated[
+        Path | None, typer.Option(help="kqa only: the model's answers ([{Question, result}]).")
+    ] = None,
+    source: Annotated[str | None, typer.Option(help="kqa only: the model that wrote them.")] = None,
+    batch: Annotated[str | None, typer.Option(help="Batch name for items that name none.")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Import items (and any labels they carry). All or nothing; the study is created if missing.
+
+    \b
+    Example:
+      medjudge import trial.db answers.jsonl --kind pairwise
+      medjudge import kqa.db questions_w_answers.jsonl --kind kqa \\
+          --answers gpt4_results.json --source gpt-4
+    """
+    with user_errors():
+        existed = study.exists()
+        s = Study.open_or_create(study, actor=login_name())
+        try:
+            result = import_file(s, file, kind.value, actor=login_name(), answers=answers,
+                                 source=source, batch=batch)
+        except BaseException:
+            s.close()
+            if not existed:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(study) + suffix).unlink(missing_ok=True)
+            raise
+        s.close()
+    if json_output:
+        console.print_json(data=result.__dict__)
+    else:
+        out(result.describe())
+
+
+def status(
+    study: StudyArg,
+    json_output: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Show items, labels per reviewer, judge coverage and spend.
+
+    \b
+    Example:
+      medjudge status trial.db
+      medjudge status trial.db --json | jq .reviewers
+    """
+    with opened(study) as s:
+        data = summary(s)
+    if json_output:
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return
+    items = data["items"]
+    out(f"study {data['study']} — {data['path']}")
+    out(f"items: {items['total']} (" + ", ".join(f"{k} {v}" for k, v in items.items() if k != "total")
+        + f"); units to label: {data['units']['total']}; blind: {'yes' if data['blind'] else 'no'}")
+    out("reviewers:" if data["reviewers"] else "reviewers: none yet")
+    for r in data["reviewers"]:
+        out(f"  {r['name']}: {r['units_labelled']} labels, {r['items_done']} items complete")
+    out("judges:" if data["judges"] else "judges: none yet")
+    for j in data["judges"]:
+        out(f"  {j['name']}: {j['units_labelled']} verdicts, {j['missing_verdicts']} missing")
+    c = data["judge_calls"]
+    if c["total"]:
+        out(f"judge calls: {c['total']} ({c['failed_samples']} failed samples, {c['errors']} errors), "
+            f"{c['input_tokens'] + c['output_tokens']:,} tokens, ${c['cost_usd']:.4f}")
+    for role, logins in data["roles"].items():
+        out(f"{role}s: " + ", ".join(logins))
+    if data["adjudications"]:
+        out(f"adjudicated units: {data['adjudications']}")
+
+
+def export(
+    study: StudyArg,
+    table: Annotated[Table, typer.Argument(help="What to export.")],
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Row format.")] = Format.jsonl,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default: stdout).")] = None,
+) -> None:
+    """Export labels, verdicts (with their trail), judge calls, adjudications or the history.
+
+    \b
+    Example:
+      medjudge export trial.db labels --format csv -o labels.csv
+      medjudge export trial.db verdicts | head -1 | jq .trail
+    """
+    with opened(study) as s:
+        if output is None:
+            exporting.write(s, table.value, fmt.value, sys.stdout)
+            return
+        tmp = output.with_name(output.name + ".part")
+        with tmp.open("w", encoding="utf-8", newline="") as fh:
+            n = exporting.write(s, table.value, fmt.value, fh)
+        tmp.replace(output)
+    out(f"wrote {n} {table.value} rows to {output}")

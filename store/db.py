@@ -1,0 +1,126 @@
+"""Opening a study file and running transactions on it.
+
+Storage contract:
+- One SQLite file per study, in WAL mode with foreign keys on and ``synchronous=FULL``: a
+  transaction that returned from ``COMMIT`` survives a killed process and a power cut.
+- Every write goes through :func:`transaction`, which starts with ``BEGIN IMMEDIATE`` so the
+  write lock is taken up front; together with the busy timeout, several processes (reviewers,
+  a judge run, a report) can write the same file at once and wait for each other instead of
+  failing with "database is locked". A lock that is still held after the timeout is retried a
+  few more times before a :class:`StudyBusyError` reaches the user.
+- Connections are opened in autocommit mode (``isolation_level=None``); nothing is committed
+  implicitly.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+BUSY_TIMEOUT_MS = 15_000
+"""How long one statement waits for another process's write lock before SQLite gives up."""
+
+LOCK_RETRIES = 4
+"""How many more times a whole transaction is retried when the lock wait ran out."""
+
+
+class StudyError(Exception):
+    """A problem with a study file that the user can act on (the message says how)."""
+
+
+class StudyBusyError(StudyError):
+    """Another process held the study's write lock for longer than we were willing to wait."""
+
+
+def _classify(path: Path, exc: sqlite3.Error) -> StudyError:
+    text = str(exc)
+    if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
+        return StudyError(f"{path}: not a medjudge study (the file is not an SQLite database)")
+    if "malformed" in text or "corrupt" in text:
+        return StudyError(
+            f"{path}: the study file is damaged ({text}); restore it from a backup "
+            "or run `sqlite3 FILE .recover` on a copy"
+        )
+    if "readonly" in text or "read-only" in text:
+        return StudyError(f"{path}: the study file is read-only here; ask its owner for write access")
+    if "disk is full" in text or "database or disk is full" in text:
+        return StudyError(f"{path}: the disk is full; nothing was saved by this step")
+    if "unable to open" in text:
+        return StudyError(f"{path}: cannot open the study file ({text})")
+    if "locked" in text or "busy" in text:
+        return StudyBusyError(f"{path}: the study is busy (another process holds its lock); try again")
+    return StudyError(f"{path}: {text}")
+
+
+def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Connection:
+    """Open a study file with medjudge's pragmas.
+
+    Args:
+        path: the study file.
+        create: allow creating a new file; otherwise a missing file is an error.
+
+    Returns:
+        An autocommit connection with WAL, foreign keys, ``synchronous=FULL`` and a busy timeout.
+
+    Raises:
+        StudyError: the file is missing, not a database, damaged or unreadable.
+    """
+    p = Path(path)
+    if not create and not p.exists():
+        raise StudyError(f"{p}: no such study (create it with `medjudge init {p}`)")
+    if create and not p.parent.exists():
+        raise StudyError(f"{p}: folder {p.parent} does not exist")
+    try:
+        conn = sqlite3.connect(
+            p, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+    except sqlite3.Error as exc:
+        raise _classify(p, exc) from None
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, path: str | os.PathLike[str] = "") -> Iterator[None]:
+    """Run the body as one ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction.
+
+    On any exception the transaction is rolled back and nothing of it reaches the file.
+    SQLite errors are turned into :class:`StudyError` with a message for the user.
+    """
+    label = Path(path) if path else Path(_db_file(conn))
+    for attempt in range(LOCK_RETRIES + 1):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            break
+        except sqlite3.OperationalError as exc:
+            if ("locked" in str(exc) or "busy" in str(exc)) and attempt < LOCK_RETRIES:
+                time.sleep(0.05 * (attempt + 1))
+                continue
+            raise _classify(label, exc) from None
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise _classify(label, exc) from None
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            raise StudyError(f"{label}: the disk is full; nothing was saved by this step") from None
+        raise
+
+
+def _db_file(conn: sqlite3.Connection) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] if row else "study"

@@ -1,0 +1,103 @@
+"""Exporting a study's tables as JSONL or CSV rows (streamed, any size)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from typing import IO, Any
+
+from .study import Study
+
+TABLES = ("labels", "verdicts", "calls", "history", "adjudications")
+
+_QUERIES = {
+    "labels": """
+        SELECT i.ext_id AS item, i.kind, i.batch, u.criterion, s.position AS statement,
+               s.category AS statement_category, r.name AS rater, r.kind AS rater_kind,
+               l.value, l.note, l.updated_at,
+               (SELECT group_concat(a.position || '=' || a.source, ';') FROM answers a
+                 WHERE a.item_id = i.id) AS sources
+        FROM labels l JOIN units u ON u.id = l.unit_id JOIN items i ON i.id = u.item_id
+        JOIN raters r ON r.id = l.rater_id LEFT JOIN statements s ON s.id = u.statement_id
+        ORDER BY i.id, u.position, r.name""",
+    "verdicts": """
+        SELECT v.id, i.ext_id AS item, i.kind, u.criterion, s.position AS statement,
+               r.name AS judge, v.value, v.status, v.reason, v.trail, v.run_id, v.created_at,
+               v.id = (SELECT max(v2.id) FROM verdicts v2
+                       WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id) AS current
+        FROM verdicts v JOIN units u ON u.id = v.unit_id JOIN items i ON i.id = u.item_id
+        JOIN raters r ON r.id = v.rater_id LEFT JOIN statements s ON s.id = u.statement_id
+        ORDER BY i.id, u.position, r.name, v.id""",
+    "calls": """
+        SELECT c.key, c.judge, c.provider, c.model, c.template, c.template_hash, c.params,
+               i.ext_id AS item, c.task, c.sample, c.status, c.raw, c.parsed, c.error,
+               c.input_tokens, c.output_tokens, c.cost_usd, c.latency_s, c.attempts, c.run_id,
+               c.created_at, c.messages
+        FROM judge_calls c LEFT JOIN items i ON i.id = c.item_id ORDER BY c.created_at, c.key""",
+    "history": """
+        SELECT * FROM (
+            SELECT h.at, h.actor, 'label:' || h.action AS action,
+                   i.ext_id || '/' || u.criterion || coalesce('/' || s.position, '') AS entity,
+                   r.name AS rater, h.old_value AS old, h.new_value AS new, h.note,
+                   h.after_reveal
+            FROM label_history h JOIN units u ON u.id = h.unit_id JOIN items i ON i.id = u.item_id
+            JOIN raters r ON r.id = h.rater_id LEFT JOIN statements s ON s.id = u.statement_id
+            UNION ALL
+            SELECT a.at, a.actor, a.action, a.entity, NULL, a.old, a.new, NULL, 0 FROM audit a
+            UNION ALL
+            SELECT d.at, d.actor, 'adjudication',
+                   i.ext_id || '/' || u.criterion || coalesce('/' || s.position, ''),
+                   NULL, NULL, d.value, d.rationale, 0
+            FROM adjudications d JOIN units u ON u.id = d.unit_id JOIN items i ON i.id = u.item_id
+            LEFT JOIN statements s ON s.id = u.statement_id
+        ) ORDER BY at""",
+    "adjudications": """
+        SELECT d.id, i.ext_id AS item, i.kind, u.criterion, s.position AS statement, d.value,
+               d.rationale, d.settles, d.actor, d.at,
+               d.id = (SELECT max(d2.id) FROM adjudications d2 WHERE d2.unit_id = d.unit_id) AS current
+        FROM adjudications d JOIN units u ON u.id = d.unit_id JOIN items i ON i.id = u.item_id
+        LEFT JOIN statements s ON s.id = u.statement_id ORDER BY d.id""",
+}
+
+
+def rows(study: Study, table: str) -> Iterator[dict[str, Any]]:
+    """Rows of one export table as dicts.
+
+    Raises:
+        KeyError: unknown table.
+    """
+    cur = study.conn.execute(_QUERIES[table])
+    names = [d[0] for d in cur.description]
+    for row in cur:
+        yield dict(zip(names, row, strict=True))
+
+
+def write(study: Study, table: str, fmt: str, out: IO[str]) -> int:
+    """Write one table as ``jsonl`` or ``csv``; returns the number of rows."""
+    n = 0
+    if fmt == "jsonl":
+        for row in rows(study, table):
+            for key in ("trail", "parsed", "params", "settles", "messages"):
+                if isinstance(row.get(key), str):
+                    try:
+                        row[key] = json.loads(row[key])
+                    except json.JSONDecodeError:
+                        pass
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+        return n
+    if fmt == "csv":
+        it = rows(study, table)
+        writer: csv.DictWriter[str] | None = None
+        for row in it:
+            if writer is None:
+                writer = csv.DictWriter(out, fieldnames=list(row))
+                writer.writeheader()
+            writer.writerow(row)
+            n += 1
+        if writer is None:
+            cur = study.conn.execute(_QUERIES[table] + " LIMIT 0")
+            csv.writer(out).writerow([d[0] for d in cur.description])
+        return n
+    raise ValueError(f"unknown format {fmt!r}")

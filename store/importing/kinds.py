@@ -1,0 +1,133 @@
+"""Turning records of each input format into :class:`ItemIn` objects.
+
+Formats (one object per line in JSONL; CSV takes the same column names):
+
+- ``pairwise``: id, question, answer_a, answer_b, source_a, source_b; optional context (a list
+  of passages; in CSV a JSON list or one passage), batch, and labels.
+- ``statements``: id, question, answer, source, and either ``statements`` (a list of
+  {text, category}) or ``must_have`` / ``nice_to_have`` lists; optional context, batch, labels.
+- ``rating``: id, question (the case), options ({letter: text}), correct (a letter),
+  explanation, source; optional context, batch, labels.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from ..settings import StudySettings
+from .parsed import ItemIn, parse_labels
+from .problems import Record
+
+
+def _context(rec: Record) -> list[str]:
+    value = rec.data.get("context")
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise rec.problem("looks like a JSON list but does not parse", "context") from None
+        rec = Record(rec.file, rec.line, {**rec.data, "context": value})
+    return rec.text_list("context")
+
+
+def _batch(rec: Record, default: str | None) -> str | None:
+    return rec.text("batch", required=False) or default
+
+
+def pairwise_item(rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
+    """One pairwise record."""
+    item = ItemIn(
+        ext_id=rec.ident(), kind="pairwise", question=rec.text("question") or "",
+        file=rec.file, line=rec.line,
+        answers=[
+            ("A", rec.text("answer_a", strip=False) or "", rec.text("source_a") or ""),
+            ("B", rec.text("answer_b", strip=False) or "", rec.text("source_b") or ""),
+        ],
+        context=_context(rec), batch=_batch(rec, batch),
+    )
+    item.labels = parse_labels(rec, settings, "pairwise")
+    return item
+
+
+def statements_item(rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
+    """One generic statements record."""
+    statements: list[tuple[str, str]] = []
+    raw = rec.data.get("statements")
+    if raw not in (None, "", []):
+        if isinstance(raw, str) and raw.strip().startswith("["):
+            try:
+                raw = json.loads(raw)
+            except json.JSONDecodeError:
+                raise rec.problem("looks like a JSON list but does not parse", "statements") from None
+        if not isinstance(raw, list):
+            raise rec.problem("expected a list of {text, category}", "statements")
+        for i, s in enumerate(raw):
+            where = f"statements[{i}]"
+            if not isinstance(s, dict) or not isinstance(s.get("text"), str) or not s["text"].strip():
+                raise rec.problem("expected {\"text\": ..., \"category\": ...}", where)
+            cat = str(s.get("category", "")).strip().lower().replace("-", "_")
+            if cat not in ("must_have", "nice_to_have"):
+                raise rec.problem("category must be must_have or nice_to_have", f"{where}.category")
+            statements.append((s["text"].strip(), cat))
+    else:
+        statements += [(t, "must_have") for t in rec.text_list("must_have")]
+        statements += [(t, "nice_to_have") for t in rec.text_list("nice_to_have")]
+    if not statements:
+        raise rec.problem("an item needs at least one statement (statements, or must_have/nice_to_have)",
+                          "statements")
+    item = ItemIn(
+        ext_id=rec.ident(), kind="statements", question=rec.text("question") or "",
+        file=rec.file, line=rec.line,
+        answers=[("answer", rec.text("answer", strip=False) or "", rec.text("source") or "")],
+        statements=statements, context=_context(rec), batch=_batch(rec, batch),
+    )
+    item.labels = parse_labels(rec, settings, "statements", len(statements))
+    return item
+
+
+def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
+    """One rating record (a case with options and a candidate explanation)."""
+    options = rec.data.get("options")
+    if isinstance(options, str) and options.strip().startswith("{"):
+        try:
+            options = json.loads(options)
+        except json.JSONDecodeError:
+            raise rec.problem("looks like a JSON object but does not parse", "options") from None
+    if not isinstance(options, dict) or len(options) < 2:
+        raise rec.problem("expected an object of at least two options, e.g. {\"A\": \"...\"}", "options")
+    clean: dict[str, str] = {}
+    for key, text in options.items():
+        k = str(key).strip()
+        if not (k.isalnum() and len(k) <= 3) or not isinstance(text, str) or not text.strip():
+            raise rec.problem(f"option {key!r} needs a short letter and a text", f"options.{key}")
+        clean[k] = text.strip()
+    correct = rec.text("correct")
+    if correct not in clean:
+        raise rec.problem(f"{correct!r} is not one of the options ({', '.join(clean)})", "correct")
+    item = ItemIn(
+        ext_id=rec.ident(), kind="rating", question=rec.text("question") or "",
+        file=rec.file, line=rec.line,
+        answers=[("explanation", rec.text("explanation", strip=False) or "", rec.text("source") or "")],
+        data={"options": clean, "correct": correct}, context=_context(rec), batch=_batch(rec, batch),
+    )
+    item.labels = parse_labels(rec, settings, "rating")
+    return item
+
+
+PARSERS = {"pairwise": pairwise_item, "statements": statements_item, "rating": rating_item}
+
+
+def parse_all(records: Iterable[Record], kind: str, settings: StudySettings,
+              batch: str | None) -> list[ItemIn]:
+    """Parse every record of a file; duplicate ids within the file are an error."""
+    parse = PARSERS[kind]
+    items: list[ItemIn] = []
+    seen: dict[str, int] = {}
+    for rec in records:
+        item = parse(rec, settings, batch)
+        if item.ext_id in seen:
+            raise rec.problem(f"duplicate id {item.ext_id!r} (first on line {seen[item.ext_id]})", "id")
+        seen[item.ext_id] = rec.line
+        items.append(item)
+    return items

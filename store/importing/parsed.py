@@ -1,0 +1,165 @@
+"""Normalised import records: what every importer produces and the writer stores."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..labels import LabelError, validate_value
+from ..settings import STATEMENT_CRITERION, StudySettings
+from ..study import dumps
+from .problems import Record
+
+PAIRWISE_SPELLINGS = {
+    "a": "A", "response_a": "A", "response a": "A", "answer_a": "A", "model_a": "A",
+    "b": "B", "response_b": "B", "response b": "B", "answer_b": "B", "model_b": "B",
+    "tie": "tie", "neither": "neither",
+}
+STATEMENT_SPELLINGS = {
+    "entailed": "entailed", "entailment": "entailed", "entails": "entailed",
+    "neutral": "neutral",
+    "contradicted": "contradicted", "contradiction": "contradicted", "contradicts": "contradicted",
+}
+
+
+@dataclass
+class LabelIn:
+    """An existing label brought in with the items (a reviewer's or an external judge's)."""
+
+    rater: str
+    rater_kind: str
+    criterion: str
+    value: str
+    statement: int | None = None
+    note: str | None = None
+
+
+@dataclass
+class ItemIn:
+    """One item as read from a file, before it is stored."""
+
+    ext_id: str
+    kind: str
+    question: str
+    file: str
+    line: int
+    answers: list[tuple[str, str, str]]
+    statements: list[tuple[str, str]] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    context: list[str] = field(default_factory=list)
+    batch: str | None = None
+    labels: list[LabelIn] = field(default_factory=list)
+
+    def content_hash(self) -> str:
+        """Hash of everything that makes up the item (not its labels)."""
+        body = dumps([self.kind, self.question, self.answers, self.statements, self.data,
+                      self.context, self.batch])
+        return hashlib.sha256(body.encode()).hexdigest()
+
+
+def normalise_value(rec: Record, field_name: str, settings: StudySettings, criterion: str,
+                    value: object) -> str:
+    """Canonical label value for a criterion, or an ImportProblem naming the field."""
+    try:
+        crit = settings.criterion(criterion)
+    except KeyError:
+        names = ", ".join(c.name for c in settings.criteria)
+        raise rec.problem(f"unknown criterion {criterion!r} (this study has: {names})", field_name) from None
+    if isinstance(value, bool) or value is None:
+        raise rec.problem(f"label value {value!r} is not allowed", field_name)
+    if crit.kind == "pairwise":
+        v = PAIRWISE_SPELLINGS.get(str(value).strip().lower())
+        if v is None:
+            raise rec.problem(
+                f"{value!r} is not a pairwise verdict (A, B, tie, neither, response_a, response_b)",
+                field_name,
+            )
+        return v
+    if crit.kind == "statements":
+        v = STATEMENT_SPELLINGS.get(str(value).strip().lower())
+        if v is None:
+            raise rec.problem(f"{value!r} is not entailed, neutral or contradicted", field_name)
+        return v
+    if isinstance(value, list):
+        value = ",".join(str(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    try:
+        return validate_value(settings, criterion, str(value).strip())
+    except LabelError as exc:
+        raise rec.problem(str(exc), field_name) from None
+
+
+def parse_labels(rec: Record, settings: StudySettings, kind: str,
+                 n_statements: int = 0) -> list[LabelIn]:
+    """Labels carried by a record: a ``labels`` list, ``human_labels``/``judge_labels`` maps,
+    or CSV columns named ``human:NAME:CRITERION`` / ``judge:NAME:CRITERION``."""
+    out: list[LabelIn] = []
+    raw = rec.data.get("labels")
+    if raw not in (None, "", []):
+        if isinstance(raw, str):
+            raise rec.problem("expected a list of label objects (in CSV use human:NAME:CRITERION columns)",
+                              "labels")
+        if not isinstance(raw, list):
+            raise rec.problem("expected a list of label objects", "labels")
+        for i, lab in enumerate(raw):
+            where = f"labels[{i}]"
+            if not isinstance(lab, dict):
+                raise rec.problem("expected an object with rater, criterion and value", where)
+            rater = lab.get("rater")
+            if not isinstance(rater, str) or not rater.strip():
+                raise rec.problem("missing rater name", f"{where}.rater")
+            rkind = lab.get("type", "human")
+            if rkind not in ("human", "judge"):
+                raise rec.problem("type must be 'human' or 'judge'", f"{where}.type")
+            criterion = lab.get("criterion", STATEMENT_CRITERION if kind == "statements" else None)
+            if not isinstance(criterion, str):
+                raise rec.problem("missing criterion", f"{where}.criterion")
+            statement = _statement_index(rec, lab.get("statement"), kind, n_statements, where)
+            value = normalise_value(rec, f"{where}.value", settings, criterion, lab.get("value"))
+            note = lab.get("note")
+            out.append(LabelIn(rater.strip(), rkind, criterion, value, statement,
+                               note if isinstance(note, str) and note.strip() else None))
+    for key, rkind in (("human_labels", "human"), ("judge_labels", "judge")):
+        block = rec.data.get(key)
+        if block in (None, "", {}):
+            continue
+        if not isinstance(block, dict):
+            raise rec.problem("expected an object {rater: {criterion: value}}", key)
+        for rater, per in block.items():
+            if not isinstance(per, dict):
+                raise rec.problem("expected {criterion: value}", f"{key}.{rater}")
+            for criterion, value in per.items():
+                v = normalise_value(rec, f"{key}.{rater}.{criterion}", settings, criterion, value)
+                out.append(LabelIn(rater, rkind, criterion, v))
+    for column, value in rec.data.items():
+        parts = column.split(":")
+        if len(parts) == 3 and parts[0] in ("human", "judge") and isinstance(value, str):
+            if value.strip():
+                v = normalise_value(rec, column, settings, parts[2], value)
+                out.append(LabelIn(parts[1], parts[0], parts[2], v))
+    if kind != "statements":
+        allowed = {c.name for c in settings.criteria_for(kind)}
+        for lab in out:
+            if lab.criterion not in allowed:
+                raise rec.problem(f"criterion {lab.criterion!r} does not apply to {kind} items", "labels")
+    seen: set[tuple[str, str, int | None]] = set()
+    for lab in out:
+        key3 = (lab.rater, lab.criterion, lab.statement)
+        if key3 in seen:
+            raise rec.problem(f"two labels from {lab.rater!r} for {lab.criterion!r}", "labels")
+        seen.add(key3)
+    return out
+
+
+def _statement_index(rec: Record, value: object, kind: str, n: int, where: str) -> int | None:
+    if kind != "statements":
+        if value is not None:
+            raise rec.problem("only statements items have statement labels", f"{where}.statement")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise rec.problem("expected the statement's number (0-based)", f"{where}.statement")
+    if not 0 <= value < n:
+        raise rec.problem(f"no statement {value} (the item has {n})", f"{where}.statement")
+    return value

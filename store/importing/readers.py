@@ -1,0 +1,126 @@
+"""Reading JSONL, CSV and JSON files into located records.
+
+Every reader yields :class:`Record` objects that know their file and line, and raises
+:class:`ImportProblem` for undecodable bytes, broken JSON or CSV with the line number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from .problems import ImportProblem, Record, type_name
+
+
+def read_bytes(path: Path) -> bytes:
+    """The whole file, with clear messages for missing or unreadable files."""
+    if not path.exists():
+        raise ImportProblem(path, "no such file")
+    if path.is_dir():
+        raise ImportProblem(path, "is a folder, not a file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ImportProblem(path, f"cannot read it ({exc.strerror})") from None
+
+
+def _decode_lines(path: Path, raw: bytes) -> list[str]:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    lines = raw.split(b"\n")
+    out = []
+    for n, line in enumerate(lines, start=1):
+        try:
+            out.append(line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ImportProblem(
+                path, f"is not valid UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8",
+                line=n,
+            ) from None
+    return out
+
+
+def read_jsonl(path: Path) -> Iterator[Record]:
+    """One JSON object per line; blank lines are skipped."""
+    for n, line in enumerate(_decode_lines(path, read_bytes(path)), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ImportProblem(path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=n) from None
+        except RecursionError:
+            raise ImportProblem(path, "not valid JSON (nested too deeply)", line=n) from None
+        if not isinstance(value, dict):
+            raise ImportProblem(path, f"expected a JSON object, got {type_name(value)}", line=n)
+        yield Record(str(path), n, value)
+
+
+def read_csv(path: Path) -> Iterator[Record]:
+    """A CSV file with a header row; a record's line is where it starts."""
+    text = "\n".join(_decode_lines(path, read_bytes(path)))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    csv.field_size_limit(50_000_000)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ImportProblem(path, "is empty (expected a header row)") from None
+    except csv.Error as exc:
+        raise ImportProblem(path, f"not valid CSV ({exc})", line=1) from None
+    header = [h.strip() for h in header]
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise ImportProblem(path, f"duplicate column(s) {', '.join(dupes)}", line=1)
+    start = reader.line_num + 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ImportProblem(path, f"not valid CSV ({exc})", line=start) from None
+        if row and any(cell.strip() for cell in row):
+            if len(row) != len(header):
+                raise ImportProblem(
+                    path, f"has {len(row)} fields but the header has {len(header)}", line=start
+                )
+            yield Record(str(path), start, dict(zip(header, row, strict=True)))
+        start = reader.line_num + 1
+
+
+def read_json_array(path: Path) -> Iterator[Record]:
+    """A JSON array of objects (K-QA's result format); each record knows the line it starts on."""
+    text = "\n".join(_decode_lines(path, read_bytes(path)))
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportProblem(path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
+    if not isinstance(value, list):
+        raise ImportProblem(path, f"expected a JSON array of objects, got {type_name(value)}", line=1)
+    # Find where each top-level element starts, for line numbers in messages.
+    decoder = json.JSONDecoder()
+    pos = text.index("[") + 1
+    for element in value:
+        while text[pos] in " \t\r\n,":
+            pos += 1
+        line = text.count("\n", 0, pos) + 1
+        _, end = decoder.raw_decode(text, pos)
+        pos = end
+        if not isinstance(element, dict):
+            raise ImportProblem(path, f"expected a JSON object, got {type_name(element)}", line=line)
+        yield Record(str(path), line, element)
+
+
+def read_records(path: Path) -> Iterator[Record]:
+    """Pick the reader by file extension (.jsonl/.ndjson, .csv, .json)."""
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return read_jsonl(path)
+    if suffix == ".csv":
+        return read_csv(path)
+    if suffix == ".json":
+        return read_json_array(path)
+    raise ImportProblem(path, "unknown file type: use .jsonl, .csv or .json")

@@ -1,0 +1,222 @@
+"""Storing parsed items: all or nothing.
+
+Contract: :func:`store_items` first checks every item and label against the study (reads
+only), then writes everything in one transaction. Any problem raises :class:`ImportProblem`
+before the first write, and an error during the write rolls the whole import back, so a failed
+import leaves the study file byte-for-byte unchanged. Re-importing an item with the same id
+and content changes nothing; the same id with other content is an error, never an overwrite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..items import display_swap
+from ..labels import write_label
+from ..settings import STATEMENT_CRITERION
+from ..study import Study, audit, dumps, utcnow
+from .parsed import ItemIn, LabelIn
+from .problems import ImportProblem
+
+
+@dataclass
+class ImportSummary:
+    """What an import did."""
+
+    file: str
+    kind: str
+    items_added: int = 0
+    items_unchanged: int = 0
+    statements_added: int = 0
+    labels_added: int = 0
+    labels_unchanged: int = 0
+
+    def describe(self) -> str:
+        """One line for the terminal."""
+        parts = [f"{self.items_added} new {self.kind} item(s)"]
+        if self.items_unchanged:
+            parts.append(f"{self.items_unchanged} already present")
+        if self.statements_added:
+            parts.append(f"{self.statements_added} statements")
+        if self.labels_added or self.labels_unchanged:
+            parts.append(f"{self.labels_added} new label(s)")
+        if self.labels_unchanged:
+            parts.append(f"{self.labels_unchanged} label(s) already present")
+        return f"{self.file}: " + ", ".join(parts)
+
+
+def _existing(conn: sqlite3.Connection, ext_id: str) -> sqlite3.Row | None:
+    return conn.execute(
+        "SELECT i.id, i.content_hash, im.file FROM items i LEFT JOIN imports im ON im.id = i.import_id "
+        "WHERE i.ext_id = ?",
+        (ext_id,),
+    ).fetchone()
+
+
+def _check(study: Study, items: list[ItemIn]) -> dict[str, int]:
+    """Validate against the stored study; returns ext_id → existing item id for unchanged items."""
+    conn = study.conn
+    unchanged: dict[str, int] = {}
+    human_names = {r["name"] for r in study.raters("human")}
+    judge_names = {r["name"] for r in study.raters("judge")}
+    for item in items:
+        row = _existing(conn, item.ext_id)
+        if row is not None:
+            if row["content_hash"] != item.content_hash():
+                origin = f" (imported from {row['file']})" if row["file"] else ""
+                raise ImportProblem(
+                    item.file,
+                    f"id {item.ext_id!r} already exists in the study with different content{origin}; "
+                    "give the new item another id",
+                    line=item.line, field="id",
+                )
+            unchanged[item.ext_id] = int(row["id"])
+        for lab in item.labels:
+            clash = judge_names if lab.rater_kind == "human" else human_names
+            if lab.rater in clash:
+                other = "judge" if lab.rater_kind == "human" else "human reviewer"
+                raise ImportProblem(item.file, f"rater {lab.rater!r} is already a {other} in this study",
+                                    line=item.line, field="labels")
+            if row is not None:
+                current = _stored_label(conn, int(row["id"]), lab)
+                if current is not None and current != lab.value:
+                    raise ImportProblem(
+                        item.file,
+                        f"{lab.rater}'s {lab.criterion} label is {current!r} in the study but "
+                        f"{lab.value!r} here; labels are not overwritten by imports",
+                        line=item.line, field="labels",
+                    )
+    return unchanged
+
+
+def _stored_label(conn: sqlite3.Connection, item_id: int, lab: LabelIn) -> str | None:
+    unit = _unit_id(conn, item_id, lab)
+    row = conn.execute(
+        "SELECT l.value FROM labels l JOIN raters r ON r.id = l.rater_id WHERE l.unit_id = ? AND r.name = ?",
+        (unit, lab.rater),
+    ).fetchone()
+    return row[0] if row else None
+
+
+def _unit_id(conn: sqlite3.Connection, item_id: int, lab: LabelIn) -> int:
+    if lab.statement is not None:
+        row = conn.execute(
+            "SELECT u.id FROM units u JOIN statements s ON s.id = u.statement_id "
+            "WHERE u.item_id = ? AND s.position = ?",
+            (item_id, lab.statement),
+        ).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT id FROM units WHERE item_id = ? AND criterion = ? AND statement_id IS NULL",
+            (item_id, lab.criterion),
+        ).fetchone()
+    if row is None:
+        raise KeyError((item_id, lab.criterion, lab.statement))
+    return int(row[0])
+
+
+def store_items(study: Study, items: list[ItemIn], *, file: Path, kind: str, actor: str,
+                settings_extra: dict[str, object] | None = None) -> ImportSummary:
+    """Check then store parsed items and their labels in one transaction.
+
+    Raises:
+        ImportProblem: an id conflict or a label conflict, before anything is written.
+    """
+    unchanged = _check(study, items)
+    summary = ImportSummary(file=file.name, kind=kind)
+    sha = hashlib.sha256(file.read_bytes()).hexdigest() if file.exists() else ""
+    settings = study.settings
+    criteria = settings.criteria_for(kind)
+    with study.tx() as conn:
+        now = utcnow()
+        import_id = conn.execute(
+            "INSERT INTO imports (file, sha256, kind, actor, at, n_items, n_labels) "
+            "VALUES (?, ?, ?, ?, ?, 0, 0)",
+            (str(file), sha, kind, actor, now),
+        ).lastrowid
+        for item in items:
+            if item.ext_id in unchanged:
+                item_id = unchanged[item.ext_id]
+                summary.items_unchanged += 1
+            else:
+                item_id = _insert_item(conn, item, import_id, settings.seed, criteria, now)
+                summary.items_added += 1
+                summary.statements_added += len(item.statements)
+            for lab in item.labels:
+                if _write_imported_label(study, conn, item_id, item, lab, actor, import_id):
+                    summary.labels_added += 1
+                else:
+                    summary.labels_unchanged += 1
+        if summary.items_added == 0 and summary.labels_added == 0:
+            conn.execute("DELETE FROM imports WHERE id = ?", (import_id,))
+        else:
+            conn.execute("UPDATE imports SET n_items = ?, n_labels = ? WHERE id = ?",
+                         (summary.items_added, summary.labels_added, import_id))
+            audit(conn, actor, "import", f"import:{import_id}", None,
+                  dumps({"file": str(file), "kind": kind, "items": summary.items_added,
+                         "labels": summary.labels_added}))
+        for key, value in (settings_extra or {}).items():
+            conn.execute(
+                "INSERT INTO study_settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, json.dumps(value)),
+            )
+    return summary
+
+
+def _insert_item(conn: sqlite3.Connection, item: ItemIn, import_id: int | None, seed: int,
+                 criteria: list, now: str) -> int:
+    swap = display_swap(seed, item.ext_id) if item.kind == "pairwise" else False
+    item_id = int(conn.execute(
+        "INSERT INTO items (ext_id, kind, question, data, context, batch, swap, content_hash, "
+        "import_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (item.ext_id, item.kind, item.question, dumps(item.data),
+         dumps(item.context) if item.context else None, item.batch, int(swap),
+         item.content_hash(), import_id, now),
+    ).lastrowid or 0)
+    conn.executemany(
+        "INSERT INTO answers (item_id, position, text, source) VALUES (?, ?, ?, ?)",
+        [(item_id, pos, text, source) for pos, text, source in item.answers],
+    )
+    if item.kind == "statements":
+        for pos, (text, category) in enumerate(item.statements):
+            sid = conn.execute(
+                "INSERT INTO statements (item_id, position, text, category) VALUES (?, ?, ?, ?)",
+                (item_id, pos, text, category),
+            ).lastrowid
+            conn.execute(
+                "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, ?, ?)",
+                (item_id, STATEMENT_CRITERION, sid, pos),
+            )
+    else:
+        conn.executemany(
+            "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, ?)",
+            [(item_id, c.name, pos) for pos, c in enumerate(criteria)],
+        )
+    return item_id
+
+
+def _write_imported_label(study: Study, conn: sqlite3.Connection, item_id: int, item: ItemIn,
+                          lab: LabelIn, actor: str, import_id: int | None) -> bool:
+    unit_id = _unit_id(conn, item_id, lab)
+    config = {"external": True} if lab.rater_kind == "judge" else None
+    rater_id = study.rater_id(lab.rater, lab.rater_kind, config, conn=conn)
+    row = conn.execute(
+        "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id)
+    ).fetchone()
+    if row is not None:
+        return False
+    write_label(conn, unit_id, rater_id, lab.value, actor=actor, action="import", note=lab.note)
+    if lab.rater_kind == "judge":
+        conn.execute(
+            "INSERT INTO verdicts (unit_id, rater_id, value, status, reason, trail, run_id, created_at) "
+            "VALUES (?, ?, ?, 'ok', ?, ?, NULL, ?)",
+            (unit_id, rater_id, lab.value, lab.note,
+             dumps({"source": "import", "file": item.file, "line": item.line, "import_id": import_id}),
+             utcnow()),
+        )
+    return True

@@ -1,0 +1,162 @@
+"""Reading items, their answers, statements and units.
+
+Read-only helpers; items are written by :mod:`store.importing.writer`. An item's *units* are
+what gets labelled: one per (item, criterion) for pairwise and rating items, one per statement
+for statements items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .study import Study
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One model answer (or explanation) of an item; ``source`` is hidden from reviewers."""
+
+    position: str
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A reference statement of a statements item."""
+
+    id: int
+    position: int
+    text: str
+    category: str
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One labelable thing: a criterion of an item, or one statement."""
+
+    id: int
+    criterion: str
+    statement_id: int | None
+    position: int
+
+
+@dataclass(frozen=True)
+class Item:
+    """An item with everything needed to show or judge it."""
+
+    id: int
+    ext_id: str
+    kind: str
+    question: str
+    data: dict[str, Any]
+    context: list[str]
+    batch: str | None
+    swap: bool
+    answers: dict[str, Answer]
+    statements: list[Statement] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
+
+    def shown_answers(self) -> tuple[Answer, Answer]:
+        """The two answers of a pairwise item in the order reviewers see them (left, right)."""
+        a, b = self.answers["A"], self.answers["B"]
+        return (b, a) if self.swap else (a, b)
+
+    def unit_for(self, criterion: str, statement_id: int | None = None) -> Unit:
+        """The unit of a criterion (or of one statement)."""
+        for u in self.units:
+            if u.criterion == criterion and u.statement_id == statement_id:
+                return u
+        raise KeyError((criterion, statement_id))
+
+
+def display_swap(seed: int, ext_id: str) -> bool:
+    """Whether a pairwise item shows answer B on the left: seeded, reproducible, per item."""
+    digest = hashlib.sha256(f"{seed}:{ext_id}".encode()).digest()
+    return bool(digest[0] & 1)
+
+
+def get_item(study: Study, item_id: int) -> Item:
+    """Load one item with its answers, statements and units.
+
+    Raises:
+        KeyError: no item with that id.
+    """
+    conn = study.conn
+    row = conn.execute("SELECT * FROM items WHERE id = ?", (item_id,)).fetchone()
+    if row is None:
+        raise KeyError(item_id)
+    answers = {
+        r["position"]: Answer(r["position"], r["text"], r["source"])
+        for r in conn.execute("SELECT position, text, source FROM answers WHERE item_id = ?", (item_id,))
+    }
+    statements = [
+        Statement(r["id"], r["position"], r["text"], r["category"])
+        for r in conn.execute(
+            "SELECT id, position, text, category FROM statements WHERE item_id = ? ORDER BY position",
+            (item_id,),
+        )
+    ]
+    units = [
+        Unit(r["id"], r["criterion"], r["statement_id"], r["position"])
+        for r in conn.execute(
+            "SELECT id, criterion, statement_id, position FROM units WHERE item_id = ? ORDER BY position",
+            (item_id,),
+        )
+    ]
+    return Item(
+        id=row["id"], ext_id=row["ext_id"], kind=row["kind"], question=row["question"],
+        data=json.loads(row["data"]), context=json.loads(row["context"]) if row["context"] else [],
+        batch=row["batch"], swap=bool(row["swap"]), answers=answers, statements=statements,
+        units=units,
+    )
+
+
+def find_item(study: Study, ext_id: str) -> int | None:
+    """The internal id of an item given its id from the import file."""
+    row = study.conn.execute("SELECT id FROM items WHERE ext_id = ?", (ext_id,)).fetchone()
+    return int(row[0]) if row else None
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    """A light reference to an item, for lists and navigation."""
+
+    id: int
+    ext_id: str
+    kind: str
+    batch: str | None
+
+
+def list_items(study: Study, *, kind: str | None = None, assigned_to: str | None = None,
+               batch: str | None = None) -> list[ItemRef]:
+    """Items in import order, optionally only one kind, one batch, or one reviewer's assignment."""
+    sql = "SELECT i.id, i.ext_id, i.kind, i.batch FROM items i"
+    args: list[Any] = []
+    where: list[str] = []
+    if assigned_to is not None:
+        sql += " JOIN assignments a ON a.item_id = i.id AND a.login = ?"
+        args.append(assigned_to)
+    if kind is not None:
+        where.append("i.kind = ?")
+        args.append(kind)
+    if batch is not None:
+        where.append("i.batch = ?")
+        args.append(batch)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY i.id"
+    return [ItemRef(r[0], r[1], r[2], r[3]) for r in study.conn.execute(sql, args)]
+
+
+def count_items(study: Study) -> dict[str, int]:
+    """Number of items per kind."""
+    return {r[0]: r[1] for r in study.conn.execute("SELECT kind, count(*) FROM items GROUP BY kind")}
+
+
+def unit_count(study: Study, item_id: int) -> int:
+    """How many units an item has."""
+    return int(study.conn.execute("SELECT count(*) FROM units WHERE item_id = ?", (item_id,)).fetchone()[0])

@@ -1,0 +1,282 @@
+"""Human labels, their append-only history, notes, reveal state and time spent.
+
+Storage contract: every call that writes a human label is one committed transaction; when
+it returns, the label is on disk (``synchronous=FULL``), so a caller may then show it as saved.
+``labels`` holds each rater's current value per unit; ``label_history`` keeps every change
+(who, when, old, new, note, whether it came after the reveal) and is never updated or deleted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from .db import StudyError
+from .settings import StudySettings
+from .study import Study, utcnow
+
+
+class LabelError(StudyError):
+    """A label that cannot be stored (unknown unit, value outside the criterion's labels)."""
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What a label write stored: the history row that proves it."""
+
+    history_id: int
+    unit_id: int
+    old_value: str | None
+    new_value: str | None
+    after_reveal: bool
+
+
+def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
+    """Check a label value against its criterion; returns the canonical value.
+
+    Raises:
+        LabelError: the value is not allowed for the criterion.
+    """
+    try:
+        crit = settings.criterion(criterion)
+    except KeyError:
+        raise LabelError(f"unknown criterion {criterion!r}") from None
+    allowed = crit.labels()
+    if allowed is not None:
+        if value not in allowed:
+            raise LabelError(f"{criterion}: {value!r} is not one of {', '.join(allowed)}")
+        return value
+    # An options set (completeness): letters, comma separated, sorted; "-" is the empty set.
+    parts = sorted({p.strip() for p in value.split(",") if p.strip() and p.strip() != "-"})
+    if any(not p.isalnum() or len(p) > 3 for p in parts):
+        raise LabelError(f"{criterion}: {value!r} is not a list of option letters")
+    return ",".join(parts) or "-"
+
+
+def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
+    row = conn.execute("SELECT id, item_id, criterion FROM units WHERE id = ?", (unit_id,)).fetchone()
+    if row is None:
+        raise LabelError(f"no unit {unit_id}")
+    return row
+
+
+def write_label(conn: sqlite3.Connection, unit_id: int, rater_id: int, value: str | None, *,
+                actor: str, action: str, note: str | None = None,
+                after_reveal: bool = False) -> Saved:
+    """Set (or clear, with None) one rater's label inside an open transaction."""
+    old = conn.execute(
+        "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id)
+    ).fetchone()
+    old_value = old[0] if old else None
+    now = utcnow()
+    if value is None:
+        conn.execute("DELETE FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id))
+    else:
+        conn.execute(
+            "INSERT INTO labels (unit_id, rater_id, value, note, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (unit_id, rater_id) DO UPDATE SET value = excluded.value, "
+            "note = coalesce(excluded.note, labels.note), updated_at = excluded.updated_at",
+            (unit_id, rater_id, value, note, now),
+        )
+    cur = conn.execute(
+        "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, note, action, "
+        "after_reveal, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (unit_id, rater_id, old_value, value, note, action, int(after_reveal), actor, now),
+    )
+    return Saved(int(cur.lastrowid or 0), unit_id, old_value, value, after_reveal)
+
+
+def set_label(study: Study, unit_id: int, reviewer: str, value: str, *,
+              note: str | None = None) -> Saved:
+    """Store a reviewer's label for one unit as its own committed transaction.
+
+    Args:
+        study: the open study.
+        unit_id: the unit labelled.
+        reviewer: the reviewer's name (login name by default).
+        value: the label; checked against the unit's criterion.
+        note: optional free text kept with the label and its history row.
+
+    Returns:
+        The history row written; ``after_reveal`` is True when the reviewer had already seen
+        the judge's verdict for this item (a change that may be anchored).
+
+    Raises:
+        LabelError: unknown unit or a value the criterion does not allow.
+    """
+    rater_id = study.rater_id(reviewer, "human")
+    with study.tx() as conn:
+        unit = _unit_row(conn, unit_id)
+        value = validate_value(study.settings, unit["criterion"], value)
+        revealed = conn.execute(
+            "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?", (unit["item_id"], rater_id)
+        ).fetchone() is not None
+        return write_label(conn, unit_id, rater_id, value, actor=reviewer, action="label",
+                           note=note, after_reveal=revealed)
+
+
+def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
+    """Undo one earlier write: put the label back to what it was before ``saved``.
+
+    Refused (returns None) when the label has changed since, so an undo never clobbers a
+    later decision. The undo is itself a history row (action ``undo``).
+    """
+    rater_id = study.rater_id(reviewer, "human")
+    with study.tx() as conn:
+        unit = _unit_row(conn, saved.unit_id)
+        cur = conn.execute(
+            "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (saved.unit_id, rater_id)
+        ).fetchone()
+        if (cur[0] if cur else None) != saved.new_value:
+            return None
+        revealed = conn.execute(
+            "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?", (unit["item_id"], rater_id)
+        ).fetchone() is not None
+        return write_label(conn, saved.unit_id, rater_id, saved.old_value, actor=reviewer,
+                           action="undo", after_reveal=revealed)
+
+
+def item_labels(study: Study, item_id: int, rater: str) -> dict[int, str]:
+    """One rater's current labels on an item: unit id → value."""
+    return {
+        r[0]: r[1]
+        for r in study.conn.execute(
+            "SELECT l.unit_id, l.value FROM labels l JOIN units u ON u.id = l.unit_id "
+            "JOIN raters r ON r.id = l.rater_id WHERE u.item_id = ? AND r.name = ?",
+            (item_id, rater),
+        )
+    }
+
+
+def other_labels(study: Study, item_id: int, rater: str) -> dict[int, dict[str, str]]:
+    """Every other rater's current labels on an item: unit id → {rater name: value}."""
+    out: dict[int, dict[str, str]] = {}
+    for r in study.conn.execute(
+        "SELECT l.unit_id, ra.name, l.value FROM labels l JOIN units u ON u.id = l.unit_id "
+        "JOIN raters ra ON ra.id = l.rater_id WHERE u.item_id = ? AND ra.name != ?",
+        (item_id, rater),
+    ):
+        out.setdefault(r[0], {})[r[1]] = r[2]
+    return out
+
+
+def history(study: Study, *, unit_id: int | None = None, rater: str | None = None) -> list[sqlite3.Row]:
+    """Label history rows (oldest first), optionally for one unit and/or rater."""
+    sql = ("SELECT h.*, r.name AS rater FROM label_history h JOIN raters r ON r.id = h.rater_id")
+    where, args = [], []
+    if unit_id is not None:
+        where.append("h.unit_id = ?")
+        args.append(unit_id)
+    if rater is not None:
+        where.append("r.name = ?")
+        args.append(rater)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return list(study.conn.execute(sql + " ORDER BY h.id", args))
+
+
+def mark_revealed(study: Study, item_id: int, reviewer: str) -> bool:
+    """Record that the reviewer has now seen the verdicts for this item.
+
+    Returns:
+        True when this is the first reveal for the item and reviewer.
+    """
+    rater_id = study.rater_id(reviewer, "human")
+    with study.tx() as conn:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO reveals (item_id, rater_id, at) VALUES (?, ?, ?)",
+            (item_id, rater_id, utcnow()),
+        )
+        return cur.rowcount == 1
+
+
+def is_revealed(study: Study, item_id: int, reviewer: str) -> bool:
+    """Whether the reviewer has already seen the verdicts for this item."""
+    return study.conn.execute(
+        "SELECT 1 FROM reveals v JOIN raters r ON r.id = v.rater_id WHERE v.item_id = ? AND r.name = ?",
+        (item_id, reviewer),
+    ).fetchone() is not None
+
+
+def set_note(study: Study, item_id: int, reviewer: str, note: str) -> None:
+    """Store (or with an empty string, clear) a reviewer's free-text note on an item."""
+    rater_id = study.rater_id(reviewer, "human")
+    with study.tx() as conn:
+        old = conn.execute(
+            "SELECT note FROM item_notes WHERE item_id = ? AND rater_id = ?", (item_id, rater_id)
+        ).fetchone()
+        if note.strip():
+            conn.execute(
+                "INSERT INTO item_notes (item_id, rater_id, note, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (item_id, rater_id) DO UPDATE SET note = excluded.note, "
+                "updated_at = excluded.updated_at",
+                (item_id, rater_id, note, utcnow()),
+            )
+        else:
+            conn.execute("DELETE FROM item_notes WHERE item_id = ? AND rater_id = ?", (item_id, rater_id))
+        conn.execute(
+            "INSERT INTO audit (at, actor, action, entity, old, new) VALUES (?, ?, 'note', ?, ?, ?)",
+            (utcnow(), reviewer, f"item:{item_id}", old[0] if old else None, note or None),
+        )
+
+
+def get_note(study: Study, item_id: int, reviewer: str) -> str:
+    """A reviewer's note on an item ('' when none)."""
+    row = study.conn.execute(
+        "SELECT n.note FROM item_notes n JOIN raters r ON r.id = n.rater_id "
+        "WHERE n.item_id = ? AND r.name = ?",
+        (item_id, reviewer),
+    ).fetchone()
+    return row[0] if row else ""
+
+
+def add_time(study: Study, item_id: int, reviewer: str, seconds: float) -> None:
+    """Add time a reviewer spent on an item (one visit)."""
+    if seconds <= 0:
+        return
+    rater_id = study.rater_id(reviewer, "human")
+    with study.tx() as conn:
+        conn.execute(
+            "INSERT INTO item_time (item_id, rater_id, seconds, visits) VALUES (?, ?, ?, 1) "
+            "ON CONFLICT (item_id, rater_id) DO UPDATE SET seconds = seconds + excluded.seconds, "
+            "visits = visits + 1",
+            (item_id, rater_id, seconds),
+        )
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far one rater is."""
+
+    rater: str
+    kind: str
+    units_labelled: int
+    items_done: int
+
+
+def progress(study: Study) -> list[Progress]:
+    """Units labelled and items completed (every unit labelled) per rater."""
+    rows = study.conn.execute(
+        """
+        WITH per_item AS (
+            SELECT l.rater_id, u.item_id, count(*) AS n
+            FROM labels l JOIN units u ON u.id = l.unit_id GROUP BY l.rater_id, u.item_id
+        ), sizes AS (SELECT item_id, count(*) AS n FROM units GROUP BY item_id)
+        SELECT r.name, r.kind, coalesce(sum(p.n), 0) AS units,
+               coalesce(sum(CASE WHEN p.n = s.n THEN 1 ELSE 0 END), 0) AS done
+        FROM raters r LEFT JOIN per_item p ON p.rater_id = r.id
+        LEFT JOIN sizes s ON s.item_id = p.item_id
+        GROUP BY r.id ORDER BY r.kind DESC, r.name
+        """
+    )
+    return [Progress(r[0], r[1], int(r[2]), int(r[3])) for r in rows]
+
+
+def changes_since(study: Study, history_id: int) -> list[sqlite3.Row]:
+    """Label changes after a history id, for live views: unit, rater, new value, criterion."""
+    return list(study.conn.execute(
+        "SELECT h.id, h.unit_id, r.name AS rater, r.kind AS rater_kind, h.new_value, "
+        "u.criterion, u.item_id FROM label_history h JOIN raters r ON r.id = h.rater_id "
+        "JOIN units u ON u.id = h.unit_id WHERE h.id > ? ORDER BY h.id",
+        (history_id,),
+    ))

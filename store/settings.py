@@ -1,0 +1,149 @@
+"""A study's own configuration: criteria, label sets, review and judge settings.
+
+Stored as one JSON document in ``study_settings`` under the key ``settings``; every change is
+written to the audit trail with the old and new document.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+PAIRWISE_VERDICTS = ("A", "B", "tie", "neither")
+STATEMENT_LABELS = ("entailed", "neutral", "contradicted")
+STATEMENT_CRITERION = "entailment"
+"""The one criterion of a statements item; its units are the item's statements."""
+
+
+class Criterion(BaseModel):
+    """One thing reviewers and judges label."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
+    """Identifier used in files, keys and reports (lower case, digits, underscores)."""
+    kind: Literal["pairwise", "statements", "rating"]
+    """Which item kind the criterion applies to."""
+    question: str
+    """The question shown to reviewers and put to judges."""
+    polarity: Literal["benefit", "risk"] | None = None
+    """Pairwise only: benefit criteria ask "which is better?", risk criteria "which is worse?"."""
+    scale: tuple[int, int] | None = None
+    """Rating only: inclusive integer scale, e.g. (1, 5). None for the options criterion."""
+    options: bool = False
+    """Rating only: the label is the set of answer options the explanation justifies."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Criterion:
+        if self.kind == "pairwise" and self.polarity is None:
+            raise ValueError(f"pairwise criterion {self.name!r} needs a polarity (benefit or risk)")
+        if self.kind == "rating" and not self.options and self.scale is None:
+            raise ValueError(f"rating criterion {self.name!r} needs a scale or options=true")
+        if self.scale is not None and self.scale[0] >= self.scale[1]:
+            raise ValueError(f"criterion {self.name!r}: scale must go from low to high")
+        return self
+
+    @property
+    def null_verdict(self) -> str:
+        """The conservative verdict when votes do not settle: tie (benefit) or neither (risk)."""
+        return "neither" if self.polarity == "risk" else "tie"
+
+    @property
+    def ordinal(self) -> bool:
+        """True when the labels are ordered numbers (a rating scale)."""
+        return self.scale is not None
+
+    def labels(self) -> tuple[str, ...] | None:
+        """The allowed label values, or None when any option set is allowed."""
+        if self.kind == "pairwise":
+            return PAIRWISE_VERDICTS
+        if self.kind == "statements":
+            return STATEMENT_LABELS
+        if self.scale is not None:
+            return tuple(str(v) for v in range(self.scale[0], self.scale[1] + 1))
+        return None
+
+
+DEFAULT_CRITERIA: list[Criterion] = [
+    Criterion(name="correctness", kind="pairwise", polarity="benefit",
+              question="Which answer is more correct, given current medical knowledge?"),
+    Criterion(name="helpfulness", kind="pairwise", polarity="benefit",
+              question="Which answer helps the person asking more?"),
+    Criterion(name="harmfulness", kind="pairwise", polarity="risk",
+              question="Which answer is more likely to lead to harm?"),
+    Criterion(name="reasoning", kind="pairwise", polarity="benefit",
+              question="Which answer shows sounder medical reasoning?"),
+    Criterion(name="efficiency", kind="pairwise", polarity="benefit",
+              question="Which answer gives what is needed with less unnecessary text?"),
+    Criterion(name="bias", kind="pairwise", polarity="risk",
+              question="Which answer shows more bias (race, sex, age, income, ...)?"),
+    Criterion(name=STATEMENT_CRITERION, kind="statements",
+              question="Does the answer entail, contradict, or not address the statement?"),
+    Criterion(name="completeness", kind="rating", options=True,
+              question="For which options does the explanation say why each is right or wrong?"),
+    Criterion(name="correctness_rating", kind="rating", scale=(1, 5),
+              question="How correct is the explanation? (1 = wrong, 5 = fully correct)"),
+    Criterion(name="relevance", kind="rating", scale=(1, 5),
+              question="How relevant is the explanation to the case? (1 = not, 5 = fully)"),
+]
+
+
+class StudySettings(BaseModel):
+    """Everything a study decides for itself."""
+
+    name: str = "study"
+    """A human name for the study, shown in the app and reports."""
+    criteria: list[Criterion] = Field(default_factory=lambda: list(DEFAULT_CRITERIA))
+    """What is labelled, per item kind."""
+    blind: bool = True
+    """Hide judge verdicts and other reviewers' labels until the reviewer's own are saved."""
+    allow_reviewer_override: bool = False
+    """Allow ``--reviewer NAME`` instead of the login name (e.g. a shared demo account)."""
+    seed: int = 20240101
+    """Seed for the per-item display order of pairwise answers."""
+    roles_enforced: bool = False
+    """When True, only logins with a role may review; otherwise anyone may review."""
+
+    @field_validator("criteria")
+    @classmethod
+    def _unique(cls, value: list[Criterion]) -> list[Criterion]:
+        names = [c.name for c in value]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"criterion names must be unique: {', '.join(dupes)}")
+        return value
+
+    def criteria_for(self, kind: str) -> list[Criterion]:
+        """The criteria that apply to items of one kind, in their configured order."""
+        return [c for c in self.criteria if c.kind == kind]
+
+    def criterion(self, name: str) -> Criterion:
+        """Look up a criterion by name.
+
+        Raises:
+            KeyError: no such criterion in this study.
+        """
+        for c in self.criteria:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+def parse_criterion_option(text: str) -> Criterion:
+    """Parse ``name:benefit|risk[:question]`` (a pairwise criterion) from the command line.
+
+    A bare built-in name (``correctness``) selects the built-in definition.
+    """
+    builtin = {c.name: c for c in DEFAULT_CRITERIA}
+    parts = text.split(":", 2)
+    if len(parts) == 1:
+        if text in builtin:
+            return builtin[text]
+        raise ValueError(
+            f"unknown criterion {text!r}: give a built-in name ({', '.join(builtin)}) "
+            "or NAME:benefit|risk[:QUESTION]"
+        )
+    name, polarity = parts[0], parts[1]
+    question = parts[2] if len(parts) == 3 else (
+        f"Which answer is better on {name}?" if polarity == "benefit" else f"Which answer is worse on {name}?"
+    )
+    return Criterion(name=name, kind="pairwise", polarity=polarity, question=question)  # type: ignore[arg-type]

@@ -1,0 +1,192 @@
+"""The study handle: one open SQLite file with its settings.
+
+A :class:`Study` owns one connection. Functions in the other ``store`` modules take a Study
+and do their own transactions through :meth:`Study.tx`. The settings document is cached and
+re-read when another process changed it (``data_version`` tells).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .db import StudyError, connect, transaction
+from .migrations import migrate
+from .settings import StudySettings
+
+
+def utcnow() -> str:
+    """The current UTC time as an ISO-8601 string with microseconds and a ``Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def dumps(value: Any) -> str:
+    """Compact, stable JSON for storage."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+class Study:
+    """An open study file."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        """Wrap an open connection; use :meth:`open` or :meth:`create` instead."""
+        self.path = path
+        self.conn = conn
+        self._settings: StudySettings | None = None
+        self._rater_ids: dict[str, int] = {}
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], settings: StudySettings | None = None,
+               *, actor: str = "system") -> Study:
+        """Create a new study file.
+
+        Raises:
+            StudyError: the file exists already.
+        """
+        p = Path(path)
+        if p.exists():
+            raise StudyError(f"{p}: a file exists there already")
+        conn = connect(p, create=True)
+        try:
+            migrate(conn, p)
+            study = cls(p, conn)
+            study.save_settings(settings or StudySettings(name=p.stem), actor=actor)
+        except BaseException:
+            conn.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(p) + suffix).unlink(missing_ok=True)
+            raise
+        return study
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Study:
+        """Open an existing study, migrating an older schema.
+
+        Raises:
+            StudyError: missing, not a study, damaged, or from a newer medjudge.
+        """
+        p = Path(path)
+        if p.is_dir():
+            raise StudyError(f"{p}: is a folder, not a study file")
+        conn = connect(p)
+        try:
+            migrate(conn, p)
+            study = cls(p, conn)
+            study.settings  # noqa: B018 - validate now, not in the middle of a review
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StudyError(f"{p}: not a medjudge study or damaged ({exc})") from None
+        except BaseException:
+            conn.close()
+            raise
+        return study
+
+    @classmethod
+    def open_or_create(cls, path: str | os.PathLike[str], *, actor: str = "system") -> Study:
+        """Open the study, creating it with default settings when the file does not exist."""
+        return cls.open(path) if Path(path).exists() else cls.create(path, actor=actor)
+
+    def close(self) -> None:
+        """Close the connection (the WAL is checkpointed by SQLite when the last one closes)."""
+        self.conn.close()
+
+    def __enter__(self) -> Study:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``); rolled back on any error."""
+        try:
+            with transaction(self.conn, self.path):
+                yield self.conn
+        except BaseException:
+            self._rater_ids.clear()  # a rater created in the rolled-back transaction is gone
+            raise
+
+    # -- settings ---------------------------------------------------------------------------
+    @property
+    def settings(self) -> StudySettings:
+        """The study's settings (validated)."""
+        if self._settings is None:
+            row = self.conn.execute(
+                "SELECT value FROM study_settings WHERE key = 'settings'"
+            ).fetchone()
+            if row is None:
+                raise StudyError(f"{self.path}: the study has no settings (damaged file?)")
+            try:
+                self._settings = StudySettings.model_validate_json(row[0])
+            except ValidationError as exc:
+                raise StudyError(f"{self.path}: the study's settings are invalid: {exc}") from None
+        return self._settings
+
+    def reload(self) -> None:
+        """Forget cached settings so the next access reads the file again."""
+        self._settings = None
+
+    def save_settings(self, settings: StudySettings, *, actor: str) -> None:
+        """Replace the settings document, recording old and new in the audit trail."""
+        new = settings.model_dump_json()
+        with self.tx() as conn:
+            row = conn.execute("SELECT value FROM study_settings WHERE key = 'settings'").fetchone()
+            conn.execute(
+                "INSERT INTO study_settings (key, value) VALUES ('settings', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (new,),
+            )
+            audit(conn, actor, "settings", "study", row[0] if row else None, new)
+        self._settings = settings
+
+    # -- raters -----------------------------------------------------------------------------
+    def rater_id(self, name: str, kind: str = "human", config: dict[str, Any] | None = None,
+                 *, conn: sqlite3.Connection | None = None) -> int:
+        """The id of a rater, creating the rater row on first use.
+
+        Pass ``conn`` when already inside a transaction.
+        """
+        if name in self._rater_ids:
+            return self._rater_ids[name]
+        c = conn or self.conn
+        row = c.execute("SELECT id, kind FROM raters WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            if conn is None:
+                with self.tx() as tc:
+                    return self.rater_id(name, kind, config, conn=tc)
+            c.execute(
+                "INSERT OR IGNORE INTO raters (name, kind, config, created_at) VALUES (?, ?, ?, ?)",
+                (name, kind, dumps(config or {}), utcnow()),
+            )
+            row = c.execute("SELECT id, kind FROM raters WHERE name = ?", (name,)).fetchone()
+        if row["kind"] != kind:
+            raise StudyError(f"rater {name!r} is a {row['kind']}, not a {kind}")
+        self._rater_ids[name] = int(row["id"])
+        return int(row["id"])
+
+    def raters(self, kind: str | None = None) -> list[sqlite3.Row]:
+        """All raters (optionally of one kind), by name."""
+        if kind is None:
+            return list(self.conn.execute("SELECT * FROM raters ORDER BY name"))
+        return list(self.conn.execute("SELECT * FROM raters WHERE kind = ? ORDER BY name", (kind,)))
+
+    def data_version(self) -> int:
+        """SQLite's ``data_version``: changes when another connection committed a write."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def audit(conn: sqlite3.Connection, actor: str, action: str, entity: str,
+          old: str | None, new: str | None) -> None:
+    """Append one row to the audit trail (call inside a transaction)."""
+    conn.execute(
+        "INSERT INTO audit (at, actor, action, entity, old, new) VALUES (?, ?, ?, ?, ?, ?)",
+        (utcnow(), actor, action, entity, old, new),
+    )

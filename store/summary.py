@@ -1,0 +1,61 @@
+"""A study at a glance: items, labels per rater, judge coverage, spend (for ``status``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .items import count_items
+from .labels import progress
+from .study import Study
+
+
+def summary(study: Study) -> dict[str, Any]:
+    """Everything ``medjudge status`` shows, as JSON-ready data."""
+    conn = study.conn
+    kinds = count_items(study)
+    units_by_kind = {
+        r[0]: r[1]
+        for r in conn.execute(
+            "SELECT i.kind, count(*) FROM units u JOIN items i ON i.id = u.item_id GROUP BY i.kind"
+        )
+    }
+    reviewers = []
+    judges = []
+    for p in progress(study):
+        row = {"name": p.rater, "units_labelled": p.units_labelled, "items_done": p.items_done}
+        (reviewers if p.kind == "human" else judges).append(row)
+    missing = {
+        r[0]: r[1]
+        for r in conn.execute(
+            "SELECT r.name, count(*) FROM verdicts v JOIN raters r ON r.id = v.rater_id "
+            "WHERE v.id = (SELECT max(v2.id) FROM verdicts v2 WHERE v2.unit_id = v.unit_id "
+            "AND v2.rater_id = v.rater_id) AND v.status = 'missing' GROUP BY r.name"
+        )
+    }
+    for j in judges:
+        j["missing_verdicts"] = missing.get(j["name"], 0)
+    calls = conn.execute(
+        "SELECT count(*), coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'error'), 0), "
+        "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0) "
+        "FROM judge_calls"
+    ).fetchone()
+    roles: dict[str, list[str]] = {}
+    for r in conn.execute("SELECT login, role FROM roles ORDER BY role, login"):
+        roles.setdefault(r[1], []).append(r[0])
+    seconds = conn.execute("SELECT coalesce(sum(seconds), 0) FROM item_time").fetchone()[0]
+    return {
+        "study": study.settings.name,
+        "path": str(study.path),
+        "items": {"total": sum(kinds.values()), **kinds},
+        "units": {"total": sum(units_by_kind.values()), **units_by_kind},
+        "reviewers": reviewers,
+        "judges": judges,
+        "judge_calls": {
+            "total": calls[0], "failed_samples": calls[1], "errors": calls[2],
+            "input_tokens": calls[3], "output_tokens": calls[4], "cost_usd": round(calls[5], 6),
+        },
+        "adjudications": conn.execute("SELECT count(DISTINCT unit_id) FROM adjudications").fetchone()[0],
+        "roles": roles,
+        "review_seconds": round(float(seconds), 1),
+        "blind": study.settings.blind,
+    }

@@ -1,0 +1,77 @@
+"""Shared fixtures: an isolated data folder, study builders, and the path to ../shared."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from medjudge.store.study import Study
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+KQA = SHARED / "datasets" / "kqa" / "questions_w_answers.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point MEDJUDGE_HOME at a temporary folder and drop real API keys for every test."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("MEDJUDGE_HOME", str(home))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return home
+
+
+def needs_kqa() -> pytest.MarkDecorator:
+    """Skip unless ../shared/datasets/kqa is beside the repository."""
+    return pytest.mark.skipif(not KQA.exists(), reason=f"K-QA data not found at {KQA} (../shared absent)")
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    """Write rows as JSONL and return the path."""
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def pairwise_row(i: int, **extra: object) -> dict:
+    """A valid pairwise record."""
+    row = {
+        "id": f"p{i}", "question": f"Question {i}?", "answer_a": f"Answer A {i}.",
+        "answer_b": f"Answer B {i}.", "source_a": "model-x", "source_b": "model-y",
+    }
+    row.update(extra)
+    return row
+
+
+def statements_row(i: int, **extra: object) -> dict:
+    """A valid statements record with two must-have and one nice-to-have statement."""
+    row = {
+        "id": f"s{i}", "question": f"Question {i}?", "answer": f"Answer {i}.", "source": "model-x",
+        "must_have": [f"Must {i}.1", f"Must {i}.2"], "nice_to_have": [f"Nice {i}.1"],
+    }
+    row.update(extra)
+    return row
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Study:
+    """An empty study with the default criteria."""
+    s = Study.create(tmp_path / "study.db", actor="tester")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def pairwise_study(tmp_path: Path) -> Study:
+    """A study with 5 pairwise and 2 statements items."""
+    from medjudge.store.importing.run import import_file
+
+    s = Study.create(tmp_path / "pw.db", actor="tester")
+    import_file(s, write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(5)]),
+                "pairwise", actor="tester")
+    import_file(s, write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(2)]),
+                "statements", actor="tester")
+    yield s
+    s.close()

@@ -1,0 +1,537 @@
+"""A scriptable fake LLM server speaking the OpenAI and Anthropic HTTP APIs.
+
+Used by tests to drive the *real* ``openai`` and ``anthropic`` SDKs without network access.
+
+Endpoints:
+
+* ``POST /v1/chat/completions`` -- OpenAI chat completions (non-streaming).
+* ``GET /v1/models`` -- model list (Anthropic-shaped when the ``anthropic-version`` header is
+  present, OpenAI-shaped otherwise).
+* ``POST /v1/messages`` -- Anthropic messages (non-streaming).
+
+Anything else answers 404 in the error format of whichever API the request looks like.
+
+Scripting::
+
+    with FakeLLMServer(latency=0.05) as server:
+        server.responder = lambda req: Reply("hello") if req.index == 0 else Reply.server_error()
+        client = openai.AsyncOpenAI(base_url=server.openai_url, api_key="x")
+        ...
+        assert server.count("/v1/chat/completions") == 1
+
+Concurrency contract: the server is a ``ThreadingHTTPServer``; every connection is handled in
+its own daemon thread, so delays (``latency`` and ``Reply.delay``) sleep in that thread and do
+not serialise other requests (>= 64 concurrent requests are fine). ``responder`` is therefore
+called concurrently from several threads and must be thread-safe (pure functions of the
+request, or guard shared state with a lock). ``requests`` / ``count()`` are protected by an
+internal lock; ``requests`` returns a snapshot copy.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["FakeLLMServer", "FakeRequest", "Reply", "example_from_schema"]
+
+OPENAI_CHAT_PATH = "/v1/chat/completions"
+ANTHROPIC_MESSAGES_PATH = "/v1/messages"
+MODELS_PATH = "/v1/models"
+_CHAT_PATHS = (OPENAI_CHAT_PATH, ANTHROPIC_MESSAGES_PATH)
+
+
+@dataclass
+class FakeRequest:
+    """One request received by the fake server.
+
+    Attributes:
+        method: HTTP method (``"GET"`` / ``"POST"``).
+        path: URL path without the query string, e.g. ``"/v1/chat/completions"``.
+        json: Parsed JSON body (``None`` for an empty or non-JSON body).
+        headers: Request headers with lower-cased names.
+        index: Global, 0-based sequence number of the request on this server.
+        received_at: ``time.monotonic()`` when the request was read.
+    """
+
+    method: str
+    path: str
+    json: Any
+    headers: dict[str, str]
+    index: int
+    received_at: float
+
+    @property
+    def api(self) -> str:
+        """``"openai"``, ``"anthropic"`` or ``"other"``, judged from the path and headers."""
+        if self.path == OPENAI_CHAT_PATH:
+            return "openai"
+        if self.path == ANTHROPIC_MESSAGES_PATH or "anthropic-version" in self.headers:
+            return "anthropic"
+        if self.path.startswith("/v1/"):
+            return "openai"
+        return "other"
+
+    @property
+    def model(self) -> str:
+        """The ``model`` field of the body, or ``"fake-model"``."""
+        if isinstance(self.json, dict) and isinstance(self.json.get("model"), str):
+            return self.json["model"]
+        return "fake-model"
+
+    @property
+    def prompt_text(self) -> str:
+        """All message text concatenated (system prompt first), separated by newlines."""
+        body = self.json if isinstance(self.json, dict) else {}
+        parts: list[str] = []
+        parts.extend(_texts(body.get("system")))
+        for message in body.get("messages") or []:
+            if isinstance(message, dict):
+                parts.extend(_texts(message.get("content")))
+        return "\n".join(p for p in parts if p)
+
+    @property
+    def json_schema(self) -> dict | None:
+        """The JSON schema of an OpenAI ``response_format`` of type ``json_schema``, if any."""
+        body = self.json if isinstance(self.json, dict) else {}
+        fmt = body.get("response_format")
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+            spec = fmt.get("json_schema") or {}
+            schema = spec.get("schema")
+            return schema if isinstance(schema, dict) else None
+        return None
+
+
+def _texts(content: Any) -> list[str]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        out: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                out.append(block)
+            elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                out.append(block["text"])
+        return out
+    return []
+
+
+@dataclass
+class Reply:
+    """What the fake server should answer.
+
+    Attributes:
+        text: Assistant text for a 200 reply; the error message for other statuses.
+        status: HTTP status. Anything but 200 produces an error body in the format of the API
+            that was called (OpenAI ``{"error": {...}}`` / Anthropic ``{"type": "error", ...}``).
+        headers: Extra response headers (e.g. ``{"Retry-After": "1"}``).
+        delay: Seconds to sleep before answering (added to the server's ``latency``).
+        body: If given, sent verbatim as the JSON body instead of the generated one.
+        input_tokens: Override the reported prompt token count (default: word count).
+        output_tokens: Override the reported completion token count (default: word count).
+        finish_reason: OpenAI ``finish_reason`` / Anthropic ``stop_reason`` override.
+        drop: Close the connection without answering (simulates a connection error).
+    """
+
+    text: str = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    body: dict | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+    drop: bool = False
+
+    @classmethod
+    def rate_limited(cls, retry_after: float = 0.1, *, ms: bool = False) -> Reply:
+        """A 429 reply carrying ``Retry-After`` (seconds) or, with ``ms``, ``retry-after-ms``."""
+        if ms:
+            headers = {"retry-after-ms": str(int(round(retry_after * 1000)))}
+        else:
+            headers = {"Retry-After": f"{retry_after:g}"}
+        return cls(text="Rate limit exceeded (fake).", status=429, headers=headers)
+
+    @classmethod
+    def server_error(
+        cls, status: int = 500, message: str = "Internal server error (fake)."
+    ) -> Reply:
+        """A 5xx reply."""
+        return cls(text=message, status=status)
+
+    @classmethod
+    def error(cls, status: int, message: str, **kwargs: Any) -> Reply:
+        """An arbitrary error reply (``kwargs`` are further ``Reply`` fields)."""
+        return cls(text=message, status=status, **kwargs)
+
+    @classmethod
+    def disconnect(cls, delay: float = 0.0) -> Reply:
+        """Close the connection without sending a response."""
+        return cls(drop=True, delay=delay)
+
+
+Responder = Callable[[FakeRequest], "Reply | str | dict"]
+
+
+def example_from_schema(schema: Any) -> Any:
+    """Build a small instance that satisfies a (simple) JSON schema.
+
+    Handles ``type`` object/array/string/integer/number/boolean/null, ``enum``, ``const``,
+    ``required``, ``minimum``, ``minItems`` and ``anyOf``/``oneOf`` (first branch). Good enough
+    for a default fake reply; tests that need specific values should script a responder.
+    """
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key):
+            return example_from_schema(schema[key][0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    if kind == "object" or (kind is None and "properties" in schema):
+        props = schema.get("properties") or {}
+        required = schema.get("required") or list(props)
+        return {name: example_from_schema(props.get(name, {})) for name in required}
+    if kind == "array":
+        item = schema.get("items", {})
+        return [example_from_schema(item) for _ in range(int(schema.get("minItems", 0)))]
+    if kind == "string":
+        return "x" * int(schema.get("minLength", 0))
+    if kind == "integer":
+        return int(schema.get("minimum", 0))
+    if kind == "number":
+        return float(schema.get("minimum", 0))
+    if kind == "boolean":
+        return False
+    return None
+
+
+def default_responder(request: FakeRequest) -> Reply:
+    """Answer with an instance of the requested JSON schema, else ``"OK"``."""
+    schema = request.json_schema
+    if schema is not None:
+        return Reply(json.dumps(example_from_schema(schema)))
+    return Reply("OK")
+
+
+_ERROR_TYPES_OPENAI = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    403: "invalid_request_error",
+    404: "invalid_request_error",
+    429: "rate_limit_exceeded",
+}
+_ERROR_TYPES_ANTHROPIC = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def _error_body(api: str, status: int, message: str) -> dict:
+    fallback = "invalid_request_error"
+    if api == "anthropic":
+        kind = _ERROR_TYPES_ANTHROPIC.get(status, "api_error" if status >= 500 else fallback)
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    kind = _ERROR_TYPES_OPENAI.get(status, "server_error" if status >= 500 else fallback)
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+def _count_tokens(text: str) -> int:
+    return max(1, len(text.split())) if text else 0
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+    request_queue_size = 512
+
+    def __init__(self, address: tuple[str, int], fake: FakeLLMServer) -> None:
+        self.fake = fake
+        super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:  # noqa: ARG002
+        """Stay quiet: clients that time out and hang up are expected in tests."""
+        return
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        return
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._handle()
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle()
+
+    def _handle(self) -> None:
+        fake = self.server.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = None
+        request = fake._record(
+            method=self.command,
+            path=self.path.split("?", 1)[0],
+            body=parsed,
+            headers={k.lower(): v for k, v in self.headers.items()},
+        )
+        status, headers, payload, drop = fake._respond(request)
+        if drop:
+            self.close_connection = True
+            return
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:  # client gave up (timeout) -- expected in tests
+            self.close_connection = True
+
+
+class FakeLLMServer:
+    """A threaded fake OpenAI/Anthropic server on ``127.0.0.1`` and a free port.
+
+    Args:
+        responder: ``fn(FakeRequest) -> Reply`` (a ``str`` is taken as ``Reply(text)``, a
+            ``dict`` as ``Reply(body=...)``). Defaults to :func:`default_responder`. Can be
+            replaced at any time through the ``responder`` attribute.
+        latency: Seconds every reply is delayed by (in the handler thread).
+        models: Model ids listed by ``GET /v1/models``.
+
+    Use as a context manager, or call :meth:`start` / :meth:`stop`.
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        models: tuple[str, ...] = ("fake-model",),
+    ) -> None:
+        self.responder: Responder | None = responder
+        self.latency = latency
+        self.models = models
+        self._lock = threading.Lock()
+        self._requests: list[FakeRequest] = []
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+    def start(self) -> FakeLLMServer:
+        """Bind the socket and start serving in a daemon thread."""
+        if self._httpd is not None:
+            return self
+        self._httpd = _HTTPServer(("127.0.0.1", 0), self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="FakeLLMServer",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the listening socket (idempotent)."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ----------------------------------------------------------------- addresses
+    @property
+    def port(self) -> int:
+        """The bound TCP port."""
+        if self._httpd is None:
+            raise RuntimeError("FakeLLMServer is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_url(self) -> str:
+        """Base URL for ``openai.AsyncOpenAI(base_url=...)`` (ends in ``/v1``)."""
+        return f"{self.base_url}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """Base URL for ``anthropic.AsyncAnthropic(base_url=...)`` (no ``/v1``)."""
+        return self.base_url
+
+    # ----------------------------------------------------------------- request log
+    @property
+    def requests(self) -> list[FakeRequest]:
+        """A snapshot of all requests received so far, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    def count(self, path: str | None = None) -> int:
+        """Number of requests received, optionally only those to ``path``."""
+        with self._lock:
+            if path is None:
+                return len(self._requests)
+            return sum(1 for r in self._requests if r.path == path)
+
+    def clear(self) -> None:
+        """Forget the request log (``index`` numbering restarts at 0)."""
+        with self._lock:
+            self._requests.clear()
+
+    # ----------------------------------------------------------------- internals
+    def _record(self, *, method: str, path: str, body: Any, headers: dict[str, str]) -> FakeRequest:
+        with self._lock:
+            request = FakeRequest(
+                method=method,
+                path=path,
+                json=body,
+                headers=headers,
+                index=len(self._requests),
+                received_at=time.monotonic(),
+            )
+            self._requests.append(request)
+        return request
+
+    def _respond(self, request: FakeRequest) -> tuple[int, dict[str, str], dict, bool]:
+        api = request.api
+        if request.path == MODELS_PATH and request.method == "GET":
+            reply: Reply = Reply(body=self._models_body(api))
+        elif request.method == "POST" and request.path in _CHAT_PATHS:
+            try:
+                reply = _as_reply((self.responder or default_responder)(request))
+            except Exception as exc:  # a broken responder should fail loudly in the test
+                reply = Reply(text=f"fake responder raised {type(exc).__name__}: {exc}", status=500)
+        else:
+            reply = Reply(text=f"Unknown path {request.method} {request.path}", status=404)
+
+        wait = self.latency + reply.delay
+        if wait > 0:
+            time.sleep(wait)
+        if reply.drop:
+            return 0, {}, {}, True
+        if reply.body is not None:
+            payload = reply.body
+        elif reply.status != 200:
+            payload = _error_body(api, reply.status, reply.text or f"HTTP {reply.status}")
+        elif api == "anthropic":
+            payload = self._anthropic_body(request, reply)
+        else:
+            payload = self._openai_body(request, reply)
+        return reply.status, dict(reply.headers), payload, False
+
+    def _models_body(self, api: str) -> dict:
+        if api == "anthropic":
+            data = [
+                {
+                    "type": "model",
+                    "id": m,
+                    "display_name": m,
+                    "created_at": "2025-01-01T00:00:00Z",
+                }
+                for m in self.models
+            ]
+            return {
+                "data": data,
+                "has_more": False,
+                "first_id": self.models[0] if self.models else None,
+                "last_id": self.models[-1] if self.models else None,
+            }
+        data = [
+            {"id": m, "object": "model", "created": 0, "owned_by": "fakellm"} for m in self.models
+        ]
+        return {"object": "list", "data": data}
+
+    @staticmethod
+    def _usage(request: FakeRequest, reply: Reply) -> tuple[int, int]:
+        n_in = reply.input_tokens
+        if n_in is None:
+            n_in = _count_tokens(request.prompt_text)
+        n_out = reply.output_tokens
+        if n_out is None:
+            n_out = _count_tokens(reply.text)
+        return n_in, n_out
+
+    def _openai_body(self, request: FakeRequest, reply: Reply) -> dict:
+        n_in, n_out = self._usage(request, reply)
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": reply.finish_reason or "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": n_in,
+                "completion_tokens": n_out,
+                "total_tokens": n_in + n_out,
+            },
+        }
+
+    def _anthropic_body(self, request: FakeRequest, reply: Reply) -> dict:
+        n_in, n_out = self._usage(request, reply)
+        return {
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": request.model,
+            "content": [{"type": "text", "text": reply.text}],
+            "stop_reason": reply.finish_reason or "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": n_in, "output_tokens": n_out},
+        }
+
+
+def _as_reply(value: Reply | str | dict) -> Reply:
+    if isinstance(value, Reply):
+        return value
+    if isinstance(value, str):
+        return Reply(text=value)
+    if isinstance(value, dict):
+        return Reply(body=value)
+    raise TypeError(f"responder must return Reply, str or dict, not {type(value).__name__}")

@@ -1,0 +1,469 @@
+"""Two-rater agreement and Estimate: checked against sklearn, statsmodels, irrCAC and scipy."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.proportion import proportion_confint
+
+from medjudge.judging.agreement import Estimate, TwoRaterStats, two_rater_stats, without_ties
+from medjudge.judging.agreement_two import pearson_table, spearman_table
+from medjudge.judging.estimates import bootstrap_distribution, percentile_interval
+
+TOL = 1e-9
+
+# (seed, n, number of categories)
+CASES = [
+    (0, 5, 2),
+    (1, 12, 3),
+    (2, 40, 4),
+    (3, 100, 5),
+    (4, 300, 3),
+    (5, 9, 5),
+    (6, 60, 2),
+    (7, 250, 4),
+    (8, 25, 3),
+]
+
+
+def random_pair(seed: int, n: int, k: int, agree: float = 0.6) -> tuple[list[int], list[int]]:
+    """Two raters who copy each other with probability ``agree`` and guess otherwise."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, k, n)
+    b = np.where(rng.random(n) < agree, a, rng.integers(0, k, n))
+    # The references need both raters to use at least two categories.
+    assert len(set(a.tolist())) > 1 and len(set(b.tolist())) > 1
+    return [int(x) for x in a], [int(x) for x in b]
+
+
+def crosstab(a: list, b: list) -> np.ndarray:
+    """Confusion table over the sorted union of observed labels (built independently)."""
+    cats = sorted(set(a) | set(b))
+    t = np.zeros((len(cats), len(cats)))
+    for x, y in zip(a, b, strict=True):
+        t[cats.index(x), cats.index(y)] += 1
+    return t
+
+
+def assert_json_safe(obj: object) -> None:
+    json.dumps(obj, allow_nan=False)  # raises on NaN / inf
+
+
+# ------------------------------------------------------------------ reference comparisons
+
+
+@pytest.mark.parametrize(("seed", "n", "k"), CASES)
+def test_matches_sklearn_and_statsmodels(seed: int, n: int, k: int) -> None:
+    a, b = random_pair(seed, n, k)
+    s = two_rater_stats(a, b, ordinal=True)
+    table = crosstab(a, b)
+
+    assert s.n == n
+    assert s.percent.value == pytest.approx(np.mean(np.array(a) == np.array(b)), abs=TOL)
+    assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b), abs=TOL)
+    ref = cohens_kappa(table)
+    assert s.cohen.value == pytest.approx(ref.kappa, abs=TOL)
+    assert s.cohen.se == pytest.approx(ref.std_kappa, abs=TOL)
+    z = stats.norm.ppf(0.975)
+    assert s.cohen.ci_low == pytest.approx(max(-1, ref.kappa - z * ref.std_kappa), abs=TOL)
+    assert s.cohen.ci_high == pytest.approx(min(1, ref.kappa + z * ref.std_kappa), abs=TOL)
+
+    p1, p2 = table.sum(1) / n, table.sum(0) / n
+    assert s.chance == pytest.approx(float(p1 @ p2), abs=TOL)
+
+    lo, hi = proportion_confint(int(np.trace(table)), n, alpha=0.05, method="wilson")
+    assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi), abs=TOL)
+    assert s.percent.method == "analytic"
+
+
+@pytest.mark.parametrize(("seed", "n", "k"), CASES)
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_weighted_kappa_matches_sklearn_and_statsmodels(
+    seed: int, n: int, k: int, weights: str
+) -> None:
+    a, b = random_pair(seed, n, k)
+    s = two_rater_stats(a, b, ordinal=True, weights=weights)
+    assert s.weights == weights
+    assert s.weighted_kappa.value == pytest.approx(
+        cohen_kappa_score(a, b, weights=weights), abs=TOL
+    )
+    ref = cohens_kappa(crosstab(a, b), wt=weights)
+    assert s.weighted_kappa.value == pytest.approx(ref.kappa, abs=TOL)
+    assert s.weighted_kappa.se == pytest.approx(ref.std_kappa, abs=TOL)
+
+
+@pytest.mark.parametrize(("seed", "n", "k"), CASES)
+def test_gwet_ac1_matches_irrcac(seed: int, n: int, k: int) -> None:
+    pd = pytest.importorskip("pandas")
+    cac_mod = pytest.importorskip("irrCAC.raw")
+    a, b = random_pair(seed, n, k)
+    s = two_rater_stats(a, b)
+    cats = sorted(set(a) | set(b))
+    # Pass the categories: with pandas >= 3 irrCAC otherwise counts NaN as a category.
+    ref = cac_mod.CAC(pd.DataFrame({"a": a, "b": b}), categories=cats, digits=15).gwet()["est"]
+    assert s.gwet_ac1.value == pytest.approx(float(ref["coefficient_value"]), abs=TOL)
+    assert s.gwet_ac1.se == pytest.approx(float(ref["se"]), abs=TOL)
+
+
+def test_gwet_ac1_uses_given_categories_for_q() -> None:
+    pd = pytest.importorskip("pandas")
+    cac_mod = pytest.importorskip("irrCAC.raw")
+    a, b = random_pair(11, 30, 3)
+    cats = [0, 1, 2, 3, 4]  # two categories nobody used: Q = 5
+    s = two_rater_stats(a, b, categories=cats)
+    ref = cac_mod.CAC(pd.DataFrame({"a": a, "b": b}), categories=cats, digits=15).gwet()["est"]
+    assert s.gwet_ac1.value == pytest.approx(float(ref["coefficient_value"]), abs=TOL)
+    assert s.gwet_ac1.se == pytest.approx(float(ref["se"]), abs=TOL)
+    assert s.confusion.categories == cats
+    assert len(s.confusion.matrix) == 5
+    # Cohen's kappa does not depend on unused categories.
+    assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b), abs=TOL)
+
+
+@pytest.mark.parametrize(("seed", "n", "k"), CASES)
+def test_correlations_match_scipy(seed: int, n: int, k: int) -> None:
+    a, b = random_pair(seed, n, k)
+    s = two_rater_stats(a, b, ordinal=True)
+    assert s.spearman.value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
+    assert s.pearson.value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
+    # The table-based versions used inside the bootstrap agree with scipy too.
+    table = crosstab(a, b)[None]
+    scores = np.asarray(sorted(set(a) | set(b)), dtype=float)
+    assert spearman_table(table)[0] == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
+    assert pearson_table(table, scores)[0] == pytest.approx(
+        stats.pearsonr(a, b).statistic, abs=TOL
+    )
+    # Fisher-z interval for Pearson.
+    if n > 3:
+        r = s.pearson.value
+        half = stats.norm.ppf(0.975) / math.sqrt(n - 3)
+        expected = (math.tanh(math.atanh(r) - half), math.tanh(math.atanh(r) + half))
+        assert (s.pearson.ci_low, s.pearson.ci_high) == pytest.approx(expected, abs=TOL)
+
+
+def test_pearson_uses_numeric_values_as_scores() -> None:
+    a = [1, 2, 10, 10, 1, 2]
+    b = [1, 10, 10, 2, 1, 2]
+    s = two_rater_stats(a, b, ordinal=True, ci="none")
+    assert s.pearson.value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
+    assert s.spearman.value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
+
+
+def test_string_labels_and_ordered_categories() -> None:
+    rng = np.random.default_rng(3)
+    scale = ["poor", "fair", "good", "excellent"]
+    ia, ib = random_pair(21, 80, 4)
+    a, b = [scale[i] for i in ia], [scale[i] for i in ib]
+    nominal = two_rater_stats(a, b)
+    assert nominal.cohen.value == pytest.approx(cohen_kappa_score(a, b), abs=TOL)
+    assert nominal.confusion.categories == sorted(scale)  # nominal: sorted labels
+
+    ordered = two_rater_stats(a, b, categories=scale, ordinal=True, weights="quadratic")
+    assert ordered.confusion.categories == scale
+    expected = cohen_kappa_score(ia, ib, weights="quadratic")
+    assert ordered.weighted_kappa.value == pytest.approx(expected, abs=TOL)
+    assert ordered.spearman.value == pytest.approx(stats.spearmanr(ia, ib).statistic, abs=TOL)
+    assert rng is not None
+
+
+def test_missing_units_are_dropped() -> None:
+    a, b = random_pair(5, 50, 3)
+    rng = np.random.default_rng(9)
+    am = [None if rng.random() < 0.2 else x for x in a]
+    bm = [float("nan") if rng.random() < 0.2 else x for x in b]
+    keep = [i for i in range(50) if am[i] is not None and not math.isnan(float(bm[i]))]
+    s = two_rater_stats(am, bm)
+    assert s.n == len(keep)
+    assert s.n_dropped == 50 - len(keep)
+    ref = cohen_kappa_score([a[i] for i in keep], [b[i] for i in keep])
+    assert s.cohen.value == pytest.approx(ref, abs=TOL)
+    assert sum(map(sum, s.confusion.matrix)) == len(keep)
+
+
+# ------------------------------------------------------------------------- hand example
+
+
+def test_hand_computed_example() -> None:
+    # Ten units; rows = rater a, columns = rater b:
+    #            b=y  b=n
+    #     a=y     5    1
+    #     a=n     1    3
+    # p_o = (5 + 3) / 10 = 0.8
+    # marginals: a (y .6, n .4), b (y .6, n .4) -> p_e = .6*.6 + .4*.4 = .52
+    # Cohen kappa = (.8 - .52) / (1 - .52) = .28 / .48 = 7/12 = 0.58333...
+    # AC1: pi_y = .6, pi_n = .4, p_e = (.6*.4 + .4*.6) / (2 - 1) = .48
+    #      AC1 = (.8 - .48) / (1 - .48) = .32 / .52 = 8/13 = 0.615385...
+    # Wilson 95% for 8/10 (z^2 = 3.841459): centre = (.8 + z^2/20) / (1 + z^2/10) = 0.716741,
+    #      half = z / (1 + z^2/10) * sqrt(.8*.2/10 + z^2/400) = 0.226577 -> [0.4902, 0.9433]
+    a = ["y"] * 5 + ["y"] + ["n"] + ["n"] * 3
+    b = ["y"] * 5 + ["n"] + ["y"] + ["n"] * 3
+    s = two_rater_stats(a, b)
+    assert s.confusion.categories == ["n", "y"]
+    assert s.confusion.matrix == [[3, 1], [1, 5]]
+    assert s.percent.value == pytest.approx(0.8)
+    assert s.chance == pytest.approx(0.52)
+    assert s.cohen.value == pytest.approx(7 / 12)
+    assert s.gwet_ac1.value == pytest.approx(8 / 13)
+    assert s.percent.ci_low == pytest.approx(0.4902, abs=1e-4)
+    assert s.percent.ci_high == pytest.approx(0.9433, abs=1e-4)
+    assert s.percent.format() == "0.80 [0.49, 0.94]"
+
+
+# ---------------------------------------------------------------------------- edge cases
+
+
+def test_one_category_only() -> None:
+    s = two_rater_stats(["x"] * 6, ["x"] * 6)
+    assert s.percent.value == 1.0
+    assert s.chance == 1.0
+    assert s.cohen.value is None and not s.cohen.defined
+    assert s.cohen.reason == "only one category used by both raters (chance agreement is 1)"
+    assert s.cohen.format() == (
+        "undefined (only one category used by both raters (chance agreement is 1))"
+    )
+    assert s.gwet_ac1.value is None  # Q = 1
+    assert "at least two" in s.gwet_ac1.reason
+    # With the scale given, AC1 is defined (its chance agreement is 0 here) but kappa is not.
+    s2 = two_rater_stats(["x"] * 6, ["x"] * 6, categories=["x", "y"])
+    assert s2.gwet_ac1.value == pytest.approx(1.0)
+    assert s2.cohen.value is None
+    s3 = two_rater_stats([2] * 6, [2] * 6, ordinal=True)
+    assert s3.weighted_kappa.value is None
+    assert "chance disagreement is 0" in s3.weighted_kappa.reason
+    assert s3.spearman.value is None and s3.pearson.value is None
+    assert s3.spearman.reason == "no variation (correlation undefined)"
+    for stats_ in (s, s2, s3):
+        assert_json_safe(stats_.to_dict())
+
+
+def test_one_rater_constant_gives_kappa_zero_not_nan() -> None:
+    s = two_rater_stats(["x"] * 5, ["x", "x", "x", "x", "y"], ordinal=False)
+    assert s.cohen.value == pytest.approx(0.0)
+    assert s.cohen.value == pytest.approx(cohen_kappa_score(["x"] * 5, ["x"] * 4 + ["y"]))
+    s2 = two_rater_stats([1] * 5, [1, 1, 1, 1, 2], ordinal=True)
+    assert s2.spearman.value is None and s2.pearson.value is None
+
+
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap", "none"])
+def test_empty_input(ci: str) -> None:
+    s = two_rater_stats([], [], ordinal=True, ci=ci, n_boot=50)
+    assert s.n == 0 and s.chance is None
+    for e in (s.percent, s.cohen, s.gwet_ac1, s.weighted_kappa, s.spearman, s.pearson):
+        assert e.value is None
+        assert e.reason == "no units labelled by both raters"
+        assert e.method == "none"
+    assert s.confusion.categories == [] and s.confusion.matrix == []
+    assert_json_safe(s.to_dict())
+
+
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap", "none"])
+def test_single_unit(ci: str) -> None:
+    s = two_rater_stats([1], [1], ordinal=True, ci=ci, n_boot=50)
+    assert s.n == 1
+    assert s.percent.value == 1.0
+    for e in (s.cohen, s.gwet_ac1, s.weighted_kappa, s.spearman, s.pearson):
+        assert e.value is None and e.reason == "n < 2"
+    if ci == "analytic":
+        lo, hi = proportion_confint(1, 1, method="wilson")
+        assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
+    else:
+        assert s.percent.ci_low is None
+    s2 = two_rater_stats([1], [2], ci=ci, n_boot=50)
+    assert s2.percent.value == 0.0 and s2.cohen.value is None
+    assert_json_safe(s.to_dict())
+    assert_json_safe(s2.to_dict())
+
+
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+def test_perfect_agreement(ci: str) -> None:
+    a = [1, 2, 3, 1, 2, 3, 3, 2]
+    s = two_rater_stats(a, list(a), ordinal=True, ci=ci, n_boot=200)
+    for e in (s.percent, s.cohen, s.gwet_ac1, s.weighted_kappa, s.spearman, s.pearson):
+        assert e.value == pytest.approx(1.0)
+        assert e.ci_high == pytest.approx(1.0)
+        assert e.ci_low is not None and e.ci_low <= 1.0
+    if ci == "bootstrap":
+        # Every resample agrees perfectly: a degenerate, zero-width interval, not NaN.
+        assert (s.cohen.ci_low, s.cohen.ci_high) == (1.0, 1.0)
+        assert (s.percent.ci_low, s.percent.ci_high) == (1.0, 1.0)
+    assert_json_safe(s.to_dict())
+
+
+def test_complete_disagreement() -> None:
+    # p_o = 0, marginals (.5, .5) for both -> p_e = .5, kappa = -1; AC1 p_e = .5 -> -1.
+    a, b = [1, 2, 1, 2], [2, 1, 2, 1]
+    s = two_rater_stats(a, b, ordinal=True)
+    assert s.percent.value == 0.0
+    assert s.cohen.value == pytest.approx(-1.0)
+    assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b))
+    assert s.gwet_ac1.value == pytest.approx(-1.0)
+    assert s.spearman.value == pytest.approx(-1.0)
+    assert s.cohen.ci_low >= -1.0
+    assert_json_safe(s.to_dict())
+
+
+def test_all_missing_and_rater_always_none() -> None:
+    s = two_rater_stats([None] * 5, [1, 2, 3, 1, 2])
+    assert s.n == 0 and s.n_dropped == 5
+    assert s.cohen.reason == "no units labelled by both raters"
+    s2 = two_rater_stats([None, None], [None, None], ci="bootstrap", n_boot=20)
+    assert s2.n == 0
+    assert_json_safe(s.to_dict())
+    assert_json_safe(s2.to_dict())
+
+
+def test_invalid_input() -> None:
+    with pytest.raises(ValueError, match="different numbers"):
+        two_rater_stats([1, 2], [1])
+    with pytest.raises(ValueError, match="ci"):
+        two_rater_stats([1], [1], ci="magic")
+    with pytest.raises(ValueError, match="weights"):
+        two_rater_stats([1], [1], weights="cubic")
+    with pytest.raises(ValueError, match="not one of the categories"):
+        two_rater_stats([1, 5], [1, 2], categories=[1, 2, 3])
+    with pytest.raises(ValueError, match="ordinal"):
+        two_rater_stats(["a", "b"], ["a", "b"], ordinal=True)
+    with pytest.raises(ValueError, match="increasing"):
+        two_rater_stats([1, 2], [1, 2], ordinal=True, categories=[3, 2, 1])
+    with pytest.raises(ValueError, match="confidence"):
+        two_rater_stats([1], [1], confidence=1.5)
+
+
+def test_nominal_mode_has_no_ordinal_figures() -> None:
+    s = two_rater_stats([1, 2, 3], [1, 2, 2])
+    assert s.weighted_kappa is None and s.spearman is None and s.pearson is None
+    d = s.to_dict()
+    assert d["weighted_kappa"] is None and d["weights"] is None
+    assert isinstance(s, TwoRaterStats)
+
+
+# ----------------------------------------------------------------------------- bootstrap
+
+
+def test_bootstrap_is_deterministic_and_contains_estimate() -> None:
+    a, b = random_pair(42, 200, 4, agree=0.7)
+    s1 = two_rater_stats(a, b, ordinal=True, ci="bootstrap", n_boot=200, seed=7)
+    s2 = two_rater_stats(a, b, ordinal=True, ci="bootstrap", n_boot=200, seed=7)
+    assert s1.to_dict() == s2.to_dict()
+    s3 = two_rater_stats(a, b, ordinal=True, ci="bootstrap", n_boot=200, seed=8)
+    assert s3.cohen.ci_low != s1.cohen.ci_low
+    analytic = two_rater_stats(a, b, ordinal=True)
+    for name in ("percent", "cohen", "gwet_ac1", "weighted_kappa", "spearman", "pearson"):
+        e = getattr(s1, name)
+        assert e.method == "bootstrap"
+        assert e.ci_low < e.value < e.ci_high, name
+        assert e.value == getattr(analytic, name).value
+        # The bootstrap and analytic intervals roughly agree on a well-behaved table.
+        assert e.ci_low == pytest.approx(getattr(analytic, name).ci_low, abs=0.06), name
+    assert_json_safe(s1.to_dict())
+
+
+def test_bootstrap_interval_equals_scipy_percentile_interval() -> None:
+    a, b = random_pair(3, 120, 3)
+    s = two_rater_stats(a, b, ci="bootstrap", n_boot=300, seed=5)
+    same = (np.array(a) == np.array(b)).astype(float)
+    ref = stats.bootstrap(
+        (same,),
+        np.mean,
+        n_resamples=300,
+        method="percentile",
+        random_state=np.random.default_rng(5),
+        vectorized=True,
+    ).confidence_interval
+    assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((ref.low, ref.high), abs=TOL)
+
+
+def test_bootstrap_with_undefined_resamples() -> None:
+    # One "y" unit among 12: about a third of the resamples miss it and kappa is undefined
+    # there; the interval uses the defined ones and nothing is NaN.
+    a = ["x"] * 11 + ["y"]
+    b = ["x"] * 11 + ["y"]
+    s = two_rater_stats(a, b, ci="bootstrap", n_boot=200, seed=1)
+    assert s.cohen.value == pytest.approx(1.0)
+    assert s.cohen.ci_low == pytest.approx(1.0) and s.cohen.ci_high == pytest.approx(1.0)
+    assert_json_safe(s.to_dict())
+
+
+def test_percentile_interval_degenerate_cases() -> None:
+    assert percentile_interval(np.full(100, 0.3), 0.95) == ((0.3, 0.3), None)
+    mostly_nan = np.r_[np.full(60, np.nan), np.linspace(0, 1, 40)]
+    interval, reason = percentile_interval(mostly_nan, 0.95)
+    assert interval is None and "most bootstrap resamples undefined" in reason
+    assert percentile_interval(np.full(10, np.nan), 0.95)[0] is None
+
+
+def test_bootstrap_distribution_shape_and_determinism() -> None:
+    def stat(w: np.ndarray) -> np.ndarray:
+        return np.stack([w.sum(axis=1), w[:, 0]])
+
+    d1 = bootstrap_distribution(10, stat, n_boot=50, seed=3, confidence=0.9)
+    d2 = bootstrap_distribution(10, stat, n_boot=50, seed=3, confidence=0.9)
+    assert d1.shape == (2, 50)
+    assert np.array_equal(d1, d2)
+    assert np.all(d1[0] == 10)  # each resample draws 10 units
+    with pytest.raises(ValueError):
+        bootstrap_distribution(1, stat, n_boot=5, seed=0, confidence=0.9)
+
+
+# ------------------------------------------------------------------------------ Estimate
+
+
+def test_estimate_format_and_to_dict() -> None:
+    e = Estimate(0.6123, 0.521, 0.7049, 40, method="analytic")
+    assert e.defined
+    assert e.format() == "0.61 [0.52, 0.70]"
+    assert e.format(3) == "0.612 [0.521, 0.705]"
+    assert str(e) == "0.61 [0.52, 0.70]"
+    u = Estimate.undefined("only one category used", 3)
+    assert not u.defined
+    assert u.format() == "undefined (only one category used)"
+    assert u.to_dict() == {
+        "value": None,
+        "ci_low": None,
+        "ci_high": None,
+        "n": 3,
+        "reason": "only one category used",
+        "method": "none",
+        "se": None,
+    }
+    no_ci = Estimate(0.5, None, None, 2, reason="n < 4")
+    assert no_ci.format() == "0.50 (no CI: n < 4)"
+    with pytest.raises(ValueError):
+        Estimate(0.5, 0.1, 0.9, 5, method="guess")
+    with pytest.raises(AttributeError):
+        e.value = 1.0  # type: ignore[misc]
+
+
+def test_estimate_never_holds_nan_or_inf() -> None:
+    e = Estimate(float("nan"), 0.1, 0.2, 5, method="analytic")
+    assert e.value is None and e.ci_low is None and e.method == "none"
+    assert e.reason == "undefined"
+    e2 = Estimate(np.float64(0.5), float("-inf"), 0.9, 5, method="analytic", se=float("nan"))
+    assert e2.value == 0.5 and type(e2.value) is float
+    assert e2.ci_low is None and e2.ci_high is None and e2.method == "none" and e2.se is None
+    assert_json_safe(e.to_dict())
+    assert_json_safe(e2.to_dict())
+
+
+# ---------------------------------------------------------------------------- ties helper
+
+
+def test_without_ties() -> None:
+    a = ["A", "tie", "B", None, "A", "B"]
+    b = ["A", "A", "tie", "B", "B", "B"]
+    a2, b2 = without_ties(a, b)
+    assert a2 == ["A", None, "A", "B"]
+    assert b2 == ["A", "B", "B", "B"]
+    with_ties = two_rater_stats(a, b)
+    no_ties = two_rater_stats(a2, b2)
+    assert with_ties.n == 5 and no_ties.n == 3
+    assert no_ties.percent.value == pytest.approx(2 / 3)
+    assert without_ties([1, 0, 2], [0, 1, 2], tie=0) == ([2], [2])
+    with pytest.raises(ValueError):
+        without_ties([1], [1, 2])

@@ -1,0 +1,82 @@
+"""The command line through typer's CliRunner and as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from medjudge.cli import app
+
+from .conftest import pairwise_row, write_jsonl
+
+runner = CliRunner()
+
+
+def test_init_import_status_export(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    r = runner.invoke(app, ["init", str(db), "--name", "Trial", "-c", "overall:benefit:Which is better?"])
+    assert r.exit_code == 0, r.output
+    assert "overall" in r.output
+    rows = [pairwise_row(1, human_labels={"dr": {"overall": "B"}}), pairwise_row(2)]
+    r = runner.invoke(app, ["import", str(db), str(write_jsonl(tmp_path / "in.jsonl", rows)), "-k", "pairwise"])
+    assert r.exit_code == 0, r.output
+    assert "2 new pairwise item(s)" in r.output
+    r = runner.invoke(app, ["status", str(db), "--json"])
+    data = json.loads(r.output)
+    assert data["items"] == {"total": 2, "pairwise": 2}
+    assert data["reviewers"] == [{"name": "dr", "units_labelled": 1, "items_done": 1}]
+    r = runner.invoke(app, ["export", str(db), "labels", "--format", "csv"])
+    assert r.exit_code == 0
+    assert r.output.splitlines()[0].startswith("item,kind,batch,criterion")
+    assert "p1,pairwise,,overall,,,dr,human,B" in r.output
+    out = tmp_path / "labels.jsonl"
+    r = runner.invoke(app, ["export", str(db), "labels", "-o", str(out)])
+    assert json.loads(out.read_text().splitlines()[0])["sources"] == "A=model-x;B=model-y"
+
+
+def test_user_errors_exit_1_with_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1}\n')
+    r = runner.invoke(app, ["import", str(db), str(bad), "-k", "pairwise"])
+    assert r.exit_code == 1
+    assert "bad.jsonl, line 1, field 'question'" in r.output
+    assert "Traceback" not in r.output
+    assert not db.exists(), "a failed import must not leave a new empty study behind"
+    r = runner.invoke(app, ["status", str(tmp_path / "nope.db")])
+    assert r.exit_code == 1 and "no such study" in r.output
+    r = runner.invoke(app, ["import", str(db), str(bad), "-k", "nonsense"])
+    assert r.exit_code == 2
+
+
+def test_every_command_has_help_with_example() -> None:
+    for cmd in ["demo", "init", "import", "status", "export"]:
+        r = runner.invoke(app, [cmd, "--help"])
+        assert r.exit_code == 0
+        assert "Example:" in r.output and f"medjudge {cmd}" in r.output
+
+
+def test_python_dash_m_and_demo_build(tmp_path: Path) -> None:
+    env = {**os.environ, "MEDJUDGE_HOME": str(tmp_path / "h")}
+    r = subprocess.run([sys.executable, "-m", "medjudge", "demo", "--build-only"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "medjudge", "status", str(tmp_path / "h" / "demo.sqlite"),
+                        "--json"], env=env, capture_output=True, text=True, timeout=60)
+    data = json.loads(r.stdout)
+    assert data["items"] == {"total": 22, "pairwise": 12, "statements": 6, "rating": 4}
+
+
+def test_headless_commands_do_not_load_textual(tmp_path: Path) -> None:
+    code = ("import sys; from medjudge.cli import app; "
+            "from typer.testing import CliRunner; "
+            f"r = CliRunner().invoke(app, ['init', {str(tmp_path / 'x.db')!r}]); "
+            "assert r.exit_code == 0, r.output; "
+            "print('textual' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "False", r.stderr

@@ -1,0 +1,691 @@
+"""Providers through the real openai/anthropic SDKs against the fake LLM server (no SDK mocks)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import pytest
+
+from medjudge.judging.providers import (
+    ChatRequest,
+    ChatResult,
+    Provider,
+    ProviderConfigError,
+    ProviderError,
+    ProviderTimeoutError,
+    backoff_delay,
+    make_provider,
+    parse_retry_after,
+    redact,
+)
+from medjudge.judging.providers_anthropic import AnthropicProvider
+from medjudge.judging.providers_openai import OpenAIProvider
+from medjudge.judging.specs import JudgeSpec, SpecError, parse_judge_spec
+from tests.fakellm import FakeLLMServer, FakeRequest, Reply
+
+T = TypeVar("T")
+PLANTED = "sk-test-PLANTED-123"
+OPENAI_PATH = "/v1/chat/completions"
+ANTHROPIC_PATH = "/v1/messages"
+KINDS = ("openai", "anthropic")
+FAST = {"backoff_base": 0.01, "backoff_max": 2.0}
+
+
+def run(coro: Awaitable[T]) -> T:
+    return asyncio.run(coro)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def fake() -> FakeLLMServer:
+    with FakeLLMServer() as server:
+        yield server
+
+
+def build(kind: str, fake: FakeLLMServer, **kwargs: Any) -> OpenAIProvider | AnthropicProvider:
+    """A provider of ``kind`` pointed at the fake server (fast backoff unless overridden)."""
+    options = {**FAST, **kwargs}
+    options.setdefault("model", "fake-model")
+    model = options.pop("model")
+    if kind == "openai":
+        return OpenAIProvider(model, base_url=fake.openai_url, **options)
+    return AnthropicProvider(model, base_url=fake.anthropic_url, **options)
+
+
+def path_of(kind: str) -> str:
+    return OPENAI_PATH if kind == "openai" else ANTHROPIC_PATH
+
+
+async def call(provider: Provider, req: ChatRequest | None = None) -> ChatResult:
+    try:
+        return await provider.complete(req or ChatRequest.user("Is aspirin an NSAID?"))
+    finally:
+        await provider.aclose()
+
+
+async def failing(provider: Provider, req: ChatRequest | None = None) -> ProviderError:
+    with pytest.raises(ProviderError) as info:
+        await call(provider, req)
+    return info.value
+
+
+def by_index(*replies: Reply | str) -> Callable[[FakeRequest], Reply | str]:
+    """Responder answering request i with replies[i] (the last one repeats)."""
+
+    def respond(req: FakeRequest) -> Reply | str:
+        return replies[min(req.index, len(replies) - 1)]
+
+    return respond
+
+
+# --------------------------------------------------------------------------- success
+
+
+def test_openai_success_reports_tokens_and_sends_request(fake: FakeLLMServer) -> None:
+    fake.responder = lambda req: Reply("The answer is yes.", input_tokens=42, output_tokens=5)
+    req = ChatRequest(
+        system="You are a careful physician.",
+        messages=[{"role": "user", "content": "Is aspirin an NSAID?"}],
+        max_tokens=77,
+        temperature=0.25,
+        seed=7,
+    )
+    result = run(call(build("openai", fake, model="gpt-test"), req))
+
+    assert result.text == "The answer is yes."
+    assert (result.input_tokens, result.output_tokens) == (42, 5)
+    assert result.attempts == 1
+    assert result.model == "gpt-test"
+    assert result.finish_reason == "stop"
+    assert 0 < result.latency_s < 5
+    (sent,) = fake.requests
+    assert sent.path == OPENAI_PATH
+    assert sent.json["model"] == "gpt-test"
+    assert sent.json["messages"] == [
+        {"role": "system", "content": "You are a careful physician."},
+        {"role": "user", "content": "Is aspirin an NSAID?"},
+    ]
+    assert sent.json["max_tokens"] == 77  # compatible servers get the classic parameter
+    assert sent.json["temperature"] == 0.25
+    assert sent.json["seed"] == 7
+    assert "response_format" not in sent.json
+    assert sent.headers["authorization"] == "Bearer not-needed"  # placeholder for local servers
+
+
+def test_anthropic_success_reports_tokens_and_sends_request(fake: FakeLLMServer) -> None:
+    fake.responder = lambda req: Reply("Yes, it is.", input_tokens=30, output_tokens=4)
+    req = ChatRequest(
+        system="Be brief.",
+        messages=[{"role": "user", "content": "Is aspirin an NSAID?"}],
+        max_tokens=64,
+        temperature=0.0,
+    )
+    provider = build("anthropic", fake, model="claude-test", api_key=PLANTED)
+    assert provider.supports_json_schema is False
+    result = run(call(provider, req))
+
+    assert result.text == "Yes, it is."
+    assert (result.input_tokens, result.output_tokens) == (30, 4)
+    assert result.attempts == 1 and result.model == "claude-test"
+    assert result.finish_reason == "end_turn"
+    (sent,) = fake.requests
+    assert sent.path == ANTHROPIC_PATH
+    assert sent.json["system"] == "Be brief."
+    assert sent.json["messages"] == [{"role": "user", "content": "Is aspirin an NSAID?"}]
+    assert sent.json["max_tokens"] == 64
+    assert sent.json["temperature"] == 0.0  # sent through extra_body (no SDK keyword in 2.x)
+    assert "anthropic-version" in sent.headers
+    assert PLANTED in sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
+
+
+def test_anthropic_input_tokens_include_cache(fake: FakeLLMServer) -> None:
+    body = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": 3,
+            "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 10,
+            "output_tokens": 2,
+        },
+    }
+    fake.responder = lambda req: Reply(body=body)
+    result = run(call(build("anthropic", fake)))
+    assert result.text == "ab"
+    assert (result.input_tokens, result.output_tokens) == (113, 2)
+
+
+def test_openai_json_schema_is_sent_in_request_body(fake: FakeLLMServer) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"score": {"type": "integer", "minimum": 1}, "why": {"type": "string"}},
+        "required": ["score", "why"],
+    }
+    req = ChatRequest.user("Rate it.", json_schema={"name": "rating", "schema": schema})
+    provider = build("openai", fake)
+    assert provider.supports_json_schema is True
+    result = run(call(provider, req))
+
+    (sent,) = fake.requests
+    assert sent.json["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "rating", "schema": schema, "strict": False},
+    }
+    assert json.loads(result.text) == {"score": 1, "why": ""}  # fake's default follows the schema
+
+
+def test_anthropic_does_not_send_response_format(fake: FakeLLMServer) -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}}
+    run(call(build("anthropic", fake), ChatRequest.user("q", json_schema={"name": "x", "schema": schema})))
+    (sent,) = fake.requests
+    assert "response_format" not in sent.json and "output_config" not in sent.json
+
+
+# --------------------------------------------------------------------------- retries
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("ms", [False, True], ids=["retry-after", "retry-after-ms"])
+def test_429_honours_retry_after_then_succeeds(fake: FakeLLMServer, kind: str, ms: bool) -> None:
+    wait = 0.4
+    fake.responder = by_index(Reply.rate_limited(wait, ms=ms), Reply("fine"))
+    result = run(call(build(kind, fake)))
+
+    assert result.text == "fine" and result.attempts == 2
+    first, second = fake.requests
+    assert fake.count(path_of(kind)) == 2
+    assert second.received_at - first.received_at >= wait  # backoff_base alone would be ~10 ms
+    assert result.latency_s < wait  # latency is measured around the final attempt only
+
+
+def test_retry_after_is_capped_by_backoff_max(fake: FakeLLMServer) -> None:
+    fake.responder = by_index(Reply.rate_limited(30.0), Reply("fine"))
+    started = time.monotonic()
+    result = run(call(build("openai", fake, backoff_max=0.2)))
+    assert result.attempts == 2
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_500_then_success(fake: FakeLLMServer, kind: str) -> None:
+    fake.responder = by_index(Reply.server_error(), Reply("recovered"))
+    result = run(call(build(kind, fake)))
+    assert result.text == "recovered"
+    assert result.attempts == 2 and fake.count(path_of(kind)) == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_non_retryable_400_fails_at_once(fake: FakeLLMServer, kind: str) -> None:
+    fake.responder = lambda req: Reply.error(400, "messages: field required")
+    err = run(failing(build(kind, fake)))
+    assert fake.count() == 1
+    assert err.retryable is False and err.status == 400 and err.kind == "bad_request"
+    assert err.attempts == 1
+    assert "messages: field required" in str(err)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retries_exhausted(fake: FakeLLMServer, kind: str) -> None:
+    fake.responder = lambda req: Reply.server_error(503, "overloaded")
+    err = run(failing(build(kind, fake, max_retries=2)))
+    assert fake.count() == 3
+    assert err.retryable is True and err.status == 503 and err.kind == "server"
+    assert err.attempts == 3
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_slow_reply_times_out(fake: FakeLLMServer, kind: str) -> None:
+    fake.responder = lambda req: Reply("too late", delay=2.0)
+    started = time.monotonic()
+    err = run(failing(build(kind, fake, timeout=0.3, max_retries=0)))
+    assert isinstance(err, ProviderTimeoutError)
+    assert err.kind == "timeout" and err.retryable is True and err.status is None
+    assert time.monotonic() - started < 1.8
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_timeout_is_retried(fake: FakeLLMServer, kind: str) -> None:
+    fake.responder = by_index(Reply("too late", delay=1.5), Reply("in time"))
+    result = run(call(build(kind, fake, timeout=0.3, max_retries=1)))
+    assert result.text == "in time" and result.attempts == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_dropped_connection_is_retried(fake: FakeLLMServer, kind: str) -> None:
+    fake.responder = by_index(Reply.disconnect(), Reply("ok"))
+    result = run(call(build(kind, fake)))
+    assert result.text == "ok" and result.attempts == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_connection_refused_is_a_retryable_error(kind: str) -> None:
+    with socket.socket() as sock:  # bind a free port and release it: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    gone_url = f"http://127.0.0.1:{port}"
+    provider = (
+        OpenAIProvider("m", base_url=gone_url + "/v1", max_retries=1, **FAST)
+        if kind == "openai"
+        else AnthropicProvider("m", base_url=gone_url, max_retries=1, **FAST)
+    )
+    err = run(failing(provider))
+    assert err.kind == "connection" and err.retryable is True and err.attempts == 2
+
+
+# --------------------------------------------------------------------------- parameter adaptation
+
+
+def test_openai_drops_refused_temperature_and_renames_max_tokens(fake: FakeLLMServer) -> None:
+    def respond(req: FakeRequest) -> Reply:
+        if "temperature" in req.json:
+            return Reply(
+                body={
+                    "error": {
+                        "message": "Unsupported value: 'temperature' does not support 0.",
+                        "type": "invalid_request_error",
+                        "param": "temperature",
+                        "code": "unsupported_value",
+                    }
+                },
+                status=400,
+            )
+        if "max_tokens" in req.json:
+            return Reply(
+                body={
+                    "error": {
+                        "message": "Unsupported parameter: 'max_tokens' is not supported with "
+                        "this model. Use 'max_completion_tokens' instead.",
+                        "type": "invalid_request_error",
+                        "param": "max_tokens",
+                        "code": "unsupported_parameter",
+                    }
+                },
+                status=400,
+            )
+        return Reply("adapted")
+
+    fake.responder = respond
+
+    async def scenario() -> tuple[ChatResult, ChatResult]:
+        provider = build("openai", fake, max_retries=0)
+        try:
+            first = await provider.complete(ChatRequest.user("q", max_tokens=9))
+            second = await provider.complete(ChatRequest.user("q", max_tokens=9))
+        finally:
+            await provider.aclose()
+        return first, second
+
+    first, second = run(scenario())
+    assert first.text == "adapted" and first.attempts == 3
+    assert second.attempts == 1  # learned: no more refused parameters
+    last = fake.requests[-1].json
+    assert "temperature" not in last and last["max_completion_tokens"] == 9
+
+
+def test_anthropic_drops_refused_temperature(fake: FakeLLMServer) -> None:
+    def respond(req: FakeRequest) -> Reply:
+        if "temperature" in req.json:
+            return Reply.error(400, "temperature: Extra inputs are not permitted")
+        return Reply("ok")
+
+    fake.responder = respond
+    result = run(call(build("anthropic", fake, max_retries=0)))
+    assert result.text == "ok" and result.attempts == 2
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict]]:
+    def echo(status: int) -> Callable[[FakeRequest], Reply]:
+        def respond(req: FakeRequest) -> Reply:
+            auth = req.headers.get("authorization", "") + req.headers.get("x-api-key", "")
+            return Reply.error(status, f"Incorrect API key provided: {auth} ({PLANTED})")
+
+        return respond
+
+    return [
+        ("401-echo", echo(401), {}),
+        ("500-echo-exhausted", echo(500), {"max_retries": 1}),
+        ("timeout", lambda req: Reply("late", delay=1.0), {"timeout": 0.2, "max_retries": 0}),
+        ("disconnect", lambda req: Reply.disconnect(), {"max_retries": 0}),
+    ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    "scenario", _leak_scenarios(), ids=[s[0] for s in _leak_scenarios()]
+)
+def test_api_key_never_appears_in_errors(
+    fake: FakeLLMServer, kind: str, scenario: tuple[str, Callable, dict]
+) -> None:
+    _, responder, options = scenario
+    fake.responder = responder
+    provider = build(kind, fake, api_key=PLANTED, **options)
+    assert PLANTED not in repr(provider)
+    err = run(failing(provider))
+
+    texts = [
+        str(err),
+        repr(err),
+        "".join(traceback.format_exception(err)),
+        repr(vars(err)),
+    ]
+    for text in texts:
+        assert PLANTED not in text
+        assert "PLANTED" not in text
+    assert err.__cause__ is None and err.__context__ is None  # no SDK exception chained
+    assert fake.count() >= 1  # the key really was sent
+
+
+def test_redact() -> None:
+    assert redact(f"key={PLANTED}!", (PLANTED,)) == "key=***!"
+    assert "sk-ant-abcdef123456" not in redact("bad key sk-ant-abcdef123456")
+    assert "abcdefgh12345" not in redact("Authorization: Bearer abcdefgh12345")
+    assert redact("nothing secret", ("not-needed",)) == "nothing secret"
+
+
+# --------------------------------------------------------------------------- keys & config
+
+
+def test_missing_openai_key_names_the_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ProviderConfigError) as info:
+        OpenAIProvider("gpt-4o")
+    assert "OPENAI_API_KEY" in str(info.value) and info.value.kind == "config"
+
+
+def test_missing_anthropic_key_names_the_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ProviderConfigError) as info:
+        make_provider(parse_judge_spec("anthropic:claude-3-5-sonnet-20241022"))
+    assert "ANTHROPIC_API_KEY" in str(info.value)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_key_from_environment(
+    fake: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # base_url=None means the official API; the SDKs' *_BASE_URL variables redirect it here.
+    if kind == "openai":
+        monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_url)
+        provider: Provider = OpenAIProvider("gpt-4o", **FAST)
+    else:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.anthropic_url)
+        provider = AnthropicProvider("claude-x", **FAST)
+    run(call(provider))
+    (sent,) = fake.requests
+    assert PLANTED in sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
+    if kind == "openai":
+        assert sent.json["max_completion_tokens"] == 1024  # official API: the current parameter
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_make_provider_with_url_and_api_keys(fake: FakeLLMServer, kind: str) -> None:
+    url = fake.openai_url if kind == "openai" else fake.anthropic_url
+    spec = parse_judge_spec(f"{kind}:some-model@{url}")
+    provider = make_provider(spec, api_keys={kind: PLANTED}, timeout=5, max_retries=0)
+    assert isinstance(provider, Provider)
+    assert provider.name == spec.name and provider.model == "some-model"
+    result = run(call(provider))
+    assert result.text == "OK"
+    (sent,) = fake.requests
+    assert sent.path == path_of(kind)
+    assert PLANTED in sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
+
+
+def test_anthropic_base_url_with_v1_is_tolerated(fake: FakeLLMServer) -> None:
+    provider = AnthropicProvider("m", base_url=fake.anthropic_url + "/v1/", **FAST)
+    assert run(call(provider)).text == "OK"
+    assert fake.requests[0].path == ANTHROPIC_PATH
+
+
+def test_make_provider_local_missing_file(tmp_path: Any) -> None:
+    spec = parse_judge_spec(f"local:{tmp_path / 'nope.gguf'}")
+    with pytest.raises(ProviderConfigError, match="not found"):
+        make_provider(spec)
+
+
+def test_closed_provider_refuses_and_close_is_idempotent(fake: FakeLLMServer) -> None:
+    closed: list[int] = []
+
+    async def scenario() -> ProviderError:
+        provider = OpenAIProvider(
+            "m", base_url=fake.openai_url, on_close=lambda: closed.append(1), **FAST
+        )
+        async with provider:
+            await provider.complete(ChatRequest.user("q"))
+        await provider.aclose()
+        with pytest.raises(ProviderError) as info:
+            await provider.complete(ChatRequest.user("q"))
+        return info.value
+
+    err = run(scenario())
+    assert err.kind == "closed" and closed == [1]
+
+
+def test_providers_module_is_light() -> None:
+    """Importing providers/specs pulls in neither SDK, xllamacpp nor textual."""
+    code = (
+        "import sys, medjudge.judging.providers, medjudge.judging.specs\n"
+        "heavy = [m for m in ('openai', 'anthropic', 'xllamacpp', 'textual') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip() == ""
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_64_concurrent_calls_run_in_parallel(kind: str) -> None:
+    with FakeLLMServer(latency=0.1) as server:
+
+        async def scenario() -> list[ChatResult]:
+            provider = build(kind, server, max_retries=0, timeout=10)
+            try:
+                return await asyncio.gather(
+                    *(provider.complete(ChatRequest.user(f"question {i}")) for i in range(64))
+                )
+            finally:
+                await provider.aclose()
+
+        started = time.monotonic()
+        results = run(scenario())
+        elapsed = time.monotonic() - started
+        assert len(results) == 64 and all(r.text == "OK" for r in results)
+        assert server.count(path_of(kind)) == 64
+    assert elapsed < 64 * 0.1 / 3, f"64 calls took {elapsed:.2f} s: requests were serialised"
+
+
+def test_max_concurrency_limits_in_flight_requests() -> None:
+    with FakeLLMServer(latency=0.1) as server:
+
+        async def scenario() -> None:
+            provider = build("openai", server, max_concurrency=2)
+            try:
+                await asyncio.gather(*(provider.complete(ChatRequest.user("q")) for _ in range(6)))
+            finally:
+                await provider.aclose()
+
+        started = time.monotonic()
+        run(scenario())
+        assert time.monotonic() - started >= 0.3  # 6 requests, 2 at a time, 0.1 s each
+
+
+# --------------------------------------------------------------------------- retry helpers
+
+
+def test_parse_retry_after() -> None:
+    assert parse_retry_after({"Retry-After": "2"}) == 2.0
+    assert parse_retry_after({"retry-after": "0.5"}) == 0.5
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert parse_retry_after({"Retry-After": "soon"}) is None
+    assert parse_retry_after({}) is None and parse_retry_after(None) is None
+    date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
+    assert 25 <= (parse_retry_after({"Retry-After": date}) or 0) <= 31
+
+
+def test_backoff_delay() -> None:
+    assert backoff_delay(0, base=0.5, cap=30, rng=lambda: 0.0) == 0.25
+    assert backoff_delay(3, base=0.5, cap=30, rng=lambda: 0.999) == pytest.approx(4.0, rel=0.01)
+    assert backoff_delay(50, base=0.5, cap=30, rng=lambda: 0.999) <= 30
+    assert backoff_delay(0, base=0.5, cap=30, retry_after=2.0, rng=lambda: 0.0) == 2.0
+    assert 2.0 <= backoff_delay(0, base=0.5, cap=30, retry_after=2.0) <= 2.2
+    assert backoff_delay(0, base=0.5, cap=5, retry_after=60.0) == 5
+
+
+def test_chat_request_validation() -> None:
+    with pytest.raises(ValueError):
+        ChatRequest(messages=[])
+    with pytest.raises(ValueError):
+        ChatRequest(messages=[{"role": "robot", "content": "x"}])
+    with pytest.raises(ValueError):
+        ChatRequest.user("x", max_tokens=0)
+    with pytest.raises(ValueError):
+        ChatRequest.user("x", json_schema={"name": "has space", "schema": {}})
+    with pytest.raises(ValueError):
+        ChatRequest.user("x", json_schema={"name": "ok"})
+
+
+# --------------------------------------------------------------------------- specs
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "name"),
+    [
+        ("openai:gpt-4o", JudgeSpec("openai", "gpt-4o"), "openai:gpt-4o"),
+        (
+            "anthropic:claude-3-5-sonnet-20241022",
+            JudgeSpec("anthropic", "claude-3-5-sonnet-20241022"),
+            "anthropic:claude-3-5-sonnet-20241022",
+        ),
+        (
+            "openai:llama3@http://127.0.0.1:8000/v1",
+            JudgeSpec("openai", "llama3", base_url="http://127.0.0.1:8000/v1"),
+            "openai:llama3@http://127.0.0.1:8000/v1",
+        ),
+        (
+            "  OpenAI:llama3:8b@HTTP://LocalHost:8000/v1/  ",
+            JudgeSpec("openai", "llama3:8b", base_url="http://localhost:8000/v1"),
+            "openai:llama3:8b@http://localhost:8000/v1",
+        ),
+        (
+            "anthropic:claude-x@http://host:9000",
+            JudgeSpec("anthropic", "claude-x", base_url="http://host:9000"),
+            "anthropic:claude-x@http://host:9000",
+        ),
+        (
+            "anthropic:claude-3-5-sonnet@20240620",
+            JudgeSpec("anthropic", "claude-3-5-sonnet@20240620"),
+            "anthropic:claude-3-5-sonnet@20240620",
+        ),
+        (
+            "openai:m@https://[::1]:8443/v1",
+            JudgeSpec("openai", "m", base_url="https://[::1]:8443/v1"),
+            "openai:m@https://[::1]:8443/v1",
+        ),
+        (
+            "local:/models/SmolLM2-135M.Q4_1.gguf",
+            JudgeSpec("local", "SmolLM2-135M.Q4_1", path="/models/SmolLM2-135M.Q4_1.gguf"),
+            "local:/models/SmolLM2-135M.Q4_1.gguf",
+        ),
+        (
+            "local:models/tiny.gguf",
+            JudgeSpec("local", "tiny", path="models/tiny.gguf"),
+            "local:models/tiny.gguf",
+        ),
+        (
+            "local:/data/my model.GGUF",
+            JudgeSpec("local", "my model", path="/data/my model.GGUF"),
+            "local:/data/my model.GGUF",
+        ),
+        ("local:smollm2", JudgeSpec("local", "smollm2"), "local:smollm2"),
+    ],
+)
+def test_parse_valid_specs(text: str, expected: JudgeSpec, name: str) -> None:
+    spec = parse_judge_spec(text)
+    assert spec == expected
+    assert spec.name == name == str(spec)
+    assert parse_judge_spec(spec.name) == spec  # round trip
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("gpt-4o", "no provider"),
+        ("mistral:large", "unknown provider"),
+        ("openai:", "empty model"),
+        ("openai:   ", "empty model"),
+        ("openai:@http://127.0.0.1:8000/v1", "empty model"),
+        ("openai:llama3@", "empty server URL"),
+        ("openai:llama3@localhost:8000", "http:// or https://"),
+        ("openai:llama3@127.0.0.1:8000/v1", "http:// or https://"),
+        ("openai:llama3@ftp://host/v1", "http:// or https://"),
+        ("openai:llama3@http://", "no host"),
+        ("openai:llama3@http://host:99999/v1", "malformed"),
+        ("openai:llama3@http://host:port/v1", "malformed"),
+        ("openai:llama3@http://user:pw@host/v1", "credentials"),
+        ("openai:llama3@http://host/v1?key=1", "query"),
+        ("openai:two words", "whitespace"),
+        ("local:", "empty local"),
+        ("local:/models/model.bin", ".gguf"),
+        ("local:mistral", ".gguf"),
+    ],
+)
+def test_parse_invalid_specs(text: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        parse_judge_spec(text)
+
+
+def test_spec_error_is_value_error_and_judgespec_validates() -> None:
+    assert issubclass(SpecError, ValueError)
+    with pytest.raises(SpecError):
+        JudgeSpec("cohere", "x")  # type: ignore[arg-type]
+    with pytest.raises(SpecError):
+        JudgeSpec("openai", "")
+    with pytest.raises(SpecError):
+        JudgeSpec("local", "wrong", path="/m/right.gguf")
+    with pytest.raises(SpecError):
+        JudgeSpec("openai", "m", path="/m/x.gguf")
+    with pytest.raises(AttributeError):
+        parse_judge_spec("openai:gpt-4o").model = "other"  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------- the fake itself
+
+
+def test_fake_server_models_and_unknown_paths(fake: FakeLLMServer) -> None:
+    import urllib.error
+    import urllib.request
+
+    with urllib.request.urlopen(fake.openai_url + "/models") as resp:
+        assert json.load(resp)["data"][0]["id"] == "fake-model"
+    req = urllib.request.Request(fake.openai_url + "/models", headers={"anthropic-version": "x"})
+    with urllib.request.urlopen(req) as resp:
+        assert json.load(resp)["data"][0]["type"] == "model"
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(fake.base_url + "/nope")
+    assert info.value.code == 404
+    assert fake.count() == 3 and fake.count("/v1/models") == 2

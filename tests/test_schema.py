@@ -1,0 +1,122 @@
+"""The study file: exact schema, migrations, pragmas, and files we must refuse."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from medjudge.store.db import StudyError
+from medjudge.store.migrations import MIGRATIONS, applied
+from medjudge.store.study import Study
+
+EXPECTED = {
+    "_migrations": ["id", "name", "applied_at"],
+    "study_settings": ["key", "value"],
+    "imports": ["id", "file", "sha256", "kind", "actor", "at", "n_items", "n_labels"],
+    "items": ["id", "ext_id", "kind", "question", "data", "context", "batch", "swap",
+              "content_hash", "import_id", "created_at"],
+    "answers": ["id", "item_id", "position", "text", "source"],
+    "statements": ["id", "item_id", "position", "text", "category"],
+    "units": ["id", "item_id", "criterion", "statement_id", "position"],
+    "raters": ["id", "name", "kind", "config", "created_at"],
+    "roles": ["login", "role", "granted_by", "at"],
+    "labels": ["id", "unit_id", "rater_id", "value", "note", "updated_at"],
+    "label_history": ["id", "unit_id", "rater_id", "old_value", "new_value", "note", "action",
+                      "after_reveal", "actor", "at"],
+    "item_notes": ["item_id", "rater_id", "note", "updated_at"],
+    "item_time": ["item_id", "rater_id", "seconds", "visits"],
+    "reveals": ["item_id", "rater_id", "at"],
+    "assignments": ["item_id", "login", "batch", "assigned_by", "at"],
+    "judge_runs": ["id", "judges", "params", "actor", "started_at", "finished_at", "status",
+                   "calls_needed", "calls_made", "calls_cached", "calls_failed", "cost_usd"],
+    "judge_calls": ["key", "judge", "provider", "model", "template", "template_hash", "params",
+                    "messages", "item_id", "task", "sample", "status", "raw", "parsed", "error",
+                    "input_tokens", "output_tokens", "cost_usd", "latency_s", "attempts", "run_id",
+                    "created_at"],
+    "verdicts": ["id", "unit_id", "rater_id", "value", "status", "reason", "trail", "run_id",
+                 "created_at"],
+    "adjudications": ["id", "unit_id", "value", "rationale", "settles", "actor", "at"],
+    "audit": ["id", "at", "actor", "action", "entity", "old", "new"],
+}
+
+
+def test_exact_schema(study: Study) -> None:
+    tables = {
+        r[0]: [c[1] for c in study.conn.execute(f"PRAGMA table_info({r[0]})")]
+        for r in study.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    assert tables == EXPECTED
+    triggers = {r[0] for r in study.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert {"label_history_append_only_u", "label_history_append_only_d", "audit_append_only_u",
+            "audit_append_only_d", "verdicts_append_only_u", "adjudications_append_only_u"} == triggers
+
+
+def test_migrations_are_tracked_and_idempotent(study: Study) -> None:
+    assert applied(study.conn) == [name for name, _ in MIGRATIONS]
+    path = study.path
+    study.close()
+    again = Study.open(path)
+    assert applied(again.conn) == [name for name, _ in MIGRATIONS]
+    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    again.close()
+
+
+def test_pragmas(study: Study) -> None:
+    assert study.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert study.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert study.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert study.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_history_and_audit_are_append_only(pairwise_study: Study) -> None:
+    from medjudge.store.labels import set_label
+
+    unit = pairwise_study.conn.execute("SELECT id FROM units LIMIT 1").fetchone()[0]
+    set_label(pairwise_study, unit, "alice", "A")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        pairwise_study.conn.execute("UPDATE label_history SET new_value = 'B'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        pairwise_study.conn.execute("DELETE FROM audit")
+
+
+def test_newer_study_is_refused(study: Study) -> None:
+    with study.tx() as conn:
+        conn.execute("INSERT INTO _migrations (name, applied_at) VALUES ('999_future', 'x')")
+    path = study.path
+    study.close()
+    with pytest.raises(StudyError, match="newer medjudge"):
+        Study.open(path)
+
+
+def test_not_a_study(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StudyError, match="not"):
+        Study.open(junk)
+    other = tmp_path / "other.db"
+    c = sqlite3.connect(other)
+    c.execute("CREATE TABLE x (a)")
+    c.commit()
+    c.close()
+    with pytest.raises(StudyError, match="another program"):
+        Study.open(other)
+    with pytest.raises(StudyError, match="no such study"):
+        Study.open(tmp_path / "missing.db")
+
+
+def test_corrupted_file_gives_a_clear_message(study: Study) -> None:
+    path = study.path
+    study.close()
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # wreck the first page after the header
+    path.write_bytes(bytes(data))
+    with pytest.raises(StudyError) as info:
+        Study.open(path)
+    assert str(path) in str(info.value)
+
+
+def test_create_refuses_existing_file(study: Study) -> None:
+    with pytest.raises(StudyError, match="exists"):
+        Study.create(study.path)
