@@ -80,9 +80,7 @@ def resolve_categories(
         return cats
     if ordinal:
         if not all(is_number(x) for x in seen):
-            raise ValueError(
-                "ordinal=True needs numeric labels or an ordered `categories` list"
-            )
+            raise ValueError("ordinal=True needs numeric labels or an ordered `categories` list")
         return sorted(seen)
     try:
         return sorted(seen)  # type: ignore[type-var]
@@ -184,7 +182,9 @@ class LabelMatrix:
     def __len__(self) -> int:
         return sum(self._rater_counts.values())
 
-    def pair(self, r1: Hashable, r2: Hashable) -> tuple[list[Hashable | None], list[Hashable | None]]:
+    def pair(
+        self, r1: Hashable, r2: Hashable
+    ) -> tuple[list[Hashable | None], list[Hashable | None]]:
         """Two raters' labels aligned over the units that at least one of them labelled.
 
         Missing labels are ``None``; pass the result to ``two_rater_stats``.

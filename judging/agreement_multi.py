@@ -45,7 +45,7 @@ class MultiRaterStats:
     Attributes:
         raters: Rater names (column order).
         categories: Ordered categories.
-        n_units: Rows in the table.
+        n_units: Rows in the table (including rows with no label).
         n_complete: Units labelled by every rater.
         fleiss: Fleiss' κ over the complete units.
         krippendorff_alpha: Krippendorff's α (nominal, or ordinal when ``ordinal``); uses
@@ -53,7 +53,9 @@ class MultiRaterStats:
         mean_pairwise_percent: Mean over rater pairs of their percent agreement on the units
             both labelled (pairs with no such unit are left out).
         pairwise: ``(rater_i, rater_j)`` → :class:`TwoRaterStats`, for i before j.
-        vs_majority: rater → percent agreement with the strict majority of the other raters.
+        vs_majority: rater → percent agreement with the strict majority of the other raters,
+            over the units that rater labelled where the other raters who labelled the unit
+            (at least two of them) have a label held by more than half of them.
         ordinal: Whether the scale was treated as ordinal.
     """
 
@@ -202,9 +204,9 @@ def _alpha(w: np.ndarray, u: _Units, q: int, ordinal: bool) -> np.ndarray:
     else:
         d = np.broadcast_to(1.0 - np.eye(q), o.shape)
     with np.errstate(all="ignore"):
-        e = (n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(q)) / (
-            n_tot - 1.0
-        )[:, None, None]
+        e = (n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(q)) / (n_tot - 1.0)[
+            :, None, None
+        ]
         observed = (o * d).sum(axis=(1, 2))
         expected = (e * d).sum(axis=(1, 2))
         ok = (n_tot >= 2) & (expected > _EPS)
@@ -303,8 +305,10 @@ def multi_rater_stats(
             ]
             return np.vstack([np.stack(parts), _ratio(w, u.maj_agree, u.maj_eligible).T])
 
-        dist = bootstrap_distribution(n_units, _stat, n_boot=n_boot, seed=seed,
-                                      confidence=confidence)
+        width = n_units + 3 * q * q + u.pair_both.shape[1] + n_raters
+        dist = bootstrap_distribution(
+            n_units, _stat, n_boot=n_boot, seed=seed, confidence=confidence, width=width
+        )
     no_boot = None if ci == "none" else "confidence interval needs at least two units"
 
     def boot(value: float, n: int, row: int, reason: str) -> Estimate:

@@ -208,6 +208,7 @@ def bootstrap_distribution(
     n_boot: int,
     seed: int,
     confidence: float,
+    width: int | None = None,
 ) -> np.ndarray:
     """Bootstrap over units with :func:`scipy.stats.bootstrap` (percentile method).
 
@@ -223,6 +224,8 @@ def bootstrap_distribution(
         n_boot: Number of resamples.
         seed: Seed for ``numpy.random.default_rng``; the same seed gives the same result.
         confidence: Confidence level (passed through to scipy).
+        width: Rough number of values ``statistic`` handles per resample (defaults to
+            ``n_units``); only sets the batch size, to bound memory.
 
     Returns:
         The bootstrap distribution, shape ``(m, n_boot)``.
@@ -232,7 +235,7 @@ def bootstrap_distribution(
     if n_boot < 1:
         raise ValueError("n_boot must be positive")
     # Keep each batch's (B, n_units) matrices to a few MB.
-    batch = max(1, min(n_boot, 400_000 // max(n_units, 1)))
+    batch = max(1, min(n_boot, 400_000 // max(width or n_units, n_units, 1)))
 
     def _stat(idx: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.asarray(statistic(multiplicities(idx, n_units)), dtype=float)

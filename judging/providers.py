@@ -538,7 +538,12 @@ class RetryingProvider(ABC):
             if err.status == 400 and adaptations < 3 and self._adapt(err):
                 adaptations += 1
                 continue
-            if not err.retryable or retries_used >= self.max_retries:
+            if not err.retryable:
+                raise err
+            if retries_used >= self.max_retries:
+                if attempts > 1:
+                    err.message = f"{err.message} (gave up after {attempts} attempts)"
+                    err.args = (err.message,)
                 raise err
             delay = backoff_delay(
                 retries_used,

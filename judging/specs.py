@@ -160,6 +160,8 @@ def _split_model_url(rest: str) -> tuple[str, str | None]:
         return rest[: match.start()].strip(), _normalise_url(rest[match.end() :].strip())
     if "@" in rest:
         model, _, tail = rest.rpartition("@")
+        if not tail.strip():
+            raise SpecError("empty server URL after '@'")
         # "@20240620" (a model version) is part of the name; "@localhost:8000" is a URL
         # written without a scheme, which we refuse rather than silently misread.
         if any(ch in tail for ch in ":/.") or tail.lower() == "localhost":

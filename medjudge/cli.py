@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from .commands import demo, study
+from .commands import demo, judge, study
 
 app = typer.Typer(
     name="medjudge",
@@ -25,6 +25,7 @@ app.command()(study.init)
 app.command("import")(study.import_)
 app.command()(study.status)
 app.command()(study.export)
+app.command()(judge.judge)
 
 
 def main() -> None:

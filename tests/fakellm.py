@@ -352,7 +352,7 @@ class FakeLLMServer:
         self._httpd = _HTTPServer(("127.0.0.1", 0), self)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            kwargs={"poll_interval": 0.02},
             name="FakeLLMServer",
             daemon=True,
         )

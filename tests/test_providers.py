@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
-
 from medjudge.judging.providers import (
     ChatRequest,
     ChatResult,
@@ -30,6 +29,7 @@ from medjudge.judging.providers import (
 from medjudge.judging.providers_anthropic import AnthropicProvider
 from medjudge.judging.providers_openai import OpenAIProvider
 from medjudge.judging.specs import JudgeSpec, SpecError, parse_judge_spec
+
 from tests.fakellm import FakeLLMServer, FakeRequest, Reply
 
 T = TypeVar("T")
@@ -189,7 +189,12 @@ def test_openai_json_schema_is_sent_in_request_body(fake: FakeLLMServer) -> None
 
 def test_anthropic_does_not_send_response_format(fake: FakeLLMServer) -> None:
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}}
-    run(call(build("anthropic", fake), ChatRequest.user("q", json_schema={"name": "x", "schema": schema})))
+    run(
+        call(
+            build("anthropic", fake),
+            ChatRequest.user("q", json_schema={"name": "x", "schema": schema}),
+        )
+    )
     (sent,) = fake.requests
     assert "response_format" not in sent.json and "output_config" not in sent.json
 
@@ -366,9 +371,7 @@ def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict]]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize(
-    "scenario", _leak_scenarios(), ids=[s[0] for s in _leak_scenarios()]
-)
+@pytest.mark.parametrize("scenario", _leak_scenarios(), ids=[s[0] for s in _leak_scenarios()])
 def test_api_key_never_appears_in_errors(
     fake: FakeLLMServer, kind: str, scenario: tuple[str, Callable, dict]
 ) -> None:
@@ -688,4 +691,5 @@ def test_fake_server_models_and_unknown_paths(fake: FakeLLMServer) -> None:
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(fake.base_url + "/nope")
     assert info.value.code == 404
+    info.value.close()
     assert fake.count() == 3 and fake.count("/v1/models") == 2

@@ -1,0 +1,59 @@
+"""Prices per million tokens, for cost estimates and the ``--max-cost`` guard.
+
+Prices change; these are list prices in USD per 1M tokens as published by the providers when
+this table was written, and ``--price IN,OUT`` on ``medjudge judge`` overrides them. Local and
+self-hosted models cost nothing here. An unknown hosted model is priced at zero and said so,
+so the guard is never silently wrong about a model it does not know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4-turbo": (10.00, 30.00),
+    "o3-mini": (1.10, 4.40),
+    "claude-3-5-sonnet": (3.00, 15.00),
+    "claude-3-5-haiku": (0.80, 4.00),
+    "claude-3-7-sonnet": (3.00, 15.00),
+    "claude-sonnet-4": (3.00, 15.00),
+    "claude-opus-4": (15.00, 75.00),
+    "claude-3-opus": (15.00, 75.00),
+    "claude-3-haiku": (0.25, 1.25),
+}
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per 1M input and output tokens; ``known`` is False for a guessed zero."""
+
+    input_per_m: float
+    output_per_m: float
+    known: bool = True
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """The cost of one call in USD."""
+        return (input_tokens * self.input_per_m + output_tokens * self.output_per_m) / 1_000_000
+
+
+def price_for(provider: str, model: str, base_url: str | None,
+              override: tuple[float, float] | None = None) -> Price:
+    """The price of a judge model (longest matching prefix of the model name)."""
+    if override is not None:
+        return Price(*override)
+    if provider == "local" or base_url is not None:
+        return Price(0.0, 0.0)
+    for name in sorted(PRICES, key=len, reverse=True):
+        if model.startswith(name):
+            return Price(*PRICES[name])
+    return Price(0.0, 0.0, known=False)
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (about four characters per token in English)."""
+    return max(1, len(text) // 4)

@@ -1,0 +1,147 @@
+"""Reading judge replies: lenient JSON extraction, strict validation.
+
+Lenient about the wrapping (code fences, prose around the object), strict about the content:
+a reply whose JSON lacks a criterion, has an unknown verdict or wrong types is a parse error,
+and the runner records it as a failed sample — never as a vote.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class ReplyError(ValueError):
+    """A reply that does not carry a valid answer; the message says what was wrong."""
+
+
+def extract_json(text: str) -> dict[str, Any]:
+    """The first JSON object in a reply, tolerating fences and prose around it.
+
+    Raises:
+        ReplyError: no JSON object could be read.
+    """
+    if not text or not text.strip():
+        raise ReplyError("empty reply")
+    stripped = text.strip()
+    try:
+        value = json.loads(stripped)
+        if isinstance(value, dict):
+            return value
+    except json.JSONDecodeError:
+        pass
+    decoder = json.JSONDecoder()
+    start = stripped.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(stripped, start)
+        except json.JSONDecodeError:
+            start = stripped.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = stripped.find("{", start + 1)
+    raise ReplyError("no JSON object in the reply")
+
+
+_PAIRWISE = {"a": "A", "b": "B", "response a": "A", "response b": "B", "response_a": "A",
+             "response_b": "B", "tie": "tie", "neither": "neither"}
+
+
+def _entry(obj: dict[str, Any], key: str) -> Any:
+    for k, v in obj.items():
+        if k.strip().lower() == key:
+            return v
+    raise ReplyError(f"no entry for {key!r}")
+
+
+def _reason(entry: Any) -> str:
+    if isinstance(entry, dict):
+        r = entry.get("reason", "")
+        return r if isinstance(r, str) else json.dumps(r)
+    return ""
+
+
+def parse_pairwise(text: str, criteria: list[str]) -> dict[str, dict[str, str]]:
+    """criterion → {"verdict": A|B|tie|neither, "reason": str} in the reply's own A/B terms.
+
+    Raises:
+        ReplyError: not JSON, a criterion missing, or a verdict outside A/B/tie/neither.
+    """
+    obj = extract_json(text)
+    out: dict[str, dict[str, str]] = {}
+    for c in criteria:
+        entry = _entry(obj, c)
+        raw = entry.get("verdict") if isinstance(entry, dict) else entry
+        if not isinstance(raw, str) or raw.strip().lower() not in _PAIRWISE:
+            raise ReplyError(f"{c}: verdict {raw!r} is not A, B, tie or neither")
+        out[c] = {"verdict": _PAIRWISE[raw.strip().lower()], "reason": _reason(entry)}
+    return out
+
+
+_NLI = {"entailed": "entailed", "entailment": "entailed", "entails": "entailed",
+        "neutral": "neutral", "contradicted": "contradicted", "contradiction": "contradicted",
+        "contradicts": "contradicted"}
+
+
+def parse_nli(text: str) -> dict[str, str]:
+    """{"label": entailed|neutral|contradicted, "reason": str}.
+
+    Raises:
+        ReplyError: not JSON or an unknown label.
+    """
+    obj = extract_json(text)
+    raw = _entry(obj, "label")
+    if not isinstance(raw, str) or raw.strip().lower() not in _NLI:
+        raise ReplyError(f"label {raw!r} is not entailed, neutral or contradicted")
+    return {"label": _NLI[raw.strip().lower()], "reason": _reason(obj)}
+
+
+def parse_yes_no(text: str) -> dict[str, str]:
+    """{"answer": yes|no, "reason": str} for the K-QA questions.
+
+    Raises:
+        ReplyError: not JSON or not yes/no.
+    """
+    obj = extract_json(text)
+    raw = _entry(obj, "answer")
+    if isinstance(raw, bool):
+        raw = "yes" if raw else "no"
+    if not isinstance(raw, str) or raw.strip().lower() not in ("yes", "no"):
+        raise ReplyError(f"answer {raw!r} is not yes or no")
+    return {"answer": raw.strip().lower(), "reason": _reason(obj)}
+
+
+def parse_rating(text: str, scales: dict[str, tuple[int, int] | None],
+                 options: list[str]) -> dict[str, dict[str, Any]]:
+    """criterion → {"value": int or sorted letters, "reason": str}.
+
+    ``scales`` maps each criterion to its (low, high) scale, or None for an options criterion.
+
+    Raises:
+        ReplyError: a criterion missing, a number off its scale, or an unknown option letter.
+    """
+    obj = extract_json(text)
+    out: dict[str, dict[str, Any]] = {}
+    for c, scale in scales.items():
+        entry = _entry(obj, c)
+        raw = entry.get("value") if isinstance(entry, dict) else entry
+        if scale is None:
+            if isinstance(raw, str):
+                raw = [p for p in raw.replace(" ", ",").split(",") if p]
+            if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+                raise ReplyError(f"{c}: expected a list of option letters, got {raw!r}")
+            letters = sorted({x.strip().upper() for x in raw})
+            unknown = [x for x in letters if x not in options]
+            if unknown:
+                raise ReplyError(f"{c}: unknown option(s) {', '.join(unknown)}")
+            out[c] = {"value": letters, "reason": _reason(entry)}
+        else:
+            if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+                raw = int(raw.strip())
+            if isinstance(raw, float) and raw.is_integer():
+                raw = int(raw)
+            if isinstance(raw, bool) or not isinstance(raw, int) or not scale[0] <= raw <= scale[1]:
+                raise ReplyError(f"{c}: {raw!r} is not a whole number from {scale[0]} to {scale[1]}")
+            out[c] = {"value": raw, "reason": _reason(entry)}
+    return out

@@ -1,0 +1,156 @@
+"""``medjudge judge``: run LLM judges over a study, with a progress bar."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
+from rich.text import Text
+
+from medjudge import settings as user_settings
+from medjudge.judging.plan import JudgeConfig
+from medjudge.judging.providers import ProviderError
+from medjudge.judging.runner import CallEvent, RunOptions, RunSummary, run_judges
+from medjudge.judging.specs import SpecError, parse_judge_spec
+from medjudge.paths import login_name
+
+from .common import UserError, console, is_tty, opened, out
+
+
+class _Counts(ProgressColumn):
+    """done/total, cached, failed and spend."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+    def render(self, task: Task) -> Text:
+        s = self.summary
+        return Text(f"{int(task.completed)}/{int(task.total or 0)} calls · {s.cached} cached · "
+                    f"{s.failed} failed · {s.errors} errors · ${s.cost_usd:.4f}")
+
+
+class ProgressDisplay:
+    """A rich progress bar on a terminal; a line every few seconds otherwise."""
+
+    def __init__(self) -> None:
+        self.progress: Progress | None = None
+        self.task = 0
+        self.done = 0
+        self.last_line = 0.0
+
+    def started(self, summary: RunSummary) -> None:
+        """Show the bar (cached calls count as done from the start)."""
+        if is_tty():
+            self.progress = Progress(TextColumn("judging"), BarColumn(), _Counts(summary),
+                                     TimeRemainingColumn(), console=console, transient=False)
+            self.progress.start()
+            self.task = self.progress.add_task("judge", total=summary.calls_needed, completed=summary.cached)
+        else:
+            out(f"{summary.calls_needed} calls needed, {summary.cached} cached, {summary.to_call} to make")
+
+    def call_done(self, event: CallEvent, summary: RunSummary) -> None:
+        """Advance the bar."""
+        self.done += 1
+        if self.progress is not None:
+            self.progress.advance(self.task)
+        elif time.monotonic() - self.last_line > 5:
+            self.last_line = time.monotonic()
+            out(f"{self.done}/{summary.to_call} calls made, ${summary.cost_usd:.4f} spent")
+
+    def finished(self, summary: RunSummary) -> None:
+        """Stop the bar."""
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def _parse_price(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    try:
+        a, b = (float(x) for x in text.split(","))
+    except ValueError:
+        raise UserError("--price takes IN,OUT in USD per million tokens, e.g. 2.5,10") from None
+    return a, b
+
+
+def judge(
+    study: Annotated[Path, typer.Argument(help="The study file.")],
+    judges: Annotated[list[str], typer.Option(
+        "--judge", "-j",
+        help="A judge: openai:MODEL, anthropic:MODEL, openai:MODEL@URL (any OpenAI-compatible "
+        "server), anthropic:MODEL@URL, local:PATH.gguf or local:smollm2. Repeat for a panel.")],
+    samples: Annotated[int, typer.Option(min=1, max=25, help="Samples per order (pairwise) or per prompt.")] = 3,
+    temperature: Annotated[float, typer.Option(min=0.0, max=2.0, help="Sampling temperature.")] = 0.7,
+    max_tokens: Annotated[int, typer.Option(min=16, help="Longest reply per call.")] = 800,
+    concurrency: Annotated[int | None, typer.Option(min=1, max=512, help="Calls in flight at once.")] = None,
+    timeout: Annotated[float | None, typer.Option(min=1.0, help="Per-call timeout in seconds.")] = None,
+    statements_protocol: Annotated[str, typer.Option(
+        help="nli: one 3-way prompt per statement; kqa: K-QA's entails/contradicts pair.")] = "nli",
+    panel_rule: Annotated[str, typer.Option(help="conservative (split → null verdict) or plurality.")] = "conservative",
+    kind: Annotated[list[str] | None, typer.Option(help="Only these item kinds (repeat).")] = None,
+    max_cost: Annotated[float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")] = None,
+    price: Annotated[str | None, typer.Option(help="Override the price: IN,OUT USD per 1M tokens.")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Only count the calls and estimate tokens and cost.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
+
+    \b
+    Example:
+      medjudge judge trial.db -j openai:gpt-4o --dry-run
+      medjudge judge trial.db -j openai:gpt-4o -j anthropic:claude-3-5-sonnet-20241022 --max-cost 5
+      medjudge judge trial.db -j openai:llama3@http://127.0.0.1:8000/v1 --concurrency 16
+      medjudge judge trial.db -j local:smollm2 --samples 1
+    """
+    with opened(study) as s:
+        try:
+            configs = [JudgeConfig(parse_judge_spec(j), samples=samples, temperature=temperature,
+                                   max_tokens=max_tokens, statements_protocol=statements_protocol)
+                       for j in judges]
+        except SpecError as exc:
+            raise UserError(f"--judge: {exc}") from None
+        if statements_protocol not in ("nli", "kqa"):
+            raise UserError("--statements-protocol must be nli or kqa")
+        if panel_rule not in ("conservative", "plurality"):
+            raise UserError("--panel-rule must be conservative or plurality")
+        prefs = user_settings.load()
+        options = RunOptions(
+            concurrency=concurrency or prefs.concurrency, timeout_s=timeout or prefs.timeout_s,
+            max_cost=max_cost, dry_run=dry_run, panel_rule=panel_rule,
+            kinds=tuple(kind) if kind else ("pairwise", "statements", "rating"),
+            price_override=_parse_price(price), api_keys=prefs.api_keys(), actor=login_name(),
+        )
+        try:
+            summary = asyncio.run(run_judges(s, configs, options, None if dry_run else ProgressDisplay()))
+        except ProviderError as exc:
+            raise UserError(str(exc)) from None
+    if json_output:
+        sys.stdout.write(json.dumps(summary.__dict__, indent=2) + "\n")
+        return
+    _print_summary(summary, dry_run)
+
+
+def _print_summary(s: RunSummary, dry_run: bool) -> None:
+    if dry_run:
+        out(f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to make")
+        out(f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
+            f"estimated cost: ${s.est_cost_usd:.4f}")
+    else:
+        out(f"{s.calls_needed} calls: {s.cached} cached, {s.ok} ok, {s.failed} failed samples, "
+            f"{s.errors} errors; {s.requests} HTTP requests; "
+            f"{s.input_tokens + s.output_tokens:,} tokens; ${s.cost_usd:.4f}; {s.elapsed_s:.1f} s")
+        out(f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
+            f"AB/BA inconsistent: {s.position_inconsistent}")
+        if s.errors:
+            out("calls that failed to reach the model are retried by the next run")
+        if s.stopped:
+            out(f"stopped: {s.stopped}; run again with a higher limit to finish")
+    for name in s.unknown_prices:
+        out(f"note: no price known for {name}; its cost is counted as $0 (use --price IN,OUT)")

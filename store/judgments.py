@@ -1,0 +1,153 @@
+"""Judge calls (the cache), judge runs and verdicts.
+
+Storage contract:
+- ``judge_calls`` is keyed by the call's cache key. A row with status ``ok`` (parsed) or
+  ``failed`` (a paid reply that never parsed) is final and is never requested again; a row
+  with status ``error`` (transport failure, nothing usable came back) is retried by the next
+  run. Each call is committed on its own as soon as its reply is in, so a killed run resumes
+  without paying again for anything it had received.
+- ``verdicts`` is append-only: re-resolving adds a row only when the value or the trail's
+  calls changed; the latest row per (unit, judge) is current. The judge's current value is
+  mirrored in ``labels`` (with a ``verdict`` history row when it changes) so agreement
+  treats judges and reviewers alike.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .labels import write_label
+from .study import Study, dumps, utcnow
+
+
+@dataclass(frozen=True)
+class StoredCall:
+    """What the cache holds for one key."""
+
+    status: str
+    parsed: Any
+    error: str | None
+    cost_usd: float
+
+
+def cached_calls(study: Study, keys: Iterable[str]) -> dict[str, StoredCall]:
+    """Stored results for the given keys (chunked queries, any number of keys)."""
+    keys = list(keys)
+    out: dict[str, StoredCall] = {}
+    for i in range(0, len(keys), 500):
+        chunk = keys[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in study.conn.execute(
+            f"SELECT key, status, parsed, error, cost_usd FROM judge_calls WHERE key IN ({marks})", chunk
+        ):
+            out[r[0]] = StoredCall(r[1], json.loads(r[2]) if r[2] else None, r[3], r[4])
+    return out
+
+
+def record_call(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    """Store one call result (inside a transaction); an earlier ``error`` row is replaced."""
+    cols = ["key", "judge", "provider", "model", "template", "template_hash", "params", "messages",
+            "item_id", "task", "sample", "status", "raw", "parsed", "error", "input_tokens",
+            "output_tokens", "cost_usd", "latency_s", "attempts", "run_id", "created_at"]
+    values = [row.get(c) for c in cols]
+    conn.execute(
+        f"INSERT INTO judge_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
+        "ON CONFLICT (key) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in cols[1:])
+        + " WHERE judge_calls.status = 'error'",
+        values,
+    )
+
+
+def start_run(study: Study, judges: Sequence[str], params: dict[str, Any], actor: str,
+              calls_needed: int) -> int:
+    """Open a judge run row; returns its id."""
+    with study.tx() as conn:
+        return int(conn.execute(
+            "INSERT INTO judge_runs (judges, params, actor, started_at, calls_needed) VALUES (?, ?, ?, ?, ?)",
+            (dumps(list(judges)), dumps(params), actor, utcnow(), calls_needed),
+        ).lastrowid or 0)
+
+
+def finish_run(study: Study, run_id: int, *, status: str, made: int, cached: int, failed: int,
+               cost: float) -> None:
+    """Close a judge run row with its counts."""
+    with study.tx() as conn:
+        conn.execute(
+            "UPDATE judge_runs SET finished_at = ?, status = ?, calls_made = ?, calls_cached = ?, "
+            "calls_failed = ?, cost_usd = ? WHERE id = ?",
+            (utcnow(), status, made, cached, failed, cost, run_id),
+        )
+
+
+@dataclass(frozen=True)
+class NewVerdict:
+    """A resolved verdict to store."""
+
+    unit_id: int
+    value: str | None
+    reason: str
+    trail: dict[str, Any]
+
+
+def write_verdicts(study: Study, judge: str, config: dict[str, Any], verdicts: Sequence[NewVerdict],
+                   *, run_id: int | None, actor: str) -> int:
+    """Store verdicts of one judge in one transaction; returns how many rows were added."""
+    added = 0
+    with study.tx() as conn:
+        rater_id = study.rater_id(judge, "judge", config, conn=conn)
+        conn.execute("UPDATE raters SET config = ? WHERE id = ?", (dumps(config), rater_id))
+        for v in verdicts:
+            trail = dumps(v.trail)
+            last = conn.execute(
+                "SELECT value, trail FROM verdicts WHERE unit_id = ? AND rater_id = ? ORDER BY id DESC LIMIT 1",
+                (v.unit_id, rater_id),
+            ).fetchone()
+            if last is not None and last[0] == v.value and last[1] == trail:
+                continue
+            conn.execute(
+                "INSERT INTO verdicts (unit_id, rater_id, value, status, reason, trail, run_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (v.unit_id, rater_id, v.value, "ok" if v.value is not None else "missing", v.reason,
+                 trail, run_id, utcnow()),
+            )
+            added += 1
+            current = conn.execute(
+                "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (v.unit_id, rater_id)
+            ).fetchone()
+            if (current[0] if current else None) != v.value:
+                write_label(conn, v.unit_id, rater_id, v.value, actor=actor, action="verdict")
+    return added
+
+
+@dataclass(frozen=True)
+class VerdictView:
+    """A judge's current verdict on a unit, for display."""
+
+    judge: str
+    unit_id: int
+    value: str | None
+    reason: str | None
+    trail: dict[str, Any]
+
+
+def item_verdicts(study: Study, item_id: int) -> list[VerdictView]:
+    """Every judge's current verdict on each unit of an item."""
+    rows = study.conn.execute(
+        """SELECT r.name, v.unit_id, v.value, v.reason, v.trail FROM verdicts v
+           JOIN raters r ON r.id = v.rater_id JOIN units u ON u.id = v.unit_id
+           WHERE u.item_id = ? AND v.id = (SELECT max(v2.id) FROM verdicts v2
+                 WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id)
+           ORDER BY u.position, r.name""",
+        (item_id,),
+    )
+    return [VerdictView(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+
+def call_rows(study: Study, keys: Sequence[str]) -> list[sqlite3.Row]:
+    """Full stored rows of some calls (for showing raw responses of failed samples)."""
+    marks = ",".join("?" * len(keys))
+    return list(study.conn.execute(f"SELECT * FROM judge_calls WHERE key IN ({marks})", list(keys)))
