@@ -231,18 +231,22 @@ async def _execute(study: Study, todo: list[CallSpec], options: RunOptions, pric
     writer.start()
     sem = asyncio.Semaphore(options.concurrency)
     stop: list[str] = []
+    reserved = [0.0]  # worst-case cost of the calls in flight, so the guard holds under concurrency
 
     async def one(call: CallSpec) -> None:
         async with sem:
             if stop:
                 return
             price = prices[call.judge.rater]
-            if options.max_cost is not None:
-                guess = price.cost(estimate_tokens(call.system + call.user), call.judge.max_tokens)
-                if summary.cost_usd + guess > options.max_cost:
-                    stop.append(f"--max-cost {options.max_cost:g} reached")
-                    return
-            row = await _call(providers[call.judge.rater], call, options, price, summary)
+            guess = price.cost(estimate_tokens(call.system + call.user), call.judge.max_tokens)
+            if options.max_cost is not None and summary.cost_usd + reserved[0] + guess > options.max_cost:
+                stop.append(f"--max-cost {options.max_cost:g} reached")
+                return
+            reserved[0] += guess
+            try:
+                row = await _call(providers[call.judge.rater], call, options, price, summary)
+            finally:
+                reserved[0] -= guess
             row["run_id"] = run_id
             writer.queue.put(row)
             if display:

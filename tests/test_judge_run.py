@@ -1,0 +1,232 @@
+"""The judge runner end to end: real SDKs against the fake server, a real study file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medjudge.cli import app
+from medjudge.judging import templates
+from medjudge.judging.plan import JudgeConfig
+from medjudge.judging.runner import RunOptions, RunSummary, run_judges
+from medjudge.judging.specs import parse_judge_spec
+from medjudge.store.importing.run import import_file
+from medjudge.store.judgments import item_verdicts
+from medjudge.store.study import Study
+
+from .conftest import pairwise_row, statements_row, write_jsonl
+from .fakellm import FakeLLMServer, Reply
+from .judges import flip_sample, pairwise_responder, prefer_first, prefer_marked, routing
+
+
+def make_study(tmp_path: Path, n: int = 4) -> Study:
+    s = Study.create(tmp_path / "j.db")
+    rows = [pairwise_row(i, answer_a=f"GOOD answer {i}", answer_b=f"Plain answer {i}") for i in range(n)]
+    import_file(s, write_jsonl(tmp_path / "pw.jsonl", rows), "pairwise", actor="t")
+    return s
+
+
+def judge_for(server: FakeLLMServer, provider: str = "openai", samples: int = 3, **kw: object) -> JudgeConfig:
+    url = server.openai_url if provider == "openai" else server.anthropic_url
+    return JudgeConfig(parse_judge_spec(f"{provider}:fake@{url}"), samples=samples, **kw)  # type: ignore[arg-type]
+
+
+def run(study: Study, judges: list[JudgeConfig], **kw: object) -> RunSummary:
+    return asyncio.run(run_judges(study, judges, RunOptions(concurrency=8, **kw)))  # type: ignore[arg-type]
+
+
+def verdicts(study: Study) -> dict[tuple[str, str], str | None]:
+    rows = study.conn.execute(
+        "SELECT i.ext_id, u.criterion, l.value FROM units u JOIN items i ON i.id = u.item_id "
+        "LEFT JOIN labels l ON l.unit_id = u.id ORDER BY i.id, u.position")
+    return {(r[0], r[1]): r[2] for r in rows}
+
+
+def test_position_bias_gives_inconsistency_and_null_verdict(tmp_path: Path) -> None:
+    study = make_study(tmp_path)
+    with FakeLLMServer(routing(pairwise_responder(prefer_first))) as server:
+        summary = run(study, [judge_for(server)])
+    assert summary.calls_needed == 4 * 2 * 3 and summary.ok == 24
+    assert summary.position_inconsistent == 4 * 6
+    nulls = {"correctness": "tie", "helpfulness": "tie", "reasoning": "tie", "efficiency": "tie",
+             "harmfulness": "neither", "bias": "neither"}
+    for (_, criterion), value in verdicts(study).items():
+        assert value == nulls[criterion]
+    trail = item_verdicts(study, 1)[0].trail
+    assert trail["position_inconsistent"] is True
+    assert trail["orders"]["AB"]["votes"] == ["A", "A", "A"]
+    assert trail["orders"]["BA"]["votes"] == ["B", "B", "B"]  # mapped back to the item's answers
+
+
+def test_consistent_judge_and_one_flipped_sample_keep_the_majority(tmp_path: Path) -> None:
+    study = make_study(tmp_path)
+    with FakeLLMServer(routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=1)))) as server:
+        summary = run(study, [judge_for(server)])
+    assert summary.position_inconsistent == 0
+    assert set(verdicts(study).values()) == {"A"}
+    trail = item_verdicts(study, 1)[0].trail
+    assert trail["orders"]["AB"]["votes"] == ["A", "B", "A"]
+    assert trail["orders"]["AB"]["samples_disagreed"] is True
+
+
+def test_unparseable_replies_are_failed_samples_and_missing_verdicts(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=2)
+    with FakeLLMServer(lambda req: Reply("I cannot decide, both are fine.")) as server:
+        summary = run(study, [judge_for(server)], parse_retries=1)
+        # each of the 12 calls was tried twice (1 retry for the parse failure)
+        assert server.count() == 24
+    assert summary.failed == 12 and summary.ok == 0
+    assert summary.missing_verdicts == 12
+    assert set(verdicts(study).values()) == {None}  # missing, never a tie
+    rows = study.conn.execute("SELECT status, raw, error FROM judge_calls").fetchall()
+    assert {r[0] for r in rows} == {"failed"}
+    assert rows[0][1] == "I cannot decide, both are fine." and "unparseable" in rows[0][2]
+    status = [r[0] for r in study.conn.execute("SELECT DISTINCT status FROM verdicts")]
+    assert status == ["missing"]
+
+
+def test_one_order_without_valid_samples_makes_the_verdict_missing(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=1)
+    good = pairwise_responder(prefer_marked("GOOD"))
+
+    def respond(req):  # type: ignore[no-untyped-def]
+        # BA order: the GOOD answer is shown second
+        return Reply("garbage") if "GOOD" in req.prompt_text.split("<response_b>")[1] else good(req)
+
+    with FakeLLMServer(respond) as server:
+        summary = run(study, [judge_for(server)], parse_retries=0)
+    assert summary.missing_verdicts == 6
+    trail = item_verdicts(study, 1)[0].trail
+    assert trail["rule"].startswith("missing: BA")
+
+
+def test_second_run_makes_zero_requests(tmp_path: Path) -> None:
+    study = make_study(tmp_path)
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        first = run(study, [judge_for(server)])
+        n = server.count()
+        second = run(study, [judge_for(server)])
+        assert server.count() == n
+    assert first.to_call == 24 and second.to_call == 0 and second.cached == 24
+    assert second.verdicts_added == 0  # identical verdicts are not appended again
+
+
+def test_retry_after_and_server_errors_are_retried(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=1)
+    good = routing(pairwise_responder(prefer_marked()))
+    seen: set[str] = set()
+
+    def respond(req):  # type: ignore[no-untyped-def]
+        key = req.prompt_text + str(req.json.get("seed"))
+        if key not in seen:
+            seen.add(key)
+            return Reply.rate_limited(0.05) if len(seen) % 2 else Reply.server_error()
+        return good(req)
+
+    with FakeLLMServer(respond) as server:
+        summary = run(study, [judge_for(server)])
+        assert server.count() == 12
+    assert summary.ok == 6 and summary.errors == 0 and summary.requests == 12
+
+
+def test_transport_errors_are_not_cached(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=1)
+    with FakeLLMServer(lambda req: Reply.error(400, "bad request")) as server:
+        s1 = run(study, [judge_for(server)])
+        assert s1.errors == 6
+        server.responder = routing(pairwise_responder(prefer_marked()))
+        s2 = run(study, [judge_for(server)])
+    assert s2.to_call == 6 and s2.ok == 6
+    assert set(verdicts(study).values()) == {"A"}
+
+
+def test_anthropic_judge_and_panel(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=2)
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        openai_j = judge_for(server)
+        anthropic_j = judge_for(server, "anthropic")
+        summary = run(study, [openai_j, anthropic_j])
+        paths = {r.path for r in server.requests}
+    assert paths == {"/v1/chat/completions", "/v1/messages"}
+    assert summary.ok == 24
+    names = {r["name"] for r in study.raters("judge")}
+    assert f"panel:{openai_j.rater}+{anthropic_j.rater}" in names
+    panel = [v for v in item_verdicts(study, 1) if v.judge.startswith("panel:")]
+    assert {v.value for v in panel} == {"A"} and panel[0].trail["rule"] == "unanimous"
+
+
+def test_statements_nli_and_kqa_protocols(tmp_path: Path) -> None:
+    study = Study.create(tmp_path / "s.db")
+    row = statements_row(1, answer="Says Must 1.1 clearly. Also NOT Nice 1.1 at all.")
+    import_file(study, write_jsonl(tmp_path / "s.jsonl", [row]), "statements", actor="t")
+    with FakeLLMServer(routing(pairwise_responder(prefer_first))) as server:
+        run(study, [judge_for(server, samples=1)])
+        nli = [v.value for v in item_verdicts(study, 1)]
+        kqa = JudgeConfig(parse_judge_spec(f"openai:fake2@{server.openai_url}"), samples=1,
+                          statements_protocol="kqa")
+        s = run(study, [kqa])
+    assert nli == ["entailed", "neutral", "contradicted"]
+    assert s.calls_needed == 6  # 3 statements × 2 questions
+    by_judge = {}
+    for v in item_verdicts(study, 1):
+        by_judge.setdefault(v.judge, []).append(v.value)
+    assert by_judge[kqa.rater] == ["entailed", "neutral", "contradicted"]
+
+
+def test_dry_run_and_max_cost(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=3)
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        j = judge_for(server)
+        dry = run(study, [j], dry_run=True, price_override=(1000.0, 1000.0))
+        assert server.count() == 0
+        assert dry.to_call == 18 and dry.est_input_tokens > 0 and dry.est_cost_usd > 0
+        capped = run(study, [j], max_cost=dry.est_cost_usd / 3, price_override=(1000.0, 1000.0))
+        made = server.count()
+    assert capped.stopped and "max-cost" in capped.stopped
+    assert 0 < made < 18
+    assert capped.cost_usd <= dry.est_cost_usd / 3 + 1e-9
+
+
+def test_template_change_never_reuses_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    study = make_study(tmp_path, n=1)
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        run(study, [judge_for(server)])
+        original = templates.load("pairwise")
+        changed = templates.parse_template("pairwise_v2", original.text + "\nBe brief.")
+        templates.load.cache_clear()
+        monkeypatch.setattr(templates, "load", lambda task: changed if task == "pairwise" else original)
+        import medjudge.judging.plan as plan_mod
+        monkeypatch.setattr(plan_mod, "load", templates.load)
+        n = server.count()
+        again = run(study, [judge_for(server)])
+        assert server.count() - n == 6
+    assert again.cached == 0
+    hashes = {r[0] for r in study.conn.execute("SELECT template_hash FROM judge_calls")}
+    assert hashes == {original.hash, changed.hash}
+
+
+def test_cli_judge_and_export_verdicts_show_the_trail(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=1)
+    path = str(study.path)
+    study.close()
+    runner = CliRunner()
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        r = runner.invoke(app, ["judge", path, "-j", f"openai:fake@{server.openai_url}", "--dry-run"])
+        assert r.exit_code == 0, r.output
+        assert "6 calls needed: 0 cached, 6 to make" in r.output
+        r = runner.invoke(app, ["judge", path, "-j", f"openai:fake@{server.openai_url}"])
+        assert r.exit_code == 0, r.output
+        assert "verdicts written: 6" in r.output
+    r = runner.invoke(app, ["export", path, "verdicts"])
+    rows = [json.loads(line) for line in r.output.splitlines()]
+    assert len(rows) == 6 and rows[0]["value"] == "A" and rows[0]["current"] == 1
+    assert rows[0]["trail"]["orders"]["AB"]["votes"] == ["A", "A", "A"]
+    assert len(rows[0]["trail"]["orders"]["AB"]["calls"]) == 3
+    r = runner.invoke(app, ["judge", path, "-j", "nonsense"])
+    assert r.exit_code == 1 and "--judge" in r.output
+    r = runner.invoke(app, ["judge", path, "-j", "openai:gpt-4o"])
+    assert r.exit_code == 1 and "OPENAI_API_KEY" in r.output and "Traceback" not in r.output
