@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from .commands import demo, judge, study
+from .commands import adjudicate, demo, judge, study, team
 
 app = typer.Typer(
     name="medjudge",
@@ -26,6 +26,10 @@ app.command("import")(study.import_)
 app.command()(study.status)
 app.command()(study.export)
 app.command()(judge.judge)
+app.command()(adjudicate.adjudicate)
+app.command()(team.assign)
+app.command()(team.role)
+app.command()(team.settings)
 
 
 def main() -> None:

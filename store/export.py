@@ -45,12 +45,6 @@ _QUERIES = {
             JOIN raters r ON r.id = h.rater_id LEFT JOIN statements s ON s.id = u.statement_id
             UNION ALL
             SELECT a.at, a.actor, a.action, a.entity, NULL, a.old, a.new, NULL, 0 FROM audit a
-            UNION ALL
-            SELECT d.at, d.actor, 'adjudication',
-                   i.ext_id || '/' || u.criterion || coalesce('/' || s.position, ''),
-                   NULL, NULL, d.value, d.rationale, 0
-            FROM adjudications d JOIN units u ON u.id = d.unit_id JOIN items i ON i.id = u.item_id
-            LEFT JOIN statements s ON s.id = u.statement_id
         ) ORDER BY at""",
     "adjudications": """
         SELECT d.id, i.ext_id AS item, i.kind, u.criterion, s.position AS statement, d.value,

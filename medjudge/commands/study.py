@@ -13,6 +13,7 @@ import typer
 from medjudge.paths import login_name
 from medjudge.store import export as exporting
 from medjudge.store.importing.run import import_file
+from medjudge.store.roles import grant
 from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
 from medjudge.store.study import Study
 from medjudge.store.summary import summary
@@ -85,7 +86,9 @@ def init(
             others = [c for c in DEFAULT_CRITERIA if c.kind != "pairwise"]
             settings = settings.model_copy(update={"criteria": pairwise + others})
             settings = StudySettings.model_validate(settings.model_dump())
-        Study.create(study, settings, actor=login_name()).close()
+        created = Study.create(study, settings, actor=login_name())
+        grant(created, login_name(), "lead", by=login_name())
+        created.close()
     out(f"created {study} ({len(settings.criteria_for('pairwise'))} pairwise criteria: "
         + ", ".join(c.name for c in settings.criteria_for("pairwise")) + ")")
 
@@ -112,6 +115,8 @@ def import_(
     with user_errors():
         existed = study.exists()
         s = Study.open_or_create(study, actor=login_name())
+        if not existed:
+            grant(s, login_name(), "lead", by=login_name())
         try:
             result = import_file(s, file, kind.value, actor=login_name(), answers=answers,
                                  source=source, batch=batch)

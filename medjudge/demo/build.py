@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from medjudge.store.importing.run import import_file
+from medjudge.store.roles import grant
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
@@ -38,6 +39,8 @@ def build_demo(path: Path, *, actor: str) -> Study:
                 with importlib.resources.as_file(files / name) as src:
                     import_file(study, src, kind, actor=actor)
             _add_recorded_verdicts(study, files)
+            for role in ("lead", "reviewer", "adjudicator"):  # whoever runs the demo may try everything
+                grant(study, actor, role, by=actor)
         finally:
             study.close()
         shutil.move(str(tmp_path), path)

@@ -1,0 +1,184 @@
+"""The adjudication queue: every unit where raters disagree, by kind of disagreement.
+
+Kinds (a unit may have several):
+
+- ``reviewer_vs_reviewer``: two or more reviewers labelled it differently.
+- ``reviewer_vs_judge``: a reviewer's label differs from a judge's current verdict.
+- ``judge_vs_judge``: two judge models (panels aside) reached different verdicts.
+- ``position_inconsistency``: a judge's AB and BA orders disagreed.
+- ``samples_disagreed``: a judge's samples disagreed within an order (or within a prompt).
+- ``failed_samples``: a judge had failed samples for it, or no verdict at all (missing).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from medjudge.store.adjudications import reference_labels, unit_adjudications
+from medjudge.store.judgments import call_rows
+from medjudge.store.study import Study
+
+KINDS = ("reviewer_vs_reviewer", "reviewer_vs_judge", "judge_vs_judge", "position_inconsistency",
+         "samples_disagreed", "failed_samples")
+
+
+@dataclass
+class Disagreement:
+    """One unit in the queue."""
+
+    unit_id: int
+    item_id: int
+    item: str
+    item_kind: str
+    criterion: str
+    statement: int | None
+    sources: list[str]
+    kinds: list[str]
+    votes: dict[str, str | None] = field(default_factory=dict)
+    reviewers: list[str] = field(default_factory=list)
+    judges: list[str] = field(default_factory=list)
+    split: float = 0.0
+    """How split the votes are: 1 − (largest share); 0 when all agree."""
+    reference: str | None = None
+    """The adjudicated value, if any."""
+
+    @property
+    def where(self) -> str:
+        """``item/criterion`` or ``item/statement N``."""
+        return f"{self.item}/" + (f"statement {self.statement}" if self.statement is not None else self.criterion)
+
+
+def _failed(trail: dict[str, Any]) -> bool:
+    if trail.get("verdict") is None and trail.get("source") != "import":
+        return True
+    if trail.get("failed"):
+        return True
+    return any(o.get("failed") for o in trail.get("orders", {}).values())
+
+
+def _samples_disagreed(trail: dict[str, Any]) -> bool:
+    if trail.get("samples_disagreed"):
+        return True
+    return any(o.get("samples_disagreed") for o in trail.get("orders", {}).values())
+
+
+def queue(study: Study, *, kind: str | None = None, criterion: str | None = None,
+          source: str | None = None, reviewer: str | None = None,
+          unresolved_only: bool = False) -> list[Disagreement]:
+    """Every disagreement, most split first.
+
+    Args:
+        study: the open study.
+        kind: only this kind (see :data:`KINDS`).
+        criterion: only this criterion (``entailment`` for statements).
+        source: only units of items with an answer from this model.
+        reviewer: only units this reviewer labelled.
+        unresolved_only: leave out units that already have an adjudication.
+    """
+    conn = study.conn
+    meta: dict[int, dict[str, Any]] = {}
+    for r in conn.execute(
+        "SELECT u.id, u.item_id, i.ext_id, i.kind, u.criterion, s.position, "
+        "(SELECT group_concat(a.source, '|') FROM answers a WHERE a.item_id = i.id) "
+        "FROM units u JOIN items i ON i.id = u.item_id LEFT JOIN statements s ON s.id = u.statement_id"
+    ):
+        meta[r[0]] = {"item_id": r[1], "item": r[2], "kind": r[3], "criterion": r[4], "statement": r[5],
+                      "sources": sorted(set((r[6] or "").split("|")) - {""})}
+    humans: dict[int, dict[str, str]] = defaultdict(dict)
+    judges: dict[int, dict[str, str]] = defaultdict(dict)
+    for unit_id, name, kind_, value in conn.execute(
+        "SELECT l.unit_id, r.name, r.kind, l.value FROM labels l JOIN raters r ON r.id = l.rater_id"
+    ):
+        if kind_ == "human":
+            humans[unit_id][name] = value
+        elif not name.startswith("panel:"):
+            judges[unit_id][name] = value
+    trails: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for unit_id, name, trail in conn.execute(
+        "SELECT v.unit_id, r.name, v.trail FROM verdicts v JOIN raters r ON r.id = v.rater_id "
+        "WHERE r.name NOT LIKE 'panel:%' AND v.id = (SELECT max(v2.id) FROM verdicts v2 "
+        "WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id)"
+    ):
+        trails[unit_id][name] = json.loads(trail)
+    refs = reference_labels(study)
+    out: list[Disagreement] = []
+    for unit_id in set(humans) | set(judges) | set(trails):
+        h, j, t = humans.get(unit_id, {}), judges.get(unit_id, {}), trails.get(unit_id, {})
+        kinds = []
+        if len(set(h.values())) > 1:
+            kinds.append("reviewer_vs_reviewer")
+        if any(hv != jv for hv in h.values() for jv in j.values()):
+            kinds.append("reviewer_vs_judge")
+        if len(set(j.values())) > 1:
+            kinds.append("judge_vs_judge")
+        if any(tr.get("position_inconsistent") for tr in t.values()):
+            kinds.append("position_inconsistency")
+        if any(_samples_disagreed(tr) for tr in t.values()):
+            kinds.append("samples_disagreed")
+        if any(_failed(tr) for tr in t.values()):
+            kinds.append("failed_samples")
+        if not kinds:
+            continue
+        m = meta[unit_id]
+        votes: dict[str, str | None] = {**h, **j}
+        for name in t:
+            votes.setdefault(name, None)
+        counted = [v for v in votes.values() if v is not None]
+        split = 1 - Counter(counted).most_common(1)[0][1] / len(counted) if counted else 1.0
+        out.append(Disagreement(
+            unit_id=unit_id, item_id=m["item_id"], item=m["item"], item_kind=m["kind"],
+            criterion=m["criterion"], statement=m["statement"], sources=m["sources"], kinds=kinds,
+            votes=votes, reviewers=sorted(h), judges=sorted(set(j) | set(t)), split=round(split, 6),
+            reference=refs.get(unit_id),
+        ))
+    out = [d for d in out if (kind is None or kind in d.kinds)
+           and (criterion is None or d.criterion == criterion)
+           and (source is None or source in d.sources)
+           and (reviewer is None or reviewer in d.reviewers)
+           and (not unresolved_only or d.reference is None)]
+    out.sort(key=lambda d: (-d.split, d.item_id, d.statement or 0, d.criterion))
+    return out
+
+
+def counts(entries: list[Disagreement]) -> dict[str, int]:
+    """Number of units per kind (a unit with two kinds counts in both)."""
+    c = Counter(k for d in entries for k in d.kinds)
+    return {k: c.get(k, 0) for k in KINDS}
+
+
+def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
+    """Every vote on a unit, for the adjudicator: reviewers' labels with notes and whether they
+    changed after the reveal, judges' verdicts with AB/BA per-sample votes and reasons, the raw
+    replies of failed samples, and the adjudication history."""
+    conn = study.conn
+    reviewers = []
+    for r in conn.execute(
+        "SELECT r.name, l.value, l.note, (SELECT count(*) FROM label_history h WHERE h.unit_id = l.unit_id "
+        "AND h.rater_id = l.rater_id AND h.after_reveal = 1) AS changed_after_reveal, "
+        "(SELECT n.note FROM item_notes n JOIN units u ON u.item_id = n.item_id "
+        " WHERE u.id = l.unit_id AND n.rater_id = l.rater_id) AS item_note "
+        "FROM labels l JOIN raters r ON r.id = l.rater_id WHERE l.unit_id = ? AND r.kind = 'human' "
+        "ORDER BY r.name",
+        (unit_id,),
+    ):
+        reviewers.append({"reviewer": r[0], "value": r[1], "note": r[2], "item_note": r[4],
+                          "changed_after_reveal": bool(r[3])})
+    judges = []
+    for r in conn.execute(
+        "SELECT r.name, v.value, v.reason, v.trail FROM verdicts v JOIN raters r ON r.id = v.rater_id "
+        "WHERE v.unit_id = ? AND v.id = (SELECT max(v2.id) FROM verdicts v2 WHERE v2.unit_id = v.unit_id "
+        "AND v2.rater_id = v.rater_id) ORDER BY r.name",
+        (unit_id,),
+    ):
+        trail = json.loads(r[3])
+        failed_keys = [f["key"] for o in trail.get("orders", {}).values() for f in o.get("failed", [])]
+        failed_keys += [f["key"] for f in trail.get("failed", [])]
+        raw = {c["key"]: {"raw": c["raw"], "error": c["error"], "task": c["task"], "sample": c["sample"]}
+               for c in call_rows(study, failed_keys)} if failed_keys else {}
+        judges.append({"judge": r[0], "value": r[1], "reason": r[2], "trail": trail, "failed_raw": raw})
+    adjudications = [{"value": a["value"], "rationale": a["rationale"], "actor": a["actor"], "at": a["at"],
+                      "settles": json.loads(a["settles"])} for a in unit_adjudications(study, unit_id)]
+    return {"reviewers": reviewers, "judges": judges, "adjudications": adjudications}

@@ -1,0 +1,89 @@
+"""``medjudge adjudicate``: the queue of disagreements, and recording final labels."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medjudge.judging.disagreements import KINDS, counts, queue
+from medjudge.paths import login_name
+from medjudge.store.adjudications import adjudicate as record
+from medjudge.store.items import find_item, get_item
+from medjudge.store.roles import require
+from medjudge.store.study import Study
+
+from .common import UserError, opened, out
+
+
+def resolve_unit(study: Study, ref: str) -> int:
+    """``ITEM/CRITERION`` or ``ITEM/N`` (statement number N) → unit id."""
+    item_ref, _, part = ref.rpartition("/")
+    item_id = find_item(study, item_ref) if item_ref else None
+    if item_id is None:
+        raise UserError(f"--unit {ref!r}: give ITEM/CRITERION or ITEM/STATEMENT-NUMBER with an existing item id")
+    item = get_item(study, item_id)
+    if part.isdigit() and item.kind == "statements":
+        for st in item.statements:
+            if st.position == int(part):
+                return item.unit_for("entailment", st.id).id
+    else:
+        for u in item.units:
+            if u.criterion == part and u.statement_id is None:
+                return u.id
+    raise UserError(f"--unit {ref!r}: item {item_ref} has no {part!r}")
+
+
+def adjudicate(
+    study: Annotated[Path, typer.Argument(help="The study file.")],
+    list_: Annotated[bool, typer.Option("--list", help="Print the queue instead of opening the app.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the queue as JSON.")] = False,
+    kind: Annotated[str | None, typer.Option(help=f"Only one kind: {', '.join(KINDS)}.")] = None,
+    criterion: Annotated[str | None, typer.Option(help="Only one criterion.")] = None,
+    source: Annotated[str | None, typer.Option(help="Only items with an answer from this model.")] = None,
+    reviewer: Annotated[str | None, typer.Option(help="Only units this reviewer labelled.")] = None,
+    unresolved: Annotated[bool, typer.Option(help="Leave out units already adjudicated.")] = False,
+    unit: Annotated[str | None, typer.Option(help="Record a final label: ITEM/CRITERION or ITEM/N.")] = None,
+    value: Annotated[str | None, typer.Option(help="With --unit: the final label.")] = None,
+    rationale: Annotated[str | None, typer.Option(help="With --unit: why (required).")] = None,
+) -> None:
+    """Walk the disagreements and record final labels with a rationale (adjudicators only).
+
+    \b
+    Example:
+      medjudge adjudicate trial.db                      # the queue in the app
+      medjudge adjudicate trial.db --list --kind reviewer_vs_judge
+      medjudge adjudicate trial.db --unit pw-03/harmfulness --value B --rationale "B delays antibiotics"
+    """
+    if kind is not None and kind not in KINDS:
+        raise typer.BadParameter(f"use one of {', '.join(KINDS)}", param_hint="--kind")
+    with opened(study) as s:
+        if unit is not None:
+            if not value or rationale is None:
+                raise UserError("--unit needs --value and --rationale")
+            uid = resolve_unit(s, unit)
+            record(s, uid, value, rationale, actor=login_name())
+            out(f"{unit}: final label {value} recorded")
+            return
+        entries = queue(s, kind=kind, criterion=criterion, source=source, reviewer=reviewer,
+                        unresolved_only=unresolved)
+        if json_output:
+            data = {"counts": counts(entries), "units": [asdict(e) for e in entries]}
+            sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            return
+        if not list_:
+            require(s, login_name(), "adjudicate")
+            from medjudge.tui.app import make_app  # the UI only for this path
+
+            make_app(s.path, reviewer=login_name(), start="adjudicate").run()
+            return
+        c = counts(entries)
+        out(" · ".join(f"{k}: {v}" for k, v in c.items()))
+        for e in entries:
+            votes = ", ".join(f"{r}={v if v is not None else 'missing'}" for r, v in e.votes.items())
+            ref = f" → {e.reference}" if e.reference else ""
+            out(f"{e.where} [{', '.join(e.kinds)}] split {e.split:.2f}: {votes}{ref}")

@@ -1,0 +1,127 @@
+"""Team commands: roles, assignments and study settings (leads only)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medjudge.paths import login_name
+from medjudge.store.assignments import assign as assign_items
+from medjudge.store.assignments import assignment_counts, unassign
+from medjudge.store.items import list_items
+from medjudge.store.roles import grant, members, require, revoke
+
+from .common import UserError, opened, out
+
+StudyArg = Annotated[Path, typer.Argument(help="The study file.")]
+
+
+class Action(str, Enum):
+    """What ``role`` does."""
+
+    add = "add"
+    remove = "remove"
+    list = "list"
+
+
+class Role(str, Enum):
+    """The roles of a study."""
+
+    lead = "lead"
+    reviewer = "reviewer"
+    adjudicator = "adjudicator"
+
+
+def role(
+    study: StudyArg,
+    action: Annotated[Action, typer.Argument(help="add, remove or list.")],
+    login: Annotated[str | None, typer.Argument(help="The login name.")] = None,
+    as_: Annotated[Role | None, typer.Option("--as", help="The role.")] = None,
+) -> None:
+    """Give, take or list roles: leads, reviewers, adjudicators.
+
+    \b
+    Example:
+      medjudge role trial.db add drchen --as adjudicator
+      medjudge role trial.db list
+    """
+    with opened(study) as s:
+        if action is Action.list:
+            for r, logins in members(s).items():
+                out(f"{r}s: " + (", ".join(logins) if logins else "-"))
+            return
+        if login is None or as_ is None:
+            raise UserError(f"`role {action.value}` needs a LOGIN and --as ROLE")
+        if action is Action.add:
+            new = grant(s, login, as_.value, by=login_name())
+            out(f"{login} is {'now' if new else 'already'} {as_.value} of {study}")
+        else:
+            gone = revoke(s, login, as_.value, by=login_name())
+            out(f"{login} {'is no longer' if gone else 'was not'} {as_.value} of {study}")
+
+
+def assign(
+    study: StudyArg,
+    reviewers: Annotated[list[str], typer.Argument(help="Login names of the reviewers.")],
+    batch: Annotated[str | None, typer.Option(help="Only items of this batch (and name the assignment so).")] = None,
+    kind: Annotated[str | None, typer.Option(help="Only items of this kind.")] = None,
+    first: Annotated[int | None, typer.Option(min=1, help="Only the first N matching items.")] = None,
+    overlap: Annotated[int | None, typer.Option(min=1, help="Reviewers per item (default: all).")] = None,
+    remove: Annotated[bool, typer.Option(help="Remove these reviewers' assignments instead.")] = False,
+) -> None:
+    """Assign items to reviewers (a reviewer with assignments sees only those in the app).
+
+    \b
+    Example:
+      medjudge assign trial.db drchen drpatel --batch week-1
+      medjudge assign trial.db drchen drpatel drlee --kind pairwise --overlap 2
+    """
+    with opened(study) as s:
+        if remove:
+            for r in reviewers:
+                out(f"{r}: {unassign(s, r, by=login_name(), batch=batch)} assignment(s) removed")
+            return
+        require(s, login_name(), "assign")
+        items = [i.id for i in list_items(s, kind=kind, batch=batch)][:first]
+        if not items:
+            raise UserError("no items match (check --batch and --kind)")
+        added = assign_items(s, reviewers, items, by=login_name(), batch=batch, overlap=overlap)
+        totals = assignment_counts(s)
+        for r in reviewers:
+            out(f"{r}: {added[r]} new, {totals.get(r, 0)} assigned in all")
+
+
+def settings(
+    study: StudyArg,
+    blind: Annotated[bool | None, typer.Option("--blind/--show-verdicts",
+                     help="Hide verdicts until the reviewer's own labels are saved, or show them.")] = None,
+    allow_reviewer_override: Annotated[bool | None, typer.Option(
+        "--allow-reviewer-override/--login-only", help="Allow `review --reviewer NAME`.")] = None,
+    roles_enforced: Annotated[bool | None, typer.Option(
+        "--roles-enforced/--anyone-reviews", help="Only logins with a role may review.")] = None,
+    name: Annotated[str | None, typer.Option(help="Rename the study.")] = None,
+) -> None:
+    """Show or change the study's settings (leads only); every change is in the history.
+
+    \b
+    Example:
+      medjudge settings trial.db
+      medjudge settings trial.db --show-verdicts --roles-enforced
+    """
+    with opened(study) as s:
+        changes = {k: v for k, v in {"blind": blind, "allow_reviewer_override": allow_reviewer_override,
+                                     "roles_enforced": roles_enforced, "name": name}.items() if v is not None}
+        if changes:
+            require(s, login_name(), "settings")
+            s.save_settings(s.settings.model_copy(update=changes), actor=login_name())
+        st = s.settings
+        out(f"name: {st.name}")
+        out(f"blind: {'yes' if st.blind else 'no (verdicts shown from the start)'}")
+        out(f"reviewer override: {'allowed' if st.allow_reviewer_override else 'login name only'}")
+        out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
+        for c in st.criteria:
+            extra = c.polarity or (f"{c.scale[0]}–{c.scale[1]}" if c.scale else "options")
+            out(f"criterion {c.name} ({c.kind}, {extra}): {c.question}")

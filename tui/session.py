@@ -1,0 +1,261 @@
+"""One reviewer's session on a study: the item queue, the current item, votes, undo and time.
+
+Plain Python (no Textual), so the screens stay thin and the rules are testable on their own.
+
+Storage contract: every vote goes through :func:`store.labels.set_label`, which commits before
+it returns; :meth:`ReviewSession.vote` returns the :class:`Saved` row only after that commit,
+and the screen shows "saved" only then. All calls run on the caller's thread with the
+session's one connection.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from medjudge.store import labels as store_labels
+from medjudge.store.items import Item, ItemRef, get_item, list_items
+from medjudge.store.judgments import VerdictView, item_verdicts
+from medjudge.store.labels import Saved
+from medjudge.store.review_queries import has_assignments, has_others, labelled_counts, unit_counts
+from medjudge.store.settings import StudySettings
+from medjudge.store.study import Study
+
+IDLE_GAP_S = 300.0
+"""A pause between two keypresses counts as at most this long (lunch is not review time)."""
+
+
+@dataclass(frozen=True)
+class UndoEntry:
+    """A label write this session can take back."""
+
+    saved: Saved
+    item_id: int
+
+
+def shown_verdict(item: Item, stored: str) -> str:
+    """A stored pairwise value in display terms: 'A' means the left (first shown) answer."""
+    if item.swap and stored in ("A", "B"):
+        return "B" if stored == "A" else "A"
+    return stored
+
+
+def stored_verdict(item: Item, shown: str) -> str:
+    """The value to store for a verdict given in display terms (the mapping is its own inverse)."""
+    return shown_verdict(item, shown)
+
+
+class ReviewSession:
+    """The state of one reviewer working through a study."""
+
+    def __init__(self, study: Study, reviewer: str, *, assigned_only: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Load the reviewer's queue and progress.
+
+        Args:
+            study: the open study (its connection is used from the caller's thread only).
+            reviewer: the reviewer's name.
+            assigned_only: show only the items assigned to the reviewer; by default, when the
+                study assigns any items to them.
+            clock: a monotonic clock (tests pass a fake one).
+        """
+        self.study = study
+        self.reviewer = reviewer
+        self.clock = clock
+        self.has_assignments = has_assignments(study, reviewer)
+        self.assigned_only = self.has_assignments if assigned_only is None else assigned_only
+        self.refs: list[ItemRef] = list_items(study, assigned_to=reviewer if self.assigned_only else None)
+        self._position = {r.id: i for i, r in enumerate(self.refs)}
+        self.unit_total = unit_counts(study)
+        self.mine = labelled_counts(study, reviewer)
+        self.undo_stack: list[UndoEntry] = []
+        self.index = -1
+        self.item: Item | None = None
+        self.labels: dict[int, str] = {}
+        self._revealed: set[int] = set()
+        self._active_s = 0.0
+        self._last_touch = clock()
+
+    # -- settings and progress -------------------------------------------------------------
+    @property
+    def settings(self) -> StudySettings:
+        """The study's settings."""
+        return self.study.settings
+
+    def is_done(self, item_id: int) -> bool:
+        """Whether the reviewer has labelled every unit of an item."""
+        total = self.unit_total.get(item_id, 0)
+        return total > 0 and self.mine.get(item_id, 0) >= total
+
+    def items_done(self) -> int:
+        """How many items of the queue the reviewer has completed."""
+        return sum(1 for r in self.refs if self.is_done(r.id))
+
+    def reload_progress(self) -> None:
+        """Re-read the reviewer's own label counts (after another process wrote)."""
+        self.mine = labelled_counts(self.study, self.reviewer)
+
+    # -- navigation --------------------------------------------------------------------------
+    def first_index(self) -> int:
+        """Where to start: the first item not yet completed, else the first item."""
+        found = self.next_unlabelled(-1)
+        return 0 if found is None else found
+
+    def next_unlabelled(self, after: int) -> int | None:
+        """The queue position of the next item (after ``after``, wrapping) not yet completed."""
+        n = len(self.refs)
+        for step in range(1, n + 1):
+            i = (after + step) % n
+            if not self.is_done(self.refs[i].id):
+                return i
+        return None
+
+    def find(self, text: str) -> int | None:
+        """A queue position from an item id (as imported) or a 1-based position number."""
+        text = text.strip()
+        for i, r in enumerate(self.refs):
+            if r.ext_id == text:
+                return i
+        if text.lstrip("#").isdigit():
+            pos = int(text.lstrip("#")) - 1
+            if 0 <= pos < len(self.refs):
+                return pos
+        return None
+
+    def position_of(self, item_id: int) -> int | None:
+        """The queue position of an item (None when it is not in this reviewer's queue)."""
+        return self._position.get(item_id)
+
+    def load(self, index: int) -> Item:
+        """Make the item at a queue position current and read the reviewer's labels on it."""
+        self.index = index
+        self.item = get_item(self.study, self.refs[index].id)
+        self.labels = store_labels.item_labels(self.study, self.item.id, self.reviewer)
+        self._active_s = 0.0
+        self._last_touch = self.clock()
+        return self.item
+
+    def reload_labels(self) -> None:
+        """Re-read the reviewer's labels on the current item."""
+        if self.item is not None:
+            self.labels = store_labels.item_labels(self.study, self.item.id, self.reviewer)
+            self.mine[self.item.id] = len(self.labels)
+
+    # -- time --------------------------------------------------------------------------------
+    def touch(self) -> None:
+        """Note activity (a keypress); long pauses count as :data:`IDLE_GAP_S` at most."""
+        now = self.clock()
+        self._active_s += min(max(0.0, now - self._last_touch), IDLE_GAP_S)
+        self._last_touch = now
+
+    def leave(self) -> tuple[int, float] | None:
+        """Stop timing the current item; returns (item id, active seconds) to record."""
+        if self.item is None:
+            return None
+        self.touch()
+        spent, self._active_s = self._active_s, 0.0
+        return self.item.id, spent
+
+    def record_time(self, item_id: int, seconds: float) -> None:
+        """Add a visit's time to the store (one small transaction)."""
+        store_labels.add_time(self.study, item_id, self.reviewer, seconds)
+
+    # -- labels ------------------------------------------------------------------------------
+    def vote(self, unit_id: int, value: str) -> Saved:
+        """Store the reviewer's label on a unit of the current item; committed on return.
+
+        Raises:
+            LabelError: the value is not allowed for the unit's criterion.
+        """
+        assert self.item is not None
+        saved = store_labels.set_label(self.study, unit_id, self.reviewer, value)
+        self.labels[unit_id] = saved.new_value or ""
+        self.mine[self.item.id] = len(self.labels)
+        self.undo_stack.append(UndoEntry(saved, self.item.id))
+        return saved
+
+    def undo(self) -> tuple[UndoEntry, Saved | None] | None:
+        """Take back the last label this session wrote.
+
+        Returns:
+            None when there is nothing to undo; else the entry and the undo's own history
+            row, or None in its place when the label had changed since (nothing was written).
+        """
+        if not self.undo_stack:
+            return None
+        entry = self.undo_stack.pop()
+        result = store_labels.revert(self.study, entry.saved, self.reviewer)
+        if result is not None:
+            counts = labelled_counts(self.study, self.reviewer)
+            self.mine[entry.item_id] = counts.get(entry.item_id, 0)
+            if self.item is not None and self.item.id == entry.item_id:
+                self.labels = store_labels.item_labels(self.study, entry.item_id, self.reviewer)
+        return entry, result
+
+    def complete(self) -> bool:
+        """Whether every unit of the current item carries the reviewer's label."""
+        return self.item is not None and all(u.id in self.labels for u in self.item.units)
+
+    # -- blind review and reveal -------------------------------------------------------------
+    def revealed(self) -> bool:
+        """Whether the reviewer may see verdicts and others' labels on the current item."""
+        if self.item is None:
+            return False
+        if not self.settings.blind or self.item.id in self._revealed:
+            return True
+        if store_labels.is_revealed(self.study, self.item.id, self.reviewer):
+            self._revealed.add(self.item.id)
+            return True
+        return False
+
+    def anything_to_reveal(self) -> bool:
+        """Whether a judge verdict or another rater's label exists on the current item."""
+        return self.item is not None and has_others(self.study, self.item.id, self.reviewer)
+
+    def reveal_if_due(self) -> bool:
+        """Record the reveal once it is due; True when it happened now.
+
+        Blind studies reveal when the reviewer's own labels on the item are all saved. In
+        studies that are not blind everything is visible from the start, so the reveal is
+        recorded as soon as there is something to see (later changes are then flagged
+        ``after_reveal`` in the history, as they should be).
+        """
+        item = self.item
+        if item is None or item.id in self._revealed:
+            return False
+        if self.settings.blind:
+            if not self.complete():
+                return False
+        elif not self.anything_to_reveal():
+            return False
+        self._revealed.add(item.id)
+        return store_labels.mark_revealed(self.study, item.id, self.reviewer)
+
+    def verdicts(self) -> list[VerdictView]:
+        """Judge verdicts on the current item (empty unless revealed)."""
+        if self.item is None or not self.revealed():
+            return []
+        return item_verdicts(self.study, self.item.id)
+
+    def others(self) -> dict[int, dict[str, str]]:
+        """Other human reviewers' labels on the current item (empty unless revealed)."""
+        if self.item is None or not self.revealed():
+            return {}
+        judges = {r["name"] for r in self.study.raters("judge")}
+        out: dict[int, dict[str, str]] = {}
+        for unit_id, by in store_labels.other_labels(self.study, self.item.id, self.reviewer).items():
+            humans = {k: v for k, v in by.items() if k not in judges}
+            if humans:
+                out[unit_id] = humans
+        return out
+
+    # -- notes -------------------------------------------------------------------------------
+    def note(self) -> str:
+        """The reviewer's note on the current item."""
+        return "" if self.item is None else store_labels.get_note(self.study, self.item.id, self.reviewer)
+
+    def set_note(self, text: str) -> None:
+        """Store (or clear) the reviewer's note on the current item; committed on return."""
+        assert self.item is not None
+        store_labels.set_note(self.study, self.item.id, self.reviewer, text)
