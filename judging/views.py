@@ -171,7 +171,8 @@ def criterion_comparisons(data: StudyData, criterion: str,
 
     columns: list[tuple[str, str, str, list[Hashable | None], list[Hashable | None]]] = []
     for view, a, b in _pairs(data, criterion):
-        columns.append((view, a, b, data.column(criterion, a, units), data.column(criterion, b, units)))
+        columns.append((view, a, b, data.column(criterion, a, units),
+                        data.column(criterion, b, units)))
     if pairwise:
         for judge in data.raters(criterion, "judge"):
             ab, ba = ab_ba_columns(data, judge, units)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from .commands import adjudicate, demo, judge, study, team
+from .commands import review as review_cmd
 
 app = typer.Typer(
     name="medjudge",
@@ -26,6 +27,7 @@ app.command("import")(study.import_)
 app.command()(study.status)
 app.command()(study.export)
 app.command()(judge.judge)
+app.command()(review_cmd.review)
 app.command()(adjudicate.adjudicate)
 app.command()(team.assign)
 app.command()(team.role)

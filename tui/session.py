@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from medjudge.store import labels as store_labels
+from medjudge.store import visibility
 from medjudge.store.items import Item, ItemRef, get_item, list_items
-from medjudge.store.judgments import VerdictView, item_verdicts
+from medjudge.store.judgments import VerdictView
 from medjudge.store.labels import Saved
 from medjudge.store.review_queries import has_assignments, has_others, labelled_counts, unit_counts
 from medjudge.store.settings import StudySettings
@@ -199,52 +200,51 @@ class ReviewSession:
 
     # -- blind review and reveal -------------------------------------------------------------
     def revealed(self) -> bool:
-        """Whether the reviewer may see verdicts and others' labels on the current item."""
+        """Whether the reviewer may see verdicts and others' labels on the current item.
+
+        The rule is :func:`store.visibility.may_see_others` (not blind, or every own label
+        saved), evaluated on the labels this session already holds.
+        """
         if self.item is None:
             return False
-        if not self.settings.blind or self.item.id in self._revealed:
-            return True
-        if store_labels.is_revealed(self.study, self.item.id, self.reviewer):
-            self._revealed.add(self.item.id)
-            return True
-        return False
+        return not self.settings.blind or self.complete()
 
     def anything_to_reveal(self) -> bool:
         """Whether a judge verdict or another rater's label exists on the current item."""
         return self.item is not None and has_others(self.study, self.item.id, self.reviewer)
 
     def reveal_if_due(self) -> bool:
-        """Record the reveal once it is due; True when it happened now.
+        """Record the reveal once the reviewer can see something; True when it happened now.
 
-        Blind studies reveal when the reviewer's own labels on the item are all saved. In
-        studies that are not blind everything is visible from the start, so the reveal is
-        recorded as soon as there is something to see (later changes are then flagged
-        ``after_reveal`` in the history, as they should be).
+        Blind studies reveal when the reviewer's own labels on the item are all saved; studies
+        that are not blind show everything from the start. Either way the reveal is recorded
+        (``mark_revealed``) when there is something to see, so later changes are flagged
+        ``after_reveal`` in the history.
         """
         item = self.item
-        if item is None or item.id in self._revealed:
+        if item is None or item.id in self._revealed or not self.revealed():
             return False
-        if self.settings.blind:
-            if not self.complete():
-                return False
-        elif not self.anything_to_reveal():
+        if not self.anything_to_reveal():
             return False
         self._revealed.add(item.id)
+        if store_labels.is_revealed(self.study, item.id, self.reviewer):
+            return False  # seen in an earlier session; a read spares a write
         return store_labels.mark_revealed(self.study, item.id, self.reviewer)
 
     def verdicts(self) -> list[VerdictView]:
-        """Judge verdicts on the current item (empty unless revealed)."""
+        """Judge verdicts on the current item (empty while blind)."""
         if self.item is None or not self.revealed():
             return []
-        return item_verdicts(self.study, self.item.id)
+        return visibility.visible_verdicts(self.study, self.item.id, self.reviewer)
 
     def others(self) -> dict[int, dict[str, str]]:
-        """Other human reviewers' labels on the current item (empty unless revealed)."""
+        """Other human reviewers' labels on the current item (empty while blind)."""
         if self.item is None or not self.revealed():
             return {}
         judges = {r["name"] for r in self.study.raters("judge")}
         out: dict[int, dict[str, str]] = {}
-        for unit_id, by in store_labels.other_labels(self.study, self.item.id, self.reviewer).items():
+        for unit_id, by in visibility.visible_other_labels(self.study, self.item.id,
+                                                           self.reviewer).items():
             humans = {k: v for k, v in by.items() if k not in judges}
             if humans:
                 out[unit_id] = humans

@@ -35,5 +35,10 @@ def demo(
         else:
             out(f"demo study: {path}")
     if build_only:
+        out(f"next: medjudge review {path} --reviewer NAME, or medjudge demo to open it")
         return
-    out(f"next: medjudge status {path}")
+    from medjudge.tui.app import make_app  # the UI loads only here
+
+    with user_errors():
+        app = make_app(path)
+    app.run()

@@ -1,0 +1,142 @@
+"""Shared wording and number formatting for the report renderers (md, html, csv).
+
+Nothing here escapes: each renderer escapes study text for its own format. Helpers that pick
+figures out of the report (:func:`headline`) work on the report dict only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+METRIC_NAMES = {
+    "percent": "% agreement",
+    "cohen": "Cohen's κ",
+    "gwet_ac1": "Gwet's AC1",
+    "weighted_kappa": "Weighted κ (linear)",
+    "spearman": "Spearman ρ",
+    "pearson": "Pearson r",
+    "fleiss": "Fleiss' κ",
+    "krippendorff_alpha": "Krippendorff's α",
+    "mean_pairwise_percent": "Mean pairwise % agreement",
+}
+PERCENT_METRICS = {"percent", "mean_pairwise_percent"}
+
+VIEW_NAMES = {
+    "human_human": "Reviewer vs reviewer",
+    "reviewers": "All reviewers",
+    "human_judge": "Reviewer vs judge",
+    "majority_judge": "Reviewers' majority vs judge",
+    "judge_judge": "Judge vs judge",
+    "ab_ba": "Judge AB vs BA order",
+    "reference": "Rater vs adjudicated reference",
+}
+
+
+def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2,
+        ci: bool = True) -> str:
+    """Format an estimate dict: ``0.61 [0.52, 0.70]``, ``85.0% [80.1, 89.2]`` or
+    ``undefined (reason)``; an absent estimate is an en dash."""
+    if e is None:
+        return "–"
+    value = e.get("value")
+    if value is None:
+        reason = e.get("reason")
+        return f"undefined ({reason})" if reason else "undefined"
+
+    def num(x: float) -> str:
+        return f"{100 * x:.1f}" if pct else f"{x:.{digits}f}"
+
+    text = num(value) + ("%" if pct else "")
+    if ci and e.get("ci_low") is not None and e.get("ci_high") is not None:
+        text += f" [{num(e['ci_low'])}, {num(e['ci_high'])}]"
+    return text
+
+
+def metric(record: dict[str, Any], name: str, **kw: Any) -> str:
+    """One metric of a comparison record, formatted (percent metrics as %)."""
+    return est(record.get("metrics", {}).get(name), pct=name in PERCENT_METRICS, **kw)
+
+
+def money(x: float | None) -> str:
+    """US dollars with enough decimals for small judge bills."""
+    if x is None:
+        return "–"
+    return f"${x:,.2f}" if x >= 100 else f"${x:,.4f}"
+
+
+def duration(seconds: float | None) -> str:
+    """``1 h 02 min``, ``3 min 20 s`` or ``12.5 s``."""
+    if seconds is None:
+        return "–"
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    if seconds >= 60:
+        return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+    return f"{seconds:.1f} s"
+
+
+def integer(x: Any) -> str:
+    """A count with thousands separators (``–`` for None)."""
+    return "–" if x is None else f"{int(x):,}"
+
+
+def criterion_title(c: dict[str, Any]) -> str:
+    """``correctness — pairwise, benefit ("which is better?")`` and the like."""
+    kind = c["kind"]
+    if kind == "pairwise" and c.get("polarity"):
+        side = "which is better?" if c["polarity"] == "benefit" else "which is worse?"
+        return f"{c['name']} — pairwise, {c['polarity']} ({side})"
+    if kind == "rating":
+        return f"{c['name']} — rating, " + ("ordinal scale" if c.get("ordinal") else "options")
+    return f"{c['name']} — {kind}"
+
+
+def whole(c: dict[str, Any], *, ties: str | None = "with") -> list[dict[str, Any]]:
+    """A criterion's whole-criterion comparisons (slice ``all``) for one tie setting."""
+    want = ties if c["kind"] == "pairwise" else None
+    out = []
+    for r in c["comparisons"]:
+        if r["slice"] != "all":
+            continue
+        if r["view"] == "reviewers" or r["ties"] == want:
+            out.append(r)
+    return out
+
+
+def headline(c: dict[str, Any]) -> dict[str, Any]:
+    """The summary figures of a criterion: reviewer agreement and reviewers vs first judge.
+
+    Returns:
+        ``reviewer_percent``, ``reviewer_kappa`` (Cohen for two reviewers, Fleiss for more),
+        ``kappa_name``, ``judge``, ``judge_percent``, ``judge_kappa`` and ``judge_view``.
+    """
+    rows = whole(c)
+    multi = next((r for r in rows if r["view"] == "reviewers"), None)
+    pair = next((r for r in rows if r["view"] == "human_human"), None)
+    out: dict[str, Any] = {"reviewer_percent": None, "reviewer_kappa": None,
+                           "kappa_name": "Cohen's κ", "judge": None, "judge_percent": None,
+                           "judge_kappa": None, "judge_view": None}
+    if multi is not None:
+        out.update(reviewer_percent=multi["metrics"]["mean_pairwise_percent"],
+                   reviewer_kappa=multi["metrics"]["fleiss"], kappa_name="Fleiss' κ")
+    elif pair is not None:
+        out.update(reviewer_percent=pair["metrics"]["percent"],
+                   reviewer_kappa=pair["metrics"]["cohen"])
+    judges = c.get("judges") or []
+    if judges:
+        first = judges[0]
+        for view in ("majority_judge", "human_judge"):
+            r = next((r for r in rows if r["view"] == view and r["rater_b"] == first), None)
+            if r is not None:
+                out.update(judge=first, judge_percent=r["metrics"]["percent"],
+                           judge_kappa=r["metrics"]["cohen"], judge_view=view)
+                break
+    return out
+
+
+def two_metric_names(c: dict[str, Any]) -> list[str]:
+    """Metric columns for a criterion's two-rater tables (ordinal scales get more)."""
+    names = ["percent", "cohen", "gwet_ac1"]
+    if c.get("ordinal"):
+        names += ["weighted_kappa", "spearman", "pearson"]
+    return names

@@ -1,0 +1,176 @@
+"""Agreement detail: two raters on one criterion, coefficients with intervals, confusion matrix.
+
+The figures come from the app's agreement feed in a thread worker and arrive as
+:class:`AgreementScreen.PairComputed`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from . import render
+from .messages import StudyChanged
+
+if TYPE_CHECKING:
+    from .app import ReviewApp
+
+
+class AgreementScreen(Screen[None]):
+    """One pair of raters on one criterion."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("left_square_bracket", "criterion(-1)", "Prev criterion", key_display="["),
+        Binding("right_square_bracket", "criterion(1)", "Next criterion", key_display="]"),
+        Binding("a", "rater(0)", "Rater A"),
+        Binding("b", "rater(1)", "Rater B"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+    ]
+
+    class PairComputed(Message):
+        """Figures for the pair arrived (``stats`` None when fewer than two raters)."""
+
+        def __init__(self, criterion: str, raters: list[str], pair: tuple[str, str] | None,
+                     stats: Any, error: str | None) -> None:
+            self.criterion = criterion
+            self.raters = raters
+            self.pair = pair
+            self.stats = stats
+            self.error = error
+            super().__init__()
+
+    def __init__(self, criteria: list[str], criterion: str) -> None:
+        """Start on ``criterion``; ``[``/``]`` move through ``criteria``."""
+        super().__init__()
+        self.criteria = criteria
+        self.criterion = criterion
+        self.raters: list[str] = []
+        self.pair: list[str] = []
+
+    @property
+    def review_app(self) -> ReviewApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        """Heading and the figures."""
+        yield Static("", id="ag-head")
+        with VerticalScroll(id="ag-body"):
+            yield Static(Text("computing…"), id="ag-figures")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        """Compute the first pair."""
+        self.compute()
+
+    @work(thread=True, exclusive=True, group="pair", exit_on_error=False)
+    def compute(self) -> None:
+        """Read raters and the pair's statistics off the main thread."""
+        feed = self.review_app.agreement
+        criterion, wanted = self.criterion, list(self.pair)
+        try:
+            raters = feed.raters(criterion)
+            pair = self._choose(raters, wanted)
+            stats = feed.pair(pair[0], pair[1], criterion) if pair else None
+            error = None
+        except Exception as exc:  # noqa: BLE001 - shown on screen
+            raters, pair, stats, error = [], None, None, str(exc)
+        self.post_message(self.PairComputed(criterion, raters, pair, stats, error))
+
+    def _choose(self, raters: list[str], wanted: list[str]) -> tuple[str, str] | None:
+        if len(raters) < 2:
+            return None
+        if len(wanted) == 2 and wanted[0] in raters and wanted[1] in raters and wanted[0] != wanted[1]:
+            return wanted[0], wanted[1]
+        me = self.review_app.session.reviewer
+        first = me if me in raters else raters[0]
+        second = next(r for r in raters if r != first)
+        return first, second
+
+    @on(PairComputed)
+    def _show(self, message: PairComputed) -> None:
+        if message.criterion != self.criterion:
+            return
+        self.raters = message.raters
+        self.pair = list(message.pair) if message.pair else []
+        head = Text(end="")
+        head.append("Agreement  ", "bold")
+        head.append_text(render.lit(self.criterion, "bold"))
+        head.append(f"  ({self.criteria.index(self.criterion) + 1}/{len(self.criteria)})"
+                    if self.criterion in self.criteria else "")
+        if message.pair:
+            head.append("\nA: ")
+            head.append_text(render.lit(message.pair[0], "bold"))
+            head.append("   B: ")
+            head.append_text(render.lit(message.pair[1], "bold"))
+        self.query_one("#ag-head", Static).update(head)
+        figures = self.query_one("#ag-figures", Static)
+        if message.error:
+            figures.update(render.lit(f"Could not compute: {message.error}"))
+        elif message.stats is None or message.pair is None:
+            figures.update(Text("Fewer than two raters have labelled this criterion yet."))
+        else:
+            figures.update(self._figures(message.stats, *message.pair))
+
+    @staticmethod
+    def _figures(stats: Any, a: str, b: str) -> Group:
+        table = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 2))
+        table.add_column("coefficient", style="bold", no_wrap=True)
+        table.add_column("value [95% CI]")
+        table.add_column("n", justify="right")
+        rows = [("percent agreement", stats.percent), ("Cohen's κ", stats.cohen),
+                ("Gwet's AC1", stats.gwet_ac1)]
+        for name in ("weighted_kappa", "spearman", "pearson"):
+            extra = getattr(stats, name, None)
+            if extra is not None:
+                rows.append((name.replace("_", " "), extra))
+        for name, est in rows:
+            table.add_row(Text(name), render.lit(est.format(2)), Text(str(est.n)))
+        confusion = render.confusion_table(stats.confusion.categories, stats.confusion.matrix, a, b)
+        dropped = getattr(stats, "n_dropped", 0)
+        note = Text(f"\n{stats.n} units labelled by both" +
+                    (f"; {dropped} labelled by only one left out" if dropped else "") + "\n")
+        return Group(table, note, Text("Confusion matrix (rows A, columns B)\n", style="bold"),
+                     confusion)
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_back(self) -> None:
+        """Back to the overview."""
+        self.dismiss(None)
+
+    def action_criterion(self, step: int) -> None:
+        """Previous / next criterion."""
+        if not self.criteria:
+            return
+        i = self.criteria.index(self.criterion) if self.criterion in self.criteria else 0
+        self.criterion = self.criteria[(i + step) % len(self.criteria)]
+        self.query_one("#ag-figures", Static).update(Text("computing…"))
+        self.compute()
+
+    def action_rater(self, side: int) -> None:
+        """The next rater on one side of the pair (skipping the other side's)."""
+        if len(self.raters) < 2 or len(self.pair) != 2:
+            return
+        other = self.pair[1 - side]
+        i = self.raters.index(self.pair[side]) if self.pair[side] in self.raters else -1
+        for step in range(1, len(self.raters) + 1):
+            cand = self.raters[(i + step) % len(self.raters)]
+            if cand != other:
+                self.pair[side] = cand
+                break
+        self.compute()
+
+    @on(StudyChanged)
+    def _changed(self) -> None:
+        self.compute()

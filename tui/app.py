@@ -1,0 +1,256 @@
+"""The review app: wires the screens, the live-update timer and the background workers.
+
+:func:`make_app` is the one way to build the app, shared by ``medjudge review``, ``medjudge
+demo`` and the tests. The app owns one :class:`Study` connection, used from the main thread
+only; the agreement feed and judge runs open their own.
+
+Live updates: a timer reads SQLite's ``data_version`` every ``poll_interval`` seconds (a
+pragma, no I/O beyond the WAL index); when another connection has committed, every screen on
+the stack receives :class:`StudyChanged` and refreshes what it shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from medjudge import paths
+from medjudge.store.db import StudyError
+from medjudge.store.roles import require
+from medjudge.store.study import Study
+
+from .agreement_feed import AgreementFeed
+from .dialogs import HelpScreen, PromptDialog
+from .judge_run import JudgeRunState, TuiRunDisplay, run_judge_blocking
+from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
+from .review_screen import ReviewScreen
+from .session import ReviewSession
+
+
+class ReviewSetupError(Exception):
+    """The app cannot start for this user on this study (the message says why)."""
+
+
+class ReviewApp(App[None]):
+    """Expert review of LLM answers, one item at a time."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "medjudge review"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(self, study: Study, session: ReviewSession, *, poll_interval: float | None = 1.0) -> None:
+        """Use :func:`make_app`."""
+        super().__init__()
+        self.study = study
+        self.session = session
+        self.poll_interval = poll_interval
+        self.agreement = AgreementFeed(study.path)
+        self.judge_state: JudgeRunState | None = None
+        self.change_serial = 0
+        """Bumped on every change to the study (ours or another process's)."""
+        self.animation_level = "none"
+        self._data_version = 0
+        self._agreement_running = False
+        self._agreement_again = False
+
+    def get_default_screen(self) -> Screen:
+        """The review screen is the base of the stack."""
+        return ReviewScreen(self.session)
+
+    @property
+    def review(self) -> ReviewScreen:
+        """The review screen (always at the bottom of the stack)."""
+        screen = self.screen_stack[0]
+        assert isinstance(screen, ReviewScreen)
+        return screen
+
+    def on_mount(self) -> None:
+        """Start watching the study file for other writers."""
+        self._data_version = self.study.data_version()
+        if self.poll_interval:
+            self.set_interval(self.poll_interval, self.poll_study)
+
+    def on_unmount(self) -> None:
+        """Close connections."""
+        self.agreement.close()
+        self.study.close()
+
+    # -- live updates ----------------------------------------------------------------------
+    def poll_study(self) -> None:
+        """Tell the screens when another connection has written to the study."""
+        try:
+            version = self.study.data_version()
+        except Exception:  # noqa: BLE001 - a hiccup reading a pragma is retried next tick
+            return
+        if version != self._data_version:
+            self._data_version = version
+            self.study.reload()
+            self.announce_change()
+
+    def announce_change(self) -> None:
+        """Every screen on the stack refreshes what it shows."""
+        self.change_serial += 1
+        for screen in self.screen_stack:
+            screen.post_message(StudyChanged())
+
+    @on(ReviewScreen.LabelSaved)
+    @on(ReviewScreen.LabelUndone)
+    def _own_change(self) -> None:
+        self.change_serial += 1
+
+    def refresh_agreement(self) -> None:
+        """Recompute agreement in a thread; a request during a run queues one more run."""
+        if self._agreement_running:
+            self._agreement_again = True
+            return
+        self._agreement_running = True
+        self._agreement_worker()
+
+    @work(thread=True, group="agreement", exit_on_error=False)
+    def _agreement_worker(self) -> None:
+        try:
+            snapshot = self.agreement.snapshot()
+        except Exception as exc:  # noqa: BLE001 - shown, never fatal
+            from .agreement_feed import Snapshot
+
+            snapshot = Snapshot(error=f"agreement could not be computed: {exc}")
+        self.call_from_thread(self._agreement_done, snapshot)
+
+    def _agreement_done(self, snapshot: object) -> None:
+        self._agreement_running = False
+        for screen in self.screen_stack:
+            screen.post_message(AgreementRefreshed(snapshot))
+        if self._agreement_again:
+            self._agreement_again = False
+            self.refresh_agreement()
+
+    # -- judge runs ------------------------------------------------------------------------
+    def start_judge(self, spec_text: str) -> None:
+        """Start one LLM judge over the whole study in the background."""
+        from medjudge import settings as user_settings
+        from medjudge.judging.plan import JudgeConfig
+        from medjudge.judging.runner import RunOptions
+        from medjudge.judging.specs import SpecError, parse_judge_spec
+
+        if self.judge_state is not None and self.judge_state.active:
+            self.notify("A judge run is already going.", severity="warning")
+            return
+        try:
+            config = JudgeConfig(parse_judge_spec(spec_text.strip()))
+            prefs = user_settings.load()
+        except (SpecError, user_settings.SettingsError) as exc:
+            self.notify(str(exc), title="judge not started", severity="error", markup=False)
+            return
+        options = RunOptions(concurrency=prefs.concurrency, timeout_s=prefs.timeout_s,
+                             api_keys=prefs.api_keys(), actor=self.session.reviewer)
+        self.judge_state = JudgeRunState(judge=config.rater)
+        self._judge_progressed(self.judge_state)
+        self._judge_worker(config, options)
+
+    @work(thread=True, group="judge", exclusive=True, exit_on_error=False)
+    def _judge_worker(self, config: object, options: object) -> None:
+        state = self.judge_state or JudgeRunState(judge="judge")
+        display = TuiRunDisplay(state, lambda st: self.post_message(JudgeRunProgressed(st)))
+        try:
+            run_judge_blocking(self.study.path, config, options, display)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - any failure is reported, the app goes on
+            failed = dataclasses.replace(display.state, status="failed", message=str(exc))
+            self.post_message(JudgeRunProgressed(failed))
+
+    @on(JudgeRunProgressed)
+    def _judge_message(self, message: JudgeRunProgressed) -> None:
+        self._judge_progressed(message.state)
+
+    def _judge_progressed(self, state: JudgeRunState) -> None:
+        self.judge_state = state
+        for screen in self.screen_stack[1:]:
+            screen.post_message(JudgeRunProgressed(state))
+        if state.status == "done":
+            self.notify(state.message, title=f"judge {state.judge} finished", markup=False)
+            self.poll_study()
+        elif state.status == "failed":
+            self.notify(state.message, title=f"judge {state.judge} failed", severity="error",
+                        markup=False, timeout=15)
+
+    # -- screens ---------------------------------------------------------------------------
+    def action_help(self) -> None:
+        """Show every key."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_overview(self) -> None:
+        """Open the study overview on top of the review screen."""
+        from .overview_screen import OverviewScreen
+
+        if isinstance(self.screen, ReviewScreen):
+            self.push_screen(OverviewScreen(self.session), self._overview_closed)
+
+    def _overview_closed(self, item_id: int | None) -> None:
+        if item_id is None:
+            return
+        pos = self.session.position_of(item_id)
+        if pos is not None:
+            self.review.show_index(pos)
+
+    def ask_judge(self) -> None:
+        """Ask for a judge spec, then start it."""
+        def start(answer: str | None) -> None:
+            if answer and answer.strip():
+                self.start_judge(answer)
+
+        self.push_screen(PromptDialog(
+            "Run an LLM judge over this study",
+            "openai:MODEL · anthropic:MODEL · openai:MODEL@http://host:port/v1 · local:smollm2"), start)
+
+    async def action_quit(self) -> None:
+        """Record the time on the current item, then leave (labels are already on disk)."""
+        try:
+            self.review.leave_item(now=True)
+        except StudyError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+        self.exit()
+
+
+def make_app(db_path: str | os.PathLike[str], *, reviewer: str | None = None,
+             assigned_only: bool | None = None, poll_interval: float | None = 1.0) -> ReviewApp:
+    """Open a study for one reviewer and build the app.
+
+    Args:
+        db_path: the study file.
+        reviewer: review under this name instead of the login name (only when the study
+            allows it).
+        assigned_only: only the reviewer's assigned items; default: when they have any.
+        poll_interval: seconds between checks for other writers (None: never).
+
+    Raises:
+        StudyError: the study cannot be opened (``PermissionDenied``: roles are enforced and
+            the reviewer has none).
+        ReviewSetupError: the reviewer may not review this study under that name.
+    """
+    study = Study.open(Path(db_path))
+    try:
+        login = paths.login_name()
+        name = reviewer or login
+        if reviewer is not None and reviewer != login and not study.settings.allow_reviewer_override:
+            raise ReviewSetupError(
+                f"--reviewer: this study does not allow reviewing under another name; you review "
+                f"as your login name {login!r} (the study lead can set allow_reviewer_override)")
+        if not name.strip():
+            raise ReviewSetupError("--reviewer: the name is empty")
+        require(study, name, "review")
+        session = ReviewSession(study, name, assigned_only=assigned_only)
+    except BaseException:
+        study.close()
+        raise
+    return ReviewApp(study, session, poll_interval=poll_interval)

@@ -1,0 +1,80 @@
+"""Small modal screens: a one-line prompt (go to, note, judge spec) and the key help."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from .keys import KEYMAP
+
+
+class PromptDialog(ModalScreen[str | None]):
+    """Ask for one line of text; enter answers it, escape cancels (answers None)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, hint: str, *, value: str = "") -> None:
+        """A prompt with our own title and hint (never data) and an optional starting value."""
+        super().__init__()
+        self._title = title
+        self._hint = hint
+        self._value = value
+
+    def compose(self) -> ComposeResult:
+        """Title, input, hint."""
+        with Vertical(id="prompt"):
+            yield Static(Text(self._title, style="bold"), id="prompt-title")
+            yield Input(value=self._value, id="prompt-input")
+            yield Static(Text(f"{self._hint}  ·  enter: ok  ·  escape: cancel"), id="prompt-hint")
+
+    def on_mount(self) -> None:
+        """No blinking cursor (each blink is a repaint over SSH)."""
+        field = self.query_one(Input)
+        field.cursor_blink = False
+        field.focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        """Close without an answer."""
+        self.dismiss(None)
+
+
+def help_text() -> Text:
+    """Every key of the app, by section."""
+    out = Text(end="")
+    for n, (section, keys) in enumerate(KEYMAP):
+        if n:
+            out.append("\n")
+        out.append(section + "\n", "bold underline")
+        for key, what in keys:
+            out.append(f"  {key:<16}", "bold")
+            out.append(what + "\n")
+    return out
+
+
+class HelpScreen(ModalScreen[None]):
+    """The key help (``?``)."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        """The key map in a scrolling box."""
+        with VerticalScroll(id="help") as box:
+            box.border_title = "Keys  (escape closes)"
+            yield Static(help_text(), id="help-text")
+
+    def on_mount(self) -> None:
+        """Focus the box so the arrows scroll it."""
+        self.query_one("#help").focus()
+
+    def action_close(self) -> None:
+        """Back to where the reviewer was."""
+        self.dismiss(None)

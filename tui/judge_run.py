@@ -1,0 +1,94 @@
+"""Running an LLM judge from the review app, in a background thread.
+
+Concurrency contract: the run happens in a Textual thread worker with its own
+:class:`Study` connection and its own event loop (``asyncio.run``), because
+:func:`run_judges` also does synchronous SQLite work that must not block the app's loop. The
+runner reports through :class:`TuiRunDisplay` (the runner's ``RunDisplay`` protocol), which
+hands copies of a small state object to a thread-safe ``post`` callable, at most every
+``interval`` seconds plus at start and end, so a fast local judge cannot flood the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from medjudge.judging.plan import JudgeConfig
+from medjudge.judging.runner import CallEvent, RunOptions, RunSummary, run_judges
+from medjudge.store.study import Study
+
+
+@dataclass(frozen=True)
+class JudgeRunState:
+    """Where a background judge run is."""
+
+    judge: str
+    status: str = "starting"
+    """``starting``, ``running``, ``done`` or ``failed``."""
+    done: int = 0
+    total: int = 0
+    cached: int = 0
+    failed: int = 0
+    cost_usd: float = 0.0
+    message: str = ""
+
+    @property
+    def active(self) -> bool:
+        """Whether the run is still going."""
+        return self.status in ("starting", "running")
+
+
+class TuiRunDisplay:
+    """A ``RunDisplay`` that posts throttled state copies (called from the run's thread)."""
+
+    def __init__(self, state: JudgeRunState, post: Callable[[JudgeRunState], None],
+                 interval: float = 0.1) -> None:
+        """Start from ``state``; ``post`` must be safe to call from another thread."""
+        self.state = state
+        self.post = post
+        self.interval = interval
+        self._last = 0.0
+
+    def _emit(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self._last >= self.interval:
+            self._last = now
+            self.post(self.state)
+
+    def started(self, summary: RunSummary) -> None:
+        """Planning done: the number of calls to make is known."""
+        self.state = dataclasses.replace(self.state, status="running", total=summary.to_call,
+                                         cached=summary.cached)
+        self._emit(force=True)
+
+    def call_done(self, event: CallEvent, summary: RunSummary) -> None:
+        """One call finished."""
+        self.state = dataclasses.replace(self.state, done=self.state.done + 1,
+                                         failed=summary.failed + summary.errors,
+                                         cost_usd=summary.cost_usd)
+        self._emit()
+
+    def finished(self, summary: RunSummary) -> None:
+        """Verdicts are written."""
+        message = (f"{summary.verdicts_added} verdicts written; {summary.ok} calls ok, "
+                   f"{summary.failed} failed samples, {summary.errors} errors, "
+                   f"{summary.cached} cached; ${summary.cost_usd:.4f}")
+        if summary.stopped:
+            message += f"; stopped: {summary.stopped}"
+        self.state = dataclasses.replace(self.state, status="done", message=message,
+                                         cost_usd=summary.cost_usd)
+        self._emit(force=True)
+
+
+def run_judge_blocking(path: Path, config: JudgeConfig, options: RunOptions,
+                       display: TuiRunDisplay) -> RunSummary:
+    """Run one judge over the study on a private connection (blocks; call from a thread)."""
+    study = Study.open(path)
+    try:
+        return asyncio.run(run_judges(study, [config], options, display))
+    finally:
+        study.close()

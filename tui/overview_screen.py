@@ -1,0 +1,212 @@
+"""The study overview: the reviewer's items, everyone's progress, live agreement, judge runs.
+
+Blind studies: the item list shows only the reviewer's own state; other raters appear only as
+aggregate figures (progress counts, agreement coefficients), never as per-item labels.
+Figures are computed in a thread worker (:meth:`ReviewApp.refresh_agreement`) and arrive as
+:class:`AgreementRefreshed`; the screen repaints the small tables only when they arrive.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Horizontal
+from textual.coordinate import Coordinate
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, ProgressBar, Static
+
+from . import render
+from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
+from .session import ReviewSession
+
+if TYPE_CHECKING:
+    from .app import ReviewApp
+
+
+def _estimate(e: Any, digits: int = 2) -> Text:
+    """An estimate as ``0.61 [0.52, 0.70]`` (or ``–`` when undefined)."""
+    if e is None or getattr(e, "value", None) is None:
+        return Text("–", style="dim")
+    return render.lit(e.format(digits))
+
+
+class OverviewScreen(Screen[int | None]):
+    """Where the study stands; dismisses with an item id to open, or None."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+
+    BINDINGS = [
+        Binding("escape", "back", "Back to review"),
+        Binding("enter", "open", "Open", show=False),
+        Binding("J", "judge", "Run judge"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("q", "app.quit", "Quit", show=False),
+    ]
+
+    def __init__(self, session: ReviewSession) -> None:
+        """An overview of the session's study."""
+        super().__init__()
+        self.session = session
+        self._status: dict[int, str] = {}
+        self._rows: list[Any] = []
+
+    @property
+    def review_app(self) -> ReviewApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        """Heading, agreement and progress tables, judge progress, the item list."""
+        yield Static("", id="ov-head")
+        with Horizontal(id="ov-top"):
+            agreement = DataTable(id="ov-agreement", cursor_type="row", zebra_stripes=False)
+            agreement.border_title = "Agreement, live (enter: detail)"
+            yield agreement
+            people = DataTable(id="ov-raters", cursor_type="none")
+            people.border_title = "Progress"
+            yield people
+        with Container(id="ov-judge"):
+            yield Static("", id="judge-line")
+            yield ProgressBar(id="judge-bar", show_eta=False)
+        items = DataTable(id="ov-items", cursor_type="row")
+        items.border_title = "Your items (enter: open)"
+        yield items
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        """Fill the tables: the item list now, the figures from a worker."""
+        s = self.session
+        head = Text(end="")
+        head.append_text(render.lit(s.settings.name, "bold"))
+        head.append("  ·  reviewer ")
+        head.append_text(render.lit(s.reviewer, "bold"))
+        head.append(f"  ·  {len(s.refs)} items in your queue")
+        if s.assigned_only:
+            head.append(" (assigned to you)")
+        head.append("  ·  blind review" if s.settings.blind else "  ·  open review (not blind)")
+        self.query_one("#ov-head", Static).update(head)
+        agreement = self.query_one("#ov-agreement", DataTable)
+        agreement.add_columns("criterion", "n", "human–human κ", "judge–human κ", "judge")
+        people = self.query_one("#ov-raters", DataTable)
+        people.add_columns("rater", "kind", "units", "items done")
+        items = self.query_one("#ov-items", DataTable)
+        items.add_columns("#", "item", "kind", "batch", "you")
+        self._status = {r.id: self._state(r.id) for r in s.refs}
+        items.add_rows(
+            [(Text(str(i + 1)), render.lit(r.ext_id), Text(r.kind), render.lit(r.batch or ""),
+              Text(self._status[r.id])) for i, r in enumerate(s.refs)])
+        if s.index >= 0:
+            items.move_cursor(row=s.index, animate=False)
+        items.focus()
+        self._show_judge(self.review_app.judge_state)
+        self.review_app.refresh_agreement()
+
+    def _state(self, item_id: int) -> str:
+        s = self.session
+        if s.is_done(item_id):
+            return "✓ done"
+        n = s.mine.get(item_id, 0)
+        return f"{n}/{s.unit_total.get(item_id, 0)}" if n else "·"
+
+    @on(AgreementRefreshed)
+    def _figures(self, message: AgreementRefreshed) -> None:
+        snap = message.snapshot
+        agreement = self.query_one("#ov-agreement", DataTable)
+        cursor = agreement.cursor_row
+        agreement.clear()
+        self._rows = list(snap.rows)
+        for row in self._rows:
+            agreement.add_row(render.lit(row.criterion, "bold"), Text(str(row.n_units)),
+                              _estimate(row.human_kappa), _estimate(row.judge_kappa),
+                              render.lit(row.judge or "–"))
+        if self._rows:
+            agreement.move_cursor(row=min(cursor, len(self._rows) - 1), animate=False)
+        if snap.error:
+            agreement.border_subtitle = "unavailable"
+            self.notify(snap.error, severity="warning", markup=False)
+        people = self.query_one("#ov-raters", DataTable)
+        people.clear()
+        for p in snap.progress:
+            name = render.lit(p.rater, "bold" if p.rater == self.session.reviewer else "")
+            people.add_row(name, Text(p.kind), Text(str(p.units_labelled)), Text(str(p.items_done)))
+
+    @on(StudyChanged)
+    def _changed(self) -> None:
+        self.session.reload_progress()
+        self._update_items()
+        self.review_app.refresh_agreement()
+
+    def on_screen_resume(self) -> None:
+        """Back from the agreement detail: bring the figures up to date."""
+        self._update_items()
+        self.review_app.refresh_agreement()
+
+    def _update_items(self) -> None:
+        items = self.query_one("#ov-items", DataTable)
+        for i, r in enumerate(self.session.refs):
+            new = self._state(r.id)
+            if self._status.get(r.id) != new:
+                self._status[r.id] = new
+                items.update_cell_at(Coordinate(i, 4), Text(new))
+
+    @on(JudgeRunProgressed)
+    def _judge(self, message: JudgeRunProgressed) -> None:
+        self._show_judge(message.state)
+
+    def _show_judge(self, state: Any) -> None:
+        box = self.query_one("#ov-judge")
+        box.display = state is not None
+        if state is None:
+            return
+        line = Text(end="")
+        line.append("Judge ", "bold")
+        line.append_text(render.lit(state.judge, "bold"))
+        line.append(f"  {state.status}")
+        if state.total:
+            line.append(f"  {state.done}/{state.total} calls  ({state.cached} cached, "
+                        f"{state.failed} failed)  ${state.cost_usd:.4f}")
+        if state.message:
+            line.append("  ")
+            line.append_text(render.lit(state.message))
+        self.query_one("#judge-line", Static).update(line)
+        bar = self.query_one("#judge-bar", ProgressBar)
+        bar.display = state.active
+        if state.total:
+            bar.update(total=state.total, progress=state.done)
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_back(self) -> None:
+        """Back to the review screen, on the item it was showing."""
+        self.dismiss(None)
+
+    def action_open(self) -> None:
+        """Open the selected item or the selected criterion's agreement detail."""
+        if isinstance(self.focused, DataTable):
+            self._open_from(self.focused)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self._open_from(event.data_table)
+
+    def _open_from(self, table: DataTable) -> None:
+        if table.id == "ov-items" and self.session.refs:
+            self.dismiss(self.session.refs[table.cursor_row].id)
+        elif table.id == "ov-agreement" and self._rows:
+            from .agreement_screen import AgreementScreen
+
+            criterion = self._rows[table.cursor_row].criterion
+            self.app.push_screen(AgreementScreen([r.criterion for r in self._rows], criterion))
+
+    def action_judge(self) -> None:
+        """Start an LLM judge run (asks for the judge)."""
+        self.review_app.ask_judge()
+
+    def action_refresh(self) -> None:
+        """Recompute the figures now."""
+        self.review_app.refresh_agreement()

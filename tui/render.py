@@ -1,0 +1,233 @@
+"""Turning study data into Rich text, literally.
+
+Every string that comes from a study (questions, answers, statements, options, judge names,
+reasons, reviewer names, notes) passes through :func:`lit`: :func:`printable` first (control
+characters, ANSI/OSC escape sequences and bidi overrides become visible escapes), then a plain
+``rich.text.Text`` (markup is never parsed, so ``[bold red]`` stays as typed). Nothing here
+builds markup strings. Styles used here are attributes only (bold, dim, italic, reverse) so the
+text reads the same with NO_COLOR; colours come from the ``.tcss``.
+
+No Textual import: these are pure functions, tested on their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from medjudge.store.items import Item, Statement
+from medjudge.store.judgments import VerdictView
+from medjudge.store.literal import printable
+from medjudge.store.settings import Criterion
+
+from .session import shown_verdict
+
+EMPTY = "·"
+"""Shown where the reviewer has not labelled yet."""
+
+
+def lit(text: object, style: str = "") -> Text:
+    """Untrusted text as a literal Rich ``Text`` (escapes made visible, markup not parsed)."""
+    return Text(printable(str(text)), style=style, end="")
+
+
+def display_value(item: Item, criterion: Criterion, value: str | None) -> str:
+    """A stored label as the reviewer sees it (pairwise A/B in display order)."""
+    if value is None:
+        return EMPTY
+    if criterion.kind == "pairwise":
+        return shown_verdict(item, value)
+    return value
+
+
+def question_text(item: Item) -> Text:
+    """The question (or case) of an item."""
+    return lit(item.question)
+
+
+def case_text(item: Item) -> Text:
+    """A rating item's case: question, the lettered options and the correct option."""
+    out = lit(item.question)
+    options: dict[str, Any] = item.data.get("options") or {}
+    if options:
+        out.append("\n")
+        for letter, text in options.items():
+            out.append("\n")
+            out.append_text(lit(f"{letter}. ", "bold"))
+            out.append_text(lit(text))
+    correct = item.data.get("correct")
+    if correct:
+        out.append("\n\n")
+        out.append("Correct option: ", "bold")
+        out.append_text(lit(correct))
+    return out
+
+
+def options_of(item: Item) -> list[tuple[str, str]]:
+    """A rating item's options as (letter, text), in order."""
+    return [(str(k), str(v)) for k, v in (item.data.get("options") or {}).items()]
+
+
+def context_text(item: Item) -> Text:
+    """An item's context documents, numbered."""
+    out = Text(end="")
+    for i, doc in enumerate(item.context, 1):
+        if i > 1:
+            out.append("\n\n")
+        out.append(f"[{i}] ", "bold")
+        out.append_text(lit(doc))
+    return out
+
+
+def _grid(label: Text, body: Text, label_width: int) -> Table:
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=label_width, no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row(label, body)
+    return grid
+
+
+def criterion_row(item: Item, crit: Criterion, mine: str | None, judge: str | None,
+                  revealed: bool, current: bool, pending: str | None = None) -> RenderableType:
+    """One criterion line: marker, name, polarity, the reviewer's vote, and after the reveal
+    the judge's verdict with an agreement mark."""
+    line = Text(end="")
+    line.append("▶ " if current else "  ")
+    line.append(f"{crit.name:<19}", "bold" if current else "")
+    if crit.kind == "pairwise":
+        line.append("worse? " if crit.polarity == "risk" else "better? ", "dim")
+    shown = display_value(item, crit, mine)
+    if pending is not None:
+        line.append_text(lit(f"{pending or '-':<8}", "italic"))
+        line.append(" unsaved", "italic")
+    else:
+        line.append_text(lit(f"{shown:<8}", "bold" if mine is not None else "dim"))
+    if revealed and judge is not None:
+        jshown = display_value(item, crit, judge)
+        line.append("  judge ", "dim")
+        line.append_text(lit(jshown))
+        if mine is not None:
+            line.append(" ✓" if judge == mine else " ✗", "bold")
+    return line
+
+
+STATEMENT_WIDTH = 22
+"""Width of the label column of a statement row."""
+
+
+def statement_row(stmt: Statement, number: int, mine: str | None, judge: str | None,
+                  revealed: bool, current: bool) -> RenderableType:
+    """One statement with its must/nice badge, the reviewer's label and (revealed) the judge's."""
+    label = Text(end="")
+    label.append("▶ " if current else "  ")
+    label.append(f"{number:>2} ")
+    if stmt.category == "must_have":
+        label.append("MUST ", "bold reverse")
+    else:
+        label.append("nice ", "dim")
+    label.append(" ")
+    label.append_text(lit(mine or EMPTY, "bold" if mine else "dim"))
+    body = lit(stmt.text)
+    if revealed and judge is not None:
+        body.append("\n")
+        body.append("judge ", "dim")
+        body.append_text(lit(judge))
+        if mine is not None:
+            body.append(" ✓" if judge == mine else " ✗", "bold")
+    return _grid(label, body, STATEMENT_WIDTH)
+
+
+def option_row(letter: str, text: str, ticked: bool, cursor: bool) -> RenderableType:
+    """One option checkbox of the completeness criterion."""
+    label = Text(end="")
+    label.append("  › " if cursor else "    ")
+    label.append("[x] " if ticked else "[ ] ", "bold" if ticked else "")
+    label.append_text(lit(letter, "bold"))
+    return _grid(label, lit(text), 10)
+
+
+def _votes(item: Item, votes: Sequence[Any]) -> str:
+    if not votes:
+        return "none"
+    return " ".join(shown_verdict(item, str(v)) if item.kind == "pairwise" else str(v) for v in votes)
+
+
+def verdict_lines(item: Item, crit: Criterion, mine: str | None,
+                  verdicts: Sequence[VerdictView]) -> Text:
+    """Every judge's verdict on one unit: value, agreement, AB/BA votes, reason."""
+    out = Text(end="")
+    for n, v in enumerate(verdicts):
+        if n:
+            out.append("\n")
+        out.append("Judge ", "bold")
+        out.append_text(lit(v.judge, "bold"))
+        out.append(": ")
+        out.append_text(lit(display_value(item, crit, v.value) if v.value is not None
+                            else "missing (no valid sample)"))
+        if mine is not None and v.value is not None:
+            out.append("  ✓ agrees with you" if v.value == mine else
+                       f"  ✗ you said {display_value(item, crit, mine)}", "bold")
+        orders = v.trail.get("orders") if isinstance(v.trail, dict) else None
+        if isinstance(orders, dict) and orders:
+            ab = (orders.get("AB") or {}).get("votes") or []
+            ba = (orders.get("BA") or {}).get("votes") or []
+            out.append("\n  votes  AB: ")
+            out.append_text(lit(_votes(item, ab)))
+            out.append("  ·  BA: ")
+            out.append_text(lit(_votes(item, ba)))
+            if v.trail.get("position_inconsistent"):
+                out.append("  ·  position-inconsistent (AB ≠ BA)", "bold")
+        elif isinstance(v.trail, dict) and v.trail.get("votes"):
+            out.append("\n  votes  ")
+            out.append_text(lit(_votes(item, v.trail["votes"])))
+        if v.reason:
+            out.append("\n  reason  ", "dim")
+            out.append_text(lit(v.reason))
+    return out
+
+
+def others_line(item: Item, crit: Criterion, others: dict[str, str]) -> Text:
+    """Other reviewers' labels on one unit."""
+    out = Text("Other reviewers: ", style="bold", end="")
+    for n, (name, value) in enumerate(sorted(others.items())):
+        if n:
+            out.append(" · ")
+        out.append_text(lit(name))
+        out.append(" ")
+        out.append_text(lit(display_value(item, crit, value), "bold"))
+    return out
+
+
+def progress_text(done: int, total: int, width: int) -> Text:
+    """A one-line progress bar: ``━━━━╺─────  3/22 items done  14%``."""
+    pct = 0 if total == 0 else round(100 * done / total)
+    tail = f" {done}/{total} items done · {pct}%"
+    bar_w = max(4, width - len(tail) - 1)
+    filled = 0 if total == 0 else int(bar_w * done / total)
+    out = Text(end="", no_wrap=True)
+    out.append("━" * filled, "bold")
+    if filled < bar_w:
+        out.append("╺" if filled else "─", "dim")
+        out.append("─" * (bar_w - filled - 1), "dim")
+    out.append(tail)
+    return out
+
+
+def confusion_table(categories: Sequence[object], matrix: Sequence[Sequence[int]],
+                    rater_a: str, rater_b: str) -> Table:
+    """A confusion matrix: rows are rater A's labels, columns rater B's."""
+    table = Table(show_edge=False, box=None, pad_edge=False, padding=(0, 1))
+    table.add_column(lit(f"{rater_a} ↓  {rater_b} →"), no_wrap=True)
+    for c in categories:
+        table.add_column(lit(c, "bold"), justify="right")
+    for c, row in zip(categories, matrix, strict=False):
+        cells = [lit(c, "bold")]
+        for j, n in enumerate(row):
+            diagonal = categories[j] == c
+            cells.append(Text(str(n), style="bold reverse" if diagonal and n else ("dim" if not n else "")))
+        table.add_row(*cells)
+    return table

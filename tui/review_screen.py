@@ -1,0 +1,514 @@
+"""The review screen: one item at a time, one key per verdict.
+
+Label writes run on the main thread: :meth:`ReviewSession.vote` returns only after SQLite
+committed (``synchronous=FULL``), and only then does the status line say "saved". Keys are
+handled one after another, so a vote and the cursor move it causes finish before the next key
+is read. Results are also announced as past-tense messages (:class:`LabelSaved`, ...).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Collapsible, Footer, Static
+
+from medjudge.store.db import StudyError
+from medjudge.store.labels import Saved
+
+from . import render
+from .dialogs import PromptDialog
+from .messages import StudyChanged
+from .rows import ItemView
+from .session import ReviewSession, stored_verdict
+from .widgets import Pane, ProgressLine, StatusLine, UnitRows
+
+RATE = Binding.Group("Rate", compact=True)
+TICK = Binding.Group("Tick", compact=True)
+
+
+class ReviewScreen(Screen[None]):
+    """Label the items of the reviewer's queue."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
+
+    BINDINGS = [
+        Binding("a", "vote_pair('A')", "A"),
+        Binding("b", "vote_pair('B')", "B"),
+        Binding("t", "vote_pair('tie')", "Tie"),
+        Binding("n", "vote_pair('neither')", "Neither"),
+        Binding("e", "vote_statement('entailed')", "Entailed"),
+        Binding("n", "vote_statement('neutral')", "Neutral"),
+        Binding("c", "vote_statement('contradicted')", "Contradicted"),
+        *[Binding(str(k), f"rate('{k}')", f"Rate {k}", group=RATE) for k in range(1, 10)],
+        *[Binding(c, f"toggle_option('{c.upper()}')", f"Tick {c.upper()}", group=TICK)
+          for c in "abcdef"],
+        Binding("space", "toggle_option('')", "Tick", show=False),
+        Binding("enter", "save_options", "Save ticks"),
+        Binding("right_square_bracket,right", "next_item", "Next", key_display="]"),
+        Binding("left_square_bracket,left", "previous_item", "Prev", key_display="["),
+        Binding("u,ctrl+z", "undo", "Undo"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("j", "next_unlabelled", "Jump"),
+        Binding("g", "go_to", "Go to"),
+        Binding("m", "note", "Note"),
+        Binding("o", "app.overview", "Overview"),
+        Binding("x", "toggle_context", "Context", show=False),
+        Binding("z", "zoom", "Zoom", show=False),
+        Binding("up", "move(-1)", "Previous criterion", show=False),
+        Binding("down", "move(1)", "Next criterion", show=False),
+        Binding("q", "app.quit", "Quit", show=False),
+    ]
+
+    class LabelSaved(Message):
+        """A label was committed to the study file."""
+
+        def __init__(self, saved: Saved, item_id: int) -> None:
+            self.saved = saved
+            self.item_id = item_id
+            super().__init__()
+
+    class LabelUndone(Message):
+        """A label was put back to its earlier value (``undo`` is None when refused)."""
+
+        def __init__(self, undone: Saved | None, item_id: int) -> None:
+            self.undone = undone
+            self.item_id = item_id
+            super().__init__()
+
+    class ItemShown(Message):
+        """An item is on screen."""
+
+        def __init__(self, item_id: int) -> None:
+            self.item_id = item_id
+            super().__init__()
+
+    class Revealed(Message):
+        """The reviewer's labels on an item are complete and the verdicts are now shown."""
+
+        def __init__(self, item_id: int) -> None:
+            self.item_id = item_id
+            super().__init__()
+
+    def __init__(self, session: ReviewSession) -> None:
+        """A screen over one reviewer's session."""
+        super().__init__()
+        self.session = session
+        self.view: ItemView | None = None
+        self.cursor = 0
+        self._binding_key: tuple[object, ...] = ()
+
+    # -- layout ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        """Status, progress, question, context, the two panes, the unit list, detail, footer."""
+        yield StatusLine(id="status")
+        yield ProgressLine(id="progress")
+        yield Pane("Question", id="question")
+        with Collapsible(title="Context documents (x)", id="context", collapsed=True):
+            yield Static("", markup=False, id="context-text")
+        with Container(id="panes"):
+            yield Pane("Answer A", id="pane-1")
+            yield Pane("Answer B", id="pane-2")
+            yield UnitRows("Statements", id="statements")
+        yield UnitRows("Criteria", id="criteria")
+        with VerticalScroll(id="detail-box"):
+            yield Static("", markup=False, id="detail")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        """Show the first item not yet finished."""
+        if not self.session.refs:
+            self._show_empty()
+            return
+        self.show_index(self.session.first_index())
+
+    @property
+    def unit_list(self) -> UnitRows:
+        """The list being labelled: statements beside the answer, else criteria below."""
+        kind = self.view.item.kind if self.view else "pairwise"
+        return self.query_one("#statements" if kind == "statements" else "#criteria", UnitRows)
+
+    # -- showing items -------------------------------------------------------------------------
+    def show_index(self, index: int, *, cursor_unit: int | None = None) -> None:
+        """Leave the current item (its time, unsaved ticks) and show the one at ``index``."""
+        self.leave_item()
+        s = self.session
+        item = s.load(index)
+        view = self.view = ItemView.of(s)
+        if s.reveal_if_due():
+            view.refresh_reveal()
+        kind = item.kind
+        question = self.query_one("#question", Pane)
+        p1, p2 = self.query_one("#pane-1", Pane), self.query_one("#pane-2", Pane)
+        question.display = kind != "rating"
+        p2.display = kind != "statements"
+        self.query_one("#statements").display = kind == "statements"
+        self.query_one("#criteria").display = kind != "statements"
+        if kind == "pairwise":
+            first, second = item.shown_answers()
+            question.show(render.question_text(item), title="Question")
+            p1.show(render.lit(first.text), title="Answer A")
+            p2.show(render.lit(second.text), title="Answer B")
+        elif kind == "statements":
+            question.show(render.question_text(item), title="Question")
+            p1.show(render.lit(item.answers["answer"].text), title="Answer")
+        else:
+            p1.show(render.case_text(item), title="Case")
+            p2.show(render.lit(item.answers["explanation"].text), title="Explanation")
+        context = self.query_one("#context", Collapsible)
+        context.display = bool(item.context)
+        if item.context:
+            context.title = f"Context documents: {len(item.context)} (x to show or hide)"
+            self.query_one("#context-text", Static).update(render.context_text(item))
+        self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
+        self.unit_list.set_rows([view.render_row(i, self.cursor) for i in range(len(view.rows))],
+                                self.cursor)
+        if self.focused is None or not isinstance(self.focused, Pane) or not self.focused.display:
+            self.unit_list.focus()
+        note = s.note()
+        self._status(f"{len(s.labels)}/{len(item.units)} labelled" + (" · has a note" if note else ""),
+                     "saved" if s.complete() else "")
+        self._detail()
+        self._progress()
+        self._bindings_changed()
+        self.post_message(self.ItemShown(item.id))
+
+    def leave_item(self, *, now: bool = False) -> None:
+        """Save ticked-but-unconfirmed options and record the time spent on the current item.
+
+        The time is written after the next item is drawn (``now=False``) so moving on is
+        never slowed by it; on quit it is written at once.
+        """
+        view = self.view
+        if view is None:
+            return
+        for unit_id in view.unsaved():
+            if self._save(unit_id, view.options_value(unit_id)) is None:
+                return
+            view.pending.pop(unit_id, None)
+        visit = self.session.leave()
+        if visit is None:
+            return
+        if now:
+            self._record_time(*visit)
+        else:
+            self.call_after_refresh(self._record_time, *visit)
+
+    def _record_time(self, item_id: int, seconds: float) -> None:
+        try:
+            self.session.record_time(item_id, seconds)
+        except StudyError as exc:
+            self.notify(str(exc), title="time not recorded", severity="warning", markup=False)
+
+    def _show_empty(self) -> None:
+        why = ("no items are assigned to you" if self.session.assigned_only
+               else "the study has no items yet (medjudge import ...)")
+        for pane_id in ("#pane-2", "#statements", "#criteria", "#context", "#question"):
+            self.query_one(pane_id).display = False
+        self.query_one("#pane-1", Pane).show(Text(f"Nothing to review: {why}."), title="Queue")
+        self._status("", "")
+
+    def _status(self, saved: str | Text, state: str) -> None:
+        s = self.session
+        where = Text(end="")
+        where.append_text(render.lit(s.settings.name, "bold"))
+        if s.item is not None:
+            where.append(f"  item {s.index + 1}/{len(s.refs)}  ")
+            where.append_text(render.lit(s.item.ext_id, "bold"))
+            where.append(f"  {s.item.kind}")
+            if s.item.batch:
+                where.append("  ")
+                where.append_text(render.lit(s.item.batch))
+            if s.complete():
+                where.append("  ✓ done", "bold")
+        right = saved if isinstance(saved, Text) else Text(saved)
+        self.query_one(StatusLine).show(where, right, state=state)
+
+    def _detail(self) -> None:
+        if self.view is None or not self.view.rows:
+            return
+        self.query_one("#detail", Static).update(self.view.render_detail(self.cursor))
+
+    def _progress(self) -> None:
+        bar = self.query_one(ProgressLine)
+        bar.total = len(self.session.refs)
+        bar.done = self.session.items_done()
+
+    def _rerender(self, indices: set[int] | None = None) -> None:
+        view = self.view
+        if view is None:
+            return
+        targets = range(len(view.rows)) if indices is None else sorted(indices)
+        for i in targets:
+            self.unit_list.set_row(i, view.render_row(i, self.cursor))
+
+    def _bindings_changed(self) -> None:
+        view = self.view
+        row = view.rows[self.cursor] if view and view.rows else None
+        key = (view.item.kind if view else None, row.criterion.name if row else None,
+               row.option is not None if row else None)
+        if key != self._binding_key:
+            self._binding_key = key
+            self.refresh_bindings()
+
+    # -- which keys apply ----------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Vote keys apply to the current item kind and criterion only."""
+        view = self.view
+        if action in ("vote_pair", "vote_statement", "rate", "toggle_option", "save_options"):
+            if view is None or not view.rows:
+                return False
+            row = view.rows[self.cursor]
+            if action == "vote_pair":
+                return view.item.kind == "pairwise"
+            if action == "vote_statement":
+                return view.item.kind == "statements"
+            if action == "rate":
+                scale = row.criterion.scale
+                return scale is not None and scale[0] <= int(str(parameters[0])) <= scale[1]
+            if action == "toggle_option":
+                letters = [letter for letter, _ in render.options_of(view.item)]
+                if parameters[0] == "":
+                    return row.option is not None
+                return view.item.kind == "rating" and parameters[0] in letters
+            return bool(row.criterion.options)
+        if action in ("next_item", "previous_item", "next_unlabelled", "go_to", "note", "undo",
+                      "move", "zoom", "toggle_context"):
+            return self.session.item is not None or action == "undo"
+        return True
+
+    # -- labelling -----------------------------------------------------------------------------
+    def _save(self, unit_id: int, value: str) -> Saved | None:
+        """Write one label; the status says "saved" only once it is committed."""
+        assert self.session.item is not None
+        try:
+            saved = self.session.vote(unit_id, value)
+        except StudyError as exc:
+            self._status(Text("✗ NOT saved: ") + render.lit(str(exc)), "error")
+            self.notify(str(exc), title="label not saved", severity="error", markup=False)
+            return None
+        self.post_message(self.LabelSaved(saved, self.session.item.id))
+        return saved
+
+    def _label_current(self, value: str) -> None:
+        view = self.view
+        if view is None or not view.rows:
+            return
+        self.session.touch()
+        index = self.cursor
+        row = view.rows[index]
+        saved = self._save(row.unit.id, value)
+        if saved is None:
+            return
+        view.pending.pop(row.unit.id, None)
+        shown = render.display_value(view.item, row.criterion, saved.new_value)
+        what = row.criterion.name if row.statement is None else f"statement {row.number}"
+        status = Text("✓ saved ", style="bold")
+        status.append_text(render.lit(f"{what} = {shown}"))
+        self._after_label(index, status)
+
+    def _after_label(self, index: int, status: Text) -> None:
+        view = self.view
+        assert view is not None
+        s = self.session
+        revealed_now = s.reveal_if_due()
+        if revealed_now:
+            view.refresh_reveal()
+            self.post_message(self.Revealed(view.item.id))
+        nxt = view.next_row(index)
+        stay = revealed_now and bool(view.verdicts or view.others)
+        if nxt is not None:
+            self.cursor = nxt
+        self._rerender()
+        self.unit_list.set_cursor(self.cursor)
+        self._progress()
+        if stay:
+            status.append(" · revealed: compare, then ] for the next item")
+        self._status(status, "saved")
+        self._detail()
+        self._bindings_changed()
+        if nxt is None and not stay:
+            self._advance_after_item(status)
+
+    def _advance_after_item(self, status: Text) -> None:
+        s = self.session
+        if s.index + 1 < len(s.refs):
+            self.show_index(s.index + 1)
+            self._status(status, "saved")
+        elif s.next_unlabelled(s.index) is None:
+            self.notify(f"All {len(s.refs)} items are done. Thank you!", title="finished")
+        else:
+            self.notify("That was the last item; j jumps to one you have not finished.")
+
+    def action_vote_pair(self, shown: str) -> None:
+        """Pairwise verdict in display terms ('A' = the left answer)."""
+        if self.view is not None:
+            self._label_current(stored_verdict(self.view.item, shown))
+
+    def action_vote_statement(self, value: str) -> None:
+        """Entailed / neutral / contradicted for the current statement."""
+        self._label_current(value)
+
+    def action_rate(self, value: str) -> None:
+        """A rating on the current scale criterion."""
+        self._label_current(value)
+
+    def action_toggle_option(self, letter: str) -> None:
+        """Tick or untick an option (the one under the cursor when no letter is given)."""
+        view = self.view
+        if view is None:
+            return
+        self.session.touch()
+        if not letter:
+            letter = view.rows[self.cursor].option or ""
+        unit = next(r.unit for r in view.rows if r.option == letter)
+        view.toggle(unit.id, letter)
+        old = self.cursor
+        if view.rows[old].option != letter:
+            self.cursor = next(i for i, r in enumerate(view.rows) if r.option == letter)
+            self.unit_list.set_cursor(self.cursor)
+        self._rerender({i for i, r in enumerate(view.rows) if r.unit.id == unit.id})
+        self._status(Text("● ticks not saved yet: enter saves " + view.options_value(unit.id)),
+                     "pending")
+        self._detail()
+        self._bindings_changed()
+
+    def action_save_options(self) -> None:
+        """Save the ticked options of the completeness criterion."""
+        view = self.view
+        if view is None:
+            return
+        unit_id = view.rows[self.cursor].unit.id
+        self.cursor = view.row_of(unit_id)
+        self._label_current(view.options_value(unit_id))
+
+    def action_undo(self) -> None:
+        """Take back the last label of this session."""
+        s = self.session
+        result = s.undo()
+        if result is None:
+            self.notify("Nothing to undo in this session.")
+            return
+        entry, undone = result
+        self.post_message(self.LabelUndone(undone, entry.item_id))
+        if undone is None:
+            self.notify("That label was changed since; it was left as it is.", severity="warning")
+            return
+        pos = s.position_of(entry.item_id)
+        if s.item is not None and s.item.id == entry.item_id and self.view is not None:
+            s.reload_labels()
+            self.view.pending.pop(entry.saved.unit_id, None)
+            self.cursor = self.view.row_of(entry.saved.unit_id)
+            self._rerender()
+            self.unit_list.set_cursor(self.cursor)
+        elif pos is not None:
+            self.show_index(pos, cursor_unit=entry.saved.unit_id)
+        self._progress()
+        back = undone.new_value if undone.new_value is not None else render.EMPTY
+        self._status(Text("↶ undone; back to ") + render.lit(back), "info")
+        self._detail()
+        self._bindings_changed()
+
+    # -- moving ----------------------------------------------------------------------------
+    def action_move(self, step: int) -> None:
+        """Cursor to the previous / next row."""
+        view = self.view
+        if view is None or not view.rows:
+            return
+        new = max(0, min(len(view.rows) - 1, self.cursor + step))
+        if new == self.cursor:
+            return
+        old_unit, new_unit = view.rows[self.cursor].unit.id, view.rows[new].unit.id
+        self.cursor = new
+        self._rerender({i for i, r in enumerate(view.rows) if r.unit.id in (old_unit, new_unit)})
+        self.unit_list.set_cursor(new)
+        self._detail()
+        self._bindings_changed()
+
+    def action_next_item(self) -> None:
+        """The next item in the queue."""
+        s = self.session
+        if s.index + 1 < len(s.refs):
+            self.show_index(s.index + 1)
+        else:
+            self.notify("This is the last item.")
+
+    def action_previous_item(self) -> None:
+        """The previous item in the queue."""
+        if self.session.index > 0:
+            self.show_index(self.session.index - 1)
+        else:
+            self.notify("This is the first item.")
+
+    def action_next_unlabelled(self) -> None:
+        """The next item the reviewer has not finished."""
+        found = self.session.next_unlabelled(self.session.index)
+        if found is None:
+            self.notify("Every item is done.")
+        else:
+            self.show_index(found)
+
+    def action_go_to(self) -> None:
+        """Ask for an item id or number and go there."""
+        def go(answer: str | None) -> None:
+            if not answer:
+                return
+            found = self.session.find(answer)
+            if found is None:
+                self.notify(f"No item {answer!r} in your queue.", severity="warning", markup=False)
+            else:
+                self.show_index(found)
+
+        self.app.push_screen(PromptDialog("Go to item", "an item id (e.g. pw-03) or a number "
+                                          f"from 1 to {len(self.session.refs)}"), go)
+
+    def action_note(self) -> None:
+        """Write or change the note on this item."""
+        s = self.session
+        if s.item is None:
+            return
+        item_id = s.item.id
+
+        def save(answer: str | None) -> None:
+            if answer is None or s.item is None or s.item.id != item_id:
+                return
+            try:
+                s.set_note(answer)
+            except StudyError as exc:
+                self.notify(str(exc), title="note not saved", severity="error", markup=False)
+                return
+            self._status("✓ note saved" if answer.strip() else "✓ note removed", "saved")
+
+        self.app.push_screen(PromptDialog("Note on this item", "free text; enter saves, an empty "
+                                          "note removes it", value=s.note()), save)
+
+    def action_toggle_context(self) -> None:
+        """Open or close the context documents."""
+        context = self.query_one("#context", Collapsible)
+        if context.display:
+            context.collapsed = not context.collapsed
+
+    def action_zoom(self) -> None:
+        """Give the focused pane the whole screen (escape returns)."""
+        if self.focused is not None:
+            self.maximize(self.focused)
+
+    # -- other reviewers -------------------------------------------------------------------
+    @on(StudyChanged)
+    def _study_changed(self) -> None:
+        """Another process wrote: progress, and what is revealed on this item, may differ."""
+        s = self.session
+        s.reload_progress()
+        if s.item is None or self.view is None:
+            return
+        s.reload_labels()
+        s.reveal_if_due()
+        self.view.refresh_reveal()
+        self._rerender()
+        self._detail()
+        self._progress()

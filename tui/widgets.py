@@ -1,0 +1,151 @@
+"""Small widgets of the review app: scrollable text panes, the unit list, status and progress.
+
+Every widget here takes Rich renderables built by :mod:`medjudge.tui.render` (literal text,
+never markup) and is updated in place, so moving to the next item repaints only what changed
+(cheap over a slow SSH link).
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from .render import progress_text
+
+_SCROLL_KEYS = [
+    Binding("up", "scroll_up", "Scroll up", show=False),
+    Binding("down", "scroll_down", "Scroll down", show=False),
+    Binding("pageup", "page_up", "Page up", show=False),
+    Binding("pagedown", "page_down", "Page down", show=False),
+    Binding("home", "scroll_home", "Top", show=False),
+    Binding("end", "scroll_end", "Bottom", show=False),
+]
+
+
+class Pane(VerticalScroll, inherit_bindings=False):
+    """A titled, focusable, vertically scrolling block of literal text.
+
+    Only vertical scroll keys are bound, so left/right still reach the screen (previous/next
+    item) while a pane has focus.
+    """
+
+    BINDINGS = _SCROLL_KEYS
+
+    def __init__(self, title: str, *, id: str | None = None, classes: str | None = None) -> None:
+        """A pane whose title is fixed text of ours (never data)."""
+        super().__init__(id=id, classes=classes)
+        self.border_title = title
+        self._body = Static("", markup=False, classes="pane-body")
+
+    def compose(self) -> ComposeResult:
+        """The one text block."""
+        yield self._body
+
+    def show(self, content: RenderableType, *, title: str | None = None) -> None:
+        """Replace the text and scroll back to the top."""
+        if title is not None:
+            self.border_title = title
+        self._body.update(content)
+        self.scroll_home(animate=False, immediate=True)
+
+    @property
+    def body(self) -> Static:
+        """The Static holding the text (tests read its content)."""
+        return self._body
+
+
+class UnitRows(VerticalScroll, inherit_bindings=False):
+    """The list the reviewer labels: criteria, statements or options, one row each.
+
+    Rows are Statics kept in a pool and reused from item to item; the row under the cursor
+    carries the ``-current`` class (styled in the .tcss). Up/down move the cursor through the
+    screen's ``move`` action so the same keys work whether or not the list has focus.
+    """
+
+    BINDINGS = [
+        Binding("up", "screen.move(-1)", "Previous", show=False),
+        Binding("down", "screen.move(1)", "Next", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+    ]
+
+    def __init__(self, title: str, *, id: str | None = None) -> None:
+        """An empty list."""
+        super().__init__(id=id)
+        self.border_title = title
+        self._pool: list[Static] = []
+        self._count = 0
+        self.cursor = 0
+
+    def set_rows(self, rows: list[RenderableType], cursor: int) -> None:
+        """Show these rows (reusing row widgets) with the cursor on one of them."""
+        new: list[Static] = []
+        for i, content in enumerate(rows):
+            if i < len(self._pool):
+                row = self._pool[i]
+                row.update(content)
+                row.display = True
+            else:
+                row = Static(content, markup=False, classes="row")
+                self._pool.append(row)
+                new.append(row)
+        for row in self._pool[len(rows):]:
+            row.display = False
+        self._count = len(rows)
+        if new:
+            self.mount_all(new)
+        self.set_cursor(cursor)
+
+    def set_row(self, index: int, content: RenderableType) -> None:
+        """Replace one row's text."""
+        if 0 <= index < self._count:
+            self._pool[index].update(content)
+
+    def set_cursor(self, index: int) -> None:
+        """Move the highlight to a row and keep it in view."""
+        for i, row in enumerate(self._pool[: self._count]):
+            row.set_class(i == index, "-current")
+        self.cursor = index
+        if 0 <= index < self._count:
+            target = self._pool[index]
+            self.call_after_refresh(self.scroll_to_widget, target, animate=False)
+
+    @property
+    def rows(self) -> list[Static]:
+        """The visible row widgets."""
+        return self._pool[: self._count]
+
+
+class ProgressLine(Widget):
+    """A one-line progress bar drawn in text (no animation, repaints only on change)."""
+
+    done: reactive[int] = reactive(0)
+    """Items the reviewer has completed."""
+    total: reactive[int] = reactive(0)
+    """Items in the reviewer's queue."""
+
+    def render(self) -> RenderableType:
+        """The bar at the current width."""
+        return progress_text(self.done, self.total, self.size.width)
+
+
+class StatusLine(Horizontal):
+    """Where the reviewer is (left) and whether their last action is saved (right)."""
+
+    def compose(self) -> ComposeResult:
+        """Two text blocks."""
+        yield Static("", markup=False, id="where")
+        yield Static("", markup=False, id="saved")
+
+    def show(self, where: RenderableType, saved: RenderableType, *, state: str = "") -> None:
+        """Update both sides; ``state`` (saved, error, pending, ...) becomes a CSS class."""
+        self.query_one("#where", Static).update(where)
+        s = self.query_one("#saved", Static)
+        s.update(saved)
+        for name in ("saved", "error", "pending", "info"):
+            s.set_class(state == name, f"-{name}")
