@@ -127,14 +127,17 @@ class OpenAIProvider(RetryingProvider):
         if req.seed is not None and "seed" not in self._dropped_params:
             kwargs["seed"] = req.seed
         if req.json_schema is not None:
-            kwargs["response_format"] = {
+            # Sent as extra_body: the same JSON on the wire, but it skips the SDK's recursive
+            # type transform of the (plain-JSON) schema, which cost ~1 ms of CPU per call and
+            # kept the runner far from calls × latency / concurrency at high concurrency.
+            kwargs["extra_body"] = {"response_format": {
                 "type": "json_schema",
                 "json_schema": {
                     "name": req.json_schema["name"],
                     "schema": req.json_schema["schema"],
                     "strict": False,
                 },
-            }
+            }}
         return kwargs
 
     async def _send(self, req: ChatRequest) -> ChatResult:

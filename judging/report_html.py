@@ -261,7 +261,7 @@ def _consistency(report: dict[str, Any]) -> str:
 
 def _win_rates(report: dict[str, Any]) -> str:
     recs = report["win_rates"]
-    notes = sorted({(r["criterion"], r["note"]) for r in recs})
+    notes = list(dict.fromkeys((r["criterion"], r["note"]) for r in recs))
     out = ["<ul>" + "".join(f"<li><b>{esc(c)}</b>: {esc(n)}</li>" for c, n in notes) + "</ul>"]
     chart_rows = []
     for r in recs:
@@ -304,10 +304,11 @@ def _kqa(k: dict[str, Any]) -> str:
                          cell(f["hallucinations_answered"]),
                          cell(f["hallucinations_all"]),
                          cell(f["contradiction_share"], pct=True)])
-    out.append(_table(["Rater", "Model", "Answers labelled", "Statements labelled",
-                       "Comprehensiveness (answered)", "Comprehensiveness (all)",
-                       "Hallucinations (answered)", "Hallucinations (all)",
-                       "Answers with ≥1 contradiction"], rows, numeric=(2, 3)))
+    out.append(_table(["Rater", "Model", "Answers", "Statements", "Answered", "All questions",
+                       "Answered", "All questions", "Answers with ≥1 contradiction"], rows,
+                      numeric=range(2, 9),
+                      header_groups=(("", 2), ("Labelled", 2), ("Comprehensiveness", 2),
+                                     ("Hallucinations per answer", 2), ("", 1))))
     return "".join(out)
 
 

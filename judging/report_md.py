@@ -195,7 +195,7 @@ def _share(s: dict[str, Any] | None) -> str:
 def _win_rates(report: dict[str, Any]) -> list[str]:
     if not report["win_rates"]:
         return []
-    notes = sorted({(r["criterion"], r["note"]) for r in report["win_rates"]})
+    notes = list(dict.fromkeys((r["criterion"], r["note"]) for r in report["win_rates"]))
     out = ["## Win rates (pairwise)", ""]
     out += [f"- {md(crit)}: {md(note)}" for crit, note in notes] + [""]
     rows = [[md(r["criterion"]), md(r["rater"]), md(s["source"]), f"{s['n']:,}",

@@ -106,7 +106,7 @@ def forest(rows: Sequence[ForestRow], *, title: str, lo: float | None = None,
         if i % 2 == 0:
             body.append(f'<rect x="{left - 200}" y="{ys[i]:.1f}" width="{width - left + 200}" '
                         f'height="{row_h}" fill="#f9fafb"/>')
-        body.append(_label(left - 8, y, r.label, 30))
+        body.append(_label(left - 8, y, r.label, 42))
         e = r.estimate or {}
         v = e.get("value")
         if v is None:
@@ -177,7 +177,7 @@ def stacked(rows: Sequence[tuple[str, str, dict[str, float], int]], parts: Seque
     body += headers
     for i, (_, label, shares, n) in enumerate(rows):
         y = ys[i]
-        body.append(_label(left - 8, y + row_h / 2, label, 30))
+        body.append(_label(left - 8, y + row_h / 2, label, 42))
         x = float(left)
         for p in parts:
             w = plot_w * shares.get(p, 0.0)
@@ -212,7 +212,7 @@ def bars(rows: Sequence[tuple[str, str, dict[str, Any] | None, str]], *, title: 
     body += headers
     for i, (_, label, e, color) in enumerate(rows):
         y = ys[i]
-        body.append(_label(left - 8, y + row_h / 2, label, 30))
+        body.append(_label(left - 8, y + row_h / 2, label, 42))
         v = (e or {}).get("value")
         if v is None:
             body.append(_label(left + 4, y + row_h / 2, "undefined: "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from .commands import adjudicate, demo, judge, study, team
+from .commands import report as report_cmd
 from .commands import review as review_cmd
 
 app = typer.Typer(
@@ -32,6 +33,8 @@ app.command()(adjudicate.adjudicate)
 app.command()(team.assign)
 app.command()(team.role)
 app.command()(team.settings)
+app.command()(report_cmd.report)
+app.command()(report_cmd.agreement)
 
 
 def main() -> None:

@@ -27,11 +27,15 @@ if TYPE_CHECKING:
     from .app import ReviewApp
 
 
-def _estimate(e: Any, digits: int = 2) -> Text:
-    """An estimate as ``0.61 [0.52, 0.70]`` (or ``–`` when undefined)."""
-    if e is None or getattr(e, "value", None) is None:
+def _pair_cell(percent: Any, kappa: Any) -> Text:
+    """Percent agreement and κ in one cell: ``83%  κ 0.61`` (``–`` where undefined)."""
+    p = getattr(percent, "value", None)
+    k = getattr(kappa, "value", None)
+    if p is None and k is None:
         return Text("–", style="dim")
-    return render.lit(e.format(digits))
+    out = Text(f"{p:.0%}" if p is not None else "–", end="")
+    out.append(f"  κ {k:.2f}" if k is not None else "  κ –", "bold")
+    return out
 
 
 class OverviewScreen(Screen[int | None]):
@@ -91,7 +95,7 @@ class OverviewScreen(Screen[int | None]):
         head.append("  ·  blind review" if s.settings.blind else "  ·  open review (not blind)")
         self.query_one("#ov-head", Static).update(head)
         agreement = self.query_one("#ov-agreement", DataTable)
-        agreement.add_columns("criterion", "n", "human–human κ", "judge–human κ", "judge")
+        agreement.add_columns("criterion", "n", "reviewers", "judge vs reviewers", "judge")
         people = self.query_one("#ov-raters", DataTable)
         people.add_columns("rater", "kind", "units", "items done")
         items = self.query_one("#ov-items", DataTable)
@@ -111,7 +115,7 @@ class OverviewScreen(Screen[int | None]):
         if s.is_done(item_id):
             return "✓ done"
         n = s.mine.get(item_id, 0)
-        return f"{n}/{s.unit_total.get(item_id, 0)}" if n else "·"
+        return f"{n}/{s.unit_total.get(item_id, 0)}" if n else render.EMPTY
 
     @on(AgreementRefreshed)
     def _figures(self, message: AgreementRefreshed) -> None:
@@ -122,7 +126,8 @@ class OverviewScreen(Screen[int | None]):
         self._rows = list(snap.rows)
         for row in self._rows:
             agreement.add_row(render.lit(row.criterion, "bold"), Text(str(row.n_units)),
-                              _estimate(row.human_kappa), _estimate(row.judge_kappa),
+                              _pair_cell(row.human_human, row.human_kappa),
+                              _pair_cell(row.judge_human, row.judge_kappa),
                               render.lit(row.judge or "–"))
         if self._rows:
             agreement.move_cursor(row=min(cursor, len(self._rows) - 1), animate=False)

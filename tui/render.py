@@ -26,7 +26,7 @@ from medjudge.store.settings import Criterion
 
 from .session import shown_verdict
 
-EMPTY = "·"
+EMPTY = "—"
 """Shown where the reviewer has not labelled yet."""
 
 
@@ -99,7 +99,7 @@ def criterion_row(item: Item, crit: Criterion, mine: str | None, judge: str | No
     line.append("▶ " if current else "  ")
     line.append(f"{crit.name:<19}", "bold" if current else "")
     if crit.kind == "pairwise":
-        line.append("worse? " if crit.polarity == "risk" else "better? ", "dim")
+        line.append("worse?  " if crit.polarity == "risk" else "better? ", "dim")
     shown = display_value(item, crit, mine)
     if pending is not None:
         line.append_text(lit(f"{pending or '-':<8}", "italic"))
@@ -115,7 +115,7 @@ def criterion_row(item: Item, crit: Criterion, mine: str | None, judge: str | No
     return line
 
 
-STATEMENT_WIDTH = 22
+STATEMENT_WIDTH = 25
 """Width of the label column of a statement row."""
 
 

@@ -36,13 +36,14 @@ class ReviewScreen(Screen[None]):
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
+    AUTO_FOCUS = None
 
     BINDINGS = [
         Binding("a", "vote_pair('A')", "A"),
         Binding("b", "vote_pair('B')", "B"),
         Binding("t", "vote_pair('tie')", "Tie"),
-        Binding("n", "vote_pair('neither')", "Neither"),
         Binding("e", "vote_statement('entailed')", "Entailed"),
+        Binding("n", "vote_pair('neither')", "Neither"),
         Binding("n", "vote_statement('neutral')", "Neutral"),
         Binding("c", "vote_statement('contradicted')", "Contradicted"),
         *[Binding(str(k), f"rate('{k}')", f"Rate {k}", group=RATE) for k in range(1, 10)],
@@ -50,12 +51,13 @@ class ReviewScreen(Screen[None]):
           for c in "abcdef"],
         Binding("space", "toggle_option('')", "Tick", show=False),
         Binding("enter", "save_options", "Save ticks"),
+        Binding("enter", "continue_on", "Next item"),
         Binding("right_square_bracket,right", "next_item", "Next", key_display="]"),
         Binding("left_square_bracket,left", "previous_item", "Prev", key_display="["),
         Binding("u,ctrl+z", "undo", "Undo"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("j", "next_unlabelled", "Jump"),
-        Binding("g", "go_to", "Go to"),
+        Binding("g", "go_to", "Go to", show=False),
         Binding("m", "note", "Note"),
         Binding("o", "app.overview", "Overview"),
         Binding("x", "toggle_context", "Context", show=False),
@@ -101,6 +103,8 @@ class ReviewScreen(Screen[None]):
         self.session = session
         self.view: ItemView | None = None
         self.cursor = 0
+        self.holding = False
+        """True after a reveal: the item stays so the reviewer can compare; votes wait."""
         self._binding_key: tuple[object, ...] = ()
 
     # -- layout ------------------------------------------------------------------------------
@@ -137,6 +141,7 @@ class ReviewScreen(Screen[None]):
     def show_index(self, index: int, *, cursor_unit: int | None = None) -> None:
         """Leave the current item (its time, unsaved ticks) and show the one at ``index``."""
         self.leave_item()
+        self.holding = False
         s = self.session
         item = s.load(index)
         view = self.view = ItemView.of(s)
@@ -168,7 +173,9 @@ class ReviewScreen(Screen[None]):
         self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
         self.unit_list.set_rows([view.render_row(i, self.cursor) for i in range(len(view.rows))],
                                 self.cursor)
-        if self.focused is None or not isinstance(self.focused, Pane) or not self.focused.display:
+        focused = self.focused
+        if focused is None or not focused.display or focused.id == "question" \
+                or (isinstance(focused, UnitRows) and focused is not self.unit_list):
             self.unit_list.focus()
         note = s.note()
         self._status(f"{len(s.labels)}/{len(item.units)} labelled" + (" · has a note" if note else ""),
@@ -216,16 +223,16 @@ class ReviewScreen(Screen[None]):
     def _status(self, saved: str | Text, state: str) -> None:
         s = self.session
         where = Text(end="")
-        where.append_text(render.lit(s.settings.name, "bold"))
         if s.item is not None:
-            where.append(f"  item {s.index + 1}/{len(s.refs)}  ")
             where.append_text(render.lit(s.item.ext_id, "bold"))
-            where.append(f"  {s.item.kind}")
+            where.append(f"  {s.index + 1}/{len(s.refs)}  {s.item.kind}")
             if s.item.batch:
-                where.append("  ")
+                where.append(" · ")
                 where.append_text(render.lit(s.item.batch))
             if s.complete():
                 where.append("  ✓ done", "bold")
+            where.append("  ")
+        where.append_text(render.lit(s.settings.name, "dim"))
         right = saved if isinstance(saved, Text) else Text(saved)
         self.query_one(StatusLine).show(where, right, state=state)
 
@@ -251,7 +258,7 @@ class ReviewScreen(Screen[None]):
         view = self.view
         row = view.rows[self.cursor] if view and view.rows else None
         key = (view.item.kind if view else None, row.criterion.name if row else None,
-               row.option is not None if row else None)
+               row.option is not None if row else None, self.holding)
         if key != self._binding_key:
             self._binding_key = key
             self.refresh_bindings()
@@ -260,6 +267,8 @@ class ReviewScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Vote keys apply to the current item kind and criterion only."""
         view = self.view
+        if action == "continue_on":
+            return self.holding
         if action in ("vote_pair", "vote_statement", "rate", "toggle_option", "save_options"):
             if view is None or not view.rows:
                 return False
@@ -276,7 +285,7 @@ class ReviewScreen(Screen[None]):
                 if parameters[0] == "":
                     return row.option is not None
                 return view.item.kind == "rating" and parameters[0] in letters
-            return bool(row.criterion.options)
+            return bool(row.criterion.options) and not self.holding
         if action in ("next_item", "previous_item", "next_unlabelled", "go_to", "note", "undo",
                       "move", "zoom", "toggle_context"):
             return self.session.item is not None or action == "undo"
@@ -295,9 +304,16 @@ class ReviewScreen(Screen[None]):
         self.post_message(self.LabelSaved(saved, self.session.item.id))
         return saved
 
+    def _held(self) -> bool:
+        """After a reveal, a vote key must not silently change the revealed item."""
+        if self.holding:
+            self.notify("This item is done and its verdicts are shown: enter or ] for the next "
+                        "item; ↑ ↓ first to change one of your labels.", title="item done")
+        return self.holding
+
     def _label_current(self, value: str) -> None:
         view = self.view
-        if view is None or not view.rows:
+        if view is None or not view.rows or self._held():
             return
         self.session.touch()
         index = self.cursor
@@ -322,13 +338,16 @@ class ReviewScreen(Screen[None]):
             self.post_message(self.Revealed(view.item.id))
         nxt = view.next_row(index)
         stay = revealed_now and bool(view.verdicts or view.others)
+        if stay:
+            nxt = None
         if nxt is not None:
             self.cursor = nxt
+        self.holding = stay and nxt is None
         self._rerender()
         self.unit_list.set_cursor(self.cursor)
         self._progress()
         if stay:
-            status.append(" · revealed: compare, then ] for the next item")
+            status.append(" · revealed: compare, then enter")
         self._status(status, "saved")
         self._detail()
         self._bindings_changed()
@@ -339,7 +358,8 @@ class ReviewScreen(Screen[None]):
         s = self.session
         if s.index + 1 < len(s.refs):
             self.show_index(s.index + 1)
-            self._status(status, "saved")
+            if status.plain:
+                self._status(status, "saved")
         elif s.next_unlabelled(s.index) is None:
             self.notify(f"All {len(s.refs)} items are done. Thank you!", title="finished")
         else:
@@ -361,7 +381,7 @@ class ReviewScreen(Screen[None]):
     def action_toggle_option(self, letter: str) -> None:
         """Tick or untick an option (the one under the cursor when no letter is given)."""
         view = self.view
-        if view is None:
+        if view is None or self._held():
             return
         self.session.touch()
         if not letter:
@@ -421,14 +441,20 @@ class ReviewScreen(Screen[None]):
         if view is None or not view.rows:
             return
         new = max(0, min(len(view.rows) - 1, self.cursor + step))
-        if new == self.cursor:
+        if new == self.cursor and not self.holding:
             return
+        self.holding = False
         old_unit, new_unit = view.rows[self.cursor].unit.id, view.rows[new].unit.id
         self.cursor = new
         self._rerender({i for i, r in enumerate(view.rows) if r.unit.id in (old_unit, new_unit)})
         self.unit_list.set_cursor(new)
         self._detail()
         self._bindings_changed()
+
+    def action_continue_on(self) -> None:
+        """After a reveal: on to the next item."""
+        self.holding = False
+        self._advance_after_item(Text(""))
 
     def action_next_item(self) -> None:
         """The next item in the queue."""
