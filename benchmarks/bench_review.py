@@ -9,8 +9,12 @@ headless (``App.run_test``) at 120×40:
 - open → first item: from ``make_app`` (opening the file, loading the queue and progress)
   until the first item is laid out and painted;
 - cold start: the same in a fresh interpreter, including importing Textual and medjudge;
-- next item: ``]`` handled and the new item painted, median and p95 over 200 presses;
-- vote: ``a`` handled (label committed, cursor moved) and painted, median.
+- next item: ``→`` handled and the new item painted, median and p95 over 200 presses;
+- vote: ``a`` handled (label committed, cursor moved, every 6th vote the next item) and
+  painted, median.
+
+Key timings send the key event as the terminal driver does and wait for the app to finish
+handling it and repaint, without the sleeps of ``Pilot.press``.
 """
 
 from __future__ import annotations
@@ -35,40 +39,88 @@ N_ITEMS = 10_000
 DONE = 5_000
 REVIEWER = "bench"
 CRITERIA = ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
-ANSWER = ("Fever in a toddler is usually caused by a viral infection and is not dangerous by "
-          "itself. Offer fluids often, dress her lightly and give paracetamol or ibuprofen at the "
-          "dose for her weight if she is uncomfortable. ") * 4
+ANSWER = (
+    "Fever in a toddler is usually caused by a viral infection and is not dangerous by "
+    "itself. Offer fluids often, dress her lightly and give paracetamol or ibuprofen at the "
+    "dose for her weight if she is uncomfortable. "
+) * 4
 
 
 def build(path: Path) -> None:
     """Create the 10,000-item study with plain executemany inserts (seconds, not minutes)."""
-    study = Study.create(path, StudySettings(name="bench", allow_reviewer_override=True),
-                         actor="bench")
+    study = Study.create(
+        path, StudySettings(name="bench", allow_reviewer_override=True), actor="bench"
+    )
     now = utcnow()
     with study.tx() as conn:
         conn.executemany(
             "INSERT INTO items (id, ext_id, kind, question, data, context, batch, swap, "
             "content_hash, created_at) VALUES (?, ?, 'pairwise', ?, '{}', NULL, ?, ?, ?, ?)",
-            [(i, f"q{i:05d}", f"Question {i}: my child has a fever of 38.6 °C, what should I do?",
-              f"week-{i % 8}", i % 2, f"h{i}", now) for i in range(1, N_ITEMS + 1)])
+            [
+                (
+                    i,
+                    f"q{i:05d}",
+                    f"Question {i}: my child has a fever of 38.6 °C, what should I do?",
+                    f"week-{i % 8}",
+                    i % 2,
+                    f"h{i}",
+                    now,
+                )
+                for i in range(1, N_ITEMS + 1)
+            ],
+        )
         conn.executemany(
             "INSERT INTO answers (item_id, position, text, source) VALUES (?, ?, ?, ?)",
-            [(i, pos, f"{pos}{i}: {ANSWER}", src) for i in range(1, N_ITEMS + 1)
-             for pos, src in (("A", "model-x"), ("B", "model-y"))])
+            [
+                (i, pos, f"{pos}{i}: {ANSWER}", src)
+                for i in range(1, N_ITEMS + 1)
+                for pos, src in (("A", "model-x"), ("B", "model-y"))
+            ],
+        )
         conn.executemany(
-            "INSERT INTO units (id, item_id, criterion, statement_id, position) VALUES (?, ?, ?, NULL, ?)",
-            [((i - 1) * 6 + k + 1, i, c, k) for i in range(1, N_ITEMS + 1)
-             for k, c in enumerate(CRITERIA)])
-        conn.execute("INSERT INTO raters (id, name, kind, config, created_at) VALUES (1, ?, 'human', '{}', ?)",
-                     (REVIEWER, now))
+            "INSERT INTO units (id, item_id, criterion, statement_id, position) "
+            "VALUES (?, ?, ?, NULL, ?)",
+            [
+                ((i - 1) * 6 + k + 1, i, c, k)
+                for i in range(1, N_ITEMS + 1)
+                for k, c in enumerate(CRITERIA)
+            ],
+        )
+        conn.execute(
+            "INSERT INTO raters (id, name, kind, config, created_at) "
+            "VALUES (1, ?, 'human', '{}', ?)",
+            (REVIEWER, now),
+        )
         conn.executemany(
             "INSERT INTO labels (unit_id, rater_id, value, updated_at) VALUES (?, 1, 'tie', ?)",
-            [(u, now) for u in range(1, DONE * 6 + 1)])
+            [(u, now) for u in range(1, DONE * 6 + 1)],
+        )
         conn.executemany(
-            "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, action, actor, at) "
+            "INSERT INTO label_history "
+            "(unit_id, rater_id, old_value, new_value, action, actor, at) "
             "VALUES (?, 1, NULL, 'tie', 'label', ?, ?)",
-            [(u, REVIEWER, now) for u in range(1, DONE * 6 + 1)])
+            [(u, REVIEWER, now) for u in range(1, DONE * 6 + 1)],
+        )
     study.close()
+
+
+async def _key_to_paint(app: object, pilot: object, key: str) -> float:
+    """Seconds from a key event reaching the app to the screen repainted with its effect.
+
+    The key goes in as the terminal driver would send it; then we wait (without sleeping)
+    until the app and every widget have handled all messages, twice, since handling posts
+    more (updates, layout), and force the paint the refresh timer would do.
+    """
+    from textual import events
+
+    t = time.perf_counter()
+    event = events.Key(key, key if len(key) == 1 else None)
+    event.set_sender(app)  # type: ignore[arg-type]
+    app._driver.send_message(event)  # type: ignore[attr-defined]
+    await pilot._wait_for_screen()  # type: ignore[attr-defined]
+    await pilot._wait_for_screen()  # type: ignore[attr-defined]
+    app.screen._on_timer_update()  # type: ignore[attr-defined]
+    return time.perf_counter() - t
 
 
 async def _drive(path: Path, presses: int) -> dict[str, float | list[float]]:
@@ -77,26 +129,17 @@ async def _drive(path: Path, presses: int) -> dict[str, float | list[float]]:
     t0 = time.perf_counter()
     app = make_app(path, reviewer=REVIEWER, poll_interval=None)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await pilot._wait_for_screen()
+        app.screen._on_timer_update()
         opened = time.perf_counter() - t0
         screen = app.screen
         assert screen.session.item is not None and screen.session.item.ext_id == f"q{DONE + 1:05d}"
-        # The cost of one empty pause (message queue + repaint), to report it apart.
-        t = time.perf_counter()
         await pilot.pause()
-        idle = time.perf_counter() - t
-        nexts = []
-        for _ in range(presses):
-            t = time.perf_counter()
-            await app._press_keys(["right"])
-            await pilot.pause()
-            nexts.append(time.perf_counter() - t)
-        votes = []
-        for _ in range(60):
-            t = time.perf_counter()
-            await app._press_keys(["a"])
-            await pilot.pause()
-            votes.append(time.perf_counter() - t)
+        nexts = [await _key_to_paint(app, pilot, "right") for _ in range(presses)]
+        votes = [await _key_to_paint(app, pilot, "a") for _ in range(60)]
+        idle = min([await _key_to_paint(app, pilot, "f12") for _ in range(10)])
+        await pilot.pause()
+        assert screen.session.index == DONE + presses + 60 // 6
     return {"open": opened, "idle": idle, "next": nexts, "vote": votes}
 
 
@@ -127,27 +170,68 @@ def run() -> list[dict]:
         asyncio.run(_drive(path, 5))
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
-        cold = subprocess.run([sys.executable, "-c", COLD.format(repo=str(REPO), path=str(path))],
-                              capture_output=True, text=True, timeout=120)
-        cold_s = float(cold.stdout.strip().splitlines()[-1]) if cold.returncode == 0 else float("nan")
+        cold = subprocess.run(
+            [sys.executable, "-c", COLD.format(repo=str(REPO), path=str(path))],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        cold_s = (
+            float(cold.stdout.strip().splitlines()[-1]) if cold.returncode == 0 else float("nan")
+        )
     nexts = sorted(r["next"])  # type: ignore[arg-type]
     votes = sorted(r["vote"])  # type: ignore[arg-type]
     ms = 1000.0
     return [
-        {"name": f"review: build {N_ITEMS:,}-item study (executemany)", "value": round(built, 2),
-         "unit": "s", "target": "(setup)", "peak_mb": None},
-        {"name": "review: open 10k-item study → first item shown", "value": round(r["open"] * ms, 1),  # type: ignore[operator]
-         "unit": "ms", "target": "< 1000 ms (well under a second)", "peak_mb": round(peak, 1)},
-        {"name": "review: cold start incl. imports → first item shown", "value": round(cold_s * ms, 1),
-         "unit": "ms", "target": "< 1000 ms", "peak_mb": None},
-        {"name": "review: next item (key → painted), median", "value": round(statistics.median(nexts) * ms, 1),
-         "unit": "ms", "target": "tens of ms", "peak_mb": None},
-        {"name": "review: next item (key → painted), p95", "value": round(nexts[int(len(nexts) * 0.95)] * ms, 1),
-         "unit": "ms", "target": "< 100 ms", "peak_mb": None},
-        {"name": "review: vote (committed → painted), median", "value": round(statistics.median(votes) * ms, 1),
-         "unit": "ms", "target": "tens of ms", "peak_mb": None},
-        {"name": "review: headless repaint with nothing to do (included above)", "value": round(r["idle"] * ms, 1),  # type: ignore[operator]
-         "unit": "ms", "target": "(baseline)", "peak_mb": None},
+        {
+            "name": f"review: build {N_ITEMS:,}-item study (executemany)",
+            "value": round(built, 2),
+            "unit": "s",
+            "target": "(setup)",
+            "peak_mb": None,
+        },
+        {
+            "name": "review: open 10k-item study → first item shown",
+            "value": round(r["open"] * ms, 1),  # type: ignore[operator]
+            "unit": "ms",
+            "target": "< 1000 ms (well under a second)",
+            "peak_mb": round(peak, 1),
+        },
+        {
+            "name": "review: cold start incl. imports → first item shown",
+            "value": round(cold_s * ms, 1),
+            "unit": "ms",
+            "target": "< 1000 ms",
+            "peak_mb": None,
+        },
+        {
+            "name": "review: next item (key → painted), median",
+            "value": round(statistics.median(nexts) * ms, 1),
+            "unit": "ms",
+            "target": "tens of ms",
+            "peak_mb": None,
+        },
+        {
+            "name": "review: next item (key → painted), p95",
+            "value": round(nexts[int(len(nexts) * 0.95)] * ms, 1),
+            "unit": "ms",
+            "target": "< 100 ms",
+            "peak_mb": None,
+        },
+        {
+            "name": "review: vote (committed → painted), median",
+            "value": round(statistics.median(votes) * ms, 1),
+            "unit": "ms",
+            "target": "tens of ms",
+            "peak_mb": None,
+        },
+        {
+            "name": "review: unbound key → painted (floor of the above)",
+            "value": round(r["idle"] * ms, 1),  # type: ignore[operator]
+            "unit": "ms",
+            "target": "(baseline)",
+            "peak_mb": None,
+        },
     ]
 
 

@@ -24,18 +24,20 @@ def extract_json(text: str) -> dict[str, Any]:
     if not text or not text.strip():
         raise ReplyError("empty reply")
     stripped = text.strip()
+    # ValueError covers JSONDecodeError and integers of more than 4300 digits; a reply nested
+    # thousands deep raises RecursionError. Either is a bad reply, never a crash of the run.
     try:
         value = json.loads(stripped)
         if isinstance(value, dict):
             return value
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         pass
     decoder = json.JSONDecoder()
     start = stripped.find("{")
     while start != -1:
         try:
             value, _ = decoder.raw_decode(stripped, start)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             start = stripped.find("{", start + 1)
             continue
         if isinstance(value, dict):
@@ -137,8 +139,11 @@ def parse_rating(text: str, scales: dict[str, tuple[int, int] | None],
                 raise ReplyError(f"{c}: unknown option(s) {', '.join(unknown)}")
             out[c] = {"value": letters, "reason": _reason(entry)}
         else:
-            if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
-                raw = int(raw.strip())
+            if isinstance(raw, str):
+                try:  # not str.isdigit(): "²" is a digit to it, but int("²") raises
+                    raw = int(raw.strip())
+                except ValueError:
+                    pass  # reported below as not a whole number
             if isinstance(raw, float) and raw.is_integer():
                 raw = int(raw)
             if isinstance(raw, bool) or not isinstance(raw, int) or not scale[0] <= raw <= scale[1]:

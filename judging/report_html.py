@@ -7,98 +7,11 @@ through :func:`.report_svg.esc` (control characters made visible, then HTML-esca
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from . import report_text as rt
+from .report_html_kit import CSP, CSS, cell, mcell, share, table
 from .report_svg import COLORS, ForestRow, bars, esc, forest, heatmap, stacked
-
-CSS = """
-:root{--ink:#1f2937;--muted:#6b7280;--line:#e5e7eb;--soft:#f9fafb;--accent:#2563eb}
-*{box-sizing:border-box}
-body{margin:0;color:var(--ink);background:#fff;
-font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
-header{background:#0f172a;color:#f8fafc;padding:28px 40px 22px}
-header h1{margin:0 0 4px;font-size:24px;font-weight:650}
-header p{margin:0;color:#cbd5e1;font-size:13px}
-nav{position:sticky;top:0;background:#fff;border-bottom:1px solid var(--line);
-padding:8px 40px;font-size:13px;z-index:1}
-nav{display:flex;flex-wrap:wrap;gap:4px 16px}
-nav a{color:var(--accent);text-decoration:none;white-space:nowrap}
-main{padding:8px 40px 40px;max-width:1180px}
-h2{font-size:19px;margin:34px 0 10px;padding-bottom:6px;border-bottom:2px solid var(--line)}
-h3{font-size:16px;margin:26px 0 6px}
-h4{font-size:13px;margin:16px 0 6px;color:var(--muted);text-transform:uppercase;
-letter-spacing:.04em}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:12px;
-margin:18px 0}
-.card{border:1px solid var(--line);border-radius:8px;padding:12px 14px;background:var(--soft)}
-.card b{display:block;font-size:20px;font-weight:650}
-.card span{color:var(--muted);font-size:12px}
-table{border-collapse:collapse;width:100%;margin:8px 0 14px;font-size:13px}
-th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}
-th{background:var(--soft);font-weight:600}
-tbody tr:nth-child(even){background:#fcfcfd}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.muted{color:var(--muted)}
-.note{color:var(--muted);font-size:12.5px;margin:4px 0 10px}
-.quote{border-left:3px solid var(--line);padding:2px 10px;color:var(--muted);margin:6px 0}
-details{margin:8px 0 12px}
-summary{cursor:pointer;color:var(--accent);font-size:13px}
-.figs{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start;margin:10px 0}
-.figs figure{margin:0;border:1px solid var(--line);border-radius:8px;padding:10px}
-.chart{margin:10px 0 18px}
-.scroll{overflow-x:auto;max-width:100%}
-td small{display:block;color:var(--muted);font-size:11.5px;line-height:1.3}
-td .undef{color:#92400e}
-td .undef+small{white-space:normal;min-width:9em;max-width:14em;margin-left:auto}
-th.group{text-align:center;border-bottom:1px solid #cbd5e1}
-footer{color:var(--muted);font-size:12px;padding:20px 40px;border-top:1px solid var(--line)}
-@media print{nav{display:none}header{background:#fff;color:#000}}
-"""
-
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
-           numeric: Sequence[int] = (), header_groups: Sequence[tuple[str, int]] = ()) -> str:
-    """An HTML table; cells are already escaped/trusted markup; ``numeric`` columns align right."""
-    if not rows:
-        return '<p class="muted">None.</p>'
-    num = set(numeric)
-    head = "".join(f'<th class="num">{h}</th>' if i in num else f"<th>{h}</th>"
-                   for i, h in enumerate(header))
-    body = "".join(
-        "<tr>" + "".join(f'<td class="num">{c}</td>' if i in num else f"<td>{c}</td>"
-                         for i, c in enumerate(row)) + "</tr>"
-        for row in rows)
-    top = f"<tr>{group}</tr>" if (group := _groups(header_groups)) else ""
-    return (f'<div class="scroll"><table><thead>{top}<tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>")
-
-
-def _groups(spec: Sequence[tuple[str, int]]) -> str:
-    return "".join(f'<th colspan="{n}" class="group">{t}</th>' if t else f'<th colspan="{n}"></th>'
-                   for t, n in spec)
-
-
-def mcell(record: dict[str, Any], name: str) -> str:
-    """One metric of a comparison record as a table cell."""
-    return cell(record.get("metrics", {}).get(name), pct=name in rt.PERCENT_METRICS)
-
-
-def cell(e: dict[str, Any] | None, *, pct: bool = False) -> str:
-    """An estimate for a table cell: the value, its interval below in small type, or
-    "undefined" with the reason below."""
-    if e is None:
-        return "–"
-    if e.get("value") is None:
-        return f'<span class="undef">undefined</span><small>{esc(e.get("reason") or "")}</small>'
-    value = rt.est(e, pct=pct, ci=False)
-    if e.get("ci_low") is None or e.get("ci_high") is None:
-        return esc(value)
-    lo, hi = (f"{100 * e[k]:.1f}" if pct else f"{e[k]:.2f}" for k in ("ci_low", "ci_high"))
-    return f"{esc(value)}<small>[{lo}, {hi}]</small>"
 
 
 def _cards(report: dict[str, Any]) -> str:
@@ -136,18 +49,21 @@ def _summary(report: dict[str, Any]) -> str:
         if c["reviewers"]:
             points.append(ForestRow(c["name"], f"reviewers ({h['kappa_name']})",
                                     h["reviewer_kappa"], COLORS["reviewers"]))
-        if h["judge"]:
-            who = "majority" if h["judge_view"] == "majority_judge" else "reviewer"
-            points.append(ForestRow(c["name"], f"{who} vs {h['judge']}", h["judge_kappa"],
-                                    COLORS["judge"]))
-    out = _table(["Criterion", "Kind", "Units labelled", "Reviewers", "Agreement", "κ", "Judge",
+        view = "majority_judge" if len(c["reviewers"]) >= 2 else "human_judge"
+        for r in rt.whole(c):
+            if r["view"] == view:
+                who = "majority" if view == "majority_judge" else r["rater_a"]
+                points.append(ForestRow(c["name"], f"{who} vs {r['rater_b']}",
+                                        r["metrics"]["cohen"], COLORS["judge"]))
+    out = table(["Criterion", "Kind", "Units labelled", "Reviewers", "Agreement", "κ", "Judge",
                   "Agreement", "κ", "Unresolved"], rows, numeric=(2, 3, 4, 5, 7, 8, 9),
                  header_groups=(("", 4), ("Among reviewers", 2), ("Reviewers vs first judge", 3),
                                 ("", 1)))
     out += ('<p class="note">Reviewers vs judge: the reviewers\' strict majority (or the single '
             "reviewer) against the first judge by name. 95% intervals in brackets.</p>")
     if points:
-        title = "κ per criterion with 95% intervals (blue: among reviewers; orange: vs judge)"
+        title = ("Cohen's / Fleiss' κ per criterion with 95% intervals (blue: among reviewers; "
+                 "orange: reviewers vs each judge)")
         out += '<div class="chart">' + forest(points, title=title) + "</div>"
     return out
 
@@ -156,7 +72,7 @@ def _two_table(c: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     names = rt.two_metric_names(c)
     body = [[esc(rt.VIEW_NAMES[r["view"]]), esc(r["rater_a"]), esc(r["rater_b"]),
              f"{r['n']:,}", *[mcell(r, m) for m in names]] for r in rows]
-    return _table(["View", "Rater A", "Rater B", "n", *[rt.METRIC_NAMES[m] for m in names]],
+    return table(["View", "Rater A", "Rater B", "n", *[rt.METRIC_NAMES[m] for m in names]],
                   body, numeric=range(3, 4 + len(names)))
 
 
@@ -181,13 +97,13 @@ def _criterion(c: dict[str, Any], index: int) -> str:
     if multi is not None:
         m = multi["metrics"]
         out.append(f"<h4>All {len(multi['raters'])} reviewers</h4>")
-        out.append(_table(
+        out.append(table(
             ["Figure", "Value [95% CI]", "n"],
             [[rt.METRIC_NAMES[k], cell(m[k], pct=k in rt.PERCENT_METRICS),
               f"{m[k]['n']:,}"] for k in ("fleiss", "krippendorff_alpha",
                                            "mean_pairwise_percent")]
             + [[f"{esc(v['rater'])} vs the others' majority", cell(v, pct=True),
-                f"{v['n']:,}"] for v in multi["vs_majority"]], numeric=(2,)))
+                f"{v['n']:,}"] for v in multi["vs_majority"]], numeric=(1, 2)))
     sliced = [r for r in c["comparisons"] if r["slice"] != "all"]
     if sliced:
         body = [[esc(rt.VIEW_NAMES[r["view"]]), esc(r["rater_a"]), esc(r["rater_b"]),
@@ -195,8 +111,8 @@ def _criterion(c: dict[str, Any], index: int) -> str:
                  mcell(r, "cohen")] for r in sliced]
         out.append(f"<details><summary>Slices by batch, answer source and statement category "
                    f"({len(sliced)} rows, analytic intervals)</summary>"
-                   + _table(["View", "Rater A", "Rater B", "Slice", "n", "% agreement",
-                             "Cohen's κ"], body, numeric=(4,)) + "</details>")
+                   + table(["View", "Rater A", "Rater B", "Slice", "n", "% agreement",
+                             "Cohen's κ"], body, numeric=(4, 5, 6)) + "</details>")
     maps = [r for r in with_ties if r["view"] in ("human_human", "majority_judge", "ab_ba")
             or (r["view"] == "human_judge" and len(c["reviewers"]) == 1)]
     figs = ["<figure>" + heatmap(r["confusion"], r["rater_a"], r["rater_b"],
@@ -214,22 +130,14 @@ def _adjudication(report: dict[str, Any]) -> str:
     a = report["adjudication"]
     out = [f'<p>Adjudicated units: <b>{a["adjudicated_total"]:,}</b>. Unresolved disagreements: '
            f'<b>{a["unresolved_total"]:,}</b>.</p><p class="note">{esc(a["definition"])}.</p>']
-    out.append(_table(["Criterion", "Adjudicated", "Unresolved disagreements"],
+    out.append(table(["Criterion", "Adjudicated", "Unresolved disagreements"],
                       [[esc(c["criterion"]), f"{c['adjudicated']:,}", f"{c['unresolved']:,}"]
                        for c in a["criteria"]], numeric=(1, 2)))
     rows = [[esc(c["criterion"]), esc(r["rater_a"]), f"{r['n']:,}", mcell(r, "percent"),
              mcell(r, "cohen")] for c in a["criteria"] for r in c["comparisons"]]
-    out.append(_table(["Criterion", "Rater", "n", "Accuracy", "Cohen's κ"], rows, numeric=(2,)))
+    out.append(table(["Criterion", "Rater", "n", "Accuracy", "Cohen's κ"], rows,
+                      numeric=(2, 3, 4)))
     return "".join(out)
-
-
-def _share(s: dict[str, Any] | None) -> str:
-    if s is None:
-        return "–"
-    if s.get("value") is None or s.get("ci_low") is None:
-        return cell(s, pct=True)
-    return (f"{100 * s['value']:.1f}%<small>{s['count']:,}/{s['n']:,} · "
-            f"[{100 * s['ci_low']:.1f}, {100 * s['ci_high']:.1f}]</small>")
 
 
 def _consistency(report: dict[str, Any]) -> str:
@@ -237,11 +145,11 @@ def _consistency(report: dict[str, Any]) -> str:
     if not recs:
         return '<p class="muted">No judge verdicts.</p>'
     rows = [[esc(r["judge"]), esc(r["criterion"]), f"{r['n_verdicts']:,}", f"{r['missing']:,}",
-             f"{r['failed_samples']:,}", _share(r["samples_disagreed"]),
-             _share(r["position_inconsistent"]), _share(r["judges_disagreed"])] for r in recs]
-    out = _table(["Judge", "Criterion", "Verdicts", "Missing", "Failed samples",
+             f"{r['failed_samples']:,}", share(r["samples_disagreed"]),
+             share(r["position_inconsistent"]), share(r["judges_disagreed"])] for r in recs]
+    out = table(["Judge", "Criterion", "Verdicts", "Missing", "Failed samples",
                   "Samples disagreed", "Position inconsistent (AB ≠ BA)",
-                  "Panel members disagreed"], rows, numeric=(2, 3, 4))
+                  "Panel members disagreed"], rows, numeric=range(2, 8))
     points = []
     for r in recs:
         if r["samples_disagreed"] is not None:
@@ -280,8 +188,8 @@ def _win_rates(report: dict[str, Any]) -> str:
              *[cell(s[o], pct=True) for o in ("win", "tie", "loss", "neither")]]
             for r in recs for s in r["sources"]]
     out.append("<details><summary>Every rater, with 95% Wilson intervals</summary>"
-               + _table(["Criterion", "Rater", "Model", "n", "Win", "Tie", "Loss", "Neither"],
-                        rows, numeric=(3,)) + "</details>")
+               + table(["Criterion", "Rater", "Model", "n", "Win", "Tie", "Loss", "Neither"],
+                        rows, numeric=range(3, 8)) + "</details>")
     return "".join(out)
 
 
@@ -304,7 +212,7 @@ def _kqa(k: dict[str, Any]) -> str:
                          cell(f["hallucinations_answered"]),
                          cell(f["hallucinations_all"]),
                          cell(f["contradiction_share"], pct=True)])
-    out.append(_table(["Rater", "Model", "Answers", "Statements", "Answered", "All questions",
+    out.append(table(["Rater", "Model", "Answers", "Statements", "Answered", "All questions",
                        "Answered", "All questions", "Answers with ≥1 contradiction"], rows,
                       numeric=range(2, 9),
                       header_groups=(("", 2), ("Labelled", 2), ("Comprehensiveness", 2),
@@ -319,8 +227,8 @@ def _ratings(recs: list[dict[str, Any]]) -> str:
             rows.append([esc(r["criterion"]), esc(r["rater"]), esc(s["source"]),
                          rt.integer(s["n"]), cell(s),
                          "–" if s.get("sd") is None else f"{s['sd']:.2f}"])
-    return _table(["Criterion", "Rater", "Model", "n", "Mean [95% CI]", "SD"], rows,
-                  numeric=(3, 5))
+    return table(["Criterion", "Rater", "Model", "n", "Mean [95% CI]", "SD"], rows,
+                  numeric=(3, 4, 5))
 
 
 def _protocol(p: dict[str, Any]) -> str:
@@ -330,12 +238,12 @@ def _protocol(p: dict[str, Any]) -> str:
                esc(j.get("statements_protocol") or "–"),
                esc(", ".join(j.get("members") or [])) or "–", rt.integer(j.get("verdicts"))]
               for j in p["judges"]]
-    out = ["<h3>Judges</h3>", _table(["Judge", "Provider", "Model", "Samples", "Temperature",
+    out = ["<h3>Judges</h3>", table(["Judge", "Provider", "Model", "Samples", "Temperature",
                                       "Statements protocol", "Panel of", "Verdicts"], judges,
                                      numeric=(3, 7))]
     templates = [[esc(j["name"]), esc(t["template"]), f"<code>{esc(t['hash'])}</code>",
                   rt.integer(t["calls"])] for j in p["judges"] for t in j["templates"]]
-    out += ["<h3>Templates</h3>", _table(["Judge", "Template", "Hash", "Calls"], templates,
+    out += ["<h3>Templates</h3>", table(["Judge", "Template", "Hash", "Calls"], templates,
                                          numeric=(3,))]
     out.append(f"<h3>Orders and voting rules</h3><p>Orders: {esc(', '.join(p['orders']))}.</p>")
     out.append("<ul>" + "".join(f"<li>{esc(r)}</li>" for r in p["voting_rules"]) + "</ul>")
@@ -354,14 +262,14 @@ def _effort(e: dict[str, Any]) -> str:
            f"out; cost {esc(rt.money(t['cost_usd']))}; summed latency "
            f"{esc(rt.duration(t['latency_s']))}. Reviewer time: "
            f"{esc(rt.duration(e['review_seconds']))}.</p>"]
-    out.append(_table(["Judge", "Calls", "Failed", "Errors", "Input tokens", "Output tokens",
+    out.append(table(["Judge", "Calls", "Failed", "Errors", "Input tokens", "Output tokens",
                        "Cost", "Latency (sum)"],
                       [[esc(j["judge"]), rt.integer(j["calls"]), rt.integer(j["failed"]),
                         rt.integer(j["errors"]), rt.integer(j["input_tokens"]),
                         rt.integer(j["output_tokens"]), esc(rt.money(j["cost_usd"])),
                         esc(rt.duration(j["latency_s"]))] for j in e["per_judge"]],
                       numeric=range(1, 8)))
-    out.append(_table(["Reviewer", "Labels", "Items timed", "Time", "Time per item"],
+    out.append(table(["Reviewer", "Labels", "Items timed", "Time", "Time per item"],
                       [[esc(r["reviewer"]), rt.integer(r["labels"]), rt.integer(r["items"]),
                         esc(rt.duration(r["seconds"])), esc(rt.duration(r["seconds_per_item"]))]
                        for r in e["reviewers"]], numeric=range(1, 5)))

@@ -34,8 +34,11 @@ VIEW_NAMES = {
 
 def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2,
         ci: bool = True) -> str:
-    """Format an estimate dict: ``0.61 [0.52, 0.70]``, ``85.0% [80.1, 89.2]`` or
-    ``undefined (reason)``; an absent estimate is an en dash."""
+    """Format an estimate dict for people.
+
+    ``0.61 [0.52, 0.70]``, ``85.0% [80.1, 89.2]`` or ``undefined (reason)``; an absent
+    estimate is an en dash.
+    """
     if e is None:
         return "–"
     value = e.get("value")

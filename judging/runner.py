@@ -1,12 +1,11 @@
 """Running judges over a study: plan, skip what is cached, call, record, resolve.
 
-Concurrency and storage contract:
-- Calls run as asyncio tasks bounded by a semaphore (``concurrency``); providers retry
-  429/5xx with backoff that honours ``Retry-After``, each attempt under a timeout.
-- Every reply is handed to :class:`CallWriter`, a thread with its own connection that commits
-  it at once (WAL, ``synchronous=NORMAL``: durable when the process is killed), so a run
-  killed at any moment resumes without paying again for what it had received.
+Concurrency and storage contract (the calls themselves: :mod:`judging.calls`):
+- Every reply is committed as soon as it arrives, so a run killed at any moment resumes
+  without paying again for what it had received.
 - Cached calls (status ``ok`` or ``failed``) are never requested again; ``error`` rows are.
+- Large runs against remote providers are sharded over worker processes
+  (:mod:`judging.workers`).
 - ``max_cost`` stops scheduling new calls once the spend would pass it; calls in flight
   finish, verdicts are resolved for the items whose calls are all in, and the run says so.
 - Progress goes to a :class:`RunDisplay`; nothing here knows about terminals.
@@ -14,27 +13,22 @@ Concurrency and storage contract:
 
 from __future__ import annotations
 
-import asyncio
-import queue
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from medjudge.store.db import connect
 from medjudge.store.items import Item, get_item, list_items
-from medjudge.store.judgments import (
-    NewVerdict, cached_calls, finish_run, record_call, start_run, write_verdicts,
-)
-from medjudge.store.study import Study, dumps, utcnow
+from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
+from medjudge.store.study import Study
 
-from . import protocol, replies
+from . import protocol
+from .calls import LocalCostGuard, execute
 from .plan import CallSpec, JudgeConfig, plan_item
 from .pricing import Price, estimate_tokens, price_for
-from .providers import ChatRequest, Provider, ProviderError, make_provider
 from .resolve import Outcome, VerdictOut, resolve_item
+from .workers import execute_sharded, worker_count
 
 
 @dataclass
@@ -54,6 +48,8 @@ class RunOptions:
     price_override: tuple[float, float] | None = None
     api_keys: dict[str, str] = field(default_factory=dict)
     actor: str = "medjudge"
+    workers: int | None = None
+    """Worker processes for the calls (None: automatic, see :mod:`judging.workers`)."""
 
 
 @dataclass
@@ -103,63 +99,6 @@ class RunDisplay(Protocol):
 
     def finished(self, summary: RunSummary) -> None:
         """The run is over (verdicts written)."""
-
-
-class CallWriter(threading.Thread):
-    """Commits call results from a queue, one small transaction per batch, on its own connection."""
-
-    def __init__(self, study: Study) -> None:
-        """Open a dedicated connection to the study."""
-        super().__init__(name="medjudge-call-writer", daemon=True)
-        self.conn = connect(study.path)
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        """Drain the queue until the sentinel arrives."""
-        done = False
-        while not done:
-            rows = [self.queue.get()]
-            while True:
-                try:
-                    rows.append(self.queue.get_nowait())
-                except queue.Empty:
-                    break
-            if None in rows:
-                done = True
-                rows = [r for r in rows if r is not None]
-            if not rows:
-                continue
-            try:
-                self.conn.execute("BEGIN IMMEDIATE")
-                for row in rows:
-                    record_call(self.conn, row)
-                self.conn.execute("COMMIT")
-            except BaseException as exc:  # reported by close()
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                self.error = exc
-                done = True
-        self.conn.close()
-
-    def close(self) -> None:
-        """Flush everything queued and stop; re-raise a write error."""
-        self.queue.put(None)
-        self.join()
-        if self.error is not None:
-            raise self.error
-
-
-def parse_reply(call: CallSpec, text: str) -> Any:
-    """Parse a reply for its task (raises :class:`replies.ReplyError`)."""
-    if call.kind == "pairwise":
-        return replies.parse_pairwise(text, call.parse_args["criteria"])
-    if call.kind == "nli":
-        return replies.parse_nli(text)
-    if call.kind in ("kqa_entails", "kqa_contradicts"):
-        return replies.parse_yes_no(text)
-    return replies.parse_rating(text, call.parse_args["scales"], call.parse_args["options"])
 
 
 def plan(study: Study, judges: Sequence[JudgeConfig], options: RunOptions) -> tuple[list[Item], list[CallSpec]]:
@@ -223,91 +162,38 @@ async def run_judges(study: Study, judges: Sequence[JudgeConfig], options: RunOp
 
 async def _execute(study: Study, todo: list[CallSpec], options: RunOptions, prices: dict[str, Price],
                    summary: RunSummary, run_id: int, display: RunDisplay | None) -> str:
-    providers: dict[str, Provider] = {}
-    for j in {c.judge.rater: c.judge for c in todo}.values():
-        providers[j.rater] = make_provider(j.spec, api_keys=options.api_keys, timeout=options.timeout_s,
-                                           max_retries=options.max_retries)
-    writer = CallWriter(study)
-    writer.start()
-    sem = asyncio.Semaphore(options.concurrency)
-    stop: list[str] = []
-    reserved = [0.0]  # worst-case cost of the calls in flight, so the guard holds under concurrency
+    def on_row(row: dict[str, Any]) -> None:
+        account(summary, row)
+        if display:
+            display.call_done(CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), summary)
 
-    async def one(call: CallSpec) -> None:
-        async with sem:
-            if stop:
-                return
-            price = prices[call.judge.rater]
-            guess = price.cost(estimate_tokens(call.system + call.user), call.judge.max_tokens)
-            if options.max_cost is not None and summary.cost_usd + reserved[0] + guess > options.max_cost:
-                stop.append(f"--max-cost {options.max_cost:g} reached")
-                return
-            reserved[0] += guess
-            try:
-                row = await _call(providers[call.judge.rater], call, options, price, summary)
-            finally:
-                reserved[0] -= guess
-            row["run_id"] = run_id
-            writer.queue.put(row)
-            if display:
-                display.call_done(CallEvent(call.judge.rater, call.task, row["status"], row["cost_usd"]),
-                                  summary)
-
-    try:
-        await asyncio.gather(*(one(c) for c in todo))
-    finally:
-        for p in providers.values():
-            await p.aclose()
-        writer.close()
-    if stop:
-        summary.stopped = stop[0]
+    common = {"run_id": run_id, "api_keys": options.api_keys, "timeout_s": options.timeout_s,
+              "max_retries": options.max_retries, "parse_retries": options.parse_retries}
+    n = worker_count(todo, options.workers)
+    if n > 1:
+        complete = await execute_sharded(str(study.path), todo, n, limit=options.max_cost, on_row=on_row,
+                                         concurrency=options.concurrency, prices=prices, **common)
+    else:
+        complete = await execute(str(study.path), todo, concurrency=options.concurrency, prices=prices,
+                                 guard=LocalCostGuard(options.max_cost), on_row=on_row, **common)
+    if not complete:
+        summary.stopped = f"--max-cost {options.max_cost:g} reached"
         return "stopped"
     return "done"
 
 
-async def _call(provider: Provider, call: CallSpec, options: RunOptions, price: Price,
-                summary: RunSummary) -> dict[str, Any]:
-    req = ChatRequest(system=call.system, messages=[{"role": "user", "content": call.user}],
-                      max_tokens=call.judge.max_tokens, temperature=call.judge.temperature,
-                      json_schema=call.json_schema if provider.supports_json_schema else None,
-                      seed=call.sample)
-    row: dict[str, Any] = {
-        "key": call.key, "judge": call.judge.rater, "provider": call.judge.spec.provider,
-        "model": call.judge.spec.model, "template": call.template.name,
-        "template_hash": call.template.hash, "params": dumps(call.params()),
-        "messages": dumps(call.messages()), "item_id": call.item_id, "task": call.task,
-        "sample": call.sample, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
-        "latency_s": 0.0, "attempts": 0, "raw": None, "parsed": None, "error": None,
-        "created_at": utcnow(),
-    }
-    for _ in range(1 + options.parse_retries):
-        try:
-            result = await provider.complete(req)
-        except ProviderError as exc:
-            summary.errors += 1
-            row.update(status="error", error=str(exc))
-            return row
-        cost = price.cost(result.input_tokens, result.output_tokens)
-        summary.requests += result.attempts
-        summary.cost_usd += cost
-        summary.input_tokens += result.input_tokens
-        summary.output_tokens += result.output_tokens
-        row["input_tokens"] += result.input_tokens
-        row["output_tokens"] += result.output_tokens
-        row["cost_usd"] += cost
-        row["latency_s"] += result.latency_s
-        row["attempts"] += result.attempts
-        row["raw"] = result.text
-        try:
-            parsed = parse_reply(call, result.text)
-        except replies.ReplyError as exc:
-            row.update(status="failed", error=f"unparseable reply: {exc}")
-            continue
-        row.update(status="ok", parsed=dumps(parsed), error=None)
+def account(summary: RunSummary, row: dict[str, Any]) -> None:
+    """Add one call's result to the run's counts."""
+    summary.requests += row["attempts"]
+    summary.cost_usd += row["cost_usd"]
+    summary.input_tokens += row["input_tokens"]
+    summary.output_tokens += row["output_tokens"]
+    if row["status"] == "ok":
         summary.ok += 1
-        return row
-    summary.failed += 1
-    return row
+    elif row["status"] == "failed":
+        summary.failed += 1
+    else:
+        summary.errors += 1
 
 
 def _resolve_all(study: Study, judges: Sequence[JudgeConfig], items: list[Item], calls: list[CallSpec],

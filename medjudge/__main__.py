@@ -2,4 +2,5 @@
 
 from medjudge.cli import main
 
-main()
+if __name__ == "__main__":  # judge workers are spawned and re-import this module
+    main()

@@ -230,3 +230,29 @@ def test_cli_judge_and_export_verdicts_show_the_trail(tmp_path: Path) -> None:
     assert r.exit_code == 1 and "--judge" in r.output
     r = runner.invoke(app, ["judge", path, "-j", "openai:gpt-4o"])
     assert r.exit_code == 1 and "OPENAI_API_KEY" in r.output and "Traceback" not in r.output
+
+
+def test_sharded_run_over_worker_processes_matches_one_process(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, two = make_study(tmp_path / "a", n=6), make_study(tmp_path / "b", n=6)
+    with FakeLLMServer(routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=2)))) as server:
+        s1 = run(one, [judge_for(server)])
+        n1 = server.count()
+        s2 = run(two, [judge_for(server)], workers=2)
+        assert server.count() - n1 == n1 == 36  # each call exactly once in both
+    assert (s2.ok, s2.requests, s2.verdicts_added) == (s1.ok, s1.requests, s1.verdicts_added)
+    assert verdicts(one) == verdicts(two)
+    keys = lambda s: sorted(r[0] for r in s.conn.execute("SELECT key FROM judge_calls"))  # noqa: E731
+    assert keys(one) == keys(two)
+
+
+def test_sharded_run_keeps_the_cost_limit(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=6)
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        j = judge_for(server)
+        dry = run(study, [j], dry_run=True, price_override=(1000.0, 1000.0))
+        limit = dry.est_cost_usd / 4
+        capped = run(study, [j], max_cost=limit, price_override=(1000.0, 1000.0), workers=2)
+    assert capped.stopped and 0 < capped.ok < 36
+    assert capped.cost_usd <= limit + 1e-9

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from medjudge.judging.kqa import kqa_metrics
 from medjudge.judging.metrics import RISK_NOTE, rating_means, win_rates
 from medjudge.judging.study_data import MAJORITY, load_study_data

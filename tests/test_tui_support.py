@@ -24,15 +24,28 @@ HOSTILE = "[bold red]x[/] \x1b[2J \x1b]52;c;SGVsbG8=\x07 \u202eevil"
 
 def rating_row(i: int) -> dict[str, Any]:
     """A valid rating record with four options."""
-    return {"id": f"r{i}", "question": f"Case {i}: which next step?",
-            "options": {"A": "Treat now", "B": "Test first", "C": "Wait", "D": "Refer"},
-            "correct": "A", "explanation": f"Explanation {i}: A because it is urgent.",
-            "source": "model-x"}
+    return {
+        "id": f"r{i}",
+        "question": f"Case {i}: which next step?",
+        "options": {"A": "Treat now", "B": "Test first", "C": "Wait", "D": "Refer"},
+        "correct": "A",
+        "explanation": f"Explanation {i}: A because it is urgent.",
+        "source": "model-x",
+    }
 
 
-def build_study(tmp_path: Path, *, name: str = "tui.db", blind: bool = True,
-                override: bool = True, pairwise: int = 4, statements: int = 2, rating: int = 1,
-                hostile: bool = False, context: bool = False) -> Path:
+def build_study(
+    tmp_path: Path,
+    *,
+    name: str = "tui.db",
+    blind: bool = True,
+    override: bool = True,
+    pairwise: int = 4,
+    statements: int = 2,
+    rating: int = 1,
+    hostile: bool = False,
+    context: bool = False,
+) -> Path:
     """A study file with pairwise, statements and rating items; returns its path."""
     path = tmp_path / name
     settings = StudySettings(name="TUI test study", blind=blind, allow_reviewer_override=override)
@@ -48,13 +61,19 @@ def build_study(tmp_path: Path, *, name: str = "tui.db", blind: bool = True,
         if rows:
             import_file(study, write_jsonl(tmp_path / "pw.jsonl", rows), "pairwise", actor="lead")
         if statements:
-            import_file(study, write_jsonl(tmp_path / "st.jsonl",
-                                           [statements_row(i) for i in range(statements)]),
-                        "statements", actor="lead")
+            import_file(
+                study,
+                write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(statements)]),
+                "statements",
+                actor="lead",
+            )
         if rating:
-            import_file(study, write_jsonl(tmp_path / "rt.jsonl",
-                                           [rating_row(i) for i in range(rating)]),
-                        "rating", actor="lead")
+            import_file(
+                study,
+                write_jsonl(tmp_path / "rt.jsonl", [rating_row(i) for i in range(rating)]),
+                "rating",
+                actor="lead",
+            )
     finally:
         study.close()
     return path
@@ -62,12 +81,20 @@ def build_study(tmp_path: Path, *, name: str = "tui.db", blind: bool = True,
 
 def trail(ab: list[str], ba: list[str], inconsistent: bool = False) -> dict[str, Any]:
     """A pairwise verdict trail as the resolver writes it (votes in the item's own terms)."""
-    return {"orders": {"AB": {"votes": ab}, "BA": {"votes": ba}},
-            "position_inconsistent": inconsistent}
+    return {
+        "orders": {"AB": {"votes": ab}, "BA": {"votes": ba}},
+        "position_inconsistent": inconsistent,
+    }
 
 
-def add_verdicts(path: Path, ext_id: str, values: dict[str, str], *,
-                 judge: str = "openai:fake-judge") -> None:
+def add_verdicts(
+    path: Path,
+    ext_id: str,
+    values: dict[str, str],
+    *,
+    judge: str = "openai:fake-judge",
+    reason: str | None = None,
+) -> None:
     """Store a judge's verdicts on one item: criterion (or statement position) → value."""
     study = Study.open(path)
     try:
@@ -80,9 +107,16 @@ def add_verdicts(path: Path, ext_id: str, values: dict[str, str], *,
                 key = str(next(s.position for s in item.statements if s.id == unit.statement_id))
             if key in values:
                 v = values[key]
-                out.append(NewVerdict(unit.id, v, f"because {key} [b]reason[/b]",
-                                      trail([v, v, "tie"], [v, v, v]) if item.kind == "pairwise"
-                                      else {"votes": [v, v]}))
+                out.append(
+                    NewVerdict(
+                        unit.id,
+                        v,
+                        reason or f"because {key} [b]reason[/b]",
+                        trail([v, v, "tie"], [v, v, v])
+                        if item.kind == "pairwise"
+                        else {"votes": [v, v]},
+                    )
+                )
         write_verdicts(study, judge, {"spec": judge}, out, run_id=None, actor="lead")
     finally:
         study.close()
@@ -92,7 +126,9 @@ def item_swap(path: Path, ext_id: str) -> bool:
     """Whether an item shows answer B on the left."""
     conn = sqlite3.connect(path)
     try:
-        return bool(conn.execute("SELECT swap FROM items WHERE ext_id = ?", (ext_id,)).fetchone()[0])
+        return bool(
+            conn.execute("SELECT swap FROM items WHERE ext_id = ?", (ext_id,)).fetchone()[0]
+        )
     finally:
         conn.close()
 
@@ -105,7 +141,9 @@ def labels(path: Path, rater: str) -> dict[tuple[str, str], str]:
             "SELECT i.ext_id, u.criterion, s.position, l.value FROM labels l "
             "JOIN units u ON u.id = l.unit_id JOIN items i ON i.id = u.item_id "
             "LEFT JOIN statements s ON s.id = u.statement_id JOIN raters r ON r.id = l.rater_id "
-            "WHERE r.name = ?", (rater,)).fetchall()
+            "WHERE r.name = ?",
+            (rater,),
+        ).fetchall()
     finally:
         conn.close()
     return {(e, c if p is None else str(p)): v for e, c, p, v in rows}
@@ -116,9 +154,12 @@ def history(path: Path, rater: str) -> list[tuple[str, str | None, str | None, s
     conn = sqlite3.connect(path)
     try:
         return conn.execute(
-            "SELECT i.ext_id, h.old_value, h.new_value, h.action, h.after_reveal FROM label_history h "
+            "SELECT i.ext_id, h.old_value, h.new_value, h.action, h.after_reveal "
+            "FROM label_history h "
             "JOIN units u ON u.id = h.unit_id JOIN items i ON i.id = u.item_id "
-            "JOIN raters r ON r.id = h.rater_id WHERE r.name = ? ORDER BY h.id", (rater,)).fetchall()
+            "JOIN raters r ON r.id = h.rater_id WHERE r.name = ? ORDER BY h.id",
+            (rater,),
+        ).fetchall()
     finally:
         conn.close()
 
@@ -131,3 +172,30 @@ def scalar(path: Path, sql: str, *args: object) -> Any:
         return row[0] if row else None
     finally:
         conn.close()
+
+
+def run_async(fn: Any) -> Any:
+    """Run an async test function with ``asyncio.run`` (no async pytest plugin needed)."""
+    import asyncio
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
+
+
+def screen_text(app: Any) -> str:
+    """Everything on the terminal right now, as plain text lines."""
+    app.screen._on_timer_update()
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def static_text(app: Any, selector: str) -> str:
+    """The plain text a Static (or Pane body) holds."""
+    from textual.widgets import Static
+
+    widget = app.screen.query_one(selector)
+    static = widget if isinstance(widget, Static) else widget.query_one(Static)
+    return str(static.visual) if not hasattr(static.visual, "plain") else static.visual.plain

@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
-
 from medjudge.judging import protocol
 from medjudge.judging.agreement import two_rater_stats, without_ties
 from medjudge.judging.consistency import judge_consistency
@@ -24,6 +22,7 @@ from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import revert, set_label
 from medjudge.store.study import Study, utcnow
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from .conftest import pairwise_row, write_jsonl
 
@@ -63,7 +62,8 @@ def adjudicate(study: Study, unit_id: int, value: str) -> None:
     """Record an adjudication the way the adjudication feature stores it (append-only rows)."""
     with study.tx() as conn:
         conn.execute("INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at) "
-                     "VALUES (?, ?, 'per guideline', '[]', 'senior', ?)", (unit_id, value, utcnow()))
+                     "VALUES (?, ?, 'per guideline', '[]', 'senior', ?)",
+                     (unit_id, value, utcnow()))
 
 
 def _pairwise_study(tmp_path: Path, n: int = 8) -> Study:

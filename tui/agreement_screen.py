@@ -41,8 +41,14 @@ class AgreementScreen(Screen[None]):
     class PairComputed(Message):
         """Figures for the pair arrived (``stats`` None when fewer than two raters)."""
 
-        def __init__(self, criterion: str, raters: list[str], pair: tuple[str, str] | None,
-                     stats: Any, error: str | None) -> None:
+        def __init__(
+            self,
+            criterion: str,
+            raters: list[str],
+            pair: tuple[str, str] | None,
+            stats: Any,
+            error: str | None,
+        ) -> None:
             self.criterion = criterion
             self.raters = raters
             self.pair = pair
@@ -57,6 +63,10 @@ class AgreementScreen(Screen[None]):
         self.criterion = criterion
         self.raters: list[str] = []
         self.pair: list[str] = []
+
+    @property
+    def _blind(self) -> bool:
+        return self.review_app.session.settings.blind
 
     @property
     def review_app(self) -> ReviewApp:
@@ -91,9 +101,20 @@ class AgreementScreen(Screen[None]):
     def _choose(self, raters: list[str], wanted: list[str]) -> tuple[str, str] | None:
         if len(raters) < 2:
             return None
-        if len(wanted) == 2 and wanted[0] in raters and wanted[1] in raters and wanted[0] != wanted[1]:
-            return wanted[0], wanted[1]
         me = self.review_app.session.reviewer
+        if self._blind:  # side A is always the reviewer: only units they labelled are compared
+            if me not in raters:
+                return None
+            if len(wanted) == 2 and wanted[1] in raters and wanted[1] != me:
+                return me, wanted[1]
+            return me, next(r for r in raters if r != me)
+        if (
+            len(wanted) == 2
+            and wanted[0] in raters
+            and wanted[1] in raters
+            and wanted[0] != wanted[1]
+        ):
+            return wanted[0], wanted[1]
         first = me if me in raters else raters[0]
         second = next(r for r in raters if r != first)
         return first, second
@@ -107,8 +128,11 @@ class AgreementScreen(Screen[None]):
         head = Text(end="")
         head.append("Agreement  ", "bold")
         head.append_text(render.lit(self.criterion, "bold"))
-        head.append(f"  ({self.criteria.index(self.criterion) + 1}/{len(self.criteria)})"
-                    if self.criterion in self.criteria else "")
+        head.append(
+            f"  ({self.criteria.index(self.criterion) + 1}/{len(self.criteria)})"
+            if self.criterion in self.criteria
+            else ""
+        )
         if message.pair:
             head.append("\nA: ")
             head.append_text(render.lit(message.pair[0], "bold"))
@@ -119,7 +143,14 @@ class AgreementScreen(Screen[None]):
         if message.error:
             figures.update(render.lit(f"Could not compute: {message.error}"))
         elif message.stats is None or message.pair is None:
-            figures.update(Text("Fewer than two raters have labelled this criterion yet."))
+            figures.update(
+                Text(
+                    "Label some of these yourself first: in a blind study the detail compares you "
+                    "with the others."
+                    if self._blind and len(message.raters) >= 2
+                    else "Fewer than two raters have labelled this criterion yet."
+                )
+            )
         else:
             figures.update(self._figures(message.stats, *message.pair))
 
@@ -129,8 +160,11 @@ class AgreementScreen(Screen[None]):
         table.add_column("coefficient", style="bold", no_wrap=True)
         table.add_column("value [95% CI]")
         table.add_column("n", justify="right")
-        rows = [("percent agreement", stats.percent), ("Cohen's κ", stats.cohen),
-                ("Gwet's AC1", stats.gwet_ac1)]
+        rows = [
+            ("percent agreement", stats.percent),
+            ("Cohen's κ", stats.cohen),
+            ("Gwet's AC1", stats.gwet_ac1),
+        ]
         for name in ("weighted_kappa", "spearman", "pearson"):
             extra = getattr(stats, name, None)
             if extra is not None:
@@ -139,10 +173,14 @@ class AgreementScreen(Screen[None]):
             table.add_row(Text(name), render.lit(est.format(2)), Text(str(est.n)))
         confusion = render.confusion_table(stats.confusion.categories, stats.confusion.matrix, a, b)
         dropped = getattr(stats, "n_dropped", 0)
-        note = Text(f"\n{stats.n} units labelled by both" +
-                    (f"; {dropped} labelled by only one left out" if dropped else "") + "\n")
-        return Group(table, note, Text("Confusion matrix (rows A, columns B)\n", style="bold"),
-                     confusion)
+        note = Text(
+            f"\n{stats.n} unit{'s' if stats.n != 1 else ''} labelled by both"
+            + (f"; {dropped} labelled by only one left out" if dropped else "")
+            + "\n"
+        )
+        return Group(
+            table, note, Text("Confusion matrix (rows A, columns B)\n", style="bold"), confusion
+        )
 
     # -- actions ---------------------------------------------------------------------------
     def action_back(self) -> None:
@@ -161,6 +199,9 @@ class AgreementScreen(Screen[None]):
     def action_rater(self, side: int) -> None:
         """The next rater on one side of the pair (skipping the other side's)."""
         if len(self.raters) < 2 or len(self.pair) != 2:
+            return
+        if side == 0 and self._blind:
+            self.notify("Blind review: side A is you; b picks whom you are compared with.")
             return
         other = self.pair[1 - side]
         i = self.raters.index(self.pair[side]) if self.pair[side] in self.raters else -1

@@ -15,15 +15,15 @@ import dataclasses
 import os
 from pathlib import Path
 
+from medjudge.store.db import StudyError
+from medjudge.store.roles import require
+from medjudge.store.study import Study
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
 from medjudge import paths
-from medjudge.store.db import StudyError
-from medjudge.store.roles import require
-from medjudge.store.study import Study
 
 from .agreement_feed import AgreementFeed
 from .dialogs import HelpScreen, PromptDialog
@@ -49,7 +49,9 @@ class ReviewApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, study: Study, session: ReviewSession, *, poll_interval: float | None = 1.0) -> None:
+    def __init__(
+        self, study: Study, session: ReviewSession, *, poll_interval: float | None = 1.0
+    ) -> None:
         """Use :func:`make_app`."""
         super().__init__()
         self.study = study
@@ -138,10 +140,11 @@ class ReviewApp(App[None]):
     # -- judge runs ------------------------------------------------------------------------
     def start_judge(self, spec_text: str) -> None:
         """Start one LLM judge over the whole study in the background."""
-        from medjudge import settings as user_settings
         from medjudge.judging.plan import JudgeConfig
         from medjudge.judging.runner import RunOptions
         from medjudge.judging.specs import SpecError, parse_judge_spec
+
+        from medjudge import settings as user_settings
 
         if self.judge_state is not None and self.judge_state.active:
             self.notify("A judge run is already going.", severity="warning")
@@ -152,8 +155,12 @@ class ReviewApp(App[None]):
         except (SpecError, user_settings.SettingsError) as exc:
             self.notify(str(exc), title="judge not started", severity="error", markup=False)
             return
-        options = RunOptions(concurrency=prefs.concurrency, timeout_s=prefs.timeout_s,
-                             api_keys=prefs.api_keys(), actor=self.session.reviewer)
+        options = RunOptions(
+            concurrency=prefs.concurrency,
+            timeout_s=prefs.timeout_s,
+            api_keys=prefs.api_keys(),
+            actor=self.session.reviewer,
+        )
         self.judge_state = JudgeRunState(judge=config.rater)
         self._judge_progressed(self.judge_state)
         self._judge_worker(config, options)
@@ -180,8 +187,13 @@ class ReviewApp(App[None]):
             self.notify(state.message, title=f"judge {state.judge} finished", markup=False)
             self.poll_study()
         elif state.status == "failed":
-            self.notify(state.message, title=f"judge {state.judge} failed", severity="error",
-                        markup=False, timeout=15)
+            self.notify(
+                state.message,
+                title=f"judge {state.judge} failed",
+                severity="error",
+                markup=False,
+                timeout=15,
+            )
 
     # -- screens ---------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -205,13 +217,18 @@ class ReviewApp(App[None]):
 
     def ask_judge(self) -> None:
         """Ask for a judge spec, then start it."""
+
         def start(answer: str | None) -> None:
             if answer and answer.strip():
                 self.start_judge(answer)
 
-        self.push_screen(PromptDialog(
-            "Run an LLM judge over this study",
-            "openai:MODEL · anthropic:MODEL · openai:MODEL@http://host:port/v1 · local:smollm2"), start)
+        self.push_screen(
+            PromptDialog(
+                "Run an LLM judge over this study",
+                "openai:MODEL · anthropic:MODEL · openai:MODEL@http://host:port/v1 · local:smollm2",
+            ),
+            start,
+        )
 
     async def action_quit(self) -> None:
         """Record the time on the current item, then leave (labels are already on disk)."""
@@ -222,8 +239,13 @@ class ReviewApp(App[None]):
         self.exit()
 
 
-def make_app(db_path: str | os.PathLike[str], *, reviewer: str | None = None,
-             assigned_only: bool | None = None, poll_interval: float | None = 1.0) -> ReviewApp:
+def make_app(
+    db_path: str | os.PathLike[str],
+    *,
+    reviewer: str | None = None,
+    assigned_only: bool | None = None,
+    poll_interval: float | None = 1.0,
+) -> ReviewApp:
     """Open a study for one reviewer and build the app.
 
     Args:
@@ -242,10 +264,15 @@ def make_app(db_path: str | os.PathLike[str], *, reviewer: str | None = None,
     try:
         login = paths.login_name()
         name = reviewer or login
-        if reviewer is not None and reviewer != login and not study.settings.allow_reviewer_override:
+        if (
+            reviewer is not None
+            and reviewer != login
+            and not study.settings.allow_reviewer_override
+        ):
             raise ReviewSetupError(
                 f"--reviewer: this study does not allow reviewing under another name; you review "
-                f"as your login name {login!r} (the study lead can set allow_reviewer_override)")
+                f"as your login name {login!r} (the study lead can set allow_reviewer_override)"
+            )
         if not name.strip():
             raise ReviewSetupError("--reviewer: the name is empty")
         require(study, name, "review")

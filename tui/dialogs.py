@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -47,17 +49,18 @@ class PromptDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def help_text() -> Text:
-    """Every key of the app, by section."""
-    out = Text(end="")
+def help_text() -> Group:
+    """Every key of the app, by section (descriptions wrap under themselves)."""
+    parts: list[Table | Text] = []
     for n, (section, keys) in enumerate(KEYMAP):
-        if n:
-            out.append("\n")
-        out.append(section + "\n", "bold underline")
+        parts.append(Text(("\n" if n else "") + section, style="bold underline"))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(width=16, no_wrap=True)
+        grid.add_column(ratio=1)
         for key, what in keys:
-            out.append(f"  {key:<16}", "bold")
-            out.append(what + "\n")
-    return out
+            grid.add_row(Text("  " + key, style="bold"), Text(what))
+        parts.append(grid)
+    return Group(*parts)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -45,8 +45,9 @@ class JudgeRunState:
 class TuiRunDisplay:
     """A ``RunDisplay`` that posts throttled state copies (called from the run's thread)."""
 
-    def __init__(self, state: JudgeRunState, post: Callable[[JudgeRunState], None],
-                 interval: float = 0.1) -> None:
+    def __init__(
+        self, state: JudgeRunState, post: Callable[[JudgeRunState], None], interval: float = 0.1
+    ) -> None:
         """Start from ``state``; ``post`` must be safe to call from another thread."""
         self.state = state
         self.post = post
@@ -61,31 +62,39 @@ class TuiRunDisplay:
 
     def started(self, summary: RunSummary) -> None:
         """Planning done: the number of calls to make is known."""
-        self.state = dataclasses.replace(self.state, status="running", total=summary.to_call,
-                                         cached=summary.cached)
+        self.state = dataclasses.replace(
+            self.state, status="running", total=summary.to_call, cached=summary.cached
+        )
         self._emit(force=True)
 
     def call_done(self, event: CallEvent, summary: RunSummary) -> None:
         """One call finished."""
-        self.state = dataclasses.replace(self.state, done=self.state.done + 1,
-                                         failed=summary.failed + summary.errors,
-                                         cost_usd=summary.cost_usd)
+        self.state = dataclasses.replace(
+            self.state,
+            done=self.state.done + 1,
+            failed=summary.failed + summary.errors,
+            cost_usd=summary.cost_usd,
+        )
         self._emit()
 
     def finished(self, summary: RunSummary) -> None:
         """Verdicts are written."""
-        message = (f"{summary.verdicts_added} verdicts written; {summary.ok} calls ok, "
-                   f"{summary.failed} failed samples, {summary.errors} errors, "
-                   f"{summary.cached} cached; ${summary.cost_usd:.4f}")
+        message = (
+            f"{summary.verdicts_added} verdicts written; {summary.ok} calls ok, "
+            f"{summary.failed} failed samples, {summary.errors} errors, "
+            f"{summary.cached} cached; ${summary.cost_usd:.4f}"
+        )
         if summary.stopped:
             message += f"; stopped: {summary.stopped}"
-        self.state = dataclasses.replace(self.state, status="done", message=message,
-                                         cost_usd=summary.cost_usd)
+        self.state = dataclasses.replace(
+            self.state, status="done", message=message, cost_usd=summary.cost_usd
+        )
         self._emit(force=True)
 
 
-def run_judge_blocking(path: Path, config: JudgeConfig, options: RunOptions,
-                       display: TuiRunDisplay) -> RunSummary:
+def run_judge_blocking(
+    path: Path, config: JudgeConfig, options: RunOptions, display: TuiRunDisplay
+) -> RunSummary:
     """Run one judge over the study on a private connection (blocks; call from a thread)."""
     study = Study.open(path)
     try:

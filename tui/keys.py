@@ -6,51 +6,79 @@ Keep in step with the screens' ``BINDINGS``: a test checks that every bound key 
 from __future__ import annotations
 
 KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
-    ("Pairwise items (one key per verdict, then on to the next criterion)", [
-        ("a", "answer A (the left / upper one) is better — or worse, for risk criteria"),
-        ("b", "answer B (the right / lower one)"),
-        ("t", "tie"),
-        ("n", "neither"),
-    ]),
-    ("Statements items (then on to the next statement)", [
-        ("e", "entailed: the answer says it"),
-        ("n", "neutral: the answer does not address it"),
-        ("c", "contradicted: the answer says the opposite"),
-    ]),
-    ("Rating items", [
-        ("a–f", "tick or untick that option (completeness)"),
-        ("space", "tick or untick the option under the cursor"),
-        ("enter", "save the ticked options and go on"),
-        ("1–5", "rate the current scale criterion"),
-    ]),
-    ("Moving", [
-        ("↑ ↓", "previous / next criterion or statement (scroll, in a focused pane)"),
-        ("] or →", "next item"),
-        ("[ or ←", "previous item"),
+    (
+        "Pairwise items (one key per verdict, then on to the next criterion)",
+        [
+            ("a", "answer A (the left / upper one) is better — or worse, for risk criteria"),
+            ("b", "answer B (the right / lower one)"),
+            ("t", "tie"),
+            ("n", "neither"),
+        ],
+    ),
+    (
+        "Statements items (then on to the next statement)",
+        [
+            ("e", "entailed: the answer says it"),
+            ("n", "neutral: the answer does not address it"),
+            ("c", "contradicted: the answer says the opposite"),
+        ],
+    ),
+    (
+        "Rating items",
+        [
+            ("a–f", "tick or untick that option (completeness)"),
+            ("space", "tick or untick the option under the cursor"),
+            ("enter", "save the ticked options and go on"),
+            ("1–5", "rate the current scale criterion"),
+        ],
+    ),
+    (
+        "Moving",
+        [
+            ("↑ ↓", "previous / next criterion or statement (scroll, in a focused pane)"),
+            ("] or →", "next item"),
+            ("[ or ←", "previous item"),
+            ("enter", "after the reveal (your labels saved, the verdicts shown): the next item"),
         ("j", "jump to the next item you have not finished"),
-        ("g", "go to an item by its id or number"),
-        ("tab / shift+tab", "focus the next / previous pane (answers scroll with ↑ ↓ pgup pgdn)"),
-        ("z", "zoom the focused pane to the full screen (escape to return)"),
-        ("x", "show or hide the context documents"),
-    ]),
-    ("Labels and notes", [
-        ("u or ctrl+z", "undo your last label (repeat to go further back)"),
-        ("m", "write a note on this item (enter saves, escape cancels)"),
-    ]),
-    ("Study overview (o)", [
-        ("o", "open the overview: items, reviewers' progress, live agreement"),
-        ("enter", "open the selected item, or the agreement detail of the selected criterion"),
-        ("J", "run an LLM judge in the background (asks for a judge spec)"),
-        ("escape", "back to reviewing"),
-    ]),
-    ("Agreement detail", [
-        ("[ ]", "previous / next criterion"),
-        ("a / b", "next rater on side A / side B"),
-        ("escape", "back"),
-    ]),
-    ("Anywhere", [
-        ("?", "this help"),
-        ("q or ctrl+q", "quit (every label shown as saved is already on disk)"),
-    ]),
+            ("g", "go to an item by its id or number"),
+            (
+                "tab / shift+tab",
+                "focus the next / previous pane (answers scroll with ↑ ↓ pgup pgdn)",
+            ),
+            ("z", "zoom the focused pane to the full screen (escape to return)"),
+            ("x", "show or hide the context documents"),
+        ],
+    ),
+    (
+        "Labels and notes",
+        [
+            ("u or ctrl+z", "undo your last label (repeat to go further back)"),
+            ("m", "write a note on this item (enter saves, escape cancels)"),
+        ],
+    ),
+    (
+        "Study overview (o)",
+        [
+            ("o", "open the overview: items, reviewers' progress, live agreement"),
+            ("enter", "open the selected item, or the agreement detail of the selected criterion"),
+            ("J", "run an LLM judge in the background (asks for a judge spec)"),
+            ("escape", "back to reviewing"),
+        ],
+    ),
+    (
+        "Agreement detail",
+        [
+            ("[ ]", "previous / next criterion"),
+            ("a / b", "next rater on side A / side B"),
+            ("escape", "back"),
+        ],
+    ),
+    (
+        "Anywhere",
+        [
+            ("?", "this help"),
+            ("q or ctrl+q", "quit (every label shown as saved is already on disk)"),
+        ],
+    ),
 ]
 """Sections of (key, what it does)."""

@@ -1,4 +1,7 @@
-"""App-wide messages: past-tense events that screens react to."""
+"""App-wide messages: past-tense events that screens react to.
+
+The app posts them to each screen on the stack; they do not bubble back up to the app.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +10,11 @@ from typing import Any
 from textual.message import Message
 
 
-class StudyChanged(Message):
+class StudyChanged(Message, bubble=False):
     """Another connection committed to the study file (a reviewer, a judge run)."""
 
 
-class AgreementRefreshed(Message):
+class AgreementRefreshed(Message, bubble=False):
     """New agreement figures and progress were computed (in a worker thread)."""
 
     def __init__(self, snapshot: Any) -> None:
@@ -19,7 +22,7 @@ class AgreementRefreshed(Message):
         super().__init__()
 
 
-class JudgeRunProgressed(Message):
+class JudgeRunProgressed(Message, bubble=False):
     """A background judge run advanced, finished or failed (see ``state``)."""
 
     def __init__(self, state: Any) -> None:

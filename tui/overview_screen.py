@@ -102,8 +102,17 @@ class OverviewScreen(Screen[int | None]):
         items.add_columns("#", "item", "kind", "batch", "you")
         self._status = {r.id: self._state(r.id) for r in s.refs}
         items.add_rows(
-            [(Text(str(i + 1)), render.lit(r.ext_id), Text(r.kind), render.lit(r.batch or ""),
-              Text(self._status[r.id])) for i, r in enumerate(s.refs)])
+            [
+                (
+                    Text(str(i + 1)),
+                    render.lit(r.ext_id),
+                    Text(r.kind),
+                    render.lit(r.batch or ""),
+                    Text(self._status[r.id]),
+                )
+                for i, r in enumerate(s.refs)
+            ]
+        )
         if s.index >= 0:
             items.move_cursor(row=s.index, animate=False)
         items.focus()
@@ -125,10 +134,13 @@ class OverviewScreen(Screen[int | None]):
         agreement.clear()
         self._rows = list(snap.rows)
         for row in self._rows:
-            agreement.add_row(render.lit(row.criterion, "bold"), Text(str(row.n_units)),
-                              _pair_cell(row.human_human, row.human_kappa),
-                              _pair_cell(row.judge_human, row.judge_kappa),
-                              render.lit(row.judge or "–"))
+            agreement.add_row(
+                render.lit(row.criterion, "bold"),
+                Text(str(row.n_units)),
+                _pair_cell(row.human_human, row.human_kappa),
+                _pair_cell(row.judge_human, row.judge_kappa),
+                render.lit(row.judge or "–"),
+            )
         if self._rows:
             agreement.move_cursor(row=min(cursor, len(self._rows) - 1), animate=False)
         if snap.error:
@@ -173,8 +185,10 @@ class OverviewScreen(Screen[int | None]):
         line.append_text(render.lit(state.judge, "bold"))
         line.append(f"  {state.status}")
         if state.total:
-            line.append(f"  {state.done}/{state.total} calls  ({state.cached} cached, "
-                        f"{state.failed} failed)  ${state.cost_usd:.4f}")
+            line.append(
+                f"  {state.done}/{state.total} calls  ({state.cached} cached, "
+                f"{state.failed} failed)  ${state.cost_usd:.4f}"
+            )
         if state.message:
             line.append("  ")
             line.append_text(render.lit(state.message))

@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import RenderableType
-from rich.table import Table
-from rich.text import Text
-
 from medjudge.store.items import Item, Statement
 from medjudge.store.judgments import VerdictView
 from medjudge.store.literal import printable
 from medjudge.store.settings import Criterion
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
 
 from .session import shown_verdict
 
@@ -91,8 +90,15 @@ def _grid(label: Text, body: Text, label_width: int) -> Table:
     return grid
 
 
-def criterion_row(item: Item, crit: Criterion, mine: str | None, judge: str | None,
-                  revealed: bool, current: bool, pending: str | None = None) -> RenderableType:
+def criterion_row(
+    item: Item,
+    crit: Criterion,
+    mine: str | None,
+    judge: str | None,
+    revealed: bool,
+    current: bool,
+    pending: str | None = None,
+) -> RenderableType:
     """One criterion line: marker, name, polarity, the reviewer's vote, and after the reveal
     the judge's verdict with an agreement mark."""
     line = Text(end="")
@@ -119,8 +125,9 @@ STATEMENT_WIDTH = 25
 """Width of the label column of a statement row."""
 
 
-def statement_row(stmt: Statement, number: int, mine: str | None, judge: str | None,
-                  revealed: bool, current: bool) -> RenderableType:
+def statement_row(
+    stmt: Statement, number: int, mine: str | None, judge: str | None, revealed: bool, current: bool
+) -> RenderableType:
     """One statement with its must/nice badge, the reviewer's label and (revealed) the judge's."""
     label = Text(end="")
     label.append("▶ " if current else "  ")
@@ -153,11 +160,14 @@ def option_row(letter: str, text: str, ticked: bool, cursor: bool) -> Renderable
 def _votes(item: Item, votes: Sequence[Any]) -> str:
     if not votes:
         return "none"
-    return " ".join(shown_verdict(item, str(v)) if item.kind == "pairwise" else str(v) for v in votes)
+    return " ".join(
+        shown_verdict(item, str(v)) if item.kind == "pairwise" else str(v) for v in votes
+    )
 
 
-def verdict_lines(item: Item, crit: Criterion, mine: str | None,
-                  verdicts: Sequence[VerdictView]) -> Text:
+def verdict_lines(
+    item: Item, crit: Criterion, mine: str | None, verdicts: Sequence[VerdictView]
+) -> Text:
     """Every judge's verdict on one unit: value, agreement, AB/BA votes, reason."""
     out = Text(end="")
     for n, v in enumerate(verdicts):
@@ -166,11 +176,20 @@ def verdict_lines(item: Item, crit: Criterion, mine: str | None,
         out.append("Judge ", "bold")
         out.append_text(lit(v.judge, "bold"))
         out.append(": ")
-        out.append_text(lit(display_value(item, crit, v.value) if v.value is not None
-                            else "missing (no valid sample)"))
+        out.append_text(
+            lit(
+                display_value(item, crit, v.value)
+                if v.value is not None
+                else "missing (no valid sample)"
+            )
+        )
         if mine is not None and v.value is not None:
-            out.append("  ✓ agrees with you" if v.value == mine else
-                       f"  ✗ you said {display_value(item, crit, mine)}", "bold")
+            out.append(
+                "  ✓ agrees with you"
+                if v.value == mine
+                else f"  ✗ you said {display_value(item, crit, mine)}",
+                "bold",
+            )
         orders = v.trail.get("orders") if isinstance(v.trail, dict) else None
         if isinstance(orders, dict) and orders:
             ab = (orders.get("AB") or {}).get("votes") or []
@@ -217,8 +236,9 @@ def progress_text(done: int, total: int, width: int) -> Text:
     return out
 
 
-def confusion_table(categories: Sequence[object], matrix: Sequence[Sequence[int]],
-                    rater_a: str, rater_b: str) -> Table:
+def confusion_table(
+    categories: Sequence[object], matrix: Sequence[Sequence[int]], rater_a: str, rater_b: str
+) -> Table:
     """A confusion matrix: rows are rater A's labels, columns rater B's."""
     table = Table(show_edge=False, box=None, pad_edge=False, padding=(0, 1))
     table.add_column(lit(f"{rater_a} ↓  {rater_b} →"), no_wrap=True)
@@ -228,6 +248,8 @@ def confusion_table(categories: Sequence[object], matrix: Sequence[Sequence[int]
         cells = [lit(c, "bold")]
         for j, n in enumerate(row):
             diagonal = categories[j] == c
-            cells.append(Text(str(n), style="bold reverse" if diagonal and n else ("dim" if not n else "")))
+            cells.append(
+                Text(str(n), style="bold reverse" if diagonal and n else ("dim" if not n else ""))
+            )
         table.add_row(*cells)
     return table

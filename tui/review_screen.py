@@ -8,6 +8,8 @@ is read. Results are also announced as past-tense messages (:class:`LabelSaved`,
 
 from __future__ import annotations
 
+from medjudge.store.db import StudyError
+from medjudge.store.labels import Saved
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -17,21 +19,19 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
-from medjudge.store.db import StudyError
-from medjudge.store.labels import Saved
-
 from . import render
 from .dialogs import PromptDialog
 from .messages import StudyChanged
+from .review_labels import LabelActions
 from .rows import ItemView
-from .session import ReviewSession, stored_verdict
+from .session import ReviewSession
 from .widgets import Pane, ProgressLine, StatusLine, UnitRows
 
 RATE = Binding.Group("Rate", compact=True)
 TICK = Binding.Group("Tick", compact=True)
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(LabelActions, Screen[None]):
     """Label the items of the reviewer's queue."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
@@ -47,8 +47,10 @@ class ReviewScreen(Screen[None]):
         Binding("n", "vote_statement('neutral')", "Neutral"),
         Binding("c", "vote_statement('contradicted')", "Contradicted"),
         *[Binding(str(k), f"rate('{k}')", f"Rate {k}", group=RATE) for k in range(1, 10)],
-        *[Binding(c, f"toggle_option('{c.upper()}')", f"Tick {c.upper()}", group=TICK)
-          for c in "abcdef"],
+        *[
+            Binding(c, f"toggle_option('{c.upper()}')", f"Tick {c.upper()}", group=TICK)
+            for c in "abcdef"
+        ],
         Binding("space", "toggle_option('')", "Tick", show=False),
         Binding("enter", "save_options", "Save ticks"),
         Binding("enter", "continue_on", "Next item"),
@@ -171,15 +173,22 @@ class ReviewScreen(Screen[None]):
             context.title = f"Context documents: {len(item.context)} (x to show or hide)"
             self.query_one("#context-text", Static).update(render.context_text(item))
         self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
-        self.unit_list.set_rows([view.render_row(i, self.cursor) for i in range(len(view.rows))],
-                                self.cursor)
+        self.unit_list.set_rows(
+            [view.render_row(i, self.cursor) for i in range(len(view.rows))], self.cursor
+        )
         focused = self.focused
-        if focused is None or not focused.display or focused.id == "question" \
-                or (isinstance(focused, UnitRows) and focused is not self.unit_list):
+        if (
+            focused is None
+            or not focused.display
+            or focused.id == "question"
+            or (isinstance(focused, UnitRows) and focused is not self.unit_list)
+        ):
             self.unit_list.focus()
         note = s.note()
-        self._status(f"{len(s.labels)}/{len(item.units)} labelled" + (" · has a note" if note else ""),
-                     "saved" if s.complete() else "")
+        self._status(
+            f"{len(s.labels)}/{len(item.units)} labelled" + (" · has a note" if note else ""),
+            "saved" if s.complete() else "",
+        )
         self._detail()
         self._progress()
         self._bindings_changed()
@@ -213,8 +222,11 @@ class ReviewScreen(Screen[None]):
             self.notify(str(exc), title="time not recorded", severity="warning", markup=False)
 
     def _show_empty(self) -> None:
-        why = ("no items are assigned to you" if self.session.assigned_only
-               else "the study has no items yet (medjudge import ...)")
+        why = (
+            "no items are assigned to you"
+            if self.session.assigned_only
+            else "the study has no items yet (medjudge import ...)"
+        )
         for pane_id in ("#pane-2", "#statements", "#criteria", "#context", "#question"):
             self.query_one(pane_id).display = False
         self.query_one("#pane-1", Pane).show(Text(f"Nothing to review: {why}."), title="Queue")
@@ -257,8 +269,12 @@ class ReviewScreen(Screen[None]):
     def _bindings_changed(self) -> None:
         view = self.view
         row = view.rows[self.cursor] if view and view.rows else None
-        key = (view.item.kind if view else None, row.criterion.name if row else None,
-               row.option is not None if row else None, self.holding)
+        # Only what check_action looks at: a new criterion of the same sort keeps the footer.
+        key = (
+            view.item.kind if view else None,
+            (row.criterion.options, row.criterion.scale, row.option is not None) if row else None,
+            self.holding,
+        )
         if key != self._binding_key:
             self._binding_key = key
             self.refresh_bindings()
@@ -286,153 +302,19 @@ class ReviewScreen(Screen[None]):
                     return row.option is not None
                 return view.item.kind == "rating" and parameters[0] in letters
             return bool(row.criterion.options) and not self.holding
-        if action in ("next_item", "previous_item", "next_unlabelled", "go_to", "note", "undo",
-                      "move", "zoom", "toggle_context"):
+        if action in (
+            "next_item",
+            "previous_item",
+            "next_unlabelled",
+            "go_to",
+            "note",
+            "undo",
+            "move",
+            "zoom",
+            "toggle_context",
+        ):
             return self.session.item is not None or action == "undo"
         return True
-
-    # -- labelling -----------------------------------------------------------------------------
-    def _save(self, unit_id: int, value: str) -> Saved | None:
-        """Write one label; the status says "saved" only once it is committed."""
-        assert self.session.item is not None
-        try:
-            saved = self.session.vote(unit_id, value)
-        except StudyError as exc:
-            self._status(Text("✗ NOT saved: ") + render.lit(str(exc)), "error")
-            self.notify(str(exc), title="label not saved", severity="error", markup=False)
-            return None
-        self.post_message(self.LabelSaved(saved, self.session.item.id))
-        return saved
-
-    def _held(self) -> bool:
-        """After a reveal, a vote key must not silently change the revealed item."""
-        if self.holding:
-            self.notify("This item is done and its verdicts are shown: enter or ] for the next "
-                        "item; ↑ ↓ first to change one of your labels.", title="item done")
-        return self.holding
-
-    def _label_current(self, value: str) -> None:
-        view = self.view
-        if view is None or not view.rows or self._held():
-            return
-        self.session.touch()
-        index = self.cursor
-        row = view.rows[index]
-        saved = self._save(row.unit.id, value)
-        if saved is None:
-            return
-        view.pending.pop(row.unit.id, None)
-        shown = render.display_value(view.item, row.criterion, saved.new_value)
-        what = row.criterion.name if row.statement is None else f"statement {row.number}"
-        status = Text("✓ saved ", style="bold")
-        status.append_text(render.lit(f"{what} = {shown}"))
-        self._after_label(index, status)
-
-    def _after_label(self, index: int, status: Text) -> None:
-        view = self.view
-        assert view is not None
-        s = self.session
-        revealed_now = s.reveal_if_due()
-        if revealed_now:
-            view.refresh_reveal()
-            self.post_message(self.Revealed(view.item.id))
-        nxt = view.next_row(index)
-        stay = revealed_now and bool(view.verdicts or view.others)
-        if stay:
-            nxt = None
-        if nxt is not None:
-            self.cursor = nxt
-        self.holding = stay and nxt is None
-        self._rerender()
-        self.unit_list.set_cursor(self.cursor)
-        self._progress()
-        if stay:
-            status.append(" · revealed: compare, then enter")
-        self._status(status, "saved")
-        self._detail()
-        self._bindings_changed()
-        if nxt is None and not stay:
-            self._advance_after_item(status)
-
-    def _advance_after_item(self, status: Text) -> None:
-        s = self.session
-        if s.index + 1 < len(s.refs):
-            self.show_index(s.index + 1)
-            if status.plain:
-                self._status(status, "saved")
-        elif s.next_unlabelled(s.index) is None:
-            self.notify(f"All {len(s.refs)} items are done. Thank you!", title="finished")
-        else:
-            self.notify("That was the last item; j jumps to one you have not finished.")
-
-    def action_vote_pair(self, shown: str) -> None:
-        """Pairwise verdict in display terms ('A' = the left answer)."""
-        if self.view is not None:
-            self._label_current(stored_verdict(self.view.item, shown))
-
-    def action_vote_statement(self, value: str) -> None:
-        """Entailed / neutral / contradicted for the current statement."""
-        self._label_current(value)
-
-    def action_rate(self, value: str) -> None:
-        """A rating on the current scale criterion."""
-        self._label_current(value)
-
-    def action_toggle_option(self, letter: str) -> None:
-        """Tick or untick an option (the one under the cursor when no letter is given)."""
-        view = self.view
-        if view is None or self._held():
-            return
-        self.session.touch()
-        if not letter:
-            letter = view.rows[self.cursor].option or ""
-        unit = next(r.unit for r in view.rows if r.option == letter)
-        view.toggle(unit.id, letter)
-        old = self.cursor
-        if view.rows[old].option != letter:
-            self.cursor = next(i for i, r in enumerate(view.rows) if r.option == letter)
-            self.unit_list.set_cursor(self.cursor)
-        self._rerender({i for i, r in enumerate(view.rows) if r.unit.id == unit.id})
-        self._status(Text("● ticks not saved yet: enter saves " + view.options_value(unit.id)),
-                     "pending")
-        self._detail()
-        self._bindings_changed()
-
-    def action_save_options(self) -> None:
-        """Save the ticked options of the completeness criterion."""
-        view = self.view
-        if view is None:
-            return
-        unit_id = view.rows[self.cursor].unit.id
-        self.cursor = view.row_of(unit_id)
-        self._label_current(view.options_value(unit_id))
-
-    def action_undo(self) -> None:
-        """Take back the last label of this session."""
-        s = self.session
-        result = s.undo()
-        if result is None:
-            self.notify("Nothing to undo in this session.")
-            return
-        entry, undone = result
-        self.post_message(self.LabelUndone(undone, entry.item_id))
-        if undone is None:
-            self.notify("That label was changed since; it was left as it is.", severity="warning")
-            return
-        pos = s.position_of(entry.item_id)
-        if s.item is not None and s.item.id == entry.item_id and self.view is not None:
-            s.reload_labels()
-            self.view.pending.pop(entry.saved.unit_id, None)
-            self.cursor = self.view.row_of(entry.saved.unit_id)
-            self._rerender()
-            self.unit_list.set_cursor(self.cursor)
-        elif pos is not None:
-            self.show_index(pos, cursor_unit=entry.saved.unit_id)
-        self._progress()
-        back = undone.new_value if undone.new_value is not None else render.EMPTY
-        self._status(Text("↶ undone; back to ") + render.lit(back), "info")
-        self._detail()
-        self._bindings_changed()
 
     # -- moving ----------------------------------------------------------------------------
     def action_move(self, step: int) -> None:
@@ -481,6 +363,7 @@ class ReviewScreen(Screen[None]):
 
     def action_go_to(self) -> None:
         """Ask for an item id or number and go there."""
+
         def go(answer: str | None) -> None:
             if not answer:
                 return
@@ -490,8 +373,13 @@ class ReviewScreen(Screen[None]):
             else:
                 self.show_index(found)
 
-        self.app.push_screen(PromptDialog("Go to item", "an item id (e.g. pw-03) or a number "
-                                          f"from 1 to {len(self.session.refs)}"), go)
+        self.app.push_screen(
+            PromptDialog(
+                "Go to item",
+                f"an item id (e.g. pw-03) or a number from 1 to {len(self.session.refs)}",
+            ),
+            go,
+        )
 
     def action_note(self) -> None:
         """Write or change the note on this item."""
@@ -510,8 +398,14 @@ class ReviewScreen(Screen[None]):
                 return
             self._status("✓ note saved" if answer.strip() else "✓ note removed", "saved")
 
-        self.app.push_screen(PromptDialog("Note on this item", "free text; enter saves, an empty "
-                                          "note removes it", value=s.note()), save)
+        self.app.push_screen(
+            PromptDialog(
+                "Note on this item",
+                "free text; enter saves, an empty note removes it",
+                value=s.note(),
+            ),
+            save,
+        )
 
     def action_toggle_context(self) -> None:
         """Open or close the context documents."""

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rich.console import RenderableType
-from rich.text import Text
-
 from medjudge.store.items import Item, Statement, Unit
 from medjudge.store.judgments import VerdictView
 from medjudge.store.settings import Criterion, StudySettings
+from rich.console import RenderableType
+from rich.text import Text
 
 from . import render
 from .session import ReviewSession
@@ -51,8 +50,12 @@ def build_rows(item: Item, settings: StudySettings) -> list[Row]:
 def entry_row(rows: list[Row], unit_id: int) -> int:
     """Where the cursor goes for a unit: its first option row, else its own row."""
     first = next((i for i, r in enumerate(rows) if r.unit.id == unit_id), 0)
-    if rows and rows[first].criterion.options and first + 1 < len(rows) \
-            and rows[first + 1].option is not None:
+    if (
+        rows
+        and rows[first].criterion.options
+        and first + 1 < len(rows)
+        and rows[first + 1].option is not None
+    ):
         return first + 1
     return first
 
@@ -124,17 +127,24 @@ class ItemView:
         current = index == cursor
         if row.option is not None:
             text = dict(render.options_of(self.item)).get(row.option, "")
-            return render.option_row(row.option, text, row.option in self.ticked(row.unit.id), current)
+            return render.option_row(
+                row.option, text, row.option in self.ticked(row.unit.id), current
+            )
         mine = self.mine(row.unit.id)
         judge = self.judge_value(row.unit.id)
         if row.statement is not None:
-            return render.statement_row(row.statement, row.number, mine, judge, self.revealed, current)
-        on_unit = self.rows[cursor].unit.id == row.unit.id if 0 <= cursor < len(self.rows) else False
+            return render.statement_row(
+                row.statement, row.number, mine, judge, self.revealed, current
+            )
+        on_unit = (
+            self.rows[cursor].unit.id == row.unit.id if 0 <= cursor < len(self.rows) else False
+        )
         pending = None
         if row.criterion.options and row.unit.id in self.unsaved():
             pending = self.options_value(row.unit.id)
-        return render.criterion_row(self.item, row.criterion, mine, judge, self.revealed,
-                                    current or on_unit, pending)
+        return render.criterion_row(
+            self.item, row.criterion, mine, judge, self.revealed, current or on_unit, pending
+        )
 
     def render_detail(self, cursor: int) -> Text:
         """Below the list: the current criterion's question, then the reveal (or why not yet)."""
@@ -144,14 +154,19 @@ class ItemView:
         out.append(f"{crit.name}: ", "bold")
         out.append_text(render.lit(crit.question, "italic"))
         if crit.options:
-            out.append("\nTick the options the explanation justifies (letter keys, or space on "
-                       "the cursor), then enter to save.", "dim")
+            out.append(
+                "\nTick the options the explanation justifies (letter keys, or space on "
+                "the cursor), then enter to save.",
+                "dim",
+            )
         hidden = self.session.settings.blind and not self.revealed
         if hidden:
             left = sum(1 for u in self.item.units if u.id not in self.session.labels)
-            out.append("\nJudge verdicts and other reviewers' labels are hidden until you have "
-                       f"labelled all {len(self.item.units)} units of this item ({left} to go).",
-                       "dim")
+            out.append(
+                "\nJudge verdicts and other reviewers' labels are hidden until you have "
+                f"labelled all {len(self.item.units)} units of this item ({left} to go).",
+                "dim",
+            )
             return out
         verdicts = self.verdicts.get(row.unit.id, [])
         mine = self.mine(row.unit.id)

@@ -19,7 +19,13 @@ from medjudge.store import visibility
 from medjudge.store.items import Item, ItemRef, get_item, list_items
 from medjudge.store.judgments import VerdictView
 from medjudge.store.labels import Saved
-from medjudge.store.review_queries import has_assignments, has_others, labelled_counts, unit_counts
+from medjudge.store.review_queries import (
+    has_assignments,
+    has_others,
+    labelled_counts,
+    own_labels,
+    unit_counts,
+)
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
@@ -50,8 +56,14 @@ def stored_verdict(item: Item, shown: str) -> str:
 class ReviewSession:
     """The state of one reviewer working through a study."""
 
-    def __init__(self, study: Study, reviewer: str, *, assigned_only: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        study: Study,
+        reviewer: str,
+        *,
+        assigned_only: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """Load the reviewer's queue and progress.
 
         Args:
@@ -66,10 +78,13 @@ class ReviewSession:
         self.clock = clock
         self.has_assignments = has_assignments(study, reviewer)
         self.assigned_only = self.has_assignments if assigned_only is None else assigned_only
-        self.refs: list[ItemRef] = list_items(study, assigned_to=reviewer if self.assigned_only else None)
+        self.refs: list[ItemRef] = list_items(
+            study, assigned_to=reviewer if self.assigned_only else None
+        )
         self._position = {r.id: i for i, r in enumerate(self.refs)}
         self.unit_total = unit_counts(study)
         self.mine = labelled_counts(study, reviewer)
+        self._done = self._count_done()
         self.undo_stack: list[UndoEntry] = []
         self.index = -1
         self.item: Item | None = None
@@ -90,12 +105,22 @@ class ReviewSession:
         return total > 0 and self.mine.get(item_id, 0) >= total
 
     def items_done(self) -> int:
-        """How many items of the queue the reviewer has completed."""
+        """How many items of the queue the reviewer has completed (kept up to date)."""
+        return self._done
+
+    def _count_done(self) -> int:
         return sum(1 for r in self.refs if self.is_done(r.id))
+
+    def _set_mine(self, item_id: int, count: int) -> None:
+        was = self.is_done(item_id)
+        self.mine[item_id] = count
+        if item_id in self._position:
+            self._done += int(self.is_done(item_id)) - int(was)
 
     def reload_progress(self) -> None:
         """Re-read the reviewer's own label counts (after another process wrote)."""
         self.mine = labelled_counts(self.study, self.reviewer)
+        self._done = self._count_done()
 
     # -- navigation --------------------------------------------------------------------------
     def first_index(self) -> int:
@@ -132,7 +157,8 @@ class ReviewSession:
         """Make the item at a queue position current and read the reviewer's labels on it."""
         self.index = index
         self.item = get_item(self.study, self.refs[index].id)
-        self.labels = store_labels.item_labels(self.study, self.item.id, self.reviewer)
+        self.labels = own_labels(self.study, self.item.id, self.reviewer)
+        self._set_mine(self.item.id, len(self.labels))
         self._active_s = 0.0
         self._last_touch = self.clock()
         return self.item
@@ -140,8 +166,8 @@ class ReviewSession:
     def reload_labels(self) -> None:
         """Re-read the reviewer's labels on the current item."""
         if self.item is not None:
-            self.labels = store_labels.item_labels(self.study, self.item.id, self.reviewer)
-            self.mine[self.item.id] = len(self.labels)
+            self.labels = own_labels(self.study, self.item.id, self.reviewer)
+            self._set_mine(self.item.id, len(self.labels))
 
     # -- time --------------------------------------------------------------------------------
     def touch(self) -> None:
@@ -172,7 +198,7 @@ class ReviewSession:
         assert self.item is not None
         saved = store_labels.set_label(self.study, unit_id, self.reviewer, value)
         self.labels[unit_id] = saved.new_value or ""
-        self.mine[self.item.id] = len(self.labels)
+        self._set_mine(self.item.id, len(self.labels))
         self.undo_stack.append(UndoEntry(saved, self.item.id))
         return saved
 
@@ -188,10 +214,10 @@ class ReviewSession:
         entry = self.undo_stack.pop()
         result = store_labels.revert(self.study, entry.saved, self.reviewer)
         if result is not None:
-            counts = labelled_counts(self.study, self.reviewer)
-            self.mine[entry.item_id] = counts.get(entry.item_id, 0)
+            mine = own_labels(self.study, entry.item_id, self.reviewer)
+            self._set_mine(entry.item_id, len(mine))
             if self.item is not None and self.item.id == entry.item_id:
-                self.labels = store_labels.item_labels(self.study, entry.item_id, self.reviewer)
+                self.labels = mine
         return entry, result
 
     def complete(self) -> bool:
@@ -243,8 +269,9 @@ class ReviewSession:
             return {}
         judges = {r["name"] for r in self.study.raters("judge")}
         out: dict[int, dict[str, str]] = {}
-        for unit_id, by in visibility.visible_other_labels(self.study, self.item.id,
-                                                           self.reviewer).items():
+        for unit_id, by in visibility.visible_other_labels(
+            self.study, self.item.id, self.reviewer
+        ).items():
             humans = {k: v for k, v in by.items() if k not in judges}
             if humans:
                 out[unit_id] = humans
@@ -253,7 +280,11 @@ class ReviewSession:
     # -- notes -------------------------------------------------------------------------------
     def note(self) -> str:
         """The reviewer's note on the current item."""
-        return "" if self.item is None else store_labels.get_note(self.study, self.item.id, self.reviewer)
+        return (
+            ""
+            if self.item is None
+            else store_labels.get_note(self.study, self.item.id, self.reviewer)
+        )
 
     def set_note(self, text: str) -> None:
         """Store (or clear) the reviewer's note on the current item; committed on return."""

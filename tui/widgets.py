@@ -35,6 +35,7 @@ class Pane(VerticalScroll, inherit_bindings=False):
     """
 
     BINDINGS = _SCROLL_KEYS
+    ALLOW_MAXIMIZE = True
 
     def __init__(self, title: str, *, id: str | None = None, classes: str | None = None) -> None:
         """A pane whose title is fixed text of ours (never data)."""
@@ -73,6 +74,7 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
     ]
+    ALLOW_MAXIMIZE = True
 
     def __init__(self, title: str, *, id: str | None = None) -> None:
         """An empty list."""
@@ -94,7 +96,7 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
                 row = Static(content, markup=False, classes="row")
                 self._pool.append(row)
                 new.append(row)
-        for row in self._pool[len(rows):]:
+        for row in self._pool[len(rows) :]:
             row.display = False
         self._count = len(rows)
         if new:

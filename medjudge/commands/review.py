@@ -12,11 +12,19 @@ from .common import UserError, fail, user_errors
 
 def review(
     study: Annotated[Path, typer.Argument(help="The study file.")],
-    reviewer: Annotated[str | None, typer.Option(
-        help="Review under this name instead of your login name (only if the study allows it).")] = None,
-    assigned_only: Annotated[bool | None, typer.Option(
-        "--assigned-only/--all-items",
-        help="Only the items assigned to you (the default when you have assignments).")] = None,
+    reviewer: Annotated[
+        str | None,
+        typer.Option(
+            help="Review under this name instead of your login name (only if the study allows it)."
+        ),
+    ] = None,
+    assigned_only: Annotated[
+        bool | None,
+        typer.Option(
+            "--assigned-only/--all-items",
+            help="Only the items assigned to you (the default when you have assignments).",
+        ),
+    ] = None,
 ) -> None:
     """Review items one at a time: one key per verdict, blind until your labels are saved.
 

@@ -12,7 +12,6 @@ Formats (one object per line in JSONL; CSV takes the same column names):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from ..settings import StudySettings
@@ -23,10 +22,7 @@ from .problems import Record
 def _context(rec: Record) -> list[str]:
     value = rec.data.get("context")
     if isinstance(value, str) and value.strip().startswith("["):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise rec.problem("looks like a JSON list but does not parse", "context") from None
+        value = rec.json_cell("context", value, "a JSON list")
         rec = Record(rec.file, rec.line, {**rec.data, "context": value})
     return rec.text_list("context")
 
@@ -56,10 +52,7 @@ def statements_item(rec: Record, settings: StudySettings, batch: str | None) -> 
     raw = rec.data.get("statements")
     if raw not in (None, "", []):
         if isinstance(raw, str) and raw.strip().startswith("["):
-            try:
-                raw = json.loads(raw)
-            except json.JSONDecodeError:
-                raise rec.problem("looks like a JSON list but does not parse", "statements") from None
+            raw = rec.json_cell("statements", raw, "a JSON list")
         if not isinstance(raw, list):
             raise rec.problem("expected a list of {text, category}", "statements")
         for i, s in enumerate(raw):
@@ -90,10 +83,7 @@ def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> Item
     """One rating record (a case with options and a candidate explanation)."""
     options = rec.data.get("options")
     if isinstance(options, str) and options.strip().startswith("{"):
-        try:
-            options = json.loads(options)
-        except json.JSONDecodeError:
-            raise rec.problem("looks like a JSON object but does not parse", "options") from None
+        options = rec.json_cell("options", options, "a JSON object")
     if not isinstance(options, dict) or len(options) < 2:
         raise rec.problem("expected an object of at least two options, e.g. {\"A\": \"...\"}", "options")
     clean: dict[str, str] = {}

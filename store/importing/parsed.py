@@ -116,6 +116,9 @@ def parse_labels(rec: Record, settings: StudySettings, kind: str,
             criterion = lab.get("criterion", STATEMENT_CRITERION if kind == "statements" else None)
             if not isinstance(criterion, str):
                 raise rec.problem("missing criterion", f"{where}.criterion")
+            if kind == "statements" and criterion != STATEMENT_CRITERION:
+                raise rec.problem(f"statements are labelled on {STATEMENT_CRITERION!r} only, "
+                                  f"not {criterion!r}", f"{where}.criterion")
             statement = _statement_index(rec, lab.get("statement"), kind, n_statements, where)
             value = normalise_value(rec, f"{where}.value", settings, criterion, lab.get("value"))
             note = lab.get("note")
@@ -128,17 +131,24 @@ def parse_labels(rec: Record, settings: StudySettings, kind: str,
         if not isinstance(block, dict):
             raise rec.problem("expected an object {rater: {criterion: value}}", key)
         for rater, per in block.items():
+            if not rater.strip():
+                raise rec.problem("missing rater name", key)
             if not isinstance(per, dict):
                 raise rec.problem("expected {criterion: value}", f"{key}.{rater}")
             for criterion, value in per.items():
-                v = normalise_value(rec, f"{key}.{rater}.{criterion}", settings, criterion, value)
-                out.append(LabelIn(rater, rkind, criterion, v))
+                where = f"{key}.{rater}.{criterion}"
+                _no_statement(rec, kind, where)
+                v = normalise_value(rec, where, settings, criterion, value)
+                out.append(LabelIn(rater.strip(), rkind, criterion, v))
     for column, value in rec.data.items():
         parts = column.split(":")
         if len(parts) == 3 and parts[0] in ("human", "judge") and isinstance(value, str):
             if value.strip():
+                if not parts[1].strip():
+                    raise rec.problem("missing rater name in the column name", column)
+                _no_statement(rec, kind, column)
                 v = normalise_value(rec, column, settings, parts[2], value)
-                out.append(LabelIn(parts[1], parts[0], parts[2], v))
+                out.append(LabelIn(parts[1].strip(), parts[0], parts[2], v))
     if kind != "statements":
         allowed = {c.name for c in settings.criteria_for(kind)}
         for lab in out:
@@ -151,6 +161,13 @@ def parse_labels(rec: Record, settings: StudySettings, kind: str,
             raise rec.problem(f"two labels from {lab.rater!r} for {lab.criterion!r}", "labels")
         seen.add(key3)
     return out
+
+
+def _no_statement(rec: Record, kind: str, where: str) -> None:
+    """Rater maps and label columns cannot say which statement a label is for."""
+    if kind == "statements":
+        raise rec.problem("statement labels need a statement number: use "
+                          "labels: [{\"rater\": ..., \"statement\": N, \"value\": ...}]", where)
 
 
 def _statement_index(rec: Record, value: object, kind: str, n: int, where: str) -> int | None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
+from typing import Any
 
 
 class ImportProblem(Exception):
@@ -42,6 +45,21 @@ class Record:
     def problem(self, message: str, field: str | None = None) -> ImportProblem:
         """An ImportProblem located at this record."""
         return ImportProblem(self.file, message, line=self.line, field=field)
+
+    def json_cell(self, field: str, text: str, expected: str) -> Any:
+        """Parse a JSON list or object written into one field (a CSV cell).
+
+        Every way ``json.loads`` can fail — bad syntax, nesting too deep (RecursionError), a
+        number of more than 4300 digits (ValueError) — and a lone surrogate escape such as
+        ``"\\ud800"`` (valid JSON, but no text SQLite can store) is a problem with this field.
+        """
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            raise self.problem(f"looks like {expected} but does not parse", field) from None
+        if has_surrogate(value):
+            raise self.problem(SURROGATE_MESSAGE, field)
+        return value
 
     def has(self, field: str) -> bool:
         """True when the field is present and not empty/null."""
@@ -100,6 +118,38 @@ class Record:
             if v.strip():
                 out.append(v.strip())
         return out
+
+
+SURROGATE_MESSAGE = "contains a lone surrogate escape (like \\ud800), which is not text"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate(value: object) -> bool:
+    """Whether a parsed JSON value holds a lone UTF-16 surrogate anywhere (keys included).
+
+    JSON may spell one as ``"\\ud800"``; Python keeps it in the str, and it then fails at the
+    first UTF-8 encode (hashing, SQLite) — so it is refused at the record, with its field.
+    """
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def surrogate_field(data: dict[str, Any]) -> str | None:
+    """The first top-level field of a record that holds a lone surrogate, if any."""
+    for key, value in data.items():
+        if has_surrogate(key) or has_surrogate(value):
+            return key
+    return None
 
 
 def _type_name(value: object) -> str:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from .problems import ImportProblem, Record, type_name
+from .problems import SURROGATE_MESSAGE, ImportProblem, Record, surrogate_field, type_name
 
 
 def read_bytes(path: Path) -> bytes:
@@ -43,20 +43,34 @@ def _decode_lines(path: Path, raw: bytes) -> list[str]:
     return out
 
 
+def _loads(path: Path, text: str, line: int) -> object:
+    """``json.loads`` with every failure as an ImportProblem at ``line``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportProblem(path, f"not valid JSON ({exc.msg} at column {exc.colno})",
+                            line=line + exc.lineno - 1) from None
+    except RecursionError:
+        raise ImportProblem(path, "not valid JSON (nested too deeply)", line=line) from None
+    except ValueError:  # Python refuses integers of more than 4300 digits
+        raise ImportProblem(path, "not valid JSON (a number too long to read)", line=line) from None
+
+
+def _record(path: Path, line: int, value: object) -> Record:
+    if not isinstance(value, dict):
+        raise ImportProblem(path, f"expected a JSON object, got {type_name(value)}", line=line)
+    field = surrogate_field(value)
+    if field is not None:
+        raise ImportProblem(path, SURROGATE_MESSAGE, line=line, field=field)
+    return Record(str(path), line, value)
+
+
 def read_jsonl(path: Path) -> Iterator[Record]:
     """One JSON object per line; blank lines are skipped."""
     for n, line in enumerate(_decode_lines(path, read_bytes(path)), start=1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportProblem(path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=n) from None
-        except RecursionError:
-            raise ImportProblem(path, "not valid JSON (nested too deeply)", line=n) from None
-        if not isinstance(value, dict):
-            raise ImportProblem(path, f"expected a JSON object, got {type_name(value)}", line=n)
-        yield Record(str(path), n, value)
+        yield _record(path, n, _loads(path, line, n))
 
 
 def read_csv(path: Path) -> Iterator[Record]:
@@ -94,24 +108,22 @@ def read_csv(path: Path) -> Iterator[Record]:
 def read_json_array(path: Path) -> Iterator[Record]:
     """A JSON array of objects (K-QA's result format); each record knows the line it starts on."""
     text = "\n".join(_decode_lines(path, read_bytes(path)))
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportProblem(path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
+    value = _loads(path, text, 1)
     if not isinstance(value, list):
         raise ImportProblem(path, f"expected a JSON array of objects, got {type_name(value)}", line=1)
-    # Find where each top-level element starts, for line numbers in messages.
+    # Find where each top-level element starts, for line numbers in messages (counting
+    # newlines from the previous element on, so a large array stays linear).
     decoder = json.JSONDecoder()
     pos = text.index("[") + 1
+    line, counted = 1, 0
     for element in value:
         while text[pos] in " \t\r\n,":
             pos += 1
-        line = text.count("\n", 0, pos) + 1
+        line += text.count("\n", counted, pos)
+        counted = pos
         _, end = decoder.raw_decode(text, pos)
         pos = end
-        if not isinstance(element, dict):
-            raise ImportProblem(path, f"expected a JSON object, got {type_name(element)}", line=line)
-        yield Record(str(path), line, element)
+        yield _record(path, line, element)
 
 
 def read_records(path: Path) -> Iterator[Record]:

@@ -1,0 +1,157 @@
+"""``medjudge agreement``: statistics for any label file, checked against reference libraries."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+from typer.testing import CliRunner
+
+from medjudge.cli import app
+
+runner = CliRunner()
+RATERS = ["ann", "bob", "cy"]
+
+
+def _labels(seed: int = 11, n: int = 60) -> list[dict[str, str]]:
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        truth = rnd.choice("ABC")
+        row = {"id": f"u{i}", "batch": "b1" if i < n // 2 else "b2"}
+        for r in RATERS:
+            if rnd.random() < 0.08:
+                row[r] = ""  # missing label
+            else:
+                row[r] = truth if rnd.random() < 0.75 else rnd.choice("ABC")
+        rows.append(row)
+    return rows
+
+
+def _write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def _reference(rows: list[dict[str, str]]) -> dict[str, float]:
+    """Fleiss (statsmodels), Krippendorff (krippendorff) and Cohen per pair (sklearn)."""
+    complete = [[r[x] for x in RATERS] for r in rows if all(r[x] for x in RATERS)]
+    counts, _ = aggregate_raters(np.asarray(complete))
+    codes = {"A": 0.0, "B": 1.0, "C": 2.0}
+    data = np.asarray([[codes[r[x]] if r[x] else np.nan for r in rows] for x in RATERS])
+    out = {"fleiss": float(fleiss_kappa(counts, method="fleiss")),
+           "alpha": float(krippendorff.alpha(reliability_data=data,
+                                             level_of_measurement="nominal"))}
+    for i, a in enumerate(RATERS):
+        for b in RATERS[i + 1:]:
+            both = [(r[a], r[b]) for r in rows if r[a] and r[b]]
+            out[f"{a}-{b}"] = float(cohen_kappa_score([x for x, _ in both], [y for _, y in both]))
+    return out
+
+
+def test_three_raters_print_fleiss_alpha_and_the_pairwise_table(tmp_path: Path) -> None:
+    rows = _labels()
+    path = _write_csv(tmp_path / "labels.csv", rows)
+    ref = _reference(rows)
+    r = runner.invoke(app, ["agreement", str(path), "--raters", "ann,bob,cy", "--unit", "id"])
+    assert r.exit_code == 0, r.output
+    text = r.stdout
+    fleiss_line = next(line for line in text.splitlines() if "Fleiss' κ" in line)
+    assert f"{ref['fleiss']:.3f}" in fleiss_line
+    alpha_line = next(line for line in text.splitlines() if "Krippendorff's α" in line)
+    assert f"{ref['alpha']:.3f}" in alpha_line
+    assert "mean pairwise % agreement" in text
+    assert "pairwise:" in text
+    for pair in ("ann-bob", "ann-cy", "bob-cy"):
+        a, b = pair.split("-")
+        line = next(x for x in text.splitlines() if x.split()[:2] == [a, b])
+        assert f"{ref[pair]:.3f}" in line, line
+    assert "agreement with the majority of the others" in text
+
+    r = runner.invoke(app, ["agreement", str(path), "-r", "ann,bob,cy", "--json"])
+    data = json.loads(r.stdout)
+    (whole,) = data["slices"]
+    assert whole["kind"] == "multi_raters" and whole["slice"] == "all"
+    s = whole["stats"]
+    assert s["fleiss"]["value"] == pytest.approx(ref["fleiss"])
+    assert s["krippendorff_alpha"]["value"] == pytest.approx(ref["alpha"])
+    assert s["fleiss"]["ci_low"] < s["fleiss"]["value"] < s["fleiss"]["ci_high"]
+    pairs = {(p["rater_a"], p["rater_b"]): p for p in s["pairwise"]}
+    assert pairs[("ann", "bob")]["cohen"]["value"] == pytest.approx(ref["ann-bob"])
+    assert {v["rater"] for v in s["vs_majority"]} == set(RATERS)
+
+
+def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
+    rnd = random.Random(3)
+    lines, a, b = [], [], []
+    for i in range(40):
+        x = rnd.randint(1, 5)
+        y = None if i % 10 == 0 else min(5, max(1, x + rnd.choice([-1, 0, 0, 1])))
+        lines.append({"item": i, "group": "g1" if i < 20 else "g2", "dr1": x, "dr2": y})
+        if y is not None:
+            a.append(x)
+            b.append(y)
+    path = tmp_path / "ratings.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    r = runner.invoke(app, ["agreement", str(path), "-r", "dr1,dr2", "--ordinal", "--by", "group",
+                            "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert [s["slice"] for s in data["slices"]] == ["all", "g1", "g2"]
+    s = data["slices"][0]["stats"]
+    assert (s["n"], s["n_dropped"]) == (36, 4)
+    assert s["cohen"]["value"] == pytest.approx(cohen_kappa_score(a, b))
+    assert s["weighted_kappa"]["value"] == pytest.approx(cohen_kappa_score(a, b, weights="linear"))
+    assert s["spearman"]["value"] == pytest.approx(stats.spearmanr(a, b).statistic)
+    assert s["pearson"]["value"] == pytest.approx(stats.pearsonr(a, b).statistic)
+    r = runner.invoke(app, ["agreement", str(path), "-r", "dr1,dr2", "--ordinal", "--by", "group"])
+    assert r.exit_code == 0
+    for label in ("Cohen's κ", "Gwet's AC1", "weighted κ (linear)", "Spearman ρ", "Pearson r",
+                  "group = g1", "group = g2"):
+        assert label in r.stdout
+
+
+@pytest.mark.parametrize(("content", "name", "args", "message"), [
+    ("id,ann,bob\n1,A,B\n", "x.csv", ["-r", "ann,zed"], "x.csv: no column 'zed'"),
+    ("id,ann,bob\n1,A,B\n2,A\n", "x.csv", ["-r", "ann,bob"], "x.csv, line 3: has 2 fields"),
+    ('{"ann": "A", "bob": "B"}\n{"ann": \n', "x.jsonl", ["-r", "ann,bob"],
+     "x.jsonl, line 2: not valid JSON"),
+    ("id,ann,bob\n1,A,B\n1,B,B\n", "x.csv", ["-r", "ann,bob", "--unit", "id"],
+     "x.csv, line 3, field 'id': unit '1' appears twice (first on line 2)"),
+    ("id,ann,bob\n1,3,x\n", "x.csv", ["-r", "ann,bob", "--ordinal"],
+     "x.csv, line 2, field 'bob': --ordinal needs numbers"),
+    ("id,ann,bob\n1,A,B\n", "x.csv", ["-r", "ann"], "--raters needs at least two columns"),
+    ("a\tb\n", "x.txt", ["-r", "a,b"], "x.txt: unknown file type"),
+])
+def test_bad_input_is_one_clear_line(tmp_path: Path, content: str, name: str, args: list[str],
+                                     message: str) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    r = runner.invoke(app, ["agreement", str(path), *args])
+    assert r.exit_code == 1, r.output
+    assert message in r.output
+    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["agreement", str(tmp_path / "nope.csv"), "-r", "a,b"])
+    assert r.exit_code == 1 and "nope.csv: no such file" in r.output
+
+
+def test_help_documents_the_json_keys() -> None:
+    r = runner.invoke(app, ["agreement", "--help"])
+    assert r.exit_code == 0
+    flat = " ".join(r.output.split())
+    for key in ("slices", "krippendorff_alpha", "vs_majority", "ci_low", "Example:"):
+        assert key in flat

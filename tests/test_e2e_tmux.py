@@ -1,0 +1,128 @@
+"""End to end: the real ``medjudge review`` in a real terminal (tmux, 80×24), typed at.
+
+Three pairwise items and two statements items are labelled with send-keys, the app is quit,
+and the study file must hold every label with its history; reopened, the labels show.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .test_tui_support import build_study, history, labels
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def tmux(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20)
+
+
+class Terminal:
+    """One detached tmux session running a command at a fixed size."""
+
+    def __init__(self, command: str, home: Path, width: int = 80, height: int = 24) -> None:
+        self.name = f"mj-e2e-{uuid.uuid4().hex[:8]}"
+        env = f"env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
+        r = tmux(
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"{env} {command}",
+        )
+        assert r.returncode == 0, r.stderr
+
+    def screen(self) -> str:
+        return tmux("capture-pane", "-p", "-t", self.name).stdout
+
+    def alive(self) -> bool:
+        return tmux("has-session", "-t", self.name).returncode == 0
+
+    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if condition(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
+            time.sleep(0.05)
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            tmux("send-keys", "-t", self.name, key)
+
+    def wait_closed(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.alive():
+            assert time.monotonic() < deadline, "the app did not quit"
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.alive():
+            tmux("kill-session", "-t", self.name)
+
+
+def review_command(path: Path) -> str:
+    return (
+        f"{shlex.quote(sys.executable)} -m medjudge review {shlex.quote(str(path))} --reviewer e2e"
+    )
+
+
+def test_typing_a_review_in_a_real_terminal(tmp_path: Path) -> None:
+    path = build_study(tmp_path, pairwise=3, statements=2, rating=0)
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    term = Terminal(review_command(path), home)
+    try:
+        term.wait(lambda s: "p0" in s and "a A" in s, "the first item")
+        votes = {"p0": "abtnab", "p1": "ttttab", "p2": "nnnbba"}
+        for n, keys in enumerate(votes.values()):
+            term.keys(*keys)
+            nxt = list(votes)[n + 1] if n + 1 < len(votes) else "s0"
+            term.wait(lambda s, nxt=nxt: s.lstrip().startswith(nxt), f"item {nxt}")
+        term.keys("e", "n", "c")
+        term.wait(lambda s: s.lstrip().startswith("s1"), "item s1")
+        term.keys("c", "c", "e")
+        term.wait(
+            lambda s: "3/3 labelled" in s or "All 5 items are done" in s or "✓ done" in s,
+            "the last label",
+        )
+        term.keys("q")
+        term.wait_closed()
+    finally:
+        term.kill()
+    got = labels(path, "e2e")
+    assert len(got) == 3 * 6 + 2 * 3
+    assert got[("s0", "0")] == "entailed" and got[("s0", "2")] == "contradicted"
+    assert got[("s1", "2")] == "entailed"
+    rows = history(path, "e2e")
+    assert len(rows) == 24 and all(r[3] == "label" for r in rows)
+
+    again = Terminal(review_command(path), home)
+    try:
+        again.wait(lambda s: "a A" in s or "e Entailed" in s, "the app again")
+        again.keys("g")
+        again.wait(lambda s: "Go to item" in s, "the go-to prompt")
+        again.keys("p", "1", "Enter")
+        text = again.wait(lambda s: s.lstrip().startswith("p1") and "6/6 labelled" in s, "p1")
+        assert "✓ done" in text and "tie" in text
+        again.keys("q")
+        again.wait_closed()
+    finally:
+        again.kill()
+    assert os.path.exists(path)

@@ -1,0 +1,234 @@
+"""Overview, agreement detail, live updates between two app instances, judge runs from the app."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from medjudge.store.labels import set_label
+from medjudge.store.study import Study
+from medjudge.tui.agreement_screen import AgreementScreen
+from medjudge.tui.app import make_app
+from medjudge.tui.dialogs import PromptDialog
+from medjudge.tui.overview_screen import OverviewScreen
+from medjudge.tui.review_screen import ReviewScreen
+from textual.widgets import DataTable
+
+from .fakellm import FakeLLMServer
+from .judges import pairwise_responder, prefer_first, rating_responder, routing
+from .test_tui_support import add_verdicts, build_study, run_async, scalar, screen_text
+
+
+def table_text(app, selector: str) -> str:  # noqa: ANN001
+    table = app.screen.query_one(selector, DataTable)
+    return "\n".join(" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count))
+
+
+async def until(pilot, condition, timeout: float = 10.0) -> None:  # noqa: ANN001
+    """Wait (in short steps, without a fixed long sleep) until condition() holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.05)
+
+
+def seed_labels(path: Path) -> None:
+    """alice and bob label p0 and p1 fully; the judge has verdicts on p0 and p1."""
+    study = Study.open(path)
+    for unit in range(1, 13):
+        set_label(study, unit, "alice", "A" if unit % 2 else "tie")
+        set_label(study, unit, "bob", "A" if unit % 3 else "B")
+    study.close()
+    for ext in ("p0", "p1"):
+        add_verdicts(
+            path,
+            ext,
+            {
+                c: "A"
+                for c in (
+                    "correctness",
+                    "helpfulness",
+                    "harmfulness",
+                    "reasoning",
+                    "efficiency",
+                    "bias",
+                )
+            },
+        )
+
+
+@run_async
+async def test_overview_shows_items_progress_and_agreement(tmp_path: Path) -> None:
+    path = build_study(tmp_path)
+    seed_labels(path)
+    app = make_app(path, reviewer="carol", poll_interval=None)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.press("o")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, OverviewScreen)
+                and app.screen.query_one("#ov-agreement", DataTable).row_count > 0
+            ),
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        agreement = table_text(app, "#ov-agreement")
+        assert "correctness" in agreement and "openai:fake-judge" in agreement
+        assert "κ" in agreement
+        progress = table_text(app, "#ov-raters")
+        assert "alice" in progress and "bob" in progress and "12" in progress
+        items = app.screen.query_one("#ov-items", DataTable)
+        assert items.row_count == 7
+        # Blind: the item list shows carol's own state only, never others' labels.
+        assert "tie" not in table_text(app, "#ov-items")
+        items.focus()
+        items.move_cursor(row=4)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        assert app.screen.session.item.ext_id == "s0"
+
+
+@run_async
+async def test_agreement_detail_for_a_pair_with_confusion_matrix(tmp_path: Path) -> None:
+    path = build_study(tmp_path)
+    seed_labels(path)
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(120, 45)) as pilot:
+        await pilot.press("o")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, OverviewScreen)
+                and app.screen.query_one("#ov-agreement", DataTable).row_count > 0
+            ),
+        )
+        app.screen.query_one("#ov-agreement", DataTable).focus()
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: isinstance(app.screen, AgreementScreen) and bool(app.screen.pair)
+        )
+        text = screen_text(app)
+        assert "correctness" in text and "A: alice" in text and "B: bob" in text
+        assert "Cohen's κ" in text and "Gwet's AC1" in text and "Confusion matrix" in text
+        assert "2 units labelled by both" in text
+        await pilot.press("b")  # side B: next rater (the judge)
+        await until(pilot, lambda: app.screen.pair[1:] == ["openai:fake-judge"])
+        await until(pilot, lambda: "B: openai:fake-judge" in screen_text(app))
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: "helpfulness" in screen_text(app))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+
+
+@run_async
+async def test_two_reviewers_on_one_file_see_each_other_live(tmp_path: Path) -> None:
+    path = build_study(tmp_path)
+    first = make_app(path, reviewer="alice", poll_interval=0.05)
+    second = make_app(path, reviewer="bob", poll_interval=0.05)
+    async with first.run_test(size=(120, 40)) as p1, second.run_test(size=(120, 40)) as p2:
+        await p2.press("o")
+        await until(p2, lambda: isinstance(second.screen, OverviewScreen))
+        await second.workers.wait_for_complete()
+        assert "alice" not in table_text(second, "#ov-raters")
+        await p1.press(*"aaaaaa")  # alice completes p0
+        await p1.pause()
+        await until(p2, lambda: "alice" in table_text(second, "#ov-raters"))
+        await until(p2, lambda: "6" in table_text(second, "#ov-raters"))
+        # bob labels p0 too; alice's overview shows the human–human figure appear.
+        await p2.press("escape")
+        await p2.pause()
+        await p2.press(*"aaaaaa")
+        await p2.pause()
+        await p1.press("o")
+        await until(
+            p1,
+            lambda: (
+                isinstance(first.screen, OverviewScreen)
+                and "100%" in table_text(first, "#ov-agreement")
+            ),
+        )
+        assert "bob" in table_text(first, "#ov-raters")
+
+
+@run_async
+async def test_review_screen_notices_another_reviewer_after_the_reveal(tmp_path: Path) -> None:
+    path = build_study(tmp_path)
+    app = make_app(path, reviewer="alice", poll_interval=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"ttttt", "up")
+        await pilot.pause()
+        study = Study.open(path)
+        for unit in range(1, 7):
+            set_label(study, unit, "bob", "neither")
+        study.close()
+        await pilot.press("down", "t")  # alice completes p0; bob's labels are there now
+        await until(pilot, lambda: "Other reviewers: bob neither" in screen_text(app))
+
+
+@run_async
+async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Path) -> None:
+    path = build_study(tmp_path, statements=0, rating=1)
+    responder = routing(
+        pairwise_responder(prefer_first),
+        rating_responder({"completeness": ["A"], "correctness_rating": 4, "relevance": 5}),
+    )
+    with FakeLLMServer(responder, latency=0.3) as server:
+        app = make_app(path, reviewer="alice", poll_interval=0.05)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("o")
+            await until(pilot, lambda: isinstance(app.screen, OverviewScreen))
+            await pilot.press("J")
+            await until(pilot, lambda: isinstance(app.screen, PromptDialog))
+            await pilot.press(*f"openai:fake-model@{server.openai_url}", "enter")
+            await until(
+                pilot, lambda: app.judge_state is not None and app.judge_state.status == "running"
+            )
+            await pilot.press("escape")  # back to reviewing while the judge runs
+            await pilot.press("t")
+            assert app.judge_state.status == "running"  # the vote did not wait for the judge
+            assert (
+                scalar(
+                    path,
+                    "SELECT count(*) FROM labels l JOIN raters r ON r.id = l.rater_id "
+                    "WHERE r.name = 'alice'",
+                )
+                == 1
+            )
+            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=30)
+            assert app.judge_state.status == "done", app.judge_state.message
+            await app.workers.wait_for_complete()
+    assert scalar(path, "SELECT count(*) FROM verdicts") > 0
+    assert scalar(path, "SELECT count(DISTINCT item_id) FROM judge_calls") == 5
+
+
+@run_async
+async def test_a_bad_judge_spec_is_reported_not_fatal(tmp_path: Path) -> None:
+    path = build_study(tmp_path)
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        app.start_judge("nonsense")
+        await pilot.pause()
+        assert app.judge_state is None
+        assert any("judge not started" in n.title for n in app._notifications)
+        await pilot.press("a")
+        await pilot.pause()
+        assert scalar(path, "SELECT count(*) FROM labels") == 1
+
+
+def test_judge_display_throttles_and_copies_state() -> None:
+    from medjudge.judging.runner import CallEvent, RunSummary
+    from medjudge.tui.judge_run import JudgeRunState, TuiRunDisplay
+
+    posted: list[JudgeRunState] = []
+    display = TuiRunDisplay(JudgeRunState(judge="j"), posted.append, interval=60)
+    display.started(RunSummary(calls_needed=10, cached=2, to_call=8))
+    for _ in range(8):
+        display.call_done(CallEvent("j", "t", "ok", 0.0), RunSummary())
+    display.finished(RunSummary(verdicts_added=3))
+    assert [s.status for s in posted] == ["running", "done"]
+    assert posted[-1].done == 8 and posted[0].done == 0 and posted[0].total == 8
+    assert asyncio is not None

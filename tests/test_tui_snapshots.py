@@ -1,0 +1,89 @@
+"""Snapshots of the review app on the demo study at fixed terminal sizes.
+
+Every SVG under ``tests/__snapshots__/test_tui_snapshots/`` was looked at before it was
+accepted; after a deliberate change, inspect the new ones (``--snapshot-update``) the same way.
+Nothing on these screens depends on the clock, and Input cursors do not blink.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from medjudge.tui.app import make_app
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+
+from medjudge.demo.build import build_demo
+
+NARROW = (80, 24)
+WIDE = (140, 40)
+
+
+@pytest.fixture(scope="module")
+def demo_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    build_demo(path, actor="lead").close()
+    return path
+
+
+@pytest.fixture
+def demo(demo_master: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the demo study for one test (tests write labels)."""
+    path = tmp_path / "demo.sqlite"
+    shutil.copy(demo_master, path)
+    return path
+
+
+def app_on(path: Path):  # noqa: ANN201
+    return make_app(path, reviewer="dr_demo", poll_interval=None)
+
+
+def test_pairwise_first_item_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(app_on(demo), terminal_size=NARROW)
+
+
+def test_pairwise_first_item_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(app_on(demo), terminal_size=WIDE)
+
+
+def test_pairwise_revealed_after_the_last_label_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(app_on(demo), terminal_size=WIDE, press=["a", "b", "t", "n", "a", "b"])
+
+
+def test_pairwise_revealed_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(app_on(demo), terminal_size=NARROW, press=["a", "b", "t", "n", "a", "b"])
+
+
+def test_statements_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(
+        app_on(demo), terminal_size=NARROW, press=["g", "s", "t", "-", "0", "1", "enter", "e", "c"]
+    )
+
+
+def test_rating_with_ticks_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(
+        app_on(demo), terminal_size=WIDE, press=["g", "r", "t", "-", "0", "2", "enter", "a", "c"]
+    )
+
+
+def test_help_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(app_on(demo), terminal_size=NARROW, press=["question_mark"])
+
+
+async def _overview(pilot: Pilot) -> None:
+    await pilot.press("o")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    table = pilot.app.screen.query_one("#ov-agreement", DataTable)
+    assert table.row_count > 0
+    await pilot.pause()
+
+
+def test_overview_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(app_on(demo), terminal_size=WIDE, run_before=_overview)
+
+
+def test_overview_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+    assert snap_compare(app_on(demo), terminal_size=NARROW, run_before=_overview)

@@ -1,0 +1,194 @@
+"""Labelling on the review screen: votes, option ticks, the reveal, undo.
+
+A mixin of :class:`~medjudge.tui.review_screen.ReviewScreen`, kept apart so each module stays
+short. Storage contract: every write goes through :meth:`ReviewSession.vote` (or ``undo``) on
+the main thread and has committed when it returns; only then does the status line say
+"saved", and the past-tense message (``LabelSaved``, ``LabelUndone``, ``Revealed``) is posted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from medjudge.store.db import StudyError
+from medjudge.store.labels import Saved
+from rich.text import Text
+
+from . import render
+from .session import stored_verdict
+
+if TYPE_CHECKING:
+    from .rows import ItemView
+    from .session import ReviewSession
+    from .widgets import UnitRows
+
+
+class LabelActions:
+    """The labelling actions of the review screen (mixed into ``ReviewScreen``)."""
+
+    session: ReviewSession
+    view: ItemView | None
+    cursor: int
+    holding: bool
+    unit_list: UnitRows
+    LabelSaved: Any
+    LabelUndone: Any
+    Revealed: Any
+
+    if TYPE_CHECKING:  # provided by ReviewScreen / Screen
+
+        def _status(self, saved: str | Text, state: str) -> None: ...
+        def _detail(self) -> None: ...
+        def _progress(self) -> None: ...
+        def _rerender(self, indices: set[int] | None = None) -> None: ...
+        def _bindings_changed(self) -> None: ...
+        def show_index(self, index: int, *, cursor_unit: int | None = None) -> None: ...
+        def notify(self, message: str, **kwargs: Any) -> None: ...
+        def post_message(self, message: Any) -> bool: ...
+
+    def _save(self, unit_id: int, value: str) -> Saved | None:
+        """Write one label; the status says "saved" only once it is committed."""
+        assert self.session.item is not None
+        try:
+            saved = self.session.vote(unit_id, value)
+        except StudyError as exc:
+            self._status(Text("✗ NOT saved: ") + render.lit(str(exc)), "error")
+            self.notify(str(exc), title="label not saved", severity="error", markup=False)
+            return None
+        self.post_message(self.LabelSaved(saved, self.session.item.id))
+        return saved
+
+    def _held(self) -> bool:
+        """After a reveal, a vote key must not silently change the revealed item."""
+        if self.holding:
+            self.notify(
+                "This item is done and its verdicts are shown: enter or ] for the next "
+                "item; ↑ ↓ first to change one of your labels.",
+                title="item done",
+            )
+        return self.holding
+
+    def _label_current(self, value: str) -> None:
+        view = self.view
+        if view is None or not view.rows or self._held():
+            return
+        self.session.touch()
+        index = self.cursor
+        row = view.rows[index]
+        saved = self._save(row.unit.id, value)
+        if saved is None:
+            return
+        view.pending.pop(row.unit.id, None)
+        shown = render.display_value(view.item, row.criterion, saved.new_value)
+        what = row.criterion.name if row.statement is None else f"statement {row.number}"
+        status = Text("✓ saved ", style="bold")
+        status.append_text(render.lit(f"{what} = {shown}"))
+        self._after_label(index, status)
+
+    def _after_label(self, index: int, status: Text) -> None:
+        view = self.view
+        assert view is not None
+        s = self.session
+        revealed_now = s.reveal_if_due()
+        if revealed_now:
+            view.refresh_reveal()
+            self.post_message(self.Revealed(view.item.id))
+        nxt = view.next_row(index)
+        stay = revealed_now and bool(view.verdicts or view.others)
+        if stay:
+            nxt = None
+        if nxt is not None:
+            self.cursor = nxt
+        self.holding = stay and nxt is None
+        self._rerender()
+        self.unit_list.set_cursor(self.cursor)
+        self._progress()
+        if stay:
+            status.append(" · revealed · enter: next")
+        self._status(status, "saved")
+        self._detail()
+        self._bindings_changed()
+        if nxt is None and not stay:
+            self._advance_after_item(status)
+
+    def _advance_after_item(self, status: Text) -> None:
+        s = self.session
+        if s.index + 1 < len(s.refs):
+            done = s.item.ext_id if s.item is not None else ""
+            self.show_index(s.index + 1)
+            if status.plain:
+                self._status(render.lit(f"{done}: ") + status, "saved")
+        elif s.next_unlabelled(s.index) is None:
+            self.notify(f"All {len(s.refs)} items are done. Thank you!", title="finished")
+        else:
+            self.notify("That was the last item; j jumps to one you have not finished.")
+
+    def action_vote_pair(self, shown: str) -> None:
+        """Pairwise verdict in display terms ('A' = the left answer)."""
+        if self.view is not None:
+            self._label_current(stored_verdict(self.view.item, shown))
+
+    def action_vote_statement(self, value: str) -> None:
+        """Entailed / neutral / contradicted for the current statement."""
+        self._label_current(value)
+
+    def action_rate(self, value: str) -> None:
+        """A rating on the current scale criterion."""
+        self._label_current(value)
+
+    def action_toggle_option(self, letter: str) -> None:
+        """Tick or untick an option (the one under the cursor when no letter is given)."""
+        view = self.view
+        if view is None or self._held():
+            return
+        self.session.touch()
+        if not letter:
+            letter = view.rows[self.cursor].option or ""
+        unit = next(r.unit for r in view.rows if r.option == letter)
+        view.toggle(unit.id, letter)
+        old = self.cursor
+        if view.rows[old].option != letter:
+            self.cursor = next(i for i, r in enumerate(view.rows) if r.option == letter)
+            self.unit_list.set_cursor(self.cursor)
+        self._rerender({i for i, r in enumerate(view.rows) if r.unit.id == unit.id})
+        self._status(
+            Text("● ticks not saved yet: enter saves " + view.options_value(unit.id)), "pending"
+        )
+        self._detail()
+        self._bindings_changed()
+
+    def action_save_options(self) -> None:
+        """Save the ticked options of the completeness criterion."""
+        view = self.view
+        if view is None:
+            return
+        unit_id = view.rows[self.cursor].unit.id
+        self.cursor = view.row_of(unit_id)
+        self._label_current(view.options_value(unit_id))
+
+    def action_undo(self) -> None:
+        """Take back the last label of this session."""
+        s = self.session
+        result = s.undo()
+        if result is None:
+            self.notify("Nothing to undo in this session.")
+            return
+        entry, undone = result
+        self.post_message(self.LabelUndone(undone, entry.item_id))
+        if undone is None:
+            self.notify("That label was changed since; it was left as it is.", severity="warning")
+            return
+        pos = s.position_of(entry.item_id)
+        if s.item is not None and s.item.id == entry.item_id and self.view is not None:
+            s.reload_labels()
+            self.view.pending.pop(entry.saved.unit_id, None)
+            self.cursor = self.view.row_of(entry.saved.unit_id)
+            self._rerender()
+            self.unit_list.set_cursor(self.cursor)
+        elif pos is not None:
+            self.show_index(pos, cursor_unit=entry.saved.unit_id)
+        self._progress()
+        back = undone.new_value if undone.new_value is not None else render.EMPTY
+        self._status(Text("↶ undone; back to ") + render.lit(back), "info")
+        self._detail()
+        self._bindings_changed()
