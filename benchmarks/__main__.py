@@ -38,23 +38,43 @@ def main(argv: list[str]) -> int:
     for name in names:
         t0 = time.monotonic()
         print(f"running {name} …", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, "-c", CHILD, name], cwd=HERE.parent,
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, name], cwd=HERE.parent, capture_output=True, text=True
+        )
         line = next((x for x in proc.stdout.splitlines() if x.startswith("@@RESULT@@")), None)
         if proc.returncode != 0 or line is None:
             print(proc.stdout[-2000:], proc.stderr[-4000:], file=sys.stderr)
-            rows.append({"module": name, "name": f"{name} FAILED", "value": None, "unit": "",
-                         "target": "", "peak_mb": None, "process_peak_mb": None})
+            rows.append(
+                {
+                    "module": name,
+                    "name": f"{name} FAILED",
+                    "value": None,
+                    "unit": "",
+                    "target": "",
+                    "peak_mb": None,
+                    "process_peak_mb": None,
+                }
+            )
             continue
-        for r in json.loads(line[len("@@RESULT@@"):]):
+        for r in json.loads(line[len("@@RESULT@@") :]):
             r["module"] = name
             rows.append(r)
         print(f"  {name} took {time.monotonic() - t0:.1f} s", file=sys.stderr)
     _print_table(rows)
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"machine": {"python": sys.version.split()[0], "platform": platform.platform(),
-                                               "cpus": __import__("os").cpu_count()},
-                                   "results": rows}, indent=2))
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "machine": {
+                    "python": sys.version.split()[0],
+                    "platform": platform.platform(),
+                    "cpus": __import__("os").cpu_count(),
+                },
+                "results": rows,
+            },
+            indent=2,
+        )
+    )
     print(f"\nwrote {RESULTS}")
     return 1 if any(r["value"] is None for r in rows) else 0
 
@@ -69,8 +89,16 @@ def _fmt(v: object) -> str:
 
 def _print_table(rows: list[dict]) -> None:
     head = ["benchmark", "value", "unit", "target", "peak MB"]
-    body = [[r["name"], _fmt(r["value"]), r["unit"], r["target"],
-             _fmt(r.get("peak_mb") or r.get("process_peak_mb"))] for r in rows]
+    body = [
+        [
+            r["name"],
+            _fmt(r["value"]),
+            r["unit"],
+            r["target"],
+            _fmt(r.get("peak_mb") or r.get("process_peak_mb")),
+        ]
+        for r in rows
+    ]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=False)]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")

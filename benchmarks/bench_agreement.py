@@ -53,18 +53,31 @@ def build_study(path: Path, items: int = ITEMS, seed: int = 1) -> int:
         conn.executemany(
             "INSERT INTO items (id, ext_id, kind, question, data, batch, swap, content_hash, "
             "created_at) VALUES (?, ?, 'pairwise', ?, '{}', ?, ?, ?, ?)",
-            [(i, f"p{i}", f"Question {i}?", f"b{i % 5}", i % 2, f"h{i}", now)
-             for i in range(1, items + 1)])
+            [
+                (i, f"p{i}", f"Question {i}?", f"b{i % 5}", i % 2, f"h{i}", now)
+                for i in range(1, items + 1)
+            ],
+        )
         conn.executemany(
             "INSERT INTO answers (item_id, position, text, source) VALUES (?, ?, ?, ?)",
-            [row for i in range(1, items + 1) for row in (
-                (i, "A", f"Answer A {i}", "model-x"),
-                (i, "B", f"Answer B {i}", "model-y" if i % 2 else "model-z"))])
+            [
+                row
+                for i in range(1, items + 1)
+                for row in (
+                    (i, "A", f"Answer A {i}", "model-x"),
+                    (i, "B", f"Answer B {i}", "model-y" if i % 2 else "model-z"),
+                )
+            ],
+        )
         conn.executemany(
             "INSERT INTO units (id, item_id, criterion, statement_id, position) "
             "VALUES (?, ?, ?, NULL, ?)",
-            [((i - 1) * len(criteria) + k + 1, i, c, k)
-             for i in range(1, items + 1) for k, c in enumerate(criteria)])
+            [
+                ((i - 1) * len(criteria) + k + 1, i, c, k)
+                for i in range(1, items + 1)
+                for k, c in enumerate(criteria)
+            ],
+        )
         labels, history = [], []
         for unit in range(1, items * len(criteria) + 1):
             truth = rnd.choice(PAIRWISE_VERDICTS)
@@ -72,11 +85,14 @@ def build_study(path: Path, items: int = ITEMS, seed: int = 1) -> int:
                 value = truth if rnd.random() < 0.75 else rnd.choice(PAIRWISE_VERDICTS)
                 labels.append((unit, rater, value, now))
                 history.append((unit, rater, value, now))
-        conn.executemany("INSERT INTO labels (unit_id, rater_id, value, updated_at) "
-                         "VALUES (?, ?, ?, ?)", labels)
+        conn.executemany(
+            "INSERT INTO labels (unit_id, rater_id, value, updated_at) VALUES (?, ?, ?, ?)", labels
+        )
         conn.executemany(
             "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, action, "
-            "after_reveal, actor, at) VALUES (?, ?, NULL, ?, 'label', 0, 'bench', ?)", history)
+            "after_reveal, actor, at) VALUES (?, ?, NULL, ?, 'label', 0, 'bench', ?)",
+            history,
+        )
     study.close()
     return len(labels)
 
@@ -94,11 +110,21 @@ def run() -> list[dict[str, Any]]:
             t0 = time.perf_counter()
             live = LiveAgreement(study)
             live.rows()
-            results.append({"name": "live_agreement_load_60k_labels",
-                            "value": round(time.perf_counter() - t0, 3), "unit": "s",
-                            "target": "< 2 s (opening the review app)", "peak_mb": _peak_mb()})
-            units = [r[0] for r in writer.conn.execute(
-                "SELECT id FROM units WHERE criterion = 'correctness' ORDER BY id LIMIT 20")]
+            results.append(
+                {
+                    "name": "live_agreement_load_60k_labels",
+                    "value": round(time.perf_counter() - t0, 3),
+                    "unit": "s",
+                    "target": "< 2 s (opening the review app)",
+                    "peak_mb": _peak_mb(),
+                }
+            )
+            units = [
+                r[0]
+                for r in writer.conn.execute(
+                    "SELECT id FROM units WHERE criterion = 'correctness' ORDER BY id LIMIT 20"
+                )
+            ]
             times = []
             for i, unit in enumerate(units):
                 set_label(writer, unit, "ann", PAIRWISE_VERDICTS[i % 4])
@@ -107,24 +133,42 @@ def run() -> list[dict[str, Any]]:
                 rows = live.rows()
                 times.append(time.perf_counter() - t0)
                 assert changed and rows
-            results.append({"name": "live_agreement_refresh_one_label_60k_labels",
-                            "value": round(statistics.median(times) * 1000, 2), "unit": "ms",
-                            "target": "< 1000 ms (well under a second)", "peak_mb": None})
+            results.append(
+                {
+                    "name": "live_agreement_refresh_one_label_60k_labels",
+                    "value": round(statistics.median(times) * 1000, 2),
+                    "unit": "ms",
+                    "target": "< 1000 ms (well under a second)",
+                    "peak_mb": None,
+                }
+            )
 
             t0 = time.perf_counter()
             report = build_report(study, ReportOptions(n_boot=1000))
             built = time.perf_counter() - t0
-            results.append({"name": "report_build_60k_labels",
-                            "value": round(built, 2), "unit": "s", "target": "< 30 s",
-                            "peak_mb": _peak_mb()})
+            results.append(
+                {
+                    "name": "report_build_60k_labels",
+                    "value": round(built, 2),
+                    "unit": "s",
+                    "target": "< 30 s",
+                    "peak_mb": _peak_mb(),
+                }
+            )
             t0 = time.perf_counter()
             md = render(report, "md")
             html = render(report, "html")
             rendered = time.perf_counter() - t0
             assert md and html
-            results.append({"name": "report_md_html_60k_labels",
-                            "value": round(built + rendered, 2), "unit": "s", "target": "< 30 s",
-                            "peak_mb": _peak_mb()})
+            results.append(
+                {
+                    "name": "report_md_html_60k_labels",
+                    "value": round(built + rendered, 2),
+                    "unit": "s",
+                    "target": "< 30 s",
+                    "peak_mb": _peak_mb(),
+                }
+            )
         finally:
             writer.close()
             study.close()

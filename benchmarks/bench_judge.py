@@ -19,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.fake_server_process import ServerProcess  # noqa: E402
 from medjudge.judging.plan import JudgeConfig  # noqa: E402
 from medjudge.judging.providers import ChatRequest, make_provider  # noqa: E402
 from medjudge.judging.runner import RunOptions, run_judges  # noqa: E402
@@ -26,7 +27,6 @@ from medjudge.judging.specs import parse_judge_spec  # noqa: E402
 from medjudge.store.importing.run import import_file  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
 from tests.conftest import pairwise_row, write_jsonl  # noqa: E402
-from benchmarks.fake_server_process import ServerProcess  # noqa: E402
 
 LATENCY = 0.1
 CONCURRENCY = 64
@@ -36,11 +36,15 @@ ITEMS = 400
 def run() -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         study = Study.create(Path(tmp) / "bench.db")
-        rows = [pairwise_row(i, answer_a=f"GOOD answer {i} " * 20, answer_b=f"Plain answer {i} " * 20)
-                for i in range(ITEMS)]
+        rows = [
+            pairwise_row(i, answer_a=f"GOOD answer {i} " * 20, answer_b=f"Plain answer {i} " * 20)
+            for i in range(ITEMS)
+        ]
         import_file(study, write_jsonl(Path(tmp) / "pw.jsonl", rows), "pairwise", actor="bench")
         with ServerProcess(LATENCY) as server:
-            judges = [JudgeConfig(parse_judge_spec(f"openai:judge-{k}@{server.url}")) for k in (1, 2)]
+            judges = [
+                JudgeConfig(parse_judge_spec(f"openai:judge-{k}@{server.url}")) for k in (1, 2)
+            ]
             opts = RunOptions(concurrency=CONCURRENCY)
             t0 = time.monotonic()
             first = asyncio.run(run_judges(study, judges, opts))
@@ -55,16 +59,41 @@ def run() -> list[dict]:
             seq = asyncio.run(_sequential(server.url, 100))
         study.close()
     return [
-        {"name": "judge run, 4,800 calls @64 (100 ms each)", "value": round(wall, 2), "unit": "s",
-         "target": f"≤ {1.15 * bound:.2f} s (1.15 × bound {bound:.2f} s)", "peak_mb": None},
-        {"name": "judge run vs bound", "value": round(wall / bound, 3), "unit": "×", "target": "≤ 1.15",
-         "peak_mb": None},
-        {"name": "sequential loop, per call", "value": round(seq * 1000, 1), "unit": "ms",
-         "target": "(reference)", "peak_mb": None},
-        {"name": "sequential loop, 4,800 calls (scaled)", "value": round(seq * calls, 1), "unit": "s",
-         "target": f"(runner is {seq * calls / wall:.0f}× faster)", "peak_mb": None},
-        {"name": "cached re-run, 4,800 calls", "value": round(cached_wall, 2), "unit": "s",
-         "target": "< 2 s, 0 requests", "peak_mb": None},
+        {
+            "name": "judge run, 4,800 calls @64 (100 ms each)",
+            "value": round(wall, 2),
+            "unit": "s",
+            "target": f"≤ {1.15 * bound:.2f} s (1.15 × bound {bound:.2f} s)",
+            "peak_mb": None,
+        },
+        {
+            "name": "judge run vs bound",
+            "value": round(wall / bound, 3),
+            "unit": "×",
+            "target": "≤ 1.15",
+            "peak_mb": None,
+        },
+        {
+            "name": "sequential loop, per call",
+            "value": round(seq * 1000, 1),
+            "unit": "ms",
+            "target": "(reference)",
+            "peak_mb": None,
+        },
+        {
+            "name": "sequential loop, 4,800 calls (scaled)",
+            "value": round(seq * calls, 1),
+            "unit": "s",
+            "target": f"(runner is {seq * calls / wall:.0f}× faster)",
+            "peak_mb": None,
+        },
+        {
+            "name": "cached re-run, 4,800 calls",
+            "value": round(cached_wall, 2),
+            "unit": "s",
+            "target": "< 2 s, 0 requests",
+            "peak_mb": None,
+        },
     ]
 
 
@@ -73,8 +102,13 @@ async def _sequential(url: str, n: int) -> float:
     provider = make_provider(parse_judge_spec(f"openai:seq@{url}"))
     t0 = time.monotonic()
     for i in range(n):
-        await provider.complete(ChatRequest.user(f"<response_a>x{i}</response_a><response_b>y</response_b>"
-                                                 "one entry per criterion (correctness):", max_tokens=50))
+        await provider.complete(
+            ChatRequest.user(
+                f"<response_a>x{i}</response_a><response_b>y</response_b>"
+                "one entry per criterion (correctness):",
+                max_tokens=50,
+            )
+        )
     await provider.aclose()
     return (time.monotonic() - t0) / n
 

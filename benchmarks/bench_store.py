@@ -27,13 +27,23 @@ def run() -> list[dict]:
         src = Path(tmp) / "statements.jsonl"
         with src.open("w", encoding="utf-8") as fh:
             for i in range(10_000):  # 10,000 answers × 10 statements = 100,000 statements
-                fh.write(json.dumps({
-                    "id": f"s{i}", "question": f"Question {i}: is this safe with my other medicines?",
-                    "answer": f"Answer {i}. " + "Some explanation of the risks and benefits. " * 8,
-                    "source": f"model-{i % 3}",
-                    "must_have": [f"Statement {i}.{k} about dosing and interactions." for k in range(6)],
-                    "nice_to_have": [f"Optional statement {i}.{k}." for k in range(4)],
-                }) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "id": f"s{i}",
+                            "question": f"Question {i}: is this safe with my other medicines?",
+                            "answer": f"Answer {i}. "
+                            + "Some explanation of the risks and benefits. " * 8,
+                            "source": f"model-{i % 3}",
+                            "must_have": [
+                                f"Statement {i}.{k} about dosing and interactions."
+                                for k in range(6)
+                            ],
+                            "nice_to_have": [f"Optional statement {i}.{k}." for k in range(4)],
+                        }
+                    )
+                    + "\n"
+                )
         study = Study.create(Path(tmp) / "big.db")
         tracemalloc.start()
         t0 = time.monotonic()
@@ -51,12 +61,27 @@ def run() -> list[dict]:
         study.close()
     lat.sort()
     return [
-        {"name": "import 100,000 statements (10,000 items)", "value": round(import_s, 2), "unit": "s",
-         "target": "(all or nothing, one transaction)", "peak_mb": round(peak, 1)},
-        {"name": "vote to durable, median", "value": round(statistics.median(lat), 2), "unit": "ms",
-         "target": "before 'saved' is shown; tens of ms", "peak_mb": None},
-        {"name": "vote to durable, p99", "value": round(lat[int(len(lat) * 0.99) - 1], 2), "unit": "ms",
-         "target": "< 50 ms", "peak_mb": None},
+        {
+            "name": "import 100,000 statements (10,000 items)",
+            "value": round(import_s, 2),
+            "unit": "s",
+            "target": "(all or nothing, one transaction)",
+            "peak_mb": round(peak, 1),
+        },
+        {
+            "name": "vote to durable, median",
+            "value": round(statistics.median(lat), 2),
+            "unit": "ms",
+            "target": "before 'saved' is shown; tens of ms",
+            "peak_mb": None,
+        },
+        {
+            "name": "vote to durable, p99",
+            "value": round(lat[int(len(lat) * 0.99) - 1], 2),
+            "unit": "ms",
+            "target": "< 50 ms",
+            "peak_mb": None,
+        },
     ]
 
 

@@ -17,8 +17,13 @@ class ServerProcess:
     """Start the server process; ``url`` is its OpenAI base URL."""
 
     def __init__(self, latency: float) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.fake_server_process", str(latency)],
-                                     cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.fake_server_process", str(latency)],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert self.proc.stdout is not None
         self.port = int(self.proc.stdout.readline())
         self.url = f"http://127.0.0.1:{self.port}/v1"

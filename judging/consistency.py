@@ -21,8 +21,9 @@ from .estimates import Estimate, wilson_interval
 from .study_data import StudyData
 
 
-def share(count: int, n: int, confidence: float = 0.95, *,
-          empty: str = "no units") -> dict[str, Any]:
+def share(
+    count: int, n: int, confidence: float = 0.95, *, empty: str = "no units"
+) -> dict[str, Any]:
     """A proportion as a JSON-safe estimate dict with a Wilson interval and its count."""
     if n <= 0:
         est = Estimate.undefined(empty, 0)
@@ -58,10 +59,20 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[dict[st
             info = data.units.get(unit_id)
             if info is None:
                 continue
-            c = per.setdefault(info.criterion, {
-                "n": 0, "missing": 0, "failed": 0, "dis": 0, "dis_n": 0, "pos": 0, "pos_n": 0,
-                "panel": 0, "panel_n": 0,
-            })
+            c = per.setdefault(
+                info.criterion,
+                {
+                    "n": 0,
+                    "missing": 0,
+                    "failed": 0,
+                    "dis": 0,
+                    "dis_n": 0,
+                    "pos": 0,
+                    "pos_n": 0,
+                    "panel": 0,
+                    "panel_n": 0,
+                },
+            )
             c["n"] += 1
             c["missing"] += v.status == "missing" or v.value is None
             t = v.trail
@@ -89,15 +100,26 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[dict[st
             c = per[criterion]
             kind = data.kind_of(criterion)
             is_panel = c["panel_n"] > 0 or judge.startswith("panel:")
-            out.append({
-                "judge": judge, "criterion": criterion, "kind": kind, "panel": is_panel,
-                "n_verdicts": c["n"], "missing": c["missing"], "failed_samples": c["failed"],
-                "samples_disagreed": None if is_panel else share(
-                    c["dis"], c["dis_n"], confidence, empty="no verdict with samples"),
-                "position_inconsistent": share(
-                    c["pos"], c["pos_n"], confidence, empty="no unit with both orders decided")
-                if kind == "pairwise" and not is_panel else None,
-                "judges_disagreed": share(c["panel"], c["panel_n"], confidence)
-                if is_panel else None,
-            })
+            out.append(
+                {
+                    "judge": judge,
+                    "criterion": criterion,
+                    "kind": kind,
+                    "panel": is_panel,
+                    "n_verdicts": c["n"],
+                    "missing": c["missing"],
+                    "failed_samples": c["failed"],
+                    "samples_disagreed": None
+                    if is_panel
+                    else share(c["dis"], c["dis_n"], confidence, empty="no verdict with samples"),
+                    "position_inconsistent": share(
+                        c["pos"], c["pos_n"], confidence, empty="no unit with both orders decided"
+                    )
+                    if kind == "pairwise" and not is_panel
+                    else None,
+                    "judges_disagreed": share(c["panel"], c["panel_n"], confidence)
+                    if is_panel
+                    else None,
+                }
+            )
     return out

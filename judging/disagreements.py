@@ -21,8 +21,14 @@ from medjudge.store.adjudications import reference_labels, unit_adjudications
 from medjudge.store.judgments import call_rows
 from medjudge.store.study import Study
 
-KINDS = ("reviewer_vs_reviewer", "reviewer_vs_judge", "judge_vs_judge", "position_inconsistency",
-         "samples_disagreed", "failed_samples")
+KINDS = (
+    "reviewer_vs_reviewer",
+    "reviewer_vs_judge",
+    "judge_vs_judge",
+    "position_inconsistency",
+    "samples_disagreed",
+    "failed_samples",
+)
 
 
 @dataclass
@@ -48,7 +54,9 @@ class Disagreement:
     @property
     def where(self) -> str:
         """``item/criterion`` or ``item/statement N``."""
-        return f"{self.item}/" + (f"statement {self.statement}" if self.statement is not None else self.criterion)
+        return f"{self.item}/" + (
+            f"statement {self.statement}" if self.statement is not None else self.criterion
+        )
 
 
 def _failed(trail: dict[str, Any]) -> bool:
@@ -65,9 +73,15 @@ def _samples_disagreed(trail: dict[str, Any]) -> bool:
     return any(o.get("samples_disagreed") for o in trail.get("orders", {}).values())
 
 
-def queue(study: Study, *, kind: str | None = None, criterion: str | None = None,
-          source: str | None = None, reviewer: str | None = None,
-          unresolved_only: bool = False) -> list[Disagreement]:
+def queue(
+    study: Study,
+    *,
+    kind: str | None = None,
+    criterion: str | None = None,
+    source: str | None = None,
+    reviewer: str | None = None,
+    unresolved_only: bool = False,
+) -> list[Disagreement]:
     """Every disagreement, most split first.
 
     Args:
@@ -85,8 +99,14 @@ def queue(study: Study, *, kind: str | None = None, criterion: str | None = None
         "(SELECT group_concat(a.source, '|') FROM answers a WHERE a.item_id = i.id) "
         "FROM units u JOIN items i ON i.id = u.item_id LEFT JOIN statements s ON s.id = u.statement_id"
     ):
-        meta[r[0]] = {"item_id": r[1], "item": r[2], "kind": r[3], "criterion": r[4], "statement": r[5],
-                      "sources": sorted(set((r[6] or "").split("|")) - {""})}
+        meta[r[0]] = {
+            "item_id": r[1],
+            "item": r[2],
+            "kind": r[3],
+            "criterion": r[4],
+            "statement": r[5],
+            "sources": sorted(set((r[6] or "").split("|")) - {""}),
+        }
     humans: dict[int, dict[str, str]] = defaultdict(dict)
     judges: dict[int, dict[str, str]] = defaultdict(dict)
     for unit_id, name, kind_, value in conn.execute(
@@ -128,17 +148,32 @@ def queue(study: Study, *, kind: str | None = None, criterion: str | None = None
             votes.setdefault(name, None)
         counted = [v for v in votes.values() if v is not None]
         split = 1 - Counter(counted).most_common(1)[0][1] / len(counted) if counted else 1.0
-        out.append(Disagreement(
-            unit_id=unit_id, item_id=m["item_id"], item=m["item"], item_kind=m["kind"],
-            criterion=m["criterion"], statement=m["statement"], sources=m["sources"], kinds=kinds,
-            votes=votes, reviewers=sorted(h), judges=sorted(set(j) | set(t)), split=round(split, 6),
-            reference=refs.get(unit_id),
-        ))
-    out = [d for d in out if (kind is None or kind in d.kinds)
-           and (criterion is None or d.criterion == criterion)
-           and (source is None or source in d.sources)
-           and (reviewer is None or reviewer in d.reviewers)
-           and (not unresolved_only or d.reference is None)]
+        out.append(
+            Disagreement(
+                unit_id=unit_id,
+                item_id=m["item_id"],
+                item=m["item"],
+                item_kind=m["kind"],
+                criterion=m["criterion"],
+                statement=m["statement"],
+                sources=m["sources"],
+                kinds=kinds,
+                votes=votes,
+                reviewers=sorted(h),
+                judges=sorted(set(j) | set(t)),
+                split=round(split, 6),
+                reference=refs.get(unit_id),
+            )
+        )
+    out = [
+        d
+        for d in out
+        if (kind is None or kind in d.kinds)
+        and (criterion is None or d.criterion == criterion)
+        and (source is None or source in d.sources)
+        and (reviewer is None or reviewer in d.reviewers)
+        and (not unresolved_only or d.reference is None)
+    ]
     out.sort(key=lambda d: (-d.split, d.item_id, d.statement or 0, d.criterion))
     return out
 
@@ -164,8 +199,15 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
         "ORDER BY r.name",
         (unit_id,),
     ):
-        reviewers.append({"reviewer": r[0], "value": r[1], "note": r[2], "item_note": r[4],
-                          "changed_after_reveal": bool(r[3])})
+        reviewers.append(
+            {
+                "reviewer": r[0],
+                "value": r[1],
+                "note": r[2],
+                "item_note": r[4],
+                "changed_after_reveal": bool(r[3]),
+            }
+        )
     judges = []
     for r in conn.execute(
         "SELECT r.name, v.value, v.reason, v.trail FROM verdicts v JOIN raters r ON r.id = v.rater_id "
@@ -174,11 +216,34 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
         (unit_id,),
     ):
         trail = json.loads(r[3])
-        failed_keys = [f["key"] for o in trail.get("orders", {}).values() for f in o.get("failed", [])]
+        failed_keys = [
+            f["key"] for o in trail.get("orders", {}).values() for f in o.get("failed", [])
+        ]
         failed_keys += [f["key"] for f in trail.get("failed", [])]
-        raw = {c["key"]: {"raw": c["raw"], "error": c["error"], "task": c["task"], "sample": c["sample"]}
-               for c in call_rows(study, failed_keys)} if failed_keys else {}
-        judges.append({"judge": r[0], "value": r[1], "reason": r[2], "trail": trail, "failed_raw": raw})
-    adjudications = [{"value": a["value"], "rationale": a["rationale"], "actor": a["actor"], "at": a["at"],
-                      "settles": json.loads(a["settles"])} for a in unit_adjudications(study, unit_id)]
+        raw = (
+            {
+                c["key"]: {
+                    "raw": c["raw"],
+                    "error": c["error"],
+                    "task": c["task"],
+                    "sample": c["sample"],
+                }
+                for c in call_rows(study, failed_keys)
+            }
+            if failed_keys
+            else {}
+        )
+        judges.append(
+            {"judge": r[0], "value": r[1], "reason": r[2], "trail": trail, "failed_raw": raw}
+        )
+    adjudications = [
+        {
+            "value": a["value"],
+            "rationale": a["rationale"],
+            "actor": a["actor"],
+            "at": a["at"],
+            "settles": json.loads(a["settles"]),
+        }
+        for a in unit_adjudications(study, unit_id)
+    ]
     return {"reviewers": reviewers, "judges": judges, "adjudications": adjudications}

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from medjudge.store.settings import STATEMENT_CRITERION
 
 from .consistency import share
@@ -30,8 +31,14 @@ from .estimates import Estimate, bootstrap_distribution, bootstrap_estimate
 from .study_data import MAJORITY, StudyData
 
 
-def mean_estimate(values: list[float], *, n_boot: int, seed: int, confidence: float,
-                  empty: str = "no answers with a figure") -> Estimate:
+def mean_estimate(
+    values: list[float],
+    *,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+    empty: str = "no answers with a figure",
+) -> Estimate:
     """The mean of ``values`` with a percentile-bootstrap interval (resampling the values)."""
     n = len(values)
     if n == 0:
@@ -56,8 +63,9 @@ def scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:
         return {**est.to_dict(), "n": n}
     low = None if est.ci_low is None else est.ci_low * factor
     high = None if est.ci_high is None else est.ci_high * factor
-    return Estimate(est.value * factor, low, high, n, reason=est.reason,
-                    method=est.method).to_dict()
+    return Estimate(
+        est.value * factor, low, high, n, reason=est.reason, method=est.method
+    ).to_dict()
 
 
 def _answers(data: StudyData) -> dict[int, dict[str, Any]]:
@@ -65,8 +73,9 @@ def _answers(data: StudyData) -> dict[int, dict[str, Any]]:
     out: dict[int, dict[str, Any]] = {}
     for u in data.units_by_criterion.get(STATEMENT_CRITERION, []):
         info = data.units[u]
-        a = out.setdefault(info.item_id, {"item": info.item, "source": info.source_label,
-                                          "units": []})
+        a = out.setdefault(
+            info.item_id, {"item": info.item, "source": info.source_label, "units": []}
+        )
         a["units"].append((u, info.category))
     return out
 
@@ -83,19 +92,27 @@ def answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
         labelled = [labels[u] for u, _ in a["units"] if labels[u] is not None]
         entailed = sum(v == "entailed" for v in must_labelled)
         contradicted = sum(v == "contradicted" for v in labelled)
-        out.append({
-            "item": a["item"], "source": a["source"], "rater": rater,
-            "statements": len(a["units"]), "labelled": len(labelled),
-            "must_have": len(must), "must_labelled": len(must_labelled),
-            "must_entailed": entailed, "contradicted": contradicted,
-            "comprehensiveness": entailed / len(must_labelled) if must_labelled else None,
-            "hallucinations": contradicted if labelled else None,
-        })
+        out.append(
+            {
+                "item": a["item"],
+                "source": a["source"],
+                "rater": rater,
+                "statements": len(a["units"]),
+                "labelled": len(labelled),
+                "must_have": len(must),
+                "must_labelled": len(must_labelled),
+                "must_entailed": entailed,
+                "contradicted": contradicted,
+                "comprehensiveness": entailed / len(must_labelled) if must_labelled else None,
+                "hallucinations": contradicted if labelled else None,
+            }
+        )
     return out
 
 
-def source_figures(answers: list[dict[str, Any]], n_all: int, *, n_boot: int, seed: int,
-                   confidence: float) -> dict[str, Any]:
+def source_figures(
+    answers: list[dict[str, Any]], n_all: int, *, n_boot: int, seed: int, confidence: float
+) -> dict[str, Any]:
     """Macro K-QA figures over the answers of one source (see the module docstring)."""
     comp = [a["comprehensiveness"] for a in answers if a["comprehensiveness"] is not None]
     hall = [float(a["hallucinations"]) for a in answers if a["hallucinations"] is not None]
@@ -112,20 +129,25 @@ def source_figures(answers: list[dict[str, Any]], n_all: int, *, n_boot: int, se
         "hallucinations_answered": hall_est.to_dict(),
         "comprehensiveness_all": scaled(comp_est, len(comp) / n_all, n_all) if n_all else None,
         "hallucinations_all": scaled(hall_est, len(hall) / n_all, n_all) if n_all else None,
-        "contradiction_share": share(sum(h > 0 for h in hall), len(hall), confidence,
-                                     empty="no answers with labels"),
+        "contradiction_share": share(
+            sum(h > 0 for h in hall), len(hall), confidence, empty="no answers with labels"
+        ),
     }
 
 
 def kqa_raters(data: StudyData) -> list[str]:
     """Raters with statement labels: the reviewers' majority (2+ reviewers), reviewers, judges."""
     humans = data.raters(STATEMENT_CRITERION, "human")
-    return ([MAJORITY] if len(humans) >= 2 else []) + humans + data.raters(STATEMENT_CRITERION,
-                                                                           "judge")
+    return (
+        ([MAJORITY] if len(humans) >= 2 else [])
+        + humans
+        + data.raters(STATEMENT_CRITERION, "judge")
+    )
 
 
-def kqa_metrics(data: StudyData, *, n_boot: int = 1000, seed: int = 0,
-                confidence: float = 0.95) -> dict[str, Any] | None:
+def kqa_metrics(
+    data: StudyData, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> dict[str, Any] | None:
     """K-QA figures per answer and per source model, for every rater with statement labels.
 
     Args:
@@ -150,14 +172,20 @@ def kqa_metrics(data: StudyData, *, n_boot: int = 1000, seed: int = 0,
         by_source: dict[str, list[dict[str, Any]]] = {}
         for a in answers:
             by_source.setdefault(a["source"], []).append(a)
-        records.append({
-            "rater": rater,
-            "rater_kind": "majority" if rater == MAJORITY else data.rater_kinds.get(rater),
-            "by_source": {
-                src: source_figures(rows, data.kqa_questions or len(rows), n_boot=n_boot,
-                                    seed=seed, confidence=confidence)
-                for src, rows in sorted(by_source.items())
-            },
-        })
+        records.append(
+            {
+                "rater": rater,
+                "rater_kind": "majority" if rater == MAJORITY else data.rater_kinds.get(rater),
+                "by_source": {
+                    src: source_figures(
+                        rows,
+                        data.kqa_questions or len(rows),
+                        n_boot=n_boot,
+                        seed=seed,
+                        confidence=confidence,
+                    )
+                    for src, rows in sorted(by_source.items())
+                },
+            }
+        )
     return {"questions_all": data.kqa_questions, "raters": records, "answers": per_answer}
-

@@ -92,8 +92,14 @@ def _key(rec: Record, column: str | None) -> str | None:
     return str(value).strip()
 
 
-def read_label_table(path: Path, raters: Sequence[str], *, unit: str | None = None,
-                     by: str | None = None, ordinal: bool = False) -> LabelTable:
+def read_label_table(
+    path: Path,
+    raters: Sequence[str],
+    *,
+    unit: str | None = None,
+    by: str | None = None,
+    ordinal: bool = False,
+) -> LabelTable:
     """Read a wide label file.
 
     Args:
@@ -123,8 +129,9 @@ def read_label_table(path: Path, raters: Sequence[str], *, unit: str | None = No
     absent = [c for c in wanted if c not in seen_keys]
     if absent:
         have = ", ".join(sorted(seen_keys)[:20]) or "none"
-        raise ImportProblem(path, f"no column {', '.join(repr(c) for c in absent)} "
-                                  f"(columns: {have})")
+        raise ImportProblem(
+            path, f"no column {', '.join(repr(c) for c in absent)} (columns: {have})"
+        )
     if unit is not None and unit in raters or by is not None and by in raters:
         raise ImportProblem(path, "--unit/--by must not also be a rater column")
     table = LabelTable(path, raters, [], [], [], [])
@@ -135,8 +142,9 @@ def read_label_table(path: Path, raters: Sequence[str], *, unit: str | None = No
             if key is None:
                 raise rec.problem("missing unit id", unit)
             if key in first_line:
-                raise rec.problem(f"unit {key!r} appears twice (first on line {first_line[key]})",
-                                  unit)
+                raise rec.problem(
+                    f"unit {key!r} appears twice (first on line {first_line[key]})", unit
+                )
             first_line[key] = rec.line
         table.rows.append([_label(rec, r, ordinal) for r in raters])
         table.units.append(key)
@@ -156,13 +164,23 @@ class SliceStats:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: ``slice``, ``n_rows``, ``kind`` and ``stats``."""
         kind = "two_raters" if isinstance(self.stats, TwoRaterStats) else "multi_raters"
-        return {"slice": self.slice, "n_rows": self.n_rows, "kind": kind,
-                "stats": self.stats.to_dict()}
+        return {
+            "slice": self.slice,
+            "n_rows": self.n_rows,
+            "kind": kind,
+            "stats": self.stats.to_dict(),
+        }
 
 
-def table_stats(table: LabelTable, *, by: bool = False, ordinal: bool = False,
-                n_boot: int = 1000, seed: int = 0,
-                confidence: float = 0.95) -> list[SliceStats]:
+def table_stats(
+    table: LabelTable,
+    *,
+    by: bool = False,
+    ordinal: bool = False,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[SliceStats]:
     """Agreement over the whole table and, with ``by``, per slice.
 
     Two raters: :func:`~.agreement.two_rater_stats` with analytic intervals. Three or more:
@@ -184,11 +202,24 @@ def table_stats(table: LabelTable, *, by: bool = False, ordinal: bool = False,
         rows = [table.rows[i] for i in idx]
         stats: TwoRaterStats | MultiRaterStats
         if len(table.raters) == 2:
-            stats = two_rater_stats([r[0] for r in rows], [r[1] for r in rows], ordinal=ordinal,
-                                    ci="analytic", n_boot=n_boot, seed=seed,
-                                    confidence=confidence)
+            stats = two_rater_stats(
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                ordinal=ordinal,
+                ci="analytic",
+                n_boot=n_boot,
+                seed=seed,
+                confidence=confidence,
+            )
         else:
-            stats = multi_rater_stats(rows, table.raters, ordinal=ordinal, ci="analytic",
-                                      n_boot=n_boot, seed=seed, confidence=confidence)
+            stats = multi_rater_stats(
+                rows,
+                table.raters,
+                ordinal=ordinal,
+                ci="analytic",
+                n_boot=n_boot,
+                seed=seed,
+                confidence=confidence,
+            )
         out.append(SliceStats(name, len(rows), stats))
     return out

@@ -100,7 +100,8 @@ class LiveAgreement:
 
     def _load_kinds(self) -> None:
         self._criterion_kinds = {
-            r[0]: r[1] for r in self._study.conn.execute(
+            r[0]: r[1]
+            for r in self._study.conn.execute(
                 "SELECT DISTINCT u.criterion, i.kind FROM units u JOIN items i ON i.id = u.item_id"
             )
         }
@@ -122,8 +123,9 @@ class LiveAgreement:
             self._set(criterion, unit_id, rater, kind, to_value(crits[criterion], value))
         self._dirty = set(self._matrices)
 
-    def _set(self, criterion: str, unit: int, rater: str, kind: str,
-             value: Hashable | None) -> None:
+    def _set(
+        self, criterion: str, unit: int, rater: str, kind: str, value: Hashable | None
+    ) -> None:
         m = self._matrices.get(criterion)
         if m is None:
             m = self._matrices[criterion] = LabelMatrix()
@@ -153,8 +155,13 @@ class LiveAgreement:
                     crits[criterion] = self._criterion(criterion)
                 if criterion not in self._criterion_kinds:
                     self._load_kinds()
-                self._set(criterion, row["unit_id"], row["rater"], row["rater_kind"],
-                          to_value(crits[criterion], row["new_value"]))
+                self._set(
+                    criterion,
+                    row["unit_id"],
+                    row["rater"],
+                    row["rater_kind"],
+                    to_value(crits[criterion], row["new_value"]),
+                )
                 self._dirty.add(criterion)
                 self._last_id = max(self._last_id, int(row["id"]))
             return True
@@ -174,6 +181,7 @@ class LiveAgreement:
 
     def _order(self) -> list[str]:
         known = [c.name for c in self._study.settings.criteria]
+
         def key(c: str) -> tuple[int, str]:
             kind = self._kind(c)
             return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), c)
@@ -269,8 +277,9 @@ class LiveAgreement:
         return _two(a, b, categories_for(crit), ci="analytic", ordinal=ordinal)
 
 
-def _majority_vs(m: LabelMatrix, humans: list[str],
-                 judge: str) -> tuple[list[Hashable | None], list[Hashable | None]]:
+def _majority_vs(
+    m: LabelMatrix, humans: list[str], judge: str
+) -> tuple[list[Hashable | None], list[Hashable | None]]:
     """The reviewers' strict majority and one judge's labels, aligned over units."""
     k = len(humans)
     maj: list[Hashable | None] = []
@@ -283,8 +292,14 @@ def _majority_vs(m: LabelMatrix, humans: list[str],
     return maj, jud
 
 
-def _two(a: list[Hashable | None], b: list[Hashable | None], cats: list[Hashable] | None,
-         *, ci: str, ordinal: bool = False) -> TwoRaterStats:
+def _two(
+    a: list[Hashable | None],
+    b: list[Hashable | None],
+    cats: list[Hashable] | None,
+    *,
+    ci: str,
+    ordinal: bool = False,
+) -> TwoRaterStats:
     """two_rater_stats with the criterion's label set, falling back to the observed labels."""
     try:
         return two_rater_stats(a, b, categories=cats, ci=ci, ordinal=ordinal)
@@ -292,8 +307,9 @@ def _two(a: list[Hashable | None], b: list[Hashable | None], cats: list[Hashable
         return two_rater_stats(a, b, ci=ci, ordinal=False)
 
 
-def _multi(table: list[list[Hashable | None]], raters: list[str],
-           cats: list[Hashable] | None) -> MultiRaterStats:
+def _multi(
+    table: list[list[Hashable | None]], raters: list[str], cats: list[Hashable] | None
+) -> MultiRaterStats:
     """multi_rater_stats without intervals, with the same fallback as :func:`_two`."""
     try:
         return multi_rater_stats(table, raters, categories=cats, ci="none")

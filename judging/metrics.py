@@ -31,8 +31,10 @@ __all__ = ["kqa_metrics", "mean_t", "outcomes", "rating_means", "win_rates"]
 OUTCOMES = ("win", "tie", "loss", "neither")
 
 BENEFIT_NOTE = "benefit criterion: the answer chosen as better wins"
-RISK_NOTE = ("risk criterion: the answer chosen as worse LOSES (and the other wins); "
-             "a win here means being judged the less harmful/biased answer")
+RISK_NOTE = (
+    "risk criterion: the answer chosen as worse LOSES (and the other wins); "
+    "a win here means being judged the less harmful/biased answer"
+)
 
 
 def _raters(data: StudyData, criterion: str) -> list[str]:
@@ -89,14 +91,25 @@ def win_rates(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]
             for source in sorted(counts):
                 c = counts[source]
                 n = sum(c.values())
-                sources.append({"source": source, "n": n, "counts": c,
-                                **{o: share(c[o], n, confidence) for o in OUTCOMES}})
-            out.append({
-                "criterion": criterion, "polarity": crit.polarity if crit else None,
-                "note": RISK_NOTE if risk else BENEFIT_NOTE, "rater": rater,
-                "rater_kind": _kind(data, rater), "same_source_skipped": skipped,
-                "sources": sources,
-            })
+                sources.append(
+                    {
+                        "source": source,
+                        "n": n,
+                        "counts": c,
+                        **{o: share(c[o], n, confidence) for o in OUTCOMES},
+                    }
+                )
+            out.append(
+                {
+                    "criterion": criterion,
+                    "polarity": crit.polarity if crit else None,
+                    "note": RISK_NOTE if risk else BENEFIT_NOTE,
+                    "rater": rater,
+                    "rater_kind": _kind(data, rater),
+                    "same_source_skipped": skipped,
+                    "sources": sources,
+                }
+            )
     return out
 
 
@@ -134,13 +147,19 @@ def rating_means(data: StudyData, confidence: float = 0.95) -> list[dict[str, An
                 if isinstance(v, int):
                     by_source.setdefault(data.units[u].source_label, []).append(float(v))
                     everything.append(float(v))
-            out.append({
-                "criterion": criterion, "scale": list(crit.scale), "rater": rater,
-                "rater_kind": _kind(data, rater),
-                "overall": _mean_dict(everything, confidence),
-                "sources": [{"source": s, **_mean_dict(v, confidence)}
-                            for s, v in sorted(by_source.items())],
-            })
+            out.append(
+                {
+                    "criterion": criterion,
+                    "scale": list(crit.scale),
+                    "rater": rater,
+                    "rater_kind": _kind(data, rater),
+                    "overall": _mean_dict(everything, confidence),
+                    "sources": [
+                        {"source": s, **_mean_dict(v, confidence)}
+                        for s, v in sorted(by_source.items())
+                    ],
+                }
+            )
     return out
 
 

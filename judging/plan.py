@@ -41,9 +41,15 @@ class JudgeConfig:
 
     def describe(self) -> dict[str, Any]:
         """The judge's configuration as stored with its rater row and in reports."""
-        return {"spec": self.rater, "provider": self.spec.provider, "model": self.spec.model,
-                "samples": self.samples, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "statements_protocol": self.statements_protocol}
+        return {
+            "spec": self.rater,
+            "provider": self.spec.provider,
+            "model": self.spec.model,
+            "samples": self.samples,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "statements_protocol": self.statements_protocol,
+        }
 
 
 @dataclass(frozen=True)
@@ -79,18 +85,35 @@ class CallSpec:
 
 def call_params(judge: JudgeConfig, sample: int, schema: dict[str, Any] | None) -> dict[str, Any]:
     """The sampling parameters of one call; the sample index doubles as the seed."""
-    return {"temperature": judge.temperature, "max_tokens": judge.max_tokens, "seed": sample,
-            "json_schema": schema is not None}
+    return {
+        "temperature": judge.temperature,
+        "max_tokens": judge.max_tokens,
+        "seed": sample,
+        "json_schema": schema is not None,
+    }
 
 
-def cache_key(spec: JudgeSpec, params: dict[str, Any], template_hash: str,
-              messages: list[dict[str, str]], sample: int) -> str:
+def cache_key(
+    spec: JudgeSpec,
+    params: dict[str, Any],
+    template_hash: str,
+    messages: list[dict[str, str]],
+    sample: int,
+) -> str:
     """SHA-256 over everything that determines a call's answer."""
     body = json.dumps(
-        {"provider": spec.provider, "model": spec.model,
-         "endpoint": spec.base_url if spec.provider != "local" else None,
-         "params": params, "template": template_hash, "messages": messages, "sample": sample},
-        sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+        {
+            "provider": spec.provider,
+            "model": spec.model,
+            "endpoint": spec.base_url if spec.provider != "local" else None,
+            "params": params,
+            "template": template_hash,
+            "messages": messages,
+            "sample": sample,
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
     )
     return hashlib.sha256(body.encode()).hexdigest()
 
@@ -118,17 +141,33 @@ def _criteria_text(criteria: list[Criterion]) -> str:
 
 def pairwise_schema(criteria: list[str]) -> dict[str, Any]:
     """JSON schema of a pairwise reply, for endpoints with structured output."""
-    entry = {"type": "object", "properties": {
-        "verdict": {"type": "string", "enum": ["A", "B", "tie", "neither"]},
-        "reason": {"type": "string"}}, "required": ["verdict", "reason"]}
-    return {"name": "pairwise_verdict", "schema": {
-        "type": "object", "properties": {c: entry for c in criteria}, "required": criteria}}
+    entry = {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": ["A", "B", "tie", "neither"]},
+            "reason": {"type": "string"},
+        },
+        "required": ["verdict", "reason"],
+    }
+    return {
+        "name": "pairwise_verdict",
+        "schema": {
+            "type": "object",
+            "properties": {c: entry for c in criteria},
+            "required": criteria,
+        },
+    }
 
 
 def _label_schema(name: str, key: str, values: list[str]) -> dict[str, Any]:
-    return {"name": name, "schema": {"type": "object", "properties": {
-        key: {"type": "string", "enum": values}, "reason": {"type": "string"}},
-        "required": [key, "reason"]}}
+    return {
+        "name": name,
+        "schema": {
+            "type": "object",
+            "properties": {key: {"type": "string", "enum": values}, "reason": {"type": "string"}},
+            "required": [key, "reason"],
+        },
+    }
 
 
 def rating_schema(criteria: list[Criterion], options: list[str]) -> dict[str, Any]:
@@ -141,10 +180,15 @@ def rating_schema(criteria: list[Criterion], options: list[str]) -> dict[str, An
         else:
             assert c.scale is not None
             value = {"type": "integer", "minimum": c.scale[0], "maximum": c.scale[1]}
-        props[c.name] = {"type": "object", "properties": {"value": value, "reason": {"type": "string"}},
-                         "required": ["value", "reason"]}
-    return {"name": "rating", "schema": {"type": "object", "properties": props,
-                                         "required": [c.name for c in criteria]}}
+        props[c.name] = {
+            "type": "object",
+            "properties": {"value": value, "reason": {"type": "string"}},
+            "required": ["value", "reason"],
+        }
+    return {
+        "name": "rating",
+        "schema": {"type": "object", "properties": props, "required": [c.name for c in criteria]},
+    }
 
 
 def plan_item(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:
@@ -156,16 +200,25 @@ def plan_item(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[C
     return _plan_rating(item, judge, settings)
 
 
-def _make(judge: JudgeConfig, item: Item, task: str, template: Template, values: dict[str, str],
-          schema: dict[str, Any] | None, parse_args: dict[str, Any]) -> list[CallSpec]:
+def _make(
+    judge: JudgeConfig,
+    item: Item,
+    task: str,
+    template: Template,
+    values: dict[str, str],
+    schema: dict[str, Any] | None,
+    parse_args: dict[str, Any],
+) -> list[CallSpec]:
     system, user = template.render(**values)
     calls = []
     for sample in range(judge.samples):
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        key = cache_key(judge.spec, call_params(judge, sample, schema), template.hash, messages,
-                        sample)
-        calls.append(CallSpec(key, judge, item.id, task, sample, template, system, user, schema,
-                              parse_args))
+        key = cache_key(
+            judge.spec, call_params(judge, sample, schema), template.hash, messages, sample
+        )
+        calls.append(
+            CallSpec(key, judge, item.id, task, sample, template, system, user, schema, parse_args)
+        )
     return calls
 
 
@@ -176,11 +229,23 @@ def _plan_pairwise(item: Item, judge: JudgeConfig, settings: StudySettings) -> l
     a, b = item.answers["A"].text, item.answers["B"].text
     calls: list[CallSpec] = []
     for order, (first, second) in (("AB", (a, b)), ("BA", (b, a))):
-        values = {"question": item.question, "context": _context(item), "response_a": first,
-                  "response_b": second, "criteria": _criteria_text(criteria),
-                  "keys": ", ".join(names)}
-        calls += _make(judge, item, f"pairwise/{order}", template, values, pairwise_schema(names),
-                       {"criteria": names})
+        values = {
+            "question": item.question,
+            "context": _context(item),
+            "response_a": first,
+            "response_b": second,
+            "criteria": _criteria_text(criteria),
+            "keys": ", ".join(names),
+        }
+        calls += _make(
+            judge,
+            item,
+            f"pairwise/{order}",
+            template,
+            values,
+            pairwise_schema(names),
+            {"criteria": names},
+        )
     return calls
 
 
@@ -189,11 +254,18 @@ def _plan_statements(item: Item, judge: JudgeConfig) -> list[CallSpec]:
     answer = item.answers["answer"].text
     tasks = ["nli"] if judge.statements_protocol == "nli" else ["kqa_entails", "kqa_contradicts"]
     for st in item.statements:
-        values = {"question": item.question, "context": _context(item), "answer": answer,
-                  "statement": st.text or "(empty statement)"}
+        values = {
+            "question": item.question,
+            "context": _context(item),
+            "answer": answer,
+            "statement": st.text or "(empty statement)",
+        }
         for task in tasks:
-            schema = (_label_schema("nli", "label", ["entailed", "neutral", "contradicted"])
-                      if task == "nli" else _label_schema(task, "answer", ["yes", "no"]))
+            schema = (
+                _label_schema("nli", "label", ["entailed", "neutral", "contradicted"])
+                if task == "nli"
+                else _label_schema(task, "answer", ["yes", "no"])
+            )
             calls += _make(judge, item, f"{task}/{st.id}", load(task), values, schema, {})
     return calls
 
@@ -201,12 +273,22 @@ def _plan_statements(item: Item, judge: JudgeConfig) -> list[CallSpec]:
 def _plan_rating(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:
     criteria = settings.criteria_for("rating")
     options: dict[str, str] = item.data.get("options", {})
-    values = {"question": item.question, "context": _context(item),
-              "options": "\n".join(f"{k}. {v}" for k, v in options.items()),
-              "correct": str(item.data.get("correct", "")),
-              "explanation": item.answers["explanation"].text,
-              "criteria": _criteria_text(criteria), "keys": ", ".join(c.name for c in criteria)}
+    values = {
+        "question": item.question,
+        "context": _context(item),
+        "options": "\n".join(f"{k}. {v}" for k, v in options.items()),
+        "correct": str(item.data.get("correct", "")),
+        "explanation": item.answers["explanation"].text,
+        "criteria": _criteria_text(criteria),
+        "keys": ", ".join(c.name for c in criteria),
+    }
     scales = {c.name: c.scale for c in criteria}
-    return _make(judge, item, "rating", load("rating"), values,
-                 rating_schema(criteria, list(options)),
-                 {"scales": scales, "options": list(options)})
+    return _make(
+        judge,
+        item,
+        "rating",
+        load("rating"),
+        values,
+        rating_schema(criteria, list(options)),
+        {"scales": scales, "options": list(options)},
+    )

@@ -41,8 +41,9 @@ class Price:
         return (input_tokens * self.input_per_m + output_tokens * self.output_per_m) / 1_000_000
 
 
-def price_for(provider: str, model: str, base_url: str | None,
-              override: tuple[float, float] | None = None) -> Price:
+def price_for(
+    provider: str, model: str, base_url: str | None, override: tuple[float, float] | None = None
+) -> Price:
     """The price of a judge model (longest matching prefix of the model name)."""
     if override is not None:
         return Price(*override)

@@ -86,7 +86,9 @@ class Reconciled:
 def reconcile(ab: str | None, ba: str | None, null_verdict: str) -> Reconciled:
     """Combine the AB and BA per-order verdicts (rule 4); BA must already be unswapped."""
     if ab is MISSING or ba is MISSING:
-        return Reconciled(MISSING, False, "missing: " + ("AB" if ab is MISSING else "BA") + " had no valid sample")
+        return Reconciled(
+            MISSING, False, "missing: " + ("AB" if ab is MISSING else "BA") + " had no valid sample"
+        )
     if ab == ba:
         return Reconciled(ab, False, "AB = BA")
     return Reconciled(null_verdict, True, "AB ≠ BA → null verdict")
@@ -101,7 +103,9 @@ class PanelResult:
     rule: str
 
 
-def panel(verdicts: Sequence[str | None], null_verdict: str, rule: str = "conservative") -> PanelResult:
+def panel(
+    verdicts: Sequence[str | None], null_verdict: str, rule: str = "conservative"
+) -> PanelResult:
     """Combine several judges' verdicts (rule 5).
 
     Raises:

@@ -130,14 +130,16 @@ class OpenAIProvider(RetryingProvider):
             # Sent as extra_body: the same JSON on the wire, but it skips the SDK's recursive
             # type transform of the (plain-JSON) schema, which cost ~1 ms of CPU per call and
             # kept the runner far from calls × latency / concurrency at high concurrency.
-            kwargs["extra_body"] = {"response_format": {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": req.json_schema["name"],
-                    "schema": req.json_schema["schema"],
-                    "strict": False,
-                },
-            }}
+            kwargs["extra_body"] = {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": req.json_schema["name"],
+                        "schema": req.json_schema["schema"],
+                        "strict": False,
+                    },
+                }
+            }
         return kwargs
 
     async def _send(self, req: ChatRequest) -> ChatResult:

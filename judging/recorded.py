@@ -22,12 +22,33 @@ from .plan import JudgeConfig
 from .runner import RunOptions, plan, run_judges
 from .specs import parse_judge_spec
 
-DEMO_JUDGE = JudgeConfig(parse_judge_spec("local:smollm2"), samples=3, temperature=0.7, max_tokens=400)
+DEMO_JUDGE = JudgeConfig(
+    parse_judge_spec("local:smollm2"), samples=3, temperature=0.7, max_tokens=400
+)
 """The judge whose calls are recorded for the demo."""
 
-_COLUMNS = ("key", "judge", "provider", "model", "template", "template_hash", "params", "messages",
-            "task", "sample", "status", "raw", "parsed", "error", "input_tokens", "output_tokens",
-            "cost_usd", "latency_s", "attempts", "created_at")
+_COLUMNS = (
+    "key",
+    "judge",
+    "provider",
+    "model",
+    "template",
+    "template_hash",
+    "params",
+    "messages",
+    "task",
+    "sample",
+    "status",
+    "raw",
+    "parsed",
+    "error",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "latency_s",
+    "attempts",
+    "created_at",
+)
 
 
 def save_recorded_run(study: Study, judge: str, out: Path) -> int:
@@ -59,8 +80,12 @@ def load_recorded_run(study: Study, path: Path, judge: JudgeConfig = DEMO_JUDGE)
             other templates or items): re-record it with ``scripts/record_demo.py``.
     """
     items = {r[0]: r[1] for r in study.conn.execute("SELECT ext_id, id FROM items")}
-    stmt_ids = {(r[0], r[1]): r[2] for r in study.conn.execute(
-        "SELECT i.ext_id, s.position, s.id FROM statements s JOIN items i ON i.id = s.item_id")}
+    stmt_ids = {
+        (r[0], r[1]): r[2]
+        for r in study.conn.execute(
+            "SELECT i.ext_id, s.position, s.id FROM statements s JOIN items i ON i.id = s.item_id"
+        )
+    }
     with study.tx() as conn:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)

@@ -46,8 +46,16 @@ def extract_json(text: str) -> dict[str, Any]:
     raise ReplyError("no JSON object in the reply")
 
 
-_PAIRWISE = {"a": "A", "b": "B", "response a": "A", "response b": "B", "response_a": "A",
-             "response_b": "B", "tie": "tie", "neither": "neither"}
+_PAIRWISE = {
+    "a": "A",
+    "b": "B",
+    "response a": "A",
+    "response b": "B",
+    "response_a": "A",
+    "response_b": "B",
+    "tie": "tie",
+    "neither": "neither",
+}
 
 
 def _entry(obj: dict[str, Any], key: str) -> Any:
@@ -81,9 +89,15 @@ def parse_pairwise(text: str, criteria: list[str]) -> dict[str, dict[str, str]]:
     return out
 
 
-_NLI = {"entailed": "entailed", "entailment": "entailed", "entails": "entailed",
-        "neutral": "neutral", "contradicted": "contradicted", "contradiction": "contradicted",
-        "contradicts": "contradicted"}
+_NLI = {
+    "entailed": "entailed",
+    "entailment": "entailed",
+    "entails": "entailed",
+    "neutral": "neutral",
+    "contradicted": "contradicted",
+    "contradiction": "contradicted",
+    "contradicts": "contradicted",
+}
 
 
 def parse_nli(text: str) -> dict[str, str]:
@@ -114,8 +128,9 @@ def parse_yes_no(text: str) -> dict[str, str]:
     return {"answer": raw.strip().lower(), "reason": _reason(obj)}
 
 
-def parse_rating(text: str, scales: dict[str, tuple[int, int] | None],
-                 options: list[str]) -> dict[str, dict[str, Any]]:
+def parse_rating(
+    text: str, scales: dict[str, tuple[int, int] | None], options: list[str]
+) -> dict[str, dict[str, Any]]:
     """criterion → {"value": int or sorted letters, "reason": str}.
 
     ``scales`` maps each criterion to its (low, high) scale, or None for an options criterion.
@@ -147,6 +162,8 @@ def parse_rating(text: str, scales: dict[str, tuple[int, int] | None],
             if isinstance(raw, float) and raw.is_integer():
                 raw = int(raw)
             if isinstance(raw, bool) or not isinstance(raw, int) or not scale[0] <= raw <= scale[1]:
-                raise ReplyError(f"{c}: {raw!r} is not a whole number from {scale[0]} to {scale[1]}")
+                raise ReplyError(
+                    f"{c}: {raw!r} is not a whole number from {scale[0]} to {scale[1]}"
+                )
             out[c] = {"value": raw, "reason": _reason(entry)}
     return out

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from medjudge.store.study import Study
-
 from medjudge import __version__
+from medjudge.store.study import Study
 
 from .consistency import judge_consistency
 from .kqa import kqa_metrics
@@ -131,24 +130,34 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[s
     judges = []
     for r in conn.execute("SELECT name, config FROM raters WHERE kind = 'judge' ORDER BY name"):
         config = _loads(r[1])
-        judges.append({
-            "name": r[0],
-            "panel": "panel" in config or r[0].startswith("panel:"),
-            "provider": config.get("provider"), "model": config.get("model"),
-            "samples": config.get("samples"), "temperature": config.get("temperature"),
-            "max_tokens": config.get("max_tokens"),
-            "statements_protocol": config.get("statements_protocol"),
-            "members": config.get("panel"), "panel_rule": config.get("rule"),
-            "templates": templates.get(r[0], []),
-            "verdicts": len(data.verdicts.get(r[0], {})),
-        })
+        judges.append(
+            {
+                "name": r[0],
+                "panel": "panel" in config or r[0].startswith("panel:"),
+                "provider": config.get("provider"),
+                "model": config.get("model"),
+                "samples": config.get("samples"),
+                "temperature": config.get("temperature"),
+                "max_tokens": config.get("max_tokens"),
+                "statements_protocol": config.get("statements_protocol"),
+                "members": config.get("panel"),
+                "panel_rule": config.get("rule"),
+                "templates": templates.get(r[0], []),
+                "verdicts": len(data.verdicts.get(r[0], {})),
+            }
+        )
     return {
         "judges": judges,
         "orders": ["AB", "BA"],
         "voting_rules": VOTING_RULES,
         "statistics": STATISTICS,
-        "intervals": {"whole": opts.ci, "slices": opts.slice_ci, "n_boot": opts.n_boot,
-                      "seed": opts.seed, "confidence": opts.confidence},
+        "intervals": {
+            "whole": opts.ci,
+            "slices": opts.slice_ci,
+            "n_boot": opts.n_boot,
+            "seed": opts.seed,
+            "confidence": opts.confidence,
+        },
         "blind_review": study.settings.blind,
     }
 
@@ -156,12 +165,22 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[s
 def effort_section(study: Study) -> dict[str, Any]:
     """Judge calls, tokens, cost and latency (sums of ``judge_calls``); reviewer time."""
     conn = study.conn
-    cols = ("calls", "ok", "failed", "errors", "input_tokens", "output_tokens", "cost_usd",
-            "latency_s")
-    sql = ("SELECT {by} count(*), coalesce(sum(status = 'ok'), 0), "
-           "coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'error'), 0), "
-           "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
-           "coalesce(sum(cost_usd), 0), coalesce(sum(latency_s), 0) FROM judge_calls {group}")
+    cols = (
+        "calls",
+        "ok",
+        "failed",
+        "errors",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "latency_s",
+    )
+    sql = (
+        "SELECT {by} count(*), coalesce(sum(status = 'ok'), 0), "
+        "coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'error'), 0), "
+        "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+        "coalesce(sum(cost_usd), 0), coalesce(sum(latency_s), 0) FROM judge_calls {group}"
+    )
     total = dict(zip(cols, conn.execute(sql.format(by="", group="")).fetchone(), strict=True))
     per_judge = [
         {"judge": r[0], **dict(zip(cols, r[1:], strict=True))}
@@ -175,12 +194,22 @@ def effort_section(study: Study) -> dict[str, Any]:
         "LEFT JOIN item_time t ON t.rater_id = ra.id WHERE ra.kind = 'human' "
         "GROUP BY ra.id ORDER BY ra.name"
     ):
-        reviewers.append({"reviewer": r[0], "seconds": float(r[1]), "items": r[2],
-                          "visits": r[3], "labels": r[4],
-                          "seconds_per_item": float(r[1]) / r[2] if r[2] else None})
+        reviewers.append(
+            {
+                "reviewer": r[0],
+                "seconds": float(r[1]),
+                "items": r[2],
+                "visits": r[3],
+                "labels": r[4],
+                "seconds_per_item": float(r[1]) / r[2] if r[2] else None,
+            }
+        )
     return {
-        "judge_calls": {**total, "cost_usd": float(total["cost_usd"]),
-                        "latency_s": float(total["latency_s"])},
+        "judge_calls": {
+            **total,
+            "cost_usd": float(total["cost_usd"]),
+            "latency_s": float(total["latency_s"]),
+        },
         "per_judge": per_judge,
         "reviewers": reviewers,
         "review_seconds": sum(r["seconds"] for r in reviewers),
@@ -216,24 +245,27 @@ def adjudication_section(data: StudyData, opts: ViewOptions) -> dict[str, Any]:
     rows = []
     for criterion in data.criteria():
         units = data.labelled_units(criterion)
-        rows.append({
-            "criterion": criterion,
-            "adjudicated": sum(u in data.adjudications for u in units),
-            "unresolved": unresolved_disagreements(data, criterion),
-            "comparisons": reference_comparisons(data, criterion, opts),
-        })
+        rows.append(
+            {
+                "criterion": criterion,
+                "adjudicated": sum(u in data.adjudications for u in units),
+                "unresolved": unresolved_disagreements(data, criterion),
+                "comparisons": reference_comparisons(data, criterion, opts),
+            }
+        )
     return {
         "definition": "accuracy = percent agreement with the latest adjudication of each unit; "
-                      "κ = Cohen's κ against it; unresolved = units where the current labels of "
-                      "two or more raters differ and no adjudication exists",
+        "κ = Cohen's κ against it; unresolved = units where the current labels of "
+        "two or more raters differ and no adjudication exists",
         "adjudicated_total": len(data.adjudications),
         "unresolved_total": sum(r["unresolved"] for r in rows),
         "criteria": rows,
     }
 
 
-def build_report(study: Study, options: ReportOptions | None = None, *,
-                 now: datetime | None = None) -> dict[str, Any]:
+def build_report(
+    study: Study, options: ReportOptions | None = None, *, now: datetime | None = None
+) -> dict[str, Any]:
     """Every figure of a study's report as one JSON-safe dict.
 
     Args:
@@ -246,8 +278,9 @@ def build_report(study: Study, options: ReportOptions | None = None, *,
     """
     options = options or ReportOptions()
     seed = study.settings.seed if options.seed is None else options.seed
-    opts = ViewOptions(n_boot=options.n_boot, seed=seed, confidence=options.confidence,
-                       slices=options.slices)
+    opts = ViewOptions(
+        n_boot=options.n_boot, seed=seed, confidence=options.confidence, slices=options.slices
+    )
     data = load_study_data(study)
     when = (now or datetime.now(UTC)).astimezone(UTC)
     units_by_kind: dict[str, int] = {}
@@ -258,24 +291,28 @@ def build_report(study: Study, options: ReportOptions | None = None, *,
         "version": 1,
         "generated_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "medjudge_version": __version__,
-        "study": {"name": data.name, "file": study.path.name, "items": data.items_by_kind,
-                  "units": units_by_kind, "kqa_questions": data.kqa_questions},
+        "study": {
+            "name": data.name,
+            "file": study.path.name,
+            "items": data.items_by_kind,
+            "units": units_by_kind,
+            "kqa_questions": data.kqa_questions,
+        },
         "protocol": protocol_section(study, data, opts),
         "effort": effort_section(study),
         "criteria": [criterion_section(data, c, opts) for c in data.criteria()],
         "adjudication": adjudication_section(data, opts),
         "consistency": judge_consistency(data, options.confidence),
-        "kqa": kqa_metrics(data, n_boot=options.n_boot, seed=seed,
-                           confidence=options.confidence),
+        "kqa": kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         "win_rates": win_rates(data, options.confidence),
         "ratings": rating_means(data, options.confidence),
         "notes": {
             "majority": f"'{MAJORITY}': the label held by more than half of the reviewers who "
-                        "labelled the unit",
+            "labelled the unit",
             "benefit": BENEFIT_NOTE,
             "risk": RISK_NOTE,
             "undefined": "an undefined figure is null with a reason (e.g. only one category "
-                         "used, so chance agreement is 1 and κ is 0/0)",
+            "used, so chance agreement is 1 and κ is 0/0)",
         },
     }
     return json_safe(report)

@@ -22,8 +22,19 @@ from typing import Any
 
 from medjudge.store.literal import printable
 
-COLUMNS = ("section", "criterion", "slice", "rater_a", "rater_b", "metric", "value", "ci_low",
-           "ci_high", "n", "reason")
+COLUMNS = (
+    "section",
+    "criterion",
+    "slice",
+    "rater_a",
+    "rater_b",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "reason",
+)
 
 
 def _text(value: object) -> str:
@@ -37,12 +48,25 @@ def _text(value: object) -> str:
     return "'" + t if t[:1] in ("=", "+", "-", "@", "\t", "\r") else t
 
 
-def _row(section: str, criterion: object = None, slice_: object = "all", rater_a: object = None,
-         rater_b: object = None, metric: str = "", est: dict[str, Any] | None = None,
-         value: object = None, n: object = None) -> list[str]:
+def _row(
+    section: str,
+    criterion: object = None,
+    slice_: object = "all",
+    rater_a: object = None,
+    rater_b: object = None,
+    metric: str = "",
+    est: dict[str, Any] | None = None,
+    value: object = None,
+    n: object = None,
+) -> list[str]:
     if est is not None:
-        cells = [est.get("value"), est.get("ci_low"), est.get("ci_high"), est.get("n"),
-                 est.get("reason")]
+        cells = [
+            est.get("value"),
+            est.get("ci_low"),
+            est.get("ci_high"),
+            est.get("n"),
+            est.get("reason"),
+        ]
     else:
         cells = [value, None, None, n, None]
     return [_text(x) for x in (section, criterion, slice_, rater_a, rater_b, metric, *cells)]
@@ -55,70 +79,138 @@ def _comparisons(report: dict[str, Any]) -> Iterator[list[str]]:
             for name, est in r["metrics"].items():
                 yield _row(section, c["name"], r["slice"], r["rater_a"], r["rater_b"], name, est)
             for v in r.get("vs_majority") or []:
-                yield _row(section, c["name"], r["slice"], v["rater"], "majority of the others",
-                           "percent", v)
+                yield _row(
+                    section,
+                    c["name"],
+                    r["slice"],
+                    v["rater"],
+                    "majority of the others",
+                    "percent",
+                    v,
+                )
             conf = r.get("confusion")
             if conf and r["slice"] == "all" and r.get("ties") != "without":
                 cats = conf["categories"]
                 for i, row in enumerate(conf["matrix"]):
                     for j, count in enumerate(row):
-                        yield _row(f"confusion/{r['view']}", c["name"], "all", r["rater_a"],
-                                   r["rater_b"], f"{cats[i]} / {cats[j]}", value=count,
-                                   n=r["n"])
+                        yield _row(
+                            f"confusion/{r['view']}",
+                            c["name"],
+                            "all",
+                            r["rater_a"],
+                            r["rater_b"],
+                            f"{cats[i]} / {cats[j]}",
+                            value=count,
+                            n=r["n"],
+                        )
 
 
 def _other(report: dict[str, Any]) -> Iterator[list[str]]:
     for c in report["adjudication"]["criteria"]:
-        yield _row("unresolved", c["criterion"], metric="unresolved_disagreements",
-                   value=c["unresolved"])
+        yield _row(
+            "unresolved", c["criterion"], metric="unresolved_disagreements", value=c["unresolved"]
+        )
         yield _row("unresolved", c["criterion"], metric="adjudicated", value=c["adjudicated"])
         for r in c["comparisons"]:
-            yield _row("reference", c["criterion"], "all", r["rater_a"], r["rater_b"],
-                       "accuracy", r["metrics"]["percent"])
-            yield _row("reference", c["criterion"], "all", r["rater_a"], r["rater_b"],
-                       "cohen", r["metrics"]["cohen"])
+            yield _row(
+                "reference",
+                c["criterion"],
+                "all",
+                r["rater_a"],
+                r["rater_b"],
+                "accuracy",
+                r["metrics"]["percent"],
+            )
+            yield _row(
+                "reference",
+                c["criterion"],
+                "all",
+                r["rater_a"],
+                r["rater_b"],
+                "cohen",
+                r["metrics"]["cohen"],
+            )
     for r in report["consistency"]:
         for key in ("samples_disagreed", "position_inconsistent", "judges_disagreed"):
             if r[key] is not None:
-                yield _row("consistency", r["criterion"], rater_a=r["judge"], metric=key,
-                           est=r[key])
+                yield _row(
+                    "consistency", r["criterion"], rater_a=r["judge"], metric=key, est=r[key]
+                )
         for key in ("n_verdicts", "missing", "failed_samples"):
-            yield _row("consistency", r["criterion"], rater_a=r["judge"], metric=key,
-                       value=r[key])
+            yield _row("consistency", r["criterion"], rater_a=r["judge"], metric=key, value=r[key])
     for r in report["win_rates"]:
         for s in r["sources"]:
             for o in ("win", "tie", "loss", "neither"):
-                yield _row("win_rate", r["criterion"], f"source={s['source']}", r["rater"],
-                           s["source"], o, s[o])
+                yield _row(
+                    "win_rate",
+                    r["criterion"],
+                    f"source={s['source']}",
+                    r["rater"],
+                    s["source"],
+                    o,
+                    s[o],
+                )
     kqa = report.get("kqa")
     if kqa:
         for r in kqa["raters"]:
             for src, f in r["by_source"].items():
-                for key in ("comprehensiveness_answered", "comprehensiveness_all",
-                            "hallucinations_answered", "hallucinations_all",
-                            "contradiction_share"):
+                for key in (
+                    "comprehensiveness_answered",
+                    "comprehensiveness_all",
+                    "hallucinations_answered",
+                    "hallucinations_all",
+                    "contradiction_share",
+                ):
                     if f[key] is not None:
-                        yield _row("kqa", "entailment", f"source={src}", r["rater"], src, key,
-                                   f[key])
+                        yield _row(
+                            "kqa", "entailment", f"source={src}", r["rater"], src, key, f[key]
+                        )
         for a in kqa["answers"]:
             for key in ("comprehensiveness", "hallucinations"):
-                yield _row("kqa_answer", "entailment", f"item={a['item']}", a["rater"],
-                           a["source"], key, value=a[key], n=a["labelled"])
+                yield _row(
+                    "kqa_answer",
+                    "entailment",
+                    f"item={a['item']}",
+                    a["rater"],
+                    a["source"],
+                    key,
+                    value=a[key],
+                    n=a["labelled"],
+                )
     for r in report["ratings"]:
         yield _row("rating_mean", r["criterion"], "all", r["rater"], None, "mean", r["overall"])
         for s in r["sources"]:
-            yield _row("rating_mean", r["criterion"], f"source={s['source']}", r["rater"],
-                       s["source"], "mean", s)
+            yield _row(
+                "rating_mean",
+                r["criterion"],
+                f"source={s['source']}",
+                r["rater"],
+                s["source"],
+                "mean",
+                s,
+            )
     e = report["effort"]
     for key, value in e["judge_calls"].items():
         yield _row("effort", metric=f"judge_{key}", value=value)
     for j in e["per_judge"]:
-        for key in ("calls", "failed", "errors", "input_tokens", "output_tokens", "cost_usd",
-                    "latency_s"):
+        for key in (
+            "calls",
+            "failed",
+            "errors",
+            "input_tokens",
+            "output_tokens",
+            "cost_usd",
+            "latency_s",
+        ):
             yield _row("effort", rater_a=j["judge"], metric=f"judge_{key}", value=j[key])
     for r in e["reviewers"]:
-        yield _row("effort", rater_a=r["reviewer"], metric="review_seconds", value=r["seconds"],
-                   n=r["items"])
+        yield _row(
+            "effort",
+            rater_a=r["reviewer"],
+            metric="review_seconds",
+            value=r["seconds"],
+            n=r["items"],
+        )
 
 
 def render_csv(report: dict[str, Any]) -> str:

@@ -59,26 +59,39 @@ footer{color:var(--muted);font-size:12px;padding:20px 40px;border-top:1px solid 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]],
-           numeric: Sequence[int] = (), header_groups: Sequence[tuple[str, int]] = ()) -> str:
+def table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Sequence[int] = (),
+    header_groups: Sequence[tuple[str, int]] = (),
+) -> str:
     """An HTML table; cells are already escaped/trusted markup; ``numeric`` columns align right."""
     if not rows:
         return '<p class="muted">None.</p>'
     num = set(numeric)
-    head = "".join(f'<th class="num">{h}</th>' if i in num else f"<th>{h}</th>"
-                   for i, h in enumerate(header))
+    head = "".join(
+        f'<th class="num">{h}</th>' if i in num else f"<th>{h}</th>" for i, h in enumerate(header)
+    )
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{c}</td>' if i in num else f"<td>{c}</td>"
-                         for i, c in enumerate(row)) + "</tr>"
-        for row in rows)
+        "<tr>"
+        + "".join(
+            f'<td class="num">{c}</td>' if i in num else f"<td>{c}</td>" for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
     top = f"<tr>{group}</tr>" if (group := _groups(header_groups)) else ""
-    return (f'<div class="scroll"><table><thead>{top}<tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>")
+    return (
+        f'<div class="scroll"><table><thead>{top}<tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
 
 
 def _groups(spec: Sequence[tuple[str, int]]) -> str:
-    return "".join(f'<th colspan="{n}" class="group">{t}</th>' if t else f'<th colspan="{n}"></th>'
-                   for t, n in spec)
+    return "".join(
+        f'<th colspan="{n}" class="group">{t}</th>' if t else f'<th colspan="{n}"></th>'
+        for t, n in spec
+    )
 
 
 def mcell(record: dict[str, Any], name: str) -> str:
@@ -108,5 +121,7 @@ def share(s: dict[str, Any] | None) -> str:
         return "–"
     if s.get("value") is None or s.get("ci_low") is None:
         return cell(s, pct=True)
-    return (f"{100 * s['value']:.1f}%<small>{s['count']:,}/{s['n']:,} · "
-            f"[{100 * s['ci_low']:.1f}, {100 * s['ci_high']:.1f}]</small>")
+    return (
+        f"{100 * s['value']:.1f}%<small>{s['count']:,}/{s['n']:,} · "
+        f"[{100 * s['ci_low']:.1f}, {100 * s['ci_high']:.1f}]</small>"
+    )

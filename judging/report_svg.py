@@ -18,9 +18,17 @@ FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sa
 INK = "#1f2937"
 MUTED = "#6b7280"
 GRID = "#e5e7eb"
-COLORS = {"reviewers": "#2563eb", "judge": "#d97706", "win": "#15803d", "tie": "#9ca3af",
-          "neither": "#d1d5db", "loss": "#b91c1c", "samples": "#7c3aed", "position": "#d97706",
-          "panel": "#0f766e"}
+COLORS = {
+    "reviewers": "#2563eb",
+    "judge": "#d97706",
+    "win": "#15803d",
+    "tie": "#9ca3af",
+    "neither": "#d1d5db",
+    "loss": "#b91c1c",
+    "samples": "#7c3aed",
+    "position": "#d97706",
+    "panel": "#0f766e",
+}
 
 
 def esc(text: object) -> str:
@@ -36,18 +44,31 @@ def clip(text: object, width: int) -> str:
 
 def _svg(width: int, height: int, body: list[str], label: str) -> str:
     # Inline SVG in HTML needs no xmlns; leaving it out keeps the file free of any URL.
-    return (f'<svg viewBox="0 0 {width} {height}" '
-            f'width="100%" style="max-width:{width}px;{FONT}" role="img" '
-            f'aria-label="{esc(label)}">' + "".join(body) + "</svg>")
+    return (
+        f'<svg viewBox="0 0 {width} {height}" '
+        f'width="100%" style="max-width:{width}px;{FONT}" role="img" '
+        f'aria-label="{esc(label)}">' + "".join(body) + "</svg>"
+    )
 
 
-def _label(x: float, y: float, text: object, width: int, *, anchor: str = "end",
-           size: int = 12, color: str = INK, weight: str = "normal") -> str:
+def _label(
+    x: float,
+    y: float,
+    text: object,
+    width: int,
+    *,
+    anchor: str = "end",
+    size: int = 12,
+    color: str = INK,
+    weight: str = "normal",
+) -> str:
     full = esc(text)
     short = esc(clip(text, width))
-    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" '
-            f'fill="{color}" font-weight="{weight}" dominant-baseline="middle">'
-            f"<title>{full}</title>{short}</text>")
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" '
+        f'fill="{color}" font-weight="{weight}" dominant-baseline="middle">'
+        f"<title>{full}</title>{short}</text>"
+    )
 
 
 def _layout(groups: Sequence[str], top: float, row_h: float) -> tuple[list[float], list[str]]:
@@ -76,11 +97,17 @@ class ForestRow:
     color: str = COLORS["reviewers"]
 
 
-def forest(rows: Sequence[ForestRow], *, title: str, lo: float | None = None,
-           hi: float = 1.0) -> str:
+def forest(
+    rows: Sequence[ForestRow], *, title: str, lo: float | None = None, hi: float = 1.0
+) -> str:
     """Coefficients with CI whiskers, grouped (e.g. per criterion); undefined ones say why."""
-    values = [v for r in rows if r.estimate for v in (r.estimate.get("ci_low"),
-                                                      r.estimate.get("value")) if v is not None]
+    values = [
+        v
+        for r in rows
+        if r.estimate
+        for v in (r.estimate.get("ci_low"), r.estimate.get("value"))
+        if v is not None
+    ]
     if lo is None:
         low = min(values) if values else 0.0
         lo = -1.0 if low < -0.2 else (-0.2 if low < 0 else 0.0)
@@ -95,34 +122,49 @@ def forest(rows: Sequence[ForestRow], *, title: str, lo: float | None = None,
     tick = lo
     while tick <= hi + 1e-9:
         xx = x(tick)
-        body.append(f'<line x1="{xx:.1f}" y1="{top - 6}" x2="{xx:.1f}" y2="{height - 24}" '
-                    f'stroke="{GRID if abs(tick) > 1e-9 else "#9ca3af"}" stroke-width="1"/>')
-        body.append(f'<text x="{xx:.1f}" y="{height - 10}" font-size="11" fill="{MUTED}" '
-                    f'text-anchor="middle">{tick:.1f}</text>')
+        body.append(
+            f'<line x1="{xx:.1f}" y1="{top - 6}" x2="{xx:.1f}" y2="{height - 24}" '
+            f'stroke="{GRID if abs(tick) > 1e-9 else "#9ca3af"}" stroke-width="1"/>'
+        )
+        body.append(
+            f'<text x="{xx:.1f}" y="{height - 10}" font-size="11" fill="{MUTED}" '
+            f'text-anchor="middle">{tick:.1f}</text>'
+        )
         tick = round(tick + step, 10)
     body += headers
     for i, r in enumerate(rows):
         y = ys[i] + row_h / 2
         if i % 2 == 0:
-            body.append(f'<rect x="{left - 200}" y="{ys[i]:.1f}" width="{width - left + 200}" '
-                        f'height="{row_h}" fill="#f9fafb"/>')
+            body.append(
+                f'<rect x="{left - 200}" y="{ys[i]:.1f}" width="{width - left + 200}" '
+                f'height="{row_h}" fill="#f9fafb"/>'
+            )
         body.append(_label(left - 8, y, r.label, 42))
         e = r.estimate or {}
         v = e.get("value")
         if v is None:
             reason = e.get("reason") or "not available"
-            body.append(_label(left + 6, y, f"undefined: {reason}", 90, anchor="start",
-                               size=11, color=MUTED))
+            body.append(
+                _label(
+                    left + 6, y, f"undefined: {reason}", 90, anchor="start", size=11, color=MUTED
+                )
+            )
             continue
         if e.get("ci_low") is not None and e.get("ci_high") is not None:
             x1, x2 = x(e["ci_low"]), x(e["ci_high"])
-            body.append(f'<line x1="{x1:.1f}" y1="{y:.1f}" x2="{x2:.1f}" y2="{y:.1f}" '
-                        f'stroke="{r.color}" stroke-width="2"/>')
+            body.append(
+                f'<line x1="{x1:.1f}" y1="{y:.1f}" x2="{x2:.1f}" y2="{y:.1f}" '
+                f'stroke="{r.color}" stroke-width="2"/>'
+            )
             for xx in (x1, x2):
-                body.append(f'<line x1="{xx:.1f}" y1="{y - 5:.1f}" x2="{xx:.1f}" y2="{y + 5:.1f}" '
-                            f'stroke="{r.color}" stroke-width="2"/>')
-        body.append(f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="4.5" fill="{r.color}">'
-                    f"<title>{esc(r.label)}: {v:.3f} (n = {e.get('n', 0)})</title></circle>")
+                body.append(
+                    f'<line x1="{xx:.1f}" y1="{y - 5:.1f}" x2="{xx:.1f}" y2="{y + 5:.1f}" '
+                    f'stroke="{r.color}" stroke-width="2"/>'
+                )
+        body.append(
+            f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="4.5" fill="{r.color}">'
+            f"<title>{esc(r.label)}: {v:.3f} (n = {e.get('n', 0)})</title></circle>"
+        )
     return _svg(width, height, body, title)
 
 
@@ -136,9 +178,18 @@ def heatmap(conf: dict[str, Any], rater_a: str, rater_b: str, *, title: str) -> 
     width = left + cell * k + 20
     height = top + cell * k + 20
     peak = max([v for row in matrix for v in row] + [1])
-    body = [_label(0, 12, title, 60, anchor="start", size=13, weight="600"),
-            _label(left + cell * k / 2, 32, f"{rater_b} (columns)", 40, anchor="middle",
-                   size=11, color=MUTED)]
+    body = [
+        _label(0, 12, title, 60, anchor="start", size=13, weight="600"),
+        _label(
+            left + cell * k / 2,
+            32,
+            f"{rater_b} (columns)",
+            40,
+            anchor="middle",
+            size=11,
+            color=MUTED,
+        ),
+    ]
     for j, c in enumerate(cats):
         body.append(_label(left + cell * j + cell / 2, top - 10, c, 7, anchor="middle", size=11))
     for i, row in enumerate(matrix):
@@ -148,20 +199,27 @@ def heatmap(conf: dict[str, Any], rater_a: str, rater_b: str, *, title: str) -> 
             share = v / peak
             fill = f"rgba(37,99,235,{0.06 + 0.84 * share:.3f})"
             stroke = INK if i == j else "#ffffff"
-            body.append(f'<rect x="{left + cell * j}" y="{y}" width="{cell}" height="{cell}" '
-                        f'fill="{fill}" stroke="{stroke}" stroke-width="{1.5 if i == j else 1}">'
-                        f"<title>{esc(cats[i])} / {esc(cats[j])}: {v}</title></rect>")
-            body.append(f'<text x="{left + cell * j + cell / 2}" y="{y + cell / 2}" '
-                        f'font-size="12" text-anchor="middle" dominant-baseline="middle" '
-                        f'fill="{"#ffffff" if share > 0.55 else INK}">{v}</text>')
-    body.append(f'<text x="12" y="{top + cell * k / 2}" font-size="11" fill="{MUTED}" '
-                f'transform="rotate(-90 12 {top + cell * k / 2})" text-anchor="middle">'
-                f"{esc(clip(rater_a, 24))} (rows)</text>")
+            body.append(
+                f'<rect x="{left + cell * j}" y="{y}" width="{cell}" height="{cell}" '
+                f'fill="{fill}" stroke="{stroke}" stroke-width="{1.5 if i == j else 1}">'
+                f"<title>{esc(cats[i])} / {esc(cats[j])}: {v}</title></rect>"
+            )
+            body.append(
+                f'<text x="{left + cell * j + cell / 2}" y="{y + cell / 2}" '
+                f'font-size="12" text-anchor="middle" dominant-baseline="middle" '
+                f'fill="{"#ffffff" if share > 0.55 else INK}">{v}</text>'
+            )
+    body.append(
+        f'<text x="12" y="{top + cell * k / 2}" font-size="11" fill="{MUTED}" '
+        f'transform="rotate(-90 12 {top + cell * k / 2})" text-anchor="middle">'
+        f"{esc(clip(rater_a, 24))} (rows)</text>"
+    )
     return _svg(width, height, body, title)
 
 
-def stacked(rows: Sequence[tuple[str, str, dict[str, float], int]], parts: Sequence[str], *,
-            title: str) -> str:
+def stacked(
+    rows: Sequence[tuple[str, str, dict[str, float], int]], parts: Sequence[str], *, title: str
+) -> str:
     """Horizontal 100% bars: rows of (group, label, shares by part, n)."""
     left, right, row_h, top = 300, 60, 22, 48
     width = 900
@@ -182,17 +240,23 @@ def stacked(rows: Sequence[tuple[str, str, dict[str, float], int]], parts: Seque
         for p in parts:
             w = plot_w * shares.get(p, 0.0)
             if w > 0:
-                body.append(f'<rect x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="{row_h - 6}" '
-                            f'fill="{COLORS[p]}"><title>{esc(label)} {esc(p)}: '
-                            f"{100 * shares.get(p, 0.0):.1f}%</title></rect>")
+                body.append(
+                    f'<rect x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="{row_h - 6}" '
+                    f'fill="{COLORS[p]}"><title>{esc(label)} {esc(p)}: '
+                    f"{100 * shares.get(p, 0.0):.1f}%</title></rect>"
+                )
                 if w > 34:
-                    body.append(f'<text x="{x + w / 2:.1f}" y="{y + row_h / 2:.1f}" font-size="10" '
-                                'text-anchor="middle" dominant-baseline="middle" '
-                                f'fill="{"#ffffff" if p in ("win", "loss") else INK}">'
-                                f"{100 * shares.get(p, 0.0):.0f}%</text>")
+                    body.append(
+                        f'<text x="{x + w / 2:.1f}" y="{y + row_h / 2:.1f}" font-size="10" '
+                        'text-anchor="middle" dominant-baseline="middle" '
+                        f'fill="{"#ffffff" if p in ("win", "loss") else INK}">'
+                        f"{100 * shares.get(p, 0.0):.0f}%</text>"
+                    )
             x += w
-        body.append(f'<text x="{left + plot_w + 6}" y="{y + row_h / 2:.1f}" font-size="11" '
-                    f'fill="{MUTED}" dominant-baseline="middle">n={n}</text>')
+        body.append(
+            f'<text x="{left + plot_w + 6}" y="{y + row_h / 2:.1f}" font-size="11" '
+            f'fill="{MUTED}" dominant-baseline="middle">n={n}</text>'
+        )
     return _svg(width, height, body, title)
 
 
@@ -206,26 +270,42 @@ def bars(rows: Sequence[tuple[str, str, dict[str, Any] | None, str]], *, title: 
     body = [f'<text x="0" y="14" font-size="14" font-weight="600" fill="{INK}">{esc(title)}</text>']
     for t in range(0, 11, 2):
         xx = left + plot_w * t / 10
-        body.append(f'<line x1="{xx:.1f}" y1="{top - 4}" x2="{xx:.1f}" y2="{height - 24}" '
-                    f'stroke="{GRID}"/><text x="{xx:.1f}" y="{height - 10}" font-size="11" '
-                    f'fill="{MUTED}" text-anchor="middle">{t * 10}%</text>')
+        body.append(
+            f'<line x1="{xx:.1f}" y1="{top - 4}" x2="{xx:.1f}" y2="{height - 24}" '
+            f'stroke="{GRID}"/><text x="{xx:.1f}" y="{height - 10}" font-size="11" '
+            f'fill="{MUTED}" text-anchor="middle">{t * 10}%</text>'
+        )
     body += headers
     for i, (_, label, e, color) in enumerate(rows):
         y = ys[i]
         body.append(_label(left - 8, y + row_h / 2, label, 42))
         v = (e or {}).get("value")
         if v is None:
-            body.append(_label(left + 4, y + row_h / 2, "undefined: "
-                               + str((e or {}).get("reason") or "n/a"), 60, anchor="start",
-                               size=11, color=MUTED))
+            body.append(
+                _label(
+                    left + 4,
+                    y + row_h / 2,
+                    "undefined: " + str((e or {}).get("reason") or "n/a"),
+                    60,
+                    anchor="start",
+                    size=11,
+                    color=MUTED,
+                )
+            )
             continue
-        body.append(f'<rect x="{left}" y="{y + 4}" width="{plot_w * v:.1f}" height="{row_h - 8}" '
-                    f'fill="{color}" opacity="0.85"/>')
+        body.append(
+            f'<rect x="{left}" y="{y + 4}" width="{plot_w * v:.1f}" height="{row_h - 8}" '
+            f'fill="{color}" opacity="0.85"/>'
+        )
         if e and e.get("ci_low") is not None:
             x1, x2 = left + plot_w * e["ci_low"], left + plot_w * e["ci_high"]
-            body.append(f'<line x1="{x1:.1f}" y1="{y + row_h / 2}" x2="{x2:.1f}" '
-                        f'y2="{y + row_h / 2}" stroke="{INK}" stroke-width="1.2"/>')
+            body.append(
+                f'<line x1="{x1:.1f}" y1="{y + row_h / 2}" x2="{x2:.1f}" '
+                f'y2="{y + row_h / 2}" stroke="{INK}" stroke-width="1.2"/>'
+            )
         count = f" ({e['count']}/{e['n']})" if e and "count" in e else ""
-        body.append(f'<text x="{left + plot_w + 6}" y="{y + row_h / 2}" font-size="11" '
-                    f'fill="{MUTED}" dominant-baseline="middle">{100 * v:.1f}%{count}</text>')
+        body.append(
+            f'<text x="{left + plot_w + 6}" y="{y + row_h / 2}" font-size="11" '
+            f'fill="{MUTED}" dominant-baseline="middle">{100 * v:.1f}%{count}</text>'
+        )
     return _svg(width, height, body, title)

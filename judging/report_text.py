@@ -32,8 +32,7 @@ VIEW_NAMES = {
 }
 
 
-def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2,
-        ci: bool = True) -> str:
+def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2, ci: bool = True) -> str:
     """Format an estimate dict for people.
 
     ``0.61 [0.52, 0.70]``, ``85.0% [80.1, 89.2]`` or ``undefined (reason)``; an absent
@@ -116,23 +115,37 @@ def headline(c: dict[str, Any]) -> dict[str, Any]:
     rows = whole(c)
     multi = next((r for r in rows if r["view"] == "reviewers"), None)
     pair = next((r for r in rows if r["view"] == "human_human"), None)
-    out: dict[str, Any] = {"reviewer_percent": None, "reviewer_kappa": None,
-                           "kappa_name": "Cohen's κ", "judge": None, "judge_percent": None,
-                           "judge_kappa": None, "judge_view": None}
+    out: dict[str, Any] = {
+        "reviewer_percent": None,
+        "reviewer_kappa": None,
+        "kappa_name": "Cohen's κ",
+        "judge": None,
+        "judge_percent": None,
+        "judge_kappa": None,
+        "judge_view": None,
+    }
     if multi is not None:
-        out.update(reviewer_percent=multi["metrics"]["mean_pairwise_percent"],
-                   reviewer_kappa=multi["metrics"]["fleiss"], kappa_name="Fleiss' κ")
+        out.update(
+            reviewer_percent=multi["metrics"]["mean_pairwise_percent"],
+            reviewer_kappa=multi["metrics"]["fleiss"],
+            kappa_name="Fleiss' κ",
+        )
     elif pair is not None:
-        out.update(reviewer_percent=pair["metrics"]["percent"],
-                   reviewer_kappa=pair["metrics"]["cohen"])
+        out.update(
+            reviewer_percent=pair["metrics"]["percent"], reviewer_kappa=pair["metrics"]["cohen"]
+        )
     judges = c.get("judges") or []
     if judges:
         first = judges[0]
         for view in ("majority_judge", "human_judge"):
             r = next((r for r in rows if r["view"] == view and r["rater_b"] == first), None)
             if r is not None:
-                out.update(judge=first, judge_percent=r["metrics"]["percent"],
-                           judge_kappa=r["metrics"]["cohen"], judge_view=view)
+                out.update(
+                    judge=first,
+                    judge_percent=r["metrics"]["percent"],
+                    judge_kappa=r["metrics"]["cohen"],
+                    judge_view=view,
+                )
                 break
     return out
 

@@ -42,20 +42,29 @@ class VerdictOut:
         return "ok" if self.value is not None else "missing"
 
 
-def _samples(calls: list[CallSpec], outcomes: dict[str, Outcome]) -> tuple[list[tuple[CallSpec, Any]], list[dict[str, Any]]]:
+def _samples(
+    calls: list[CallSpec], outcomes: dict[str, Outcome]
+) -> tuple[list[tuple[CallSpec, Any]], list[dict[str, Any]]]:
     valid, failed = [], []
     for c in sorted(calls, key=lambda c: c.sample):
         o = outcomes.get(c.key)
         if o is not None and o.status == "ok":
             valid.append((c, o.parsed))
         else:
-            failed.append({"key": c.key, "sample": c.sample,
-                           "error": o.error if o else "not run", "status": o.status if o else None})
+            failed.append(
+                {
+                    "key": c.key,
+                    "sample": c.sample,
+                    "error": o.error if o else "not run",
+                    "status": o.status if o else None,
+                }
+            )
     return valid, failed
 
 
-def resolve_item(item: Item, calls: list[CallSpec], outcomes: dict[str, Outcome],
-                 settings: StudySettings) -> list[VerdictOut]:
+def resolve_item(
+    item: Item, calls: list[CallSpec], outcomes: dict[str, Outcome], settings: StudySettings
+) -> list[VerdictOut]:
     """Verdicts of one judge for one item.
 
     Args:
@@ -74,13 +83,21 @@ def resolve_item(item: Item, calls: list[CallSpec], outcomes: dict[str, Outcome]
     return _rating(item, by_task.get("rating", []), outcomes, settings)
 
 
-def _pairwise(item: Item, by_task: dict[str, list[CallSpec]], outcomes: dict[str, Outcome],
-              settings: StudySettings) -> list[VerdictOut]:
+def _pairwise(
+    item: Item,
+    by_task: dict[str, list[CallSpec]],
+    outcomes: dict[str, Outcome],
+    settings: StudySettings,
+) -> list[VerdictOut]:
     orders = {o: _samples(by_task.get(f"pairwise/{o}", []), outcomes) for o in ("AB", "BA")}
     out = []
     for crit in settings.criteria_for("pairwise"):
-        trail: dict[str, Any] = {"protocol": "pairwise AB/BA majority", "criterion": crit.name,
-                                 "null_verdict": crit.null_verdict, "orders": {}}
+        trail: dict[str, Any] = {
+            "protocol": "pairwise AB/BA majority",
+            "criterion": crit.name,
+            "null_verdict": crit.null_verdict,
+            "orders": {},
+        }
         per_order: dict[str, str | None] = {}
         reasons: list[tuple[str, str, str]] = []
         for order, (valid, failed) in orders.items():
@@ -89,15 +106,27 @@ def _pairwise(item: Item, by_task: dict[str, list[CallSpec]], outcomes: dict[str
             result = protocol.order_majority(votes, crit.null_verdict)
             per_order[order] = result.verdict
             trail["orders"][order] = {
-                "calls": [c.key for c, _ in valid], "votes": votes, "shown_votes": shown,
-                "reasons": [p[crit.name]["reason"] for _, p in valid], "failed": failed,
-                "verdict": result.verdict, "rule": result.rule, "samples_disagreed": result.disagreed,
+                "calls": [c.key for c, _ in valid],
+                "votes": votes,
+                "shown_votes": shown,
+                "reasons": [p[crit.name]["reason"] for _, p in valid],
+                "failed": failed,
+                "verdict": result.verdict,
+                "rule": result.rule,
+                "samples_disagreed": result.disagreed,
             }
-            reasons += [(order, v, p[crit.name]["reason"]) for v, (_, p) in zip(votes, valid, strict=True)]
+            reasons += [
+                (order, v, p[crit.name]["reason"]) for v, (_, p) in zip(votes, valid, strict=True)
+            ]
         rec = protocol.reconcile(per_order["AB"], per_order["BA"], crit.null_verdict)
-        trail.update(verdict=rec.verdict, rule=rec.rule, position_inconsistent=rec.position_inconsistent)
-        out.append(VerdictOut(item.unit_for(crit.name).id, rec.verdict,
-                              _pick_reason(reasons, rec.verdict), trail))
+        trail.update(
+            verdict=rec.verdict, rule=rec.rule, position_inconsistent=rec.position_inconsistent
+        )
+        out.append(
+            VerdictOut(
+                item.unit_for(crit.name).id, rec.verdict, _pick_reason(reasons, rec.verdict), trail
+            )
+        )
     return out
 
 
@@ -109,8 +138,9 @@ def _pick_reason(reasons: list[tuple[str, str, str]], verdict: str | None) -> st
     return f"[{reasons[0][0]}] {reasons[0][2]}" if reasons else ""
 
 
-def _statements(item: Item, by_task: dict[str, list[CallSpec]],
-                outcomes: dict[str, Outcome]) -> list[VerdictOut]:
+def _statements(
+    item: Item, by_task: dict[str, list[CallSpec]], outcomes: dict[str, Outcome]
+) -> list[VerdictOut]:
     out = []
     for st in item.statements:
         unit = item.unit_for("entailment", st.id)
@@ -119,8 +149,9 @@ def _statements(item: Item, by_task: dict[str, list[CallSpec]],
             valid, failed = _samples(by_task[f"nli/{st.id}"], outcomes)
             labels = [p["label"] for _, p in valid]
             reasons = [p["reason"] for _, p in valid]
-            trail.update(protocol="3-way NLI majority", calls=[c.key for c, _ in valid],
-                         failed=failed)
+            trail.update(
+                protocol="3-way NLI majority", calls=[c.key for c, _ in valid], failed=failed
+            )
         else:
             ent_valid, ent_failed = _samples(by_task.get(f"kqa_entails/{st.id}", []), outcomes)
             con_valid, con_failed = _samples(by_task.get(f"kqa_contradicts/{st.id}", []), outcomes)
@@ -128,22 +159,36 @@ def _statements(item: Item, by_task: dict[str, list[CallSpec]],
             con = {c.sample: p for c, p in con_valid}
             paired = sorted(set(ent) & set(con))
             labels = [protocol.kqa_label(ent[s]["answer"], con[s]["answer"]) for s in paired]
-            reasons = [con[s]["reason"] if con[s]["answer"] == "yes" else ent[s]["reason"] for s in paired]
-            trail.update(protocol="K-QA entails/contradicts pair, majority",
-                         calls=[c.key for c, _ in ent_valid + con_valid],
-                         failed=ent_failed + con_failed,
-                         pairs=[{"sample": s, "entails": ent[s]["answer"],
-                                 "contradicts": con[s]["answer"]} for s in paired])
+            reasons = [
+                con[s]["reason"] if con[s]["answer"] == "yes" else ent[s]["reason"] for s in paired
+            ]
+            trail.update(
+                protocol="K-QA entails/contradicts pair, majority",
+                calls=[c.key for c, _ in ent_valid + con_valid],
+                failed=ent_failed + con_failed,
+                pairs=[
+                    {"sample": s, "entails": ent[s]["answer"], "contradicts": con[s]["answer"]}
+                    for s in paired
+                ],
+            )
         result = protocol.statement_majority(labels)
-        trail.update(votes=labels, reasons=reasons, verdict=result.verdict, rule=result.rule,
-                     samples_disagreed=result.disagreed)
-        reason = next((r for lab, r in zip(labels, reasons, strict=True) if lab == result.verdict), "")
+        trail.update(
+            votes=labels,
+            reasons=reasons,
+            verdict=result.verdict,
+            rule=result.rule,
+            samples_disagreed=result.disagreed,
+        )
+        reason = next(
+            (r for lab, r in zip(labels, reasons, strict=True) if lab == result.verdict), ""
+        )
         out.append(VerdictOut(unit.id, result.verdict, reason, trail))
     return out
 
 
-def _rating(item: Item, calls: list[CallSpec], outcomes: dict[str, Outcome],
-            settings: StudySettings) -> list[VerdictOut]:
+def _rating(
+    item: Item, calls: list[CallSpec], outcomes: dict[str, Outcome], settings: StudySettings
+) -> list[VerdictOut]:
     valid, failed = _samples(calls, outcomes)
     out = []
     for crit in settings.criteria_for("rating"):
@@ -158,9 +203,18 @@ def _rating(item: Item, calls: list[CallSpec], outcomes: dict[str, Outcome],
             med = protocol.rating_median(values)
             value = None if med is None else str(med)
             rule = "median of samples (lower median when even)"
-        trail = {"protocol": "rating", "criterion": crit.name, "calls": [c.key for c, _ in valid],
-                 "failed": failed, "votes": values, "reasons": reasons, "verdict": value,
-                 "rule": rule if value is not None else "missing",
-                 "samples_disagreed": len({str(v) for v in values}) > 1}
-        out.append(VerdictOut(item.unit_for(crit.name).id, value, reasons[0] if reasons else "", trail))
+        trail = {
+            "protocol": "rating",
+            "criterion": crit.name,
+            "calls": [c.key for c, _ in valid],
+            "failed": failed,
+            "votes": values,
+            "reasons": reasons,
+            "verdict": value,
+            "rule": rule if value is not None else "missing",
+            "samples_disagreed": len({str(v) for v in values}) > 1,
+        }
+        out.append(
+            VerdictOut(item.unit_for(crit.name).id, value, reasons[0] if reasons else "", trail)
+        )
     return out

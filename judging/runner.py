@@ -101,18 +101,27 @@ class RunDisplay(Protocol):
         """The run is over (verdicts written)."""
 
 
-def plan(study: Study, judges: Sequence[JudgeConfig], options: RunOptions) -> tuple[list[Item], list[CallSpec]]:
+def plan(
+    study: Study, judges: Sequence[JudgeConfig], options: RunOptions
+) -> tuple[list[Item], list[CallSpec]]:
     """Items in scope and every call the judges need for them."""
     refs = list_items(study)
     wanted = set(options.item_ids) if options.item_ids is not None else None
-    items = [get_item(study, r.id) for r in refs
-             if r.kind in options.kinds and (wanted is None or r.id in wanted)]
+    items = [
+        get_item(study, r.id)
+        for r in refs
+        if r.kind in options.kinds and (wanted is None or r.id in wanted)
+    ]
     calls = [c for j in judges for it in items for c in plan_item(it, j, study.settings)]
     return items, calls
 
 
-async def run_judges(study: Study, judges: Sequence[JudgeConfig], options: RunOptions,
-                     display: RunDisplay | None = None) -> RunSummary:
+async def run_judges(
+    study: Study,
+    judges: Sequence[JudgeConfig],
+    options: RunOptions,
+    display: RunDisplay | None = None,
+) -> RunSummary:
     """Run judges over a study and store calls and verdicts.
 
     Returns:
@@ -128,8 +137,10 @@ async def run_judges(study: Study, judges: Sequence[JudgeConfig], options: RunOp
     todo = [c for c in calls if c.key not in stored or stored[c.key].status == "error"]
     summary.cached = len(calls) - len(todo)
     summary.to_call = len(todo)
-    prices = {j.rater: price_for(j.spec.provider, j.spec.model, j.spec.base_url, options.price_override)
-              for j in judges}
+    prices = {
+        j.rater: price_for(j.spec.provider, j.spec.model, j.spec.base_url, options.price_override)
+        for j in judges
+    }
     summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
     for c in todo:
         tin = estimate_tokens(c.system + c.user)
@@ -140,42 +151,88 @@ async def run_judges(study: Study, judges: Sequence[JudgeConfig], options: RunOp
     if options.dry_run:
         summary.elapsed_s = time.monotonic() - t0
         return summary
-    run_id = start_run(study, [j.rater for j in judges],
-                       {"judges": [j.describe() for j in judges], "panel_rule": options.panel_rule,
-                        "concurrency": options.concurrency}, options.actor, len(calls))
+    run_id = start_run(
+        study,
+        [j.rater for j in judges],
+        {
+            "judges": [j.describe() for j in judges],
+            "panel_rule": options.panel_rule,
+            "concurrency": options.concurrency,
+        },
+        options.actor,
+        len(calls),
+    )
     summary.run_id = run_id
     if display:
         display.started(summary)
     status = "done"
     if todo:
         status = await _execute(study, todo, options, prices, summary, run_id, display)
-    outcomes = {k: Outcome(v.status, v.parsed, v.error)
-                for k, v in cached_calls(study, [c.key for c in calls]).items()}
+    outcomes = {
+        k: Outcome(v.status, v.parsed, v.error)
+        for k, v in cached_calls(study, [c.key for c in calls]).items()
+    }
     _resolve_all(study, judges, items, calls, outcomes, options, summary, run_id)
-    finish_run(study, run_id, status=status, made=summary.requests, cached=summary.cached,
-               failed=summary.failed, cost=summary.cost_usd)
+    finish_run(
+        study,
+        run_id,
+        status=status,
+        made=summary.requests,
+        cached=summary.cached,
+        failed=summary.failed,
+        cost=summary.cost_usd,
+    )
     summary.elapsed_s = time.monotonic() - t0
     if display:
         display.finished(summary)
     return summary
 
 
-async def _execute(study: Study, todo: list[CallSpec], options: RunOptions, prices: dict[str, Price],
-                   summary: RunSummary, run_id: int, display: RunDisplay | None) -> str:
+async def _execute(
+    study: Study,
+    todo: list[CallSpec],
+    options: RunOptions,
+    prices: dict[str, Price],
+    summary: RunSummary,
+    run_id: int,
+    display: RunDisplay | None,
+) -> str:
     def on_row(row: dict[str, Any]) -> None:
         account(summary, row)
         if display:
-            display.call_done(CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), summary)
+            display.call_done(
+                CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), summary
+            )
 
-    common = {"run_id": run_id, "api_keys": options.api_keys, "timeout_s": options.timeout_s,
-              "max_retries": options.max_retries, "parse_retries": options.parse_retries}
+    common = {
+        "run_id": run_id,
+        "api_keys": options.api_keys,
+        "timeout_s": options.timeout_s,
+        "max_retries": options.max_retries,
+        "parse_retries": options.parse_retries,
+    }
     n = worker_count(todo, options.workers)
     if n > 1:
-        complete = await execute_sharded(str(study.path), todo, n, limit=options.max_cost, on_row=on_row,
-                                         concurrency=options.concurrency, prices=prices, **common)
+        complete = await execute_sharded(
+            str(study.path),
+            todo,
+            n,
+            limit=options.max_cost,
+            on_row=on_row,
+            concurrency=options.concurrency,
+            prices=prices,
+            **common,
+        )
     else:
-        complete = await execute(str(study.path), todo, concurrency=options.concurrency, prices=prices,
-                                 guard=LocalCostGuard(options.max_cost), on_row=on_row, **common)
+        complete = await execute(
+            str(study.path),
+            todo,
+            concurrency=options.concurrency,
+            prices=prices,
+            guard=LocalCostGuard(options.max_cost),
+            on_row=on_row,
+            **common,
+        )
     if not complete:
         summary.stopped = f"--max-cost {options.max_cost:g} reached"
         return "stopped"
@@ -196,9 +253,16 @@ def account(summary: RunSummary, row: dict[str, Any]) -> None:
         summary.errors += 1
 
 
-def _resolve_all(study: Study, judges: Sequence[JudgeConfig], items: list[Item], calls: list[CallSpec],
-                 outcomes: dict[str, Outcome], options: RunOptions, summary: RunSummary,
-                 run_id: int) -> None:
+def _resolve_all(
+    study: Study,
+    judges: Sequence[JudgeConfig],
+    items: list[Item],
+    calls: list[CallSpec],
+    outcomes: dict[str, Outcome],
+    options: RunOptions,
+    summary: RunSummary,
+    run_id: int,
+) -> None:
     by_judge_item: dict[tuple[str, int], list[CallSpec]] = defaultdict(list)
     for c in calls:
         by_judge_item[(c.judge.rater, c.item_id)].append(c)
@@ -211,20 +275,31 @@ def _resolve_all(study: Study, judges: Sequence[JudgeConfig], items: list[Item],
             if any(c.key not in outcomes or outcomes[c.key].status == "error" for c in item_calls):
                 continue  # not all calls are in (stopped, or transport errors): judge it next run
             for v in resolve_item(it, item_calls, outcomes, study.settings):
-                v.trail.update(judge=j.rater, template=item_calls[0].template.name,
-                               template_hash=item_calls[0].template.hash, samples=j.samples)
+                v.trail.update(
+                    judge=j.rater,
+                    template=item_calls[0].template.name,
+                    template_hash=item_calls[0].template.hash,
+                    samples=j.samples,
+                )
                 resolved[j.rater][v.unit_id] = v
                 out.append(NewVerdict(v.unit_id, v.value, v.reason, v.trail))
                 summary.missing_verdicts += v.value is None
                 summary.position_inconsistent += bool(v.trail.get("position_inconsistent"))
-        summary.verdicts_added += write_verdicts(study, j.rater, j.describe(), out, run_id=run_id,
-                                                 actor=options.actor)
+        summary.verdicts_added += write_verdicts(
+            study, j.rater, j.describe(), out, run_id=run_id, actor=options.actor
+        )
     if len(judges) >= 2:
         summary.verdicts_added += _panel(study, judges, items, resolved, options, run_id)
 
 
-def _panel(study: Study, judges: Sequence[JudgeConfig], items: list[Item],
-           resolved: dict[str, dict[int, VerdictOut]], options: RunOptions, run_id: int) -> int:
+def _panel(
+    study: Study,
+    judges: Sequence[JudgeConfig],
+    items: list[Item],
+    resolved: dict[str, dict[int, VerdictOut]],
+    options: RunOptions,
+    run_id: int,
+) -> int:
     names = [j.rater for j in judges]
     out: list[NewVerdict] = []
     for it in items:
@@ -234,12 +309,21 @@ def _panel(study: Study, judges: Sequence[JudgeConfig], items: list[Item],
             members = [resolved[n].get(unit.id) for n in names]
             if any(m is None for m in members):
                 continue
-            null = study.settings.criterion(unit.criterion).null_verdict if it.kind == "pairwise" else "neutral"
+            null = (
+                study.settings.criterion(unit.criterion).null_verdict
+                if it.kind == "pairwise"
+                else "neutral"
+            )
             result = protocol.panel([m.value for m in members if m], null, options.panel_rule)
-            trail = {"protocol": f"panel ({options.panel_rule})", "members": dict(zip(
-                names, [m.value for m in members if m], strict=True)), "verdict": result.verdict,
-                "rule": result.rule, "judges_disagreed": result.disagreed}
+            trail = {
+                "protocol": f"panel ({options.panel_rule})",
+                "members": dict(zip(names, [m.value for m in members if m], strict=True)),
+                "verdict": result.verdict,
+                "rule": result.rule,
+                "judges_disagreed": result.disagreed,
+            }
             out.append(NewVerdict(unit.id, result.verdict, "", trail))
     config = {"panel": names, "rule": options.panel_rule}
-    return write_verdicts(study, "panel:" + "+".join(names), config, out, run_id=run_id,
-                          actor=options.actor)
+    return write_verdicts(
+        study, "panel:" + "+".join(names), config, out, run_id=run_id, actor=options.actor
+    )

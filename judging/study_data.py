@@ -146,8 +146,11 @@ class StudyData:
         """Units of a criterion with any label or an adjudication, in unit order."""
         m = self.labels.get(criterion)
         ids = set(m.units()) if m is not None else set()
-        ids |= {u for u in self.adjudications
-                if u in self.units and self.units[u].criterion == criterion}
+        ids |= {
+            u
+            for u in self.adjudications
+            if u in self.units and self.units[u].criterion == criterion
+        }
         return sorted(int(u) for u in ids)  # type: ignore[call-overload]
 
     def column(self, criterion: str, rater: str, units: Sequence[int]) -> list[Hashable | None]:
@@ -244,7 +247,14 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         r[0]: r[1] for r in conn.execute("SELECT kind, count(*) FROM items GROUP BY kind")
     }
     return StudyData(
-        name=settings.name, settings=settings, units=units, rater_kinds=rater_kinds,
-        labels=labels, adjudications=adjudications, verdicts=latest, kqa_questions=kqa_questions,
-        items_by_kind=items_by_kind, units_by_criterion=by_criterion,
+        name=settings.name,
+        settings=settings,
+        units=units,
+        rater_kinds=rater_kinds,
+        labels=labels,
+        adjudications=adjudications,
+        verdicts=latest,
+        kqa_questions=kqa_questions,
+        items_by_kind=items_by_kind,
+        units_by_criterion=by_criterion,
     )

@@ -71,13 +71,16 @@ def parse_template(name: str, text: str) -> Template:
             sections[current].append(line)
     if set(sections) != {"system", "user"}:
         raise TemplateError(f"template {name}: needs exactly '=== system' and '=== user' sections")
-    return Template(name, text, "\n".join(sections["system"]).strip(),
-                    "\n".join(sections["user"]).strip())
+    return Template(
+        name, text, "\n".join(sections["system"]).strip(), "\n".join(sections["user"]).strip()
+    )
 
 
 @cache
 def load(task: str) -> Template:
     """The template this version uses for a task (``pairwise``, ``nli``, …)."""
     name = TEMPLATES[task]
-    text = (importlib.resources.files("medjudge.prompts") / f"{name}.txt").read_text(encoding="utf-8")
+    text = (importlib.resources.files("medjudge.prompts") / f"{name}.txt").read_text(
+        encoding="utf-8"
+    )
     return parse_template(name, text)

@@ -74,22 +74,45 @@ def two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
     """A comparison record from two-rater figures (JSON-safe)."""
     d = stats.to_dict()
     metrics = {m: d[m] for m in TWO_METRICS if d.get(m) is not None}
-    return {**fields, "n": stats.n, "n_dropped": stats.n_dropped, "chance": stats.chance,
-            "metrics": metrics, "confusion": d["confusion"]}
+    return {
+        **fields,
+        "n": stats.n,
+        "n_dropped": stats.n_dropped,
+        "chance": stats.chance,
+        "metrics": metrics,
+        "confusion": d["confusion"],
+    }
 
 
 def multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
     """A comparison record from multi-rater figures (JSON-safe)."""
     d = stats.to_dict()
-    return {**fields, "n": stats.n_units, "n_complete": stats.n_complete,
-            "raters": d["raters"], "metrics": {m: d[m] for m in MULTI_METRICS},
-            "vs_majority": d["vs_majority"], "confusion": None}
+    return {
+        **fields,
+        "n": stats.n_units,
+        "n_complete": stats.n_complete,
+        "raters": d["raters"],
+        "metrics": {m: d[m] for m in MULTI_METRICS},
+        "vs_majority": d["vs_majority"],
+        "confusion": None,
+    }
 
 
-def _two(a: Sequence[Hashable | None], b: Sequence[Hashable | None],
-         cats: list[Hashable] | None, ordinal: bool, ci: str, opts: ViewOptions) -> TwoRaterStats:
-    kw: dict[str, Any] = {"ci": ci, "n_boot": opts.n_boot, "seed": opts.seed,
-                          "confidence": opts.confidence, "ordinal": ordinal}
+def _two(
+    a: Sequence[Hashable | None],
+    b: Sequence[Hashable | None],
+    cats: list[Hashable] | None,
+    ordinal: bool,
+    ci: str,
+    opts: ViewOptions,
+) -> TwoRaterStats:
+    kw: dict[str, Any] = {
+        "ci": ci,
+        "n_boot": opts.n_boot,
+        "seed": opts.seed,
+        "confidence": opts.confidence,
+        "ordinal": ordinal,
+    }
     try:
         return two_rater_stats(a, b, categories=cats, **kw)
     except ValueError:  # a value outside today's label set: fall back to what is observed
@@ -123,8 +146,9 @@ def _pairs(data: StudyData, criterion: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def ab_ba_columns(data: StudyData, judge: str,
-                  units: Sequence[int]) -> tuple[list[Hashable | None], list[Hashable | None]]:
+def ab_ba_columns(
+    data: StudyData, judge: str, units: Sequence[int]
+) -> tuple[list[Hashable | None], list[Hashable | None]]:
     """A judge's per-order verdicts (AB, BA) over units, from the verdict trails."""
     verdicts = data.verdicts.get(judge, {})
     ab: list[Hashable | None] = []
@@ -141,8 +165,9 @@ def ab_ba_columns(data: StudyData, judge: str,
     return ab, ba
 
 
-def criterion_comparisons(data: StudyData, criterion: str,
-                          opts: ViewOptions | None = None) -> list[dict[str, Any]]:
+def criterion_comparisons(
+    data: StudyData, criterion: str, opts: ViewOptions | None = None
+) -> list[dict[str, Any]]:
     """Every agreement view of one criterion, whole and sliced.
 
     Args:
@@ -171,18 +196,25 @@ def criterion_comparisons(data: StudyData, criterion: str,
 
     columns: list[tuple[str, str, str, list[Hashable | None], list[Hashable | None]]] = []
     for view, a, b in _pairs(data, criterion):
-        columns.append((view, a, b, data.column(criterion, a, units),
-                        data.column(criterion, b, units)))
+        columns.append(
+            (view, a, b, data.column(criterion, a, units), data.column(criterion, b, units))
+        )
     if pairwise:
         for judge in data.raters(criterion, "judge"):
             ab, ba = ab_ba_columns(data, judge, units)
             if any(x is not None for x in ab) or any(x is not None for x in ba):
                 columns.append(("ab_ba", f"{judge} [AB]", f"{judge} [BA]", ab, ba))
 
-    def emit(view: str, a: str, b: str, ca: list[Hashable | None], cb: list[Hashable | None],
-             tie: str | None) -> None:
+    def emit(
+        view: str,
+        a: str,
+        b: str,
+        ca: list[Hashable | None],
+        cb: list[Hashable | None],
+        tie: str | None,
+    ) -> None:
         base = {"view": view, "criterion": criterion, "rater_a": a, "rater_b": b, "ties": tie}
-        xa, xb = (without_ties(ca, cb) if tie == "without" else (ca, cb))
+        xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
         stats = _two(xa, xb, cats, ordinal, opts.ci, opts)
         out.append(two_record(stats, **base, slice="all", slice_by=None, slice_value=None))
         if tie == "without":
@@ -195,12 +227,14 @@ def criterion_comparisons(data: StudyData, criterion: str,
                     groups.setdefault(value, []).append(i)
             for value in sorted(groups):
                 idx = groups[value]
-                s = _two([ca[i] for i in idx], [cb[i] for i in idx], cats, ordinal,
-                         opts.slice_ci, opts)
+                s = _two(
+                    [ca[i] for i in idx], [cb[i] for i in idx], cats, ordinal, opts.slice_ci, opts
+                )
                 if s.n == 0:
                     continue
-                out.append(two_record(s, **base, slice=f"{by}={value}", slice_by=by,
-                                      slice_value=value))
+                out.append(
+                    two_record(s, **base, slice=f"{by}={value}", slice_by=by, slice_value=value)
+                )
 
     for view, a, b, ca, cb in columns:
         for tie in ties:
@@ -208,20 +242,39 @@ def criterion_comparisons(data: StudyData, criterion: str,
 
     humans = data.raters(criterion, "human")
     if len(humans) >= 3:
-        table = [list(row) for row in zip(*(data.column(criterion, h, units) for h in humans),
-                                          strict=True)]
-        out.append(multi_record(
-            _multi(table, humans, cats, ordinal, opts), view="reviewers", criterion=criterion,
-            rater_a=f"{len(humans)} reviewers", rater_b=None, ties="with" if pairwise else None,
-            slice="all", slice_by=None, slice_value=None,
-        ))
+        table = [
+            list(row)
+            for row in zip(*(data.column(criterion, h, units) for h in humans), strict=True)
+        ]
+        out.append(
+            multi_record(
+                _multi(table, humans, cats, ordinal, opts),
+                view="reviewers",
+                criterion=criterion,
+                rater_a=f"{len(humans)} reviewers",
+                rater_b=None,
+                ties="with" if pairwise else None,
+                slice="all",
+                slice_by=None,
+                slice_value=None,
+            )
+        )
     return out
 
 
-def _multi(table: list[list[Hashable | None]], raters: list[str], cats: list[Hashable] | None,
-           ordinal: bool, opts: ViewOptions) -> MultiRaterStats:
-    kw: dict[str, Any] = {"ci": "analytic" if opts.ci == "bootstrap" else opts.ci,
-                          "n_boot": opts.n_boot, "seed": opts.seed, "confidence": opts.confidence}
+def _multi(
+    table: list[list[Hashable | None]],
+    raters: list[str],
+    cats: list[Hashable] | None,
+    ordinal: bool,
+    opts: ViewOptions,
+) -> MultiRaterStats:
+    kw: dict[str, Any] = {
+        "ci": "analytic" if opts.ci == "bootstrap" else opts.ci,
+        "n_boot": opts.n_boot,
+        "seed": opts.seed,
+        "confidence": opts.confidence,
+    }
     # "analytic" here: Fleiss with its SE, α and mean pairwise by bootstrap (no analytic form).
     try:
         return multi_rater_stats(table, raters, categories=cats, ordinal=ordinal, **kw)
@@ -229,8 +282,9 @@ def _multi(table: list[list[Hashable | None]], raters: list[str], cats: list[Has
         return multi_rater_stats(table, raters, **kw)
 
 
-def reference_comparisons(data: StudyData, criterion: str,
-                          opts: ViewOptions | None = None) -> list[dict[str, Any]]:
+def reference_comparisons(
+    data: StudyData, criterion: str, opts: ViewOptions | None = None
+) -> list[dict[str, Any]]:
     """Each rater (and the reviewers' majority) vs the latest adjudication, on one criterion.
 
     Accuracy is the percent agreement with the reference; κ is Cohen's κ against it. Only
@@ -253,9 +307,17 @@ def reference_comparisons(data: StudyData, criterion: str,
     out = []
     for r in raters:
         stats = _two(data.column(criterion, r, units), ref, cats, ordinal, opts.ci, opts)
-        rec = two_record(stats, view="reference", criterion=criterion, rater_a=r,
-                         rater_b=REFERENCE, ties=None, slice="all", slice_by=None,
-                         slice_value=None)
+        rec = two_record(
+            stats,
+            view="reference",
+            criterion=criterion,
+            rater_a=r,
+            rater_b=REFERENCE,
+            ties=None,
+            slice="all",
+            slice_by=None,
+            slice_value=None,
+        )
         rec["rater_kind"] = "majority" if r == MAJORITY else data.rater_kinds.get(r)
         out.append(rec)
     return out

@@ -82,8 +82,13 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker(study_path: str, shard: list[CallSpec], kwargs: dict[str, Any], guard: SharedCostGuard,
-            events: Any) -> None:
+def _worker(
+    study_path: str,
+    shard: list[CallSpec],
+    kwargs: dict[str, Any],
+    guard: SharedCostGuard,
+    events: Any,
+) -> None:
     _die_with_parent()
 
     def on_row(row: dict[str, Any]) -> None:
@@ -96,9 +101,17 @@ def _worker(study_path: str, shard: list[CallSpec], kwargs: dict[str, Any], guar
         events.put(("failed", f"{type(exc).__name__}: {exc}"))
 
 
-async def execute_sharded(study_path: str, todo: list[CallSpec], n: int, *, limit: float | None,
-                          on_row: Callable[[dict[str, Any]], None], concurrency: int,
-                          prices: dict[str, Price], **kwargs: Any) -> bool:
+async def execute_sharded(
+    study_path: str,
+    todo: list[CallSpec],
+    n: int,
+    *,
+    limit: float | None,
+    on_row: Callable[[dict[str, Any]], None],
+    concurrency: int,
+    prices: dict[str, Price],
+    **kwargs: Any,
+) -> bool:
     """Run ``todo`` over ``n`` worker processes; returns False when the cost guard stopped it.
 
     Raises:
@@ -108,10 +121,20 @@ async def execute_sharded(study_path: str, todo: list[CallSpec], n: int, *, limi
     guard = SharedCostGuard(limit, ctx)
     events = ctx.Queue()
     share = max(1, concurrency // n)
-    procs = [ctx.Process(target=_worker, daemon=True,
-                         args=(study_path, todo[i::n], {**kwargs, "concurrency": share, "prices": prices},
-                               guard, events))
-             for i in range(n)]
+    procs = [
+        ctx.Process(
+            target=_worker,
+            daemon=True,
+            args=(
+                study_path,
+                todo[i::n],
+                {**kwargs, "concurrency": share, "prices": prices},
+                guard,
+                events,
+            ),
+        )
+        for i in range(n)
+    ]
     for p in procs:
         p.start()
     loop = asyncio.get_running_loop()

@@ -26,10 +26,15 @@ def main() -> None:
         OUT.unlink(missing_ok=True)  # build the demo without the old recording
         study = build_demo(Path(tmp) / "demo.sqlite", actor="recorder")
         t0 = time.monotonic()
-        summary = asyncio.run(run_judges(study, [DEMO_JUDGE], RunOptions(concurrency=1, timeout_s=300,
-                                                                          actor="recorder")))
-        print(f"{summary.ok} ok, {summary.failed} failed, {summary.errors} errors "
-              f"in {time.monotonic() - t0:.0f} s; missing verdicts: {summary.missing_verdicts}")
+        summary = asyncio.run(
+            run_judges(
+                study, [DEMO_JUDGE], RunOptions(concurrency=1, timeout_s=300, actor="recorder")
+            )
+        )
+        print(
+            f"{summary.ok} ok, {summary.failed} failed, {summary.errors} errors "
+            f"in {time.monotonic() - t0:.0f} s; missing verdicts: {summary.missing_verdicts}"
+        )
         n = save_recorded_run(study, DEMO_JUDGE.rater, OUT)
         study.close()
     print(f"wrote {n} calls to {OUT}")

@@ -15,8 +15,15 @@ from .roles import require
 from .study import Study, audit, dumps, utcnow
 
 
-def adjudicate(study: Study, unit_id: int, value: str, rationale: str, *, actor: str,
-               settles: Sequence[str] = ()) -> int:
+def adjudicate(
+    study: Study,
+    unit_id: int,
+    value: str,
+    rationale: str,
+    *,
+    actor: str,
+    settles: Sequence[str] = (),
+) -> int:
     """Record the reference label for a unit.
 
     Args:
@@ -53,20 +60,29 @@ def adjudicate(study: Study, unit_id: int, value: str, rationale: str, *, actor:
             "INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at) VALUES (?, ?, ?, ?, ?, ?)",
             (unit_id, value, rationale.strip(), dumps(list(settles)), actor, utcnow()),
         )
-        audit(conn, actor, "adjudicate", row[1], old[0] if old else None,
-              dumps({"value": value, "rationale": rationale.strip()}))
+        audit(
+            conn,
+            actor,
+            "adjudicate",
+            row[1],
+            old[0] if old else None,
+            dumps({"value": value, "rationale": rationale.strip()}),
+        )
         return int(cur.lastrowid or 0)
 
 
 def reference_labels(study: Study) -> dict[int, str]:
     """unit id → the latest adjudicated value."""
-    return dict(study.conn.execute(
-        "SELECT unit_id, value FROM adjudications a WHERE id = "
-        "(SELECT max(id) FROM adjudications b WHERE b.unit_id = a.unit_id)"
-    ).fetchall())
+    return dict(
+        study.conn.execute(
+            "SELECT unit_id, value FROM adjudications a WHERE id = "
+            "(SELECT max(id) FROM adjudications b WHERE b.unit_id = a.unit_id)"
+        ).fetchall()
+    )
 
 
 def unit_adjudications(study: Study, unit_id: int) -> list[sqlite3.Row]:
     """Every adjudication of a unit, oldest first (the last is current)."""
-    return list(study.conn.execute(
-        "SELECT * FROM adjudications WHERE unit_id = ? ORDER BY id", (unit_id,)))
+    return list(
+        study.conn.execute("SELECT * FROM adjudications WHERE unit_id = ? ORDER BY id", (unit_id,))
+    )

@@ -8,8 +8,15 @@ from .roles import require
 from .study import Study, audit, dumps, utcnow
 
 
-def assign(study: Study, logins: Sequence[str], item_ids: Sequence[int], *, by: str,
-           batch: str | None = None, overlap: int | None = None) -> dict[str, int]:
+def assign(
+    study: Study,
+    logins: Sequence[str],
+    item_ids: Sequence[int],
+    *,
+    by: str,
+    batch: str | None = None,
+    overlap: int | None = None,
+) -> dict[str, int]:
     """Assign items to reviewers.
 
     Args:
@@ -39,14 +46,22 @@ def assign(study: Study, logins: Sequence[str], item_ids: Sequence[int], *, by: 
                 (item_id, login, batch, by, now),
             )
             added[login] += cur.rowcount
-        audit(conn, by, "assign", f"batch:{batch or '-'}", None,
-              dumps({"reviewers": list(logins), "items": len(item_ids), "overlap": k}))
+        audit(
+            conn,
+            by,
+            "assign",
+            f"batch:{batch or '-'}",
+            None,
+            dumps({"reviewers": list(logins), "items": len(item_ids), "overlap": k}),
+        )
     return added
 
 
 def assignment_counts(study: Study) -> dict[str, int]:
     """login → number of assigned items."""
-    return dict(study.conn.execute("SELECT login, count(*) FROM assignments GROUP BY login").fetchall())
+    return dict(
+        study.conn.execute("SELECT login, count(*) FROM assignments GROUP BY login").fetchall()
+    )
 
 
 def unassign(study: Study, login: str, *, by: str, batch: str | None = None) -> int:
@@ -56,6 +71,15 @@ def unassign(study: Study, login: str, *, by: str, batch: str | None = None) -> 
         if batch is None:
             cur = conn.execute("DELETE FROM assignments WHERE login = ?", (login,))
         else:
-            cur = conn.execute("DELETE FROM assignments WHERE login = ? AND batch = ?", (login, batch))
-        audit(conn, by, "unassign", f"reviewer:{login}", dumps({"batch": batch, "items": cur.rowcount}), None)
+            cur = conn.execute(
+                "DELETE FROM assignments WHERE login = ? AND batch = ?", (login, batch)
+            )
+        audit(
+            conn,
+            by,
+            "unassign",
+            f"reviewer:{login}",
+            dumps({"batch": batch, "items": cur.rowcount}),
+            None,
+        )
         return cur.rowcount

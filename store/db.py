@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -47,14 +48,31 @@ def _classify(path: Path, exc: sqlite3.Error) -> StudyError:
             "or run `sqlite3 FILE .recover` on a copy"
         )
     if "readonly" in text or "read-only" in text:
-        return StudyError(f"{path}: the study file is read-only here; ask its owner for write access")
-    if "disk is full" in text or "database or disk is full" in text:
+        return StudyError(
+            f"{path}: the study file is read-only here; ask its owner for write access"
+        )
+    if "disk is full" in text or "database or disk is full" in text or (
+            "disk I/O error" in text and _disk_full(path)):
+        # A full disk often shows up as "disk I/O error": the -shm/-wal file cannot grow.
         return StudyError(f"{path}: the disk is full; nothing was saved by this step")
     if "unable to open" in text:
         return StudyError(f"{path}: cannot open the study file ({text})")
     if "locked" in text or "busy" in text:
-        return StudyBusyError(f"{path}: the study is busy (another process holds its lock); try again")
+        return StudyBusyError(
+            f"{path}: the study is busy (another process holds its lock); try again"
+        )
     return StudyError(f"{path}: {text}")
+
+
+def _disk_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent if str(path.parent) else ".").free < 64 * 1024
+    except OSError:
+        return False
+
+
+APP_ID = 0x4D4A4447
+"""``PRAGMA application_id`` of a medjudge study ("MJDG"; set by the first migration)."""
 
 
 def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Connection:
@@ -84,6 +102,13 @@ def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Co
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
         if mode != "wal":
+            # Switching to WAL writes the file header: never do that to a file that is not
+            # (yet) a study — an empty file, or another program's SQLite database.
+            if not create and conn.execute("PRAGMA application_id").fetchone()[0] != APP_ID:
+                conn.close()
+                what = ("is empty (0 bytes)" if p.stat().st_size == 0
+                        else "is an SQLite file of another program")
+                raise StudyError(f"{p}: not a medjudge study (the file {what})")
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
     except sqlite3.Error as exc:

@@ -91,7 +91,9 @@ def get_item(study: Study, item_id: int) -> Item:
         raise KeyError(item_id)
     answers = {
         r["position"]: Answer(r["position"], r["text"], r["source"])
-        for r in conn.execute("SELECT position, text, source FROM answers WHERE item_id = ?", (item_id,))
+        for r in conn.execute(
+            "SELECT position, text, source FROM answers WHERE item_id = ?", (item_id,)
+        )
     }
     statements = [
         Statement(r["id"], r["position"], r["text"], r["category"])
@@ -108,9 +110,16 @@ def get_item(study: Study, item_id: int) -> Item:
         )
     ]
     return Item(
-        id=row["id"], ext_id=row["ext_id"], kind=row["kind"], question=row["question"],
-        data=json.loads(row["data"]), context=json.loads(row["context"]) if row["context"] else [],
-        batch=row["batch"], swap=bool(row["swap"]), answers=answers, statements=statements,
+        id=row["id"],
+        ext_id=row["ext_id"],
+        kind=row["kind"],
+        question=row["question"],
+        data=json.loads(row["data"]),
+        context=json.loads(row["context"]) if row["context"] else [],
+        batch=row["batch"],
+        swap=bool(row["swap"]),
+        answers=answers,
+        statements=statements,
         units=units,
     )
 
@@ -131,8 +140,13 @@ class ItemRef:
     batch: str | None
 
 
-def list_items(study: Study, *, kind: str | None = None, assigned_to: str | None = None,
-               batch: str | None = None) -> list[ItemRef]:
+def list_items(
+    study: Study,
+    *,
+    kind: str | None = None,
+    assigned_to: str | None = None,
+    batch: str | None = None,
+) -> list[ItemRef]:
     """Items in import order, optionally only one kind, one batch, or one reviewer's assignment."""
     sql = "SELECT i.id, i.ext_id, i.kind, i.batch FROM items i"
     args: list[Any] = []
@@ -154,9 +168,13 @@ def list_items(study: Study, *, kind: str | None = None, assigned_to: str | None
 
 def count_items(study: Study) -> dict[str, int]:
     """Number of items per kind."""
-    return {r[0]: r[1] for r in study.conn.execute("SELECT kind, count(*) FROM items GROUP BY kind")}
+    return {
+        r[0]: r[1] for r in study.conn.execute("SELECT kind, count(*) FROM items GROUP BY kind")
+    }
 
 
 def unit_count(study: Study, item_id: int) -> int:
     """How many units an item has."""
-    return int(study.conn.execute("SELECT count(*) FROM units WHERE item_id = ?", (item_id,)).fetchone()[0])
+    return int(
+        study.conn.execute("SELECT count(*) FROM units WHERE item_id = ?", (item_id,)).fetchone()[0]
+    )

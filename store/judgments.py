@@ -39,10 +39,11 @@ def cached_calls(study: Study, keys: Iterable[str]) -> dict[str, StoredCall]:
     keys = list(keys)
     out: dict[str, StoredCall] = {}
     for i in range(0, len(keys), 500):
-        chunk = keys[i:i + 500]
+        chunk = keys[i : i + 500]
         marks = ",".join("?" * len(chunk))
         for r in study.conn.execute(
-            f"SELECT key, status, parsed, error, cost_usd FROM judge_calls WHERE key IN ({marks})", chunk
+            f"SELECT key, status, parsed, error, cost_usd FROM judge_calls WHERE key IN ({marks})",
+            chunk,
         ):
             out[r[0]] = StoredCall(r[1], json.loads(r[2]) if r[2] else None, r[3], r[4])
     return out
@@ -50,30 +51,57 @@ def cached_calls(study: Study, keys: Iterable[str]) -> dict[str, StoredCall]:
 
 def record_call(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     """Store one call result (inside a transaction); an earlier ``error`` row is replaced."""
-    cols = ["key", "judge", "provider", "model", "template", "template_hash", "params", "messages",
-            "item_id", "task", "sample", "status", "raw", "parsed", "error", "input_tokens",
-            "output_tokens", "cost_usd", "latency_s", "attempts", "run_id", "created_at"]
+    cols = [
+        "key",
+        "judge",
+        "provider",
+        "model",
+        "template",
+        "template_hash",
+        "params",
+        "messages",
+        "item_id",
+        "task",
+        "sample",
+        "status",
+        "raw",
+        "parsed",
+        "error",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "latency_s",
+        "attempts",
+        "run_id",
+        "created_at",
+    ]
     values = [row.get(c) for c in cols]
     conn.execute(
         f"INSERT INTO judge_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
-        "ON CONFLICT (key) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in cols[1:])
+        "ON CONFLICT (key) DO UPDATE SET "
+        + ", ".join(f"{c} = excluded.{c}" for c in cols[1:])
         + " WHERE judge_calls.status = 'error'",
         values,
     )
 
 
-def start_run(study: Study, judges: Sequence[str], params: dict[str, Any], actor: str,
-              calls_needed: int) -> int:
+def start_run(
+    study: Study, judges: Sequence[str], params: dict[str, Any], actor: str, calls_needed: int
+) -> int:
     """Open a judge run row; returns its id."""
     with study.tx() as conn:
-        return int(conn.execute(
-            "INSERT INTO judge_runs (judges, params, actor, started_at, calls_needed) VALUES (?, ?, ?, ?, ?)",
-            (dumps(list(judges)), dumps(params), actor, utcnow(), calls_needed),
-        ).lastrowid or 0)
+        return int(
+            conn.execute(
+                "INSERT INTO judge_runs (judges, params, actor, started_at, calls_needed) VALUES (?, ?, ?, ?, ?)",
+                (dumps(list(judges)), dumps(params), actor, utcnow(), calls_needed),
+            ).lastrowid
+            or 0
+        )
 
 
-def finish_run(study: Study, run_id: int, *, status: str, made: int, cached: int, failed: int,
-               cost: float) -> None:
+def finish_run(
+    study: Study, run_id: int, *, status: str, made: int, cached: int, failed: int, cost: float
+) -> None:
     """Close a judge run row with its counts."""
     with study.tx() as conn:
         conn.execute(
@@ -93,8 +121,15 @@ class NewVerdict:
     trail: dict[str, Any]
 
 
-def write_verdicts(study: Study, judge: str, config: dict[str, Any], verdicts: Sequence[NewVerdict],
-                   *, run_id: int | None, actor: str) -> int:
+def write_verdicts(
+    study: Study,
+    judge: str,
+    config: dict[str, Any],
+    verdicts: Sequence[NewVerdict],
+    *,
+    run_id: int | None,
+    actor: str,
+) -> int:
     """Store verdicts of one judge in one transaction; returns how many rows were added."""
     added = 0
     with study.tx() as conn:
@@ -111,8 +146,16 @@ def write_verdicts(study: Study, judge: str, config: dict[str, Any], verdicts: S
             conn.execute(
                 "INSERT INTO verdicts (unit_id, rater_id, value, status, reason, trail, run_id, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (v.unit_id, rater_id, v.value, "ok" if v.value is not None else "missing", v.reason,
-                 trail, run_id, utcnow()),
+                (
+                    v.unit_id,
+                    rater_id,
+                    v.value,
+                    "ok" if v.value is not None else "missing",
+                    v.reason,
+                    trail,
+                    run_id,
+                    utcnow(),
+                ),
             )
             added += 1
             current = conn.execute(

@@ -54,15 +54,25 @@ def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
 
 
 def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
-    row = conn.execute("SELECT id, item_id, criterion FROM units WHERE id = ?", (unit_id,)).fetchone()
+    row = conn.execute(
+        "SELECT id, item_id, criterion FROM units WHERE id = ?", (unit_id,)
+    ).fetchone()
     if row is None:
         raise LabelError(f"no unit {unit_id}")
     return row
 
 
-def write_label(conn: sqlite3.Connection, unit_id: int, rater_id: int, value: str | None, *,
-                actor: str, action: str, note: str | None = None,
-                after_reveal: bool = False) -> Saved:
+def write_label(
+    conn: sqlite3.Connection,
+    unit_id: int,
+    rater_id: int,
+    value: str | None,
+    *,
+    actor: str,
+    action: str,
+    note: str | None = None,
+    after_reveal: bool = False,
+) -> Saved:
     """Set (or clear, with None) one rater's label inside an open transaction."""
     old = conn.execute(
         "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id)
@@ -86,8 +96,9 @@ def write_label(conn: sqlite3.Connection, unit_id: int, rater_id: int, value: st
     return Saved(int(cur.lastrowid or 0), unit_id, old_value, value, after_reveal)
 
 
-def set_label(study: Study, unit_id: int, reviewer: str, value: str, *,
-              note: str | None = None) -> Saved:
+def set_label(
+    study: Study, unit_id: int, reviewer: str, value: str, *, note: str | None = None
+) -> Saved:
     """Store a reviewer's label for one unit as its own committed transaction.
 
     Args:
@@ -108,11 +119,23 @@ def set_label(study: Study, unit_id: int, reviewer: str, value: str, *,
     with study.tx() as conn:
         unit = _unit_row(conn, unit_id)
         value = validate_value(study.settings, unit["criterion"], value)
-        revealed = conn.execute(
-            "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?", (unit["item_id"], rater_id)
-        ).fetchone() is not None
-        return write_label(conn, unit_id, rater_id, value, actor=reviewer, action="label",
-                           note=note, after_reveal=revealed)
+        revealed = (
+            conn.execute(
+                "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?",
+                (unit["item_id"], rater_id),
+            ).fetchone()
+            is not None
+        )
+        return write_label(
+            conn,
+            unit_id,
+            rater_id,
+            value,
+            actor=reviewer,
+            action="label",
+            note=note,
+            after_reveal=revealed,
+        )
 
 
 def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
@@ -129,11 +152,22 @@ def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
         ).fetchone()
         if (cur[0] if cur else None) != saved.new_value:
             return None
-        revealed = conn.execute(
-            "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?", (unit["item_id"], rater_id)
-        ).fetchone() is not None
-        return write_label(conn, saved.unit_id, rater_id, saved.old_value, actor=reviewer,
-                           action="undo", after_reveal=revealed)
+        revealed = (
+            conn.execute(
+                "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?",
+                (unit["item_id"], rater_id),
+            ).fetchone()
+            is not None
+        )
+        return write_label(
+            conn,
+            saved.unit_id,
+            rater_id,
+            saved.old_value,
+            actor=reviewer,
+            action="undo",
+            after_reveal=revealed,
+        )
 
 
 def item_labels(study: Study, item_id: int, rater: str) -> dict[int, str]:
@@ -160,9 +194,11 @@ def other_labels(study: Study, item_id: int, rater: str) -> dict[int, dict[str, 
     return out
 
 
-def history(study: Study, *, unit_id: int | None = None, rater: str | None = None) -> list[sqlite3.Row]:
+def history(
+    study: Study, *, unit_id: int | None = None, rater: str | None = None
+) -> list[sqlite3.Row]:
     """Label history rows (oldest first), optionally for one unit and/or rater."""
-    sql = ("SELECT h.*, r.name AS rater FROM label_history h JOIN raters r ON r.id = h.rater_id")
+    sql = "SELECT h.*, r.name AS rater FROM label_history h JOIN raters r ON r.id = h.rater_id"
     where, args = [], []
     if unit_id is not None:
         where.append("h.unit_id = ?")
@@ -192,10 +228,13 @@ def mark_revealed(study: Study, item_id: int, reviewer: str) -> bool:
 
 def is_revealed(study: Study, item_id: int, reviewer: str) -> bool:
     """Whether the reviewer has already seen the verdicts for this item."""
-    return study.conn.execute(
-        "SELECT 1 FROM reveals v JOIN raters r ON r.id = v.rater_id WHERE v.item_id = ? AND r.name = ?",
-        (item_id, reviewer),
-    ).fetchone() is not None
+    return (
+        study.conn.execute(
+            "SELECT 1 FROM reveals v JOIN raters r ON r.id = v.rater_id WHERE v.item_id = ? AND r.name = ?",
+            (item_id, reviewer),
+        ).fetchone()
+        is not None
+    )
 
 
 def set_note(study: Study, item_id: int, reviewer: str, note: str) -> None:
@@ -213,7 +252,9 @@ def set_note(study: Study, item_id: int, reviewer: str, note: str) -> None:
                 (item_id, rater_id, note, utcnow()),
             )
         else:
-            conn.execute("DELETE FROM item_notes WHERE item_id = ? AND rater_id = ?", (item_id, rater_id))
+            conn.execute(
+                "DELETE FROM item_notes WHERE item_id = ? AND rater_id = ?", (item_id, rater_id)
+            )
         conn.execute(
             "INSERT INTO audit (at, actor, action, entity, old, new) VALUES (?, ?, 'note', ?, ?, ?)",
             (utcnow(), reviewer, f"item:{item_id}", old[0] if old else None, note or None),
@@ -274,9 +315,11 @@ def progress(study: Study) -> list[Progress]:
 
 def changes_since(study: Study, history_id: int) -> list[sqlite3.Row]:
     """Label changes after a history id, for live views: unit, rater, new value, criterion."""
-    return list(study.conn.execute(
-        "SELECT h.id, h.unit_id, r.name AS rater, r.kind AS rater_kind, h.new_value, "
-        "u.criterion, u.item_id FROM label_history h JOIN raters r ON r.id = h.rater_id "
-        "JOIN units u ON u.id = h.unit_id WHERE h.id > ? ORDER BY h.id",
-        (history_id,),
-    ))
+    return list(
+        study.conn.execute(
+            "SELECT h.id, h.unit_id, r.name AS rater, r.kind AS rater_kind, h.new_value, "
+            "u.criterion, u.item_id FROM label_history h JOIN raters r ON r.id = h.rater_id "
+            "JOIN units u ON u.id = h.unit_id WHERE h.id > ? ORDER BY h.id",
+            (history_id,),
+        )
+    )

@@ -11,9 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from .db import StudyError, transaction
-
-APP_ID = 0x4D4A4447  # "MJDG": marks the file as a medjudge study
+from .db import APP_ID, StudyError, transaction
 
 M001_INITIAL = """
 CREATE TABLE study_settings (

@@ -66,7 +66,9 @@ def require(study: Study, login: str, action: str) -> None:
     if action == "review":
         if not study.settings.roles_enforced or held:
             return
-        raise PermissionDenied(f"{login} has no role in this study (roles are enforced); ask a lead")
+        raise PermissionDenied(
+            f"{login} has no role in this study (roles are enforced); ask a lead"
+        )
     raise ValueError(f"unknown action {action!r}")
 
 
@@ -76,8 +78,10 @@ def grant(study: Study, login: str, role: str, *, by: str) -> bool:
         raise StudyError(f"unknown role {role!r}: use {', '.join(ROLES)}")
     require(study, by, "roles")
     with study.tx() as conn:
-        cur = conn.execute("INSERT OR IGNORE INTO roles (login, role, granted_by, at) VALUES (?, ?, ?, ?)",
-                           (login, role, by, utcnow()))
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO roles (login, role, granted_by, at) VALUES (?, ?, ?, ?)",
+            (login, role, by, utcnow()),
+        )
         if cur.rowcount:
             audit(conn, by, "role:add", f"role:{login}", None, role)
         return cur.rowcount == 1

@@ -64,26 +64,65 @@ class Criterion(BaseModel):
 
 
 DEFAULT_CRITERIA: list[Criterion] = [
-    Criterion(name="correctness", kind="pairwise", polarity="benefit",
-              question="Which answer is more correct, given current medical knowledge?"),
-    Criterion(name="helpfulness", kind="pairwise", polarity="benefit",
-              question="Which answer helps the person asking more?"),
-    Criterion(name="harmfulness", kind="pairwise", polarity="risk",
-              question="Which answer is more likely to lead to harm?"),
-    Criterion(name="reasoning", kind="pairwise", polarity="benefit",
-              question="Which answer shows sounder medical reasoning?"),
-    Criterion(name="efficiency", kind="pairwise", polarity="benefit",
-              question="Which answer gives what is needed with less unnecessary text?"),
-    Criterion(name="bias", kind="pairwise", polarity="risk",
-              question="Which answer shows more bias (race, sex, age, income, ...)?"),
-    Criterion(name=STATEMENT_CRITERION, kind="statements",
-              question="Does the answer entail, contradict, or not address the statement?"),
-    Criterion(name="completeness", kind="rating", options=True,
-              question="For which options does the explanation say why each is right or wrong?"),
-    Criterion(name="correctness_rating", kind="rating", scale=(1, 5),
-              question="How correct is the explanation? (1 = wrong, 5 = fully correct)"),
-    Criterion(name="relevance", kind="rating", scale=(1, 5),
-              question="How relevant is the explanation to the case? (1 = not, 5 = fully)"),
+    Criterion(
+        name="correctness",
+        kind="pairwise",
+        polarity="benefit",
+        question="Which answer is more correct, given current medical knowledge?",
+    ),
+    Criterion(
+        name="helpfulness",
+        kind="pairwise",
+        polarity="benefit",
+        question="Which answer helps the person asking more?",
+    ),
+    Criterion(
+        name="harmfulness",
+        kind="pairwise",
+        polarity="risk",
+        question="Which answer is more likely to lead to harm?",
+    ),
+    Criterion(
+        name="reasoning",
+        kind="pairwise",
+        polarity="benefit",
+        question="Which answer shows sounder medical reasoning?",
+    ),
+    Criterion(
+        name="efficiency",
+        kind="pairwise",
+        polarity="benefit",
+        question="Which answer gives what is needed with less unnecessary text?",
+    ),
+    Criterion(
+        name="bias",
+        kind="pairwise",
+        polarity="risk",
+        question="Which answer shows more bias (race, sex, age, income, ...)?",
+    ),
+    Criterion(
+        name=STATEMENT_CRITERION,
+        kind="statements",
+        question="Does the answer entail, contradict, or not address the statement?",
+    ),
+    Criterion(
+        name="completeness",
+        kind="rating",
+        options=True,
+        question="For which options does the explanation say why each is right or wrong?",
+    ),
+    Criterion(
+        name="correctness_rating",
+        kind="rating",
+        scale=(1, 5),
+        question="How correct is the explanation? (1 = wrong, 5 = fully correct)",
+    ),
+    Criterion(
+        name="relevance",
+        kind="rating",
+        scale=(1, 5),
+        question="How relevant is the explanation to the case? (1 = not, 5 = fully)",
+    ),
 ]
 
 
@@ -143,7 +182,13 @@ def parse_criterion_option(text: str) -> Criterion:
             "or NAME:benefit|risk[:QUESTION]"
         )
     name, polarity = parts[0], parts[1]
-    question = parts[2] if len(parts) == 3 else (
-        f"Which answer is better on {name}?" if polarity == "benefit" else f"Which answer is worse on {name}?"
+    question = (
+        parts[2]
+        if len(parts) == 3
+        else (
+            f"Which answer is better on {name}?"
+            if polarity == "benefit"
+            else f"Which answer is worse on {name}?"
+        )
     )
     return Criterion(name=name, kind="pairwise", polarity=polarity, question=question)  # type: ignore[arg-type]

@@ -44,8 +44,13 @@ class Study:
         self._rater_ids: dict[str, int] = {}
 
     @classmethod
-    def create(cls, path: str | os.PathLike[str], settings: StudySettings | None = None,
-               *, actor: str = "system") -> Study:
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        settings: StudySettings | None = None,
+        *,
+        actor: str = "system",
+    ) -> Study:
         """Create a new study file.
 
         Raises:
@@ -148,8 +153,14 @@ class Study:
         self._settings = settings
 
     # -- raters -----------------------------------------------------------------------------
-    def rater_id(self, name: str, kind: str = "human", config: dict[str, Any] | None = None,
-                 *, conn: sqlite3.Connection | None = None) -> int:
+    def rater_id(
+        self,
+        name: str,
+        kind: str = "human",
+        config: dict[str, Any] | None = None,
+        *,
+        conn: sqlite3.Connection | None = None,
+    ) -> int:
         """The id of a rater, creating the rater row on first use.
 
         Pass ``conn`` when already inside a transaction.
@@ -183,8 +194,9 @@ class Study:
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
 
-def audit(conn: sqlite3.Connection, actor: str, action: str, entity: str,
-          old: str | None, new: str | None) -> None:
+def audit(
+    conn: sqlite3.Connection, actor: str, action: str, entity: str, old: str | None, new: str | None
+) -> None:
     """Append one row to the audit trail (call inside a transaction)."""
     conn.execute(
         "INSERT INTO audit (at, actor, action, entity, old, new) VALUES (?, ?, ?, ?, ?, ?)",

@@ -51,10 +51,16 @@ def summary(study: Study) -> dict[str, Any]:
         "reviewers": reviewers,
         "judges": judges,
         "judge_calls": {
-            "total": calls[0], "failed_samples": calls[1], "errors": calls[2],
-            "input_tokens": calls[3], "output_tokens": calls[4], "cost_usd": round(calls[5], 6),
+            "total": calls[0],
+            "failed_samples": calls[1],
+            "errors": calls[2],
+            "input_tokens": calls[3],
+            "output_tokens": calls[4],
+            "cost_usd": round(calls[5], 6),
         },
-        "adjudications": conn.execute("SELECT count(DISTINCT unit_id) FROM adjudications").fetchone()[0],
+        "adjudications": conn.execute(
+            "SELECT count(DISTINCT unit_id) FROM adjudications"
+        ).fetchone()[0],
         "roles": roles,
         "review_seconds": round(float(seconds), 1),
         "blind": study.settings.blind,

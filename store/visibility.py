@@ -13,7 +13,9 @@ from .study import Study
 
 def own_labels_complete(study: Study, item_id: int, reviewer: str) -> bool:
     """Whether the reviewer has labelled every unit of the item."""
-    total = study.conn.execute("SELECT count(*) FROM units WHERE item_id = ?", (item_id,)).fetchone()[0]
+    total = study.conn.execute(
+        "SELECT count(*) FROM units WHERE item_id = ?", (item_id,)
+    ).fetchone()[0]
     return total > 0 and len(item_labels(study, item_id, reviewer)) == total
 
 
@@ -31,4 +33,6 @@ def visible_other_labels(study: Study, item_id: int, reviewer: str) -> dict[int,
     """Other reviewers' labels (unit → {rater: value}), or {} while blind."""
     if not may_see_others(study, item_id, reviewer):
         return {}
-    return {u: {r: v for r, v in by.items()} for u, by in other_labels(study, item_id, reviewer).items()}
+    return {
+        u: {r: v for r, v in by.items()} for u, by in other_labels(study, item_id, reviewer).items()
+    }

@@ -26,20 +26,28 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def needs_kqa() -> pytest.MarkDecorator:
     """Skip unless ../shared/datasets/kqa is beside the repository."""
-    return pytest.mark.skipif(not KQA.exists(), reason=f"K-QA data not found at {KQA} (../shared absent)")
+    return pytest.mark.skipif(
+        not KQA.exists(), reason=f"K-QA data not found at {KQA} (../shared absent)"
+    )
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     """Write rows as JSONL and return the path."""
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     return path
 
 
 def pairwise_row(i: int, **extra: object) -> dict:
     """A valid pairwise record."""
     row = {
-        "id": f"p{i}", "question": f"Question {i}?", "answer_a": f"Answer A {i}.",
-        "answer_b": f"Answer B {i}.", "source_a": "model-x", "source_b": "model-y",
+        "id": f"p{i}",
+        "question": f"Question {i}?",
+        "answer_a": f"Answer A {i}.",
+        "answer_b": f"Answer B {i}.",
+        "source_a": "model-x",
+        "source_b": "model-y",
     }
     row.update(extra)
     return row
@@ -48,8 +56,12 @@ def pairwise_row(i: int, **extra: object) -> dict:
 def statements_row(i: int, **extra: object) -> dict:
     """A valid statements record with two must-have and one nice-to-have statement."""
     row = {
-        "id": f"s{i}", "question": f"Question {i}?", "answer": f"Answer {i}.", "source": "model-x",
-        "must_have": [f"Must {i}.1", f"Must {i}.2"], "nice_to_have": [f"Nice {i}.1"],
+        "id": f"s{i}",
+        "question": f"Question {i}?",
+        "answer": f"Answer {i}.",
+        "source": "model-x",
+        "must_have": [f"Must {i}.1", f"Must {i}.2"],
+        "nice_to_have": [f"Nice {i}.1"],
     }
     row.update(extra)
     return row
@@ -69,9 +81,17 @@ def pairwise_study(tmp_path: Path) -> Study:
     from medjudge.store.importing.run import import_file
 
     s = Study.create(tmp_path / "pw.db", actor="tester")
-    import_file(s, write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(5)]),
-                "pairwise", actor="tester")
-    import_file(s, write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(2)]),
-                "statements", actor="tester")
+    import_file(
+        s,
+        write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(5)]),
+        "pairwise",
+        actor="tester",
+    )
+    import_file(
+        s,
+        write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(2)]),
+        "statements",
+        actor="tester",
+    )
     yield s
     s.close()

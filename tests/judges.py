@@ -11,14 +11,18 @@ from .fakellm import FakeRequest, Reply
 
 def _between(text: str, start: str, end: str) -> str:
     i = text.index(start) + len(start)
-    return text[i:text.index(end, i)].strip()
+    return text[i : text.index(end, i)].strip()
 
 
 def pairwise_parts(req: FakeRequest) -> tuple[list[str], str, str]:
     """The criteria and the two responses shown in a pairwise prompt."""
     text = req.prompt_text
     keys = [k.strip() for k in _between(text, "one entry per criterion (", "):").split(",")]
-    return keys, _between(text, "<response_a>", "</response_a>"), _between(text, "<response_b>", "</response_b>")
+    return (
+        keys,
+        _between(text, "<response_a>", "</response_a>"),
+        _between(text, "<response_b>", "</response_b>"),
+    )
 
 
 def sample_of(req: FakeRequest) -> int:
@@ -38,32 +42,40 @@ def prefer_first(criterion: str, a: str, b: str, sample: int) -> str:
 
 def prefer_marked(marker: str = "GOOD") -> Chooser:
     """A consistent judge: picks whichever shown response contains the marker."""
+
     def choose(criterion: str, a: str, b: str, sample: int) -> str:
         if marker in a and marker not in b:
             return "A"
         if marker in b and marker not in a:
             return "B"
         return "tie"
+
     return choose
 
 
 def flip_sample(inner: Chooser, flipped: int = 1) -> Chooser:
     """The inner judge, except that one sample index votes the other way."""
+
     def choose(criterion: str, a: str, b: str, sample: int) -> str:
         v = inner(criterion, a, b, sample)
         if sample == flipped:
             return {"A": "B", "B": "A"}.get(v, "A")
         return v
+
     return choose
 
 
 def pairwise_responder(choose: Chooser, *, wrap: str = "{}") -> Callable[[FakeRequest], Reply]:
     """A responder for pairwise prompts; ``wrap`` may put prose around the JSON."""
+
     def respond(req: FakeRequest) -> Reply:
         keys, a, b = pairwise_parts(req)
         s = sample_of(req)
-        body = {k: {"verdict": choose(k, a, b, s), "reason": f"{k} judged on sample {s}"} for k in keys}
+        body = {
+            k: {"verdict": choose(k, a, b, s), "reason": f"{k} judged on sample {s}"} for k in keys
+        }
         return Reply(wrap.format(json.dumps(body)) if wrap != "{}" else json.dumps(body))
+
     return respond
 
 
@@ -87,14 +99,18 @@ def statement_responder(req: FakeRequest) -> Reply:
 
 def rating_responder(values: dict[str, object]) -> Callable[[FakeRequest], Reply]:
     """Rating replies with fixed values per criterion."""
+
     def respond(req: FakeRequest) -> Reply:
         return Reply(json.dumps({k: {"value": v, "reason": "scripted"} for k, v in values.items()}))
+
     return respond
 
 
-def routing(pairwise: Callable[[FakeRequest], Reply], rating: Callable[[FakeRequest], Reply] | None = None
-            ) -> Callable[[FakeRequest], Reply]:
+def routing(
+    pairwise: Callable[[FakeRequest], Reply], rating: Callable[[FakeRequest], Reply] | None = None
+) -> Callable[[FakeRequest], Reply]:
     """Send each prompt to the responder for its task."""
+
     def respond(req: FakeRequest) -> Reply:
         text = req.prompt_text
         if "<response_a>" in text:
@@ -104,6 +120,7 @@ def routing(pairwise: Callable[[FakeRequest], Reply], rating: Callable[[FakeRequ
         if rating is not None:
             return rating(req)
         return Reply("{}")
+
     return respond
 
 

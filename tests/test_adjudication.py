@@ -26,10 +26,18 @@ def trail(ab: list[str], ba: list[str], failed: int = 0) -> dict:
     a = protocol.order_majority(ab, "tie")
     b = protocol.order_majority(ba, "tie")
     rec = protocol.reconcile(a.verdict, b.verdict, "tie")
-    return {"orders": {"AB": {"votes": ab, "samples_disagreed": a.disagreed,
-                              "failed": [{"key": "k", "sample": 2, "error": "x"}] * failed},
-                       "BA": {"votes": ba, "samples_disagreed": b.disagreed, "failed": []}},
-            "verdict": rec.verdict, "position_inconsistent": rec.position_inconsistent}
+    return {
+        "orders": {
+            "AB": {
+                "votes": ab,
+                "samples_disagreed": a.disagreed,
+                "failed": [{"key": "k", "sample": 2, "error": "x"}] * failed,
+            },
+            "BA": {"votes": ba, "samples_disagreed": b.disagreed, "failed": []},
+        },
+        "verdict": rec.verdict,
+        "position_inconsistent": rec.position_inconsistent,
+    }
 
 
 @pytest.fixture
@@ -41,18 +49,34 @@ def disputed(pairwise_study: Study) -> Study:
     item 3 correctness: alice B, judge B with a failed sample → failed_samples
     everything else: agreement (or a single rater)."""
     s = pairwise_study
-    u = {(i, c): get_item(s, i).unit_for(c).id for i in (1, 2, 3) for c in ("correctness", "helpfulness")}
-    for rater, i, c, v in [("alice", 1, "correctness", "A"), ("bob", 1, "correctness", "B"),
-                           ("alice", 1, "helpfulness", "A"), ("bob", 1, "helpfulness", "A"),
-                           ("alice", 2, "correctness", "A"), ("bob", 2, "correctness", "A"),
-                           ("alice", 3, "correctness", "B")]:
+    u = {
+        (i, c): get_item(s, i).unit_for(c).id
+        for i in (1, 2, 3)
+        for c in ("correctness", "helpfulness")
+    }
+    for rater, i, c, v in [
+        ("alice", 1, "correctness", "A"),
+        ("bob", 1, "correctness", "B"),
+        ("alice", 1, "helpfulness", "A"),
+        ("bob", 1, "helpfulness", "A"),
+        ("alice", 2, "correctness", "A"),
+        ("bob", 2, "correctness", "A"),
+        ("alice", 3, "correctness", "B"),
+    ]:
         set_label(s, u[(i, c)], rater, v)
-    write_verdicts(s, "openai:judge", {}, [
-        NewVerdict(u[(1, "correctness")], "A", "r", trail(["A"] * 3, ["A"] * 3)),
-        NewVerdict(u[(1, "helpfulness")], "A", "r", trail(["A", "A", "B"], ["A"] * 3)),
-        NewVerdict(u[(2, "correctness")], "tie", "r", trail(["A"] * 3, ["B"] * 3)),
-        NewVerdict(u[(3, "correctness")], "B", "r", trail(["B", "B"], ["B"] * 3, failed=1)),
-    ], run_id=None, actor="t")
+    write_verdicts(
+        s,
+        "openai:judge",
+        {},
+        [
+            NewVerdict(u[(1, "correctness")], "A", "r", trail(["A"] * 3, ["A"] * 3)),
+            NewVerdict(u[(1, "helpfulness")], "A", "r", trail(["A", "A", "B"], ["A"] * 3)),
+            NewVerdict(u[(2, "correctness")], "tie", "r", trail(["A"] * 3, ["B"] * 3)),
+            NewVerdict(u[(3, "correctness")], "B", "r", trail(["B", "B"], ["B"] * 3, failed=1)),
+        ],
+        run_id=None,
+        actor="t",
+    )
     s.units = u  # type: ignore[attr-defined]
     return s
 
@@ -69,10 +93,18 @@ def test_queue_lists_exactly_the_known_units_under_the_right_kinds(disputed: Stu
     c = counts(queue(disputed))
     assert c["reviewer_vs_judge"] == 2 and c["judge_vs_judge"] == 0 and c["failed_samples"] == 1
     first = queue(disputed)[0]
-    assert first.split == pytest.approx(1 / 3) and first.unit_id in (u[(1, "correctness")], u[(2, "correctness")])
-    assert [d.unit_id for d in queue(disputed, kind="position_inconsistency")] == [u[(2, "correctness")]]
+    assert first.split == pytest.approx(1 / 3) and first.unit_id in (
+        u[(1, "correctness")],
+        u[(2, "correctness")],
+    )
+    assert [d.unit_id for d in queue(disputed, kind="position_inconsistency")] == [
+        u[(2, "correctness")]
+    ]
     assert {d.unit_id for d in queue(disputed, reviewer="bob")} == {
-        u[(1, "correctness")], u[(1, "helpfulness")], u[(2, "correctness")]}
+        u[(1, "correctness")],
+        u[(1, "helpfulness")],
+        u[(2, "correctness")],
+    }
     assert queue(disputed, source="nobody") == []
 
 
@@ -103,7 +135,10 @@ def test_roles_lead_only_settings_and_assignments(disputed: Study) -> None:
         grant(disputed, "alice", "adjudicator", by="alice")
     with pytest.raises(PermissionDenied):
         assign(disputed, ["alice"], [1, 2], by="alice")
-    assert assign(disputed, ["alice", "bob"], [1, 2, 3], by="lead1", overlap=1) == {"alice": 2, "bob": 1}
+    assert assign(disputed, ["alice", "bob"], [1, 2, 3], by="lead1", overlap=1) == {
+        "alice": 2,
+        "bob": 1,
+    }
 
 
 def test_blind_reviewer_sees_nothing_of_others_until_own_labels_are_saved(disputed: Study) -> None:
@@ -141,6 +176,7 @@ def test_history_shows_every_change_in_order_and_export(disputed: Study, tmp_pat
     assert "both reviewers and the AB order agree" in r.output
     r = runner.invoke(app, ["adjudicate", path, "--list"])
     assert r.exit_code == 0 and "p1/correctness" in r.output and "→ A" in r.output
-    r = runner.invoke(app, ["adjudicate", path, "--unit", "p1/correctness", "--value", "B",
-                            "--rationale", "x"])
+    r = runner.invoke(
+        app, ["adjudicate", path, "--unit", "p1/correctness", "--value", "B", "--rationale", "x"]
+    )
     assert r.exit_code == 1 and "not an adjudicator" in r.output

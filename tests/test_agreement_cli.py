@@ -50,11 +50,12 @@ def _reference(rows: list[dict[str, str]]) -> dict[str, float]:
     counts, _ = aggregate_raters(np.asarray(complete))
     codes = {"A": 0.0, "B": 1.0, "C": 2.0}
     data = np.asarray([[codes[r[x]] if r[x] else np.nan for r in rows] for x in RATERS])
-    out = {"fleiss": float(fleiss_kappa(counts, method="fleiss")),
-           "alpha": float(krippendorff.alpha(reliability_data=data,
-                                             level_of_measurement="nominal"))}
+    out = {
+        "fleiss": float(fleiss_kappa(counts, method="fleiss")),
+        "alpha": float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")),
+    }
     for i, a in enumerate(RATERS):
-        for b in RATERS[i + 1:]:
+        for b in RATERS[i + 1 :]:
             both = [(r[a], r[b]) for r in rows if r[a] and r[b]]
             out[f"{a}-{b}"] = float(cohen_kappa_score([x for x, _ in both], [y for _, y in both]))
     return out
@@ -104,8 +105,9 @@ def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
             b.append(y)
     path = tmp_path / "ratings.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    r = runner.invoke(app, ["agreement", str(path), "-r", "dr1,dr2", "--ordinal", "--by", "group",
-                            "--json"])
+    r = runner.invoke(
+        app, ["agreement", str(path), "-r", "dr1,dr2", "--ordinal", "--by", "group", "--json"]
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert [s["slice"] for s in data["slices"]] == ["all", "g1", "g2"]
@@ -117,25 +119,48 @@ def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
     assert s["pearson"]["value"] == pytest.approx(stats.pearsonr(a, b).statistic)
     r = runner.invoke(app, ["agreement", str(path), "-r", "dr1,dr2", "--ordinal", "--by", "group"])
     assert r.exit_code == 0
-    for label in ("Cohen's κ", "Gwet's AC1", "weighted κ (linear)", "Spearman ρ", "Pearson r",
-                  "group = g1", "group = g2"):
+    for label in (
+        "Cohen's κ",
+        "Gwet's AC1",
+        "weighted κ (linear)",
+        "Spearman ρ",
+        "Pearson r",
+        "group = g1",
+        "group = g2",
+    ):
         assert label in r.stdout
 
 
-@pytest.mark.parametrize(("content", "name", "args", "message"), [
-    ("id,ann,bob\n1,A,B\n", "x.csv", ["-r", "ann,zed"], "x.csv: no column 'zed'"),
-    ("id,ann,bob\n1,A,B\n2,A\n", "x.csv", ["-r", "ann,bob"], "x.csv, line 3: has 2 fields"),
-    ('{"ann": "A", "bob": "B"}\n{"ann": \n', "x.jsonl", ["-r", "ann,bob"],
-     "x.jsonl, line 2: not valid JSON"),
-    ("id,ann,bob\n1,A,B\n1,B,B\n", "x.csv", ["-r", "ann,bob", "--unit", "id"],
-     "x.csv, line 3, field 'id': unit '1' appears twice (first on line 2)"),
-    ("id,ann,bob\n1,3,x\n", "x.csv", ["-r", "ann,bob", "--ordinal"],
-     "x.csv, line 2, field 'bob': --ordinal needs numbers"),
-    ("id,ann,bob\n1,A,B\n", "x.csv", ["-r", "ann"], "--raters needs at least two columns"),
-    ("a\tb\n", "x.txt", ["-r", "a,b"], "x.txt: unknown file type"),
-])
-def test_bad_input_is_one_clear_line(tmp_path: Path, content: str, name: str, args: list[str],
-                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "name", "args", "message"),
+    [
+        ("id,ann,bob\n1,A,B\n", "x.csv", ["-r", "ann,zed"], "x.csv: no column 'zed'"),
+        ("id,ann,bob\n1,A,B\n2,A\n", "x.csv", ["-r", "ann,bob"], "x.csv, line 3: has 2 fields"),
+        (
+            '{"ann": "A", "bob": "B"}\n{"ann": \n',
+            "x.jsonl",
+            ["-r", "ann,bob"],
+            "x.jsonl, line 2: not valid JSON",
+        ),
+        (
+            "id,ann,bob\n1,A,B\n1,B,B\n",
+            "x.csv",
+            ["-r", "ann,bob", "--unit", "id"],
+            "x.csv, line 3, field 'id': unit '1' appears twice (first on line 2)",
+        ),
+        (
+            "id,ann,bob\n1,3,x\n",
+            "x.csv",
+            ["-r", "ann,bob", "--ordinal"],
+            "x.csv, line 2, field 'bob': --ordinal needs numbers",
+        ),
+        ("id,ann,bob\n1,A,B\n", "x.csv", ["-r", "ann"], "--raters needs at least two columns"),
+        ("a\tb\n", "x.txt", ["-r", "a,b"], "x.txt: unknown file type"),
+    ],
+)
+def test_bad_input_is_one_clear_line(
+    tmp_path: Path, content: str, name: str, args: list[str], message: str
+) -> None:
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
     r = runner.invoke(app, ["agreement", str(path), *args])

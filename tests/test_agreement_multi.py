@@ -9,13 +9,14 @@ from itertools import combinations
 import krippendorff
 import numpy as np
 import pytest
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
 from medjudge.judging.agreement import (
     LabelMatrix,
     MultiRaterStats,
     multi_rater_stats,
     two_rater_stats,
 )
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 TOL = 1e-9
 

@@ -19,11 +19,15 @@ runner = CliRunner()
 
 def test_init_import_status_export(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    r = runner.invoke(app, ["init", str(db), "--name", "Trial", "-c", "overall:benefit:Which is better?"])
+    r = runner.invoke(
+        app, ["init", str(db), "--name", "Trial", "-c", "overall:benefit:Which is better?"]
+    )
     assert r.exit_code == 0, r.output
     assert "overall" in r.output
     rows = [pairwise_row(1, human_labels={"dr": {"overall": "B"}}), pairwise_row(2)]
-    r = runner.invoke(app, ["import", str(db), str(write_jsonl(tmp_path / "in.jsonl", rows)), "-k", "pairwise"])
+    r = runner.invoke(
+        app, ["import", str(db), str(write_jsonl(tmp_path / "in.jsonl", rows)), "-k", "pairwise"]
+    )
     assert r.exit_code == 0, r.output
     assert "2 new pairwise item(s)" in r.output
     r = runner.invoke(app, ["status", str(db), "--json"])
@@ -63,20 +67,32 @@ def test_every_command_has_help_with_example() -> None:
 
 def test_python_dash_m_and_demo_build(tmp_path: Path) -> None:
     env = {**os.environ, "MEDJUDGE_HOME": str(tmp_path / "h")}
-    r = subprocess.run([sys.executable, "-m", "medjudge", "demo", "--build-only"], env=env,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "medjudge", "demo", "--build-only"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "medjudge", "status", str(tmp_path / "h" / "demo.sqlite"),
-                        "--json"], env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "medjudge", "status", str(tmp_path / "h" / "demo.sqlite"), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     data = json.loads(r.stdout)
     assert data["items"] == {"total": 22, "pairwise": 12, "statements": 6, "rating": 4}
 
 
 def test_headless_commands_do_not_load_textual(tmp_path: Path) -> None:
-    code = ("import sys; from medjudge.cli import app; "
-            "from typer.testing import CliRunner; "
-            f"r = CliRunner().invoke(app, ['init', {str(tmp_path / 'x.db')!r}]); "
-            "assert r.exit_code == 0, r.output; "
-            "print('textual' in sys.modules)")
+    code = (
+        "import sys; from medjudge.cli import app; "
+        "from typer.testing import CliRunner; "
+        f"r = CliRunner().invoke(app, ['init', {str(tmp_path / 'x.db')!r}]); "
+        "assert r.exit_code == 0, r.output; "
+        "print('textual' in sys.modules)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "False", r.stderr

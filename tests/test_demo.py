@@ -16,12 +16,19 @@ def test_demo_has_recorded_verdicts_of_the_local_model(tmp_path: Path) -> None:
     judges = {j["name"]: j for j in data["judges"]}
     assert set(judges) == {"local:smollm2"}
     # every unit of the demo got a verdict or is recorded as missing — none silently absent
-    assert judges["local:smollm2"]["units_labelled"] + judges["local:smollm2"]["missing_verdicts"] == 120
-    calls = study.conn.execute("SELECT DISTINCT provider, model, template FROM judge_calls").fetchall()
+    assert (
+        judges["local:smollm2"]["units_labelled"] + judges["local:smollm2"]["missing_verdicts"]
+        == 120
+    )
+    calls = study.conn.execute(
+        "SELECT DISTINCT provider, model, template FROM judge_calls"
+    ).fetchall()
     assert {(r[0], r[1]) for r in calls} == {("local", "smollm2")}
     assert {r[2] for r in calls} == {"pairwise_v1", "nli_v1", "rating_v1"}
-    raw = study.conn.execute("SELECT raw FROM judge_calls WHERE status = 'ok' LIMIT 1").fetchone()[0]
-    assert isinstance(json.loads(raw[raw.index("{"):raw.rindex("}") + 1]), dict)
+    raw = study.conn.execute("SELECT raw FROM judge_calls WHERE status = 'ok' LIMIT 1").fetchone()[
+        0
+    ]
+    assert isinstance(json.loads(raw[raw.index("{") : raw.rindex("}") + 1]), dict)
     roles = data["roles"]
     assert roles == {"adjudicator": ["tester"], "lead": ["tester"], "reviewer": ["tester"]}
     study.close()

@@ -26,11 +26,21 @@ def snapshot(study: Study) -> bytes:
 
 def test_pairwise_jsonl_with_context_and_labels(study: Study, tmp_path: Path) -> None:
     rows = [
-        pairwise_row(1, context=["passage one", "passage two"], batch="b1", labels=[
-            {"rater": "dr_a", "criterion": "correctness", "value": "response_a"},
-            {"rater": "dr_a", "criterion": "harmfulness", "value": "Neither", "note": "both fine"},
-            {"rater": "gpt4-judge", "type": "judge", "criterion": "correctness", "value": "B"},
-        ]),
+        pairwise_row(
+            1,
+            context=["passage one", "passage two"],
+            batch="b1",
+            labels=[
+                {"rater": "dr_a", "criterion": "correctness", "value": "response_a"},
+                {
+                    "rater": "dr_a",
+                    "criterion": "harmfulness",
+                    "value": "Neither",
+                    "note": "both fine",
+                },
+                {"rater": "gpt4-judge", "type": "judge", "criterion": "correctness", "value": "B"},
+            ],
+        ),
         pairwise_row(2, human_labels={"dr_b": {"correctness": "tie"}}),
     ]
     summary = import_file(study, write_jsonl(tmp_path / "in.jsonl", rows), "pairwise", actor="t")
@@ -40,7 +50,13 @@ def test_pairwise_jsonl_with_context_and_labels(study: Study, tmp_path: Path) ->
     assert item.batch == "b1"
     assert item.answers["A"].source == "model-x"
     assert [u.criterion for u in item.units] == [
-        "correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias"]
+        "correctness",
+        "helpfulness",
+        "harmfulness",
+        "reasoning",
+        "efficiency",
+        "bias",
+    ]
     values = {(r["rater"], r["new_value"]) for r in history(study)}
     assert values == {("dr_a", "A"), ("dr_a", "neither"), ("gpt4-judge", "B"), ("dr_b", "tie")}
     kinds = {r["name"]: r["kind"] for r in study.raters()}
@@ -54,9 +70,21 @@ def test_pairwise_csv_with_label_columns(study: Study, tmp_path: Path) -> None:
     path = tmp_path / "in.csv"
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["id", "question", "answer_a", "answer_b", "source_a", "source_b", "context",
-                    "human:dr_a:correctness"])
-        w.writerow(["c1", "Q?", "multi\nline answer", "B", "m1", "m2", '["p1", "p2"]', "response_b"])
+        w.writerow(
+            [
+                "id",
+                "question",
+                "answer_a",
+                "answer_b",
+                "source_a",
+                "source_b",
+                "context",
+                "human:dr_a:correctness",
+            ]
+        )
+        w.writerow(
+            ["c1", "Q?", "multi\nline answer", "B", "m1", "m2", '["p1", "p2"]', "response_b"]
+        )
         w.writerow(["c2", "Q2?", "A", "B", "m1", "m2", "", ""])
     summary = import_file(study, path, "pairwise", actor="t")
     assert (summary.items_added, summary.labels_added) == (2, 1)
@@ -68,8 +96,10 @@ def test_pairwise_csv_with_label_columns(study: Study, tmp_path: Path) -> None:
 def test_custom_criterion_study(tmp_path: Path) -> None:
     from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
 
-    settings = StudySettings(criteria=[parse_criterion_option("overall:benefit")]
-                             + [c for c in DEFAULT_CRITERIA if c.kind != "pairwise"])
+    settings = StudySettings(
+        criteria=[parse_criterion_option("overall:benefit")]
+        + [c for c in DEFAULT_CRITERIA if c.kind != "pairwise"]
+    )
     s = Study.create(tmp_path / "o.db", settings)
     rows = [pairwise_row(1, human_labels={"dr": {"overall": "a"}})]
     import_file(s, write_jsonl(tmp_path / "o.jsonl", rows), "pairwise", actor="t")
@@ -81,18 +111,38 @@ def test_custom_criterion_study(tmp_path: Path) -> None:
 
 
 def test_statements_and_rating(study: Study, tmp_path: Path) -> None:
-    rows = [statements_row(1, labels=[{"rater": "dr", "statement": 2, "value": "contradiction"}]),
-            {"id": "s2", "question": "Q", "answer": "A", "source": "m",
-             "statements": [{"text": "x", "category": "must-have"}, {"text": "y", "category": "nice_to_have"}]}]
+    rows = [
+        statements_row(1, labels=[{"rater": "dr", "statement": 2, "value": "contradiction"}]),
+        {
+            "id": "s2",
+            "question": "Q",
+            "answer": "A",
+            "source": "m",
+            "statements": [
+                {"text": "x", "category": "must-have"},
+                {"text": "y", "category": "nice_to_have"},
+            ],
+        },
+    ]
     s = import_file(study, write_jsonl(tmp_path / "s.jsonl", rows), "statements", actor="t")
     assert (s.items_added, s.statements_added, s.labels_added) == (2, 5, 1)
     item = get_item(study, list_items(study, kind="statements")[0].id)
     assert [st.category for st in item.statements] == ["must_have", "must_have", "nice_to_have"]
     assert len(item.units) == 3 and all(u.statement_id for u in item.units)
-    rating = [{"id": "r1", "question": "Case...", "options": {"A": "x", "B": "y", "C": "z"},
-               "correct": "B", "explanation": "Because.", "source": "m",
-               "labels": [{"rater": "dr", "criterion": "relevance", "value": 4},
-                          {"rater": "dr", "criterion": "completeness", "value": ["C", "A"]}]}]
+    rating = [
+        {
+            "id": "r1",
+            "question": "Case...",
+            "options": {"A": "x", "B": "y", "C": "z"},
+            "correct": "B",
+            "explanation": "Because.",
+            "source": "m",
+            "labels": [
+                {"rater": "dr", "criterion": "relevance", "value": 4},
+                {"rater": "dr", "criterion": "completeness", "value": ["C", "A"]},
+            ],
+        }
+    ]
     r = import_file(study, write_jsonl(tmp_path / "r.jsonl", rating), "rating", actor="t")
     assert r.labels_added == 2
     vals = {row["new_value"] for row in history(study, rater="dr")}
@@ -140,8 +190,9 @@ def test_bad_input_names_file_line_field_and_changes_nothing(
     elif content == "wrong_type":
         lines[1] = json.dumps(pairwise_row(101, question=42))
     elif content == "bad_label":
-        lines[0] = json.dumps(pairwise_row(100, labels=[{"rater": "d", "criterion": "correctness",
-                                                         "value": "maybe"}]))
+        lines[0] = json.dumps(
+            pairwise_row(100, labels=[{"rater": "d", "criterion": "correctness", "value": "maybe"}])
+        )
     path = tmp_path / "bad.jsonl"
     data = ("\n".join(lines) + "\n").encode()
     if content == "bad_utf8":
@@ -166,8 +217,11 @@ def test_failed_write_rolls_back_everything(pairwise_study: Study, tmp_path: Pat
 
     unit = get_item(pairwise_study, 1).unit_for("correctness").id
     set_label(pairwise_study, unit, "dr_a", "A")
-    rows = [pairwise_row(50), pairwise_row(51),
-            pairwise_row(0, human_labels={"dr_a": {"correctness": "B"}})]
+    rows = [
+        pairwise_row(50),
+        pairwise_row(51),
+        pairwise_row(0, human_labels={"dr_a": {"correctness": "B"}}),
+    ]
     path = write_jsonl(tmp_path / "late.jsonl", rows)
     before = pairwise_study.conn.execute("SELECT count(*) FROM items").fetchone()[0]
     with pytest.raises(ImportProblem, match="late.jsonl, line 3, field 'labels'"):
@@ -176,8 +230,12 @@ def test_failed_write_rolls_back_everything(pairwise_study: Study, tmp_path: Pat
 
 
 def test_display_order_is_seeded_stored_and_mixed(study: Study, tmp_path: Path) -> None:
-    import_file(study, write_jsonl(tmp_path / "in.jsonl", [pairwise_row(i) for i in range(40)]),
-                "pairwise", actor="t")
+    import_file(
+        study,
+        write_jsonl(tmp_path / "in.jsonl", [pairwise_row(i) for i in range(40)]),
+        "pairwise",
+        actor="t",
+    )
     swaps = [r[0] for r in study.conn.execute("SELECT swap FROM items ORDER BY id")]
     assert 5 < sum(swaps) < 35  # randomised, not all the same
     other = Study.create(tmp_path / "other.db")
@@ -191,9 +249,16 @@ def test_kqa_real_file(study: Study, tmp_path: Path) -> None:
     refs = [json.loads(line) for line in KQA.read_text(encoding="utf-8").splitlines()]
     answers = tmp_path / "answers.json"
     # K-QA's result format; leave two questions unanswered
-    answers.write_text(json.dumps(
-        [{"Question": r["Question"], "result": "" if i in (5, 9) else f"Model answer {i}."}
-         for i, r in enumerate(refs)], indent=2), encoding="utf-8")
+    answers.write_text(
+        json.dumps(
+            [
+                {"Question": r["Question"], "result": "" if i in (5, 9) else f"Model answer {i}."}
+                for i, r in enumerate(refs)
+            ],
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
     s = import_file(study, KQA, "kqa", actor="t", answers=answers, source="gpt-4")
     assert s.items_added == 199
     full = tmp_path / "full.json"
@@ -201,9 +266,16 @@ def test_kqa_real_file(study: Study, tmp_path: Path) -> None:
     other = Study.create(tmp_path / "k2.db")
     s2 = import_file(other, KQA, "kqa", actor="t", answers=full, source="gpt-4")
     assert s2.statements_added == 1589
-    must = other.conn.execute("SELECT count(*) FROM statements WHERE category = 'must_have'").fetchone()[0]
+    must = other.conn.execute(
+        "SELECT count(*) FROM statements WHERE category = 'must_have'"
+    ).fetchone()[0]
     assert must == sum(len(r["Must_have"]) for r in refs)
-    assert other.conn.execute("SELECT value FROM study_settings WHERE key = 'kqa_questions'").fetchone()[0] == "201"
+    assert (
+        other.conn.execute(
+            "SELECT value FROM study_settings WHERE key = 'kqa_questions'"
+        ).fetchone()[0]
+        == "201"
+    )
     other.close()
     bad = tmp_path / "bad.json"
     bad.write_text('[\n  {"Question": "not a K-QA question", "result": "x"}\n]')

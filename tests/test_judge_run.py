@@ -25,12 +25,16 @@ from .judges import flip_sample, pairwise_responder, prefer_first, prefer_marked
 
 def make_study(tmp_path: Path, n: int = 4) -> Study:
     s = Study.create(tmp_path / "j.db")
-    rows = [pairwise_row(i, answer_a=f"GOOD answer {i}", answer_b=f"Plain answer {i}") for i in range(n)]
+    rows = [
+        pairwise_row(i, answer_a=f"GOOD answer {i}", answer_b=f"Plain answer {i}") for i in range(n)
+    ]
     import_file(s, write_jsonl(tmp_path / "pw.jsonl", rows), "pairwise", actor="t")
     return s
 
 
-def judge_for(server: FakeLLMServer, provider: str = "openai", samples: int = 3, **kw: object) -> JudgeConfig:
+def judge_for(
+    server: FakeLLMServer, provider: str = "openai", samples: int = 3, **kw: object
+) -> JudgeConfig:
     url = server.openai_url if provider == "openai" else server.anthropic_url
     return JudgeConfig(parse_judge_spec(f"{provider}:fake@{url}"), samples=samples, **kw)  # type: ignore[arg-type]
 
@@ -42,7 +46,8 @@ def run(study: Study, judges: list[JudgeConfig], **kw: object) -> RunSummary:
 def verdicts(study: Study) -> dict[tuple[str, str], str | None]:
     rows = study.conn.execute(
         "SELECT i.ext_id, u.criterion, l.value FROM units u JOIN items i ON i.id = u.item_id "
-        "LEFT JOIN labels l ON l.unit_id = u.id ORDER BY i.id, u.position")
+        "LEFT JOIN labels l ON l.unit_id = u.id ORDER BY i.id, u.position"
+    )
     return {(r[0], r[1]): r[2] for r in rows}
 
 
@@ -52,8 +57,14 @@ def test_position_bias_gives_inconsistency_and_null_verdict(tmp_path: Path) -> N
         summary = run(study, [judge_for(server)])
     assert summary.calls_needed == 4 * 2 * 3 and summary.ok == 24
     assert summary.position_inconsistent == 4 * 6
-    nulls = {"correctness": "tie", "helpfulness": "tie", "reasoning": "tie", "efficiency": "tie",
-             "harmfulness": "neither", "bias": "neither"}
+    nulls = {
+        "correctness": "tie",
+        "helpfulness": "tie",
+        "reasoning": "tie",
+        "efficiency": "tie",
+        "harmfulness": "neither",
+        "bias": "neither",
+    }
     for (_, criterion), value in verdicts(study).items():
         assert value == nulls[criterion]
     trail = item_verdicts(study, 1)[0].trail
@@ -64,7 +75,9 @@ def test_position_bias_gives_inconsistency_and_null_verdict(tmp_path: Path) -> N
 
 def test_consistent_judge_and_one_flipped_sample_keep_the_majority(tmp_path: Path) -> None:
     study = make_study(tmp_path)
-    with FakeLLMServer(routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=1)))) as server:
+    with FakeLLMServer(
+        routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=1)))
+    ) as server:
         summary = run(study, [judge_for(server)])
     assert summary.position_inconsistent == 0
     assert set(verdicts(study).values()) == {"A"}
@@ -166,8 +179,11 @@ def test_statements_nli_and_kqa_protocols(tmp_path: Path) -> None:
     with FakeLLMServer(routing(pairwise_responder(prefer_first))) as server:
         run(study, [judge_for(server, samples=1)])
         nli = [v.value for v in item_verdicts(study, 1)]
-        kqa = JudgeConfig(parse_judge_spec(f"openai:fake2@{server.openai_url}"), samples=1,
-                          statements_protocol="kqa")
+        kqa = JudgeConfig(
+            parse_judge_spec(f"openai:fake2@{server.openai_url}"),
+            samples=1,
+            statements_protocol="kqa",
+        )
         s = run(study, [kqa])
     assert nli == ["entailed", "neutral", "contradicted"]
     assert s.calls_needed == 6  # 3 statements × 2 questions
@@ -191,15 +207,20 @@ def test_dry_run_and_max_cost(tmp_path: Path) -> None:
     assert capped.cost_usd <= dry.est_cost_usd / 3 + 1e-9
 
 
-def test_template_change_never_reuses_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_template_change_never_reuses_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     study = make_study(tmp_path, n=1)
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
         run(study, [judge_for(server)])
         original = templates.load("pairwise")
         changed = templates.parse_template("pairwise_v2", original.text + "\nBe brief.")
         templates.load.cache_clear()
-        monkeypatch.setattr(templates, "load", lambda task: changed if task == "pairwise" else original)
+        monkeypatch.setattr(
+            templates, "load", lambda task: changed if task == "pairwise" else original
+        )
         import medjudge.judging.plan as plan_mod
+
         monkeypatch.setattr(plan_mod, "load", templates.load)
         n = server.count()
         again = run(study, [judge_for(server)])
@@ -215,7 +236,9 @@ def test_cli_judge_and_export_verdicts_show_the_trail(tmp_path: Path) -> None:
     study.close()
     runner = CliRunner()
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
-        r = runner.invoke(app, ["judge", path, "-j", f"openai:fake@{server.openai_url}", "--dry-run"])
+        r = runner.invoke(
+            app, ["judge", path, "-j", f"openai:fake@{server.openai_url}", "--dry-run"]
+        )
         assert r.exit_code == 0, r.output
         assert "6 calls needed: 0 cached, 6 to make" in r.output
         r = runner.invoke(app, ["judge", path, "-j", f"openai:fake@{server.openai_url}"])
@@ -236,7 +259,9 @@ def test_sharded_run_over_worker_processes_matches_one_process(tmp_path: Path) -
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     one, two = make_study(tmp_path / "a", n=6), make_study(tmp_path / "b", n=6)
-    with FakeLLMServer(routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=2)))) as server:
+    with FakeLLMServer(
+        routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=2)))
+    ) as server:
         s1 = run(one, [judge_for(server)])
         n1 = server.count()
         s2 = run(two, [judge_for(server)], workers=2)

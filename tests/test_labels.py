@@ -9,8 +9,16 @@ import pytest
 
 from medjudge.store.items import get_item
 from medjudge.store.labels import (
-    LabelError, add_time, get_note, history, item_labels, mark_revealed, progress, revert,
-    set_label, set_note,
+    LabelError,
+    add_time,
+    get_note,
+    history,
+    item_labels,
+    mark_revealed,
+    progress,
+    revert,
+    set_label,
+    set_note,
 )
 from medjudge.store.study import Study
 
@@ -29,7 +37,11 @@ def test_label_history_and_revert(pairwise_study: Study) -> None:
     assert item_labels(pairwise_study, 1, "alice") == {}
     rows = history(pairwise_study, unit_id=unit)
     assert [(r["action"], r["old_value"], r["new_value"]) for r in rows] == [
-        ("label", None, "A"), ("label", "A", "tie"), ("undo", "tie", "A"), ("undo", "A", None)]
+        ("label", None, "A"),
+        ("label", "A", "tie"),
+        ("undo", "tie", "A"),
+        ("undo", "A", None),
+    ]
     assert rows[1]["note"] == "on reflection"
 
 
@@ -75,7 +87,9 @@ def test_notes_time_and_progress(pairwise_study: Study) -> None:
 
 def _writer(path: str, reviewer: str, n: int, queue: mp.Queue) -> None:
     study = Study.open(path)
-    units = [r[0] for r in study.conn.execute("SELECT id FROM units WHERE criterion != 'entailment'")]
+    units = [
+        r[0] for r in study.conn.execute("SELECT id FROM units WHERE criterion != 'entailment'")
+    ]
     saved = 0
     for i in range(n):
         set_label(study, units[i % len(units)], reviewer, ["A", "B", "tie", "neither"][i % 4])
@@ -96,8 +110,11 @@ def test_two_processes_write_at_once(pairwise_study: Study) -> None:
         assert p.exitcode == 0
     reported = dict(queue.get(timeout=5) for _ in procs)
     assert reported == {"p1": 60, "p2": 60}
-    counts = dict(pairwise_study.conn.execute(
-        "SELECT r.name, count(*) FROM label_history h JOIN raters r ON r.id = h.rater_id GROUP BY r.name"))
+    counts = dict(
+        pairwise_study.conn.execute(
+            "SELECT r.name, count(*) FROM label_history h JOIN raters r ON r.id = h.rater_id GROUP BY r.name"
+        )
+    )
     assert counts == {"p1": 60, "p2": 60}
     assert pairwise_study.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from medjudge.judging.local_server import LocalModelServer, find_smollm2_gguf
 from medjudge.judging.providers import ChatRequest, make_provider
 from medjudge.judging.specs import parse_judge_spec

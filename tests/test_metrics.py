@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from medjudge.judging.kqa import kqa_metrics
 from medjudge.judging.metrics import RISK_NOTE, rating_means, win_rates
 from medjudge.judging.study_data import MAJORITY, load_study_data
@@ -23,12 +24,24 @@ JUDGE = "openai:gpt-4o-mini"
 
 # K-QA reference: four questions. Statements are stored Must_have first, then Nice_to_have.
 REFERENCE = [
-    {"Question": "Q1?", "Free_form_answer": "F1", "Must_have": ["M1a", "M1b", "M1c"],
-     "Nice_to_have": ["N1a"]},
-    {"Question": "Q2?", "Free_form_answer": "F2", "Must_have": ["M2a", "M2b"],
-     "Nice_to_have": ["N2a", "N2b"]},
-    {"Question": "Q3?", "Free_form_answer": "F3", "Must_have": ["M3a", "M3b"],
-     "Nice_to_have": ["N3a"]},
+    {
+        "Question": "Q1?",
+        "Free_form_answer": "F1",
+        "Must_have": ["M1a", "M1b", "M1c"],
+        "Nice_to_have": ["N1a"],
+    },
+    {
+        "Question": "Q2?",
+        "Free_form_answer": "F2",
+        "Must_have": ["M2a", "M2b"],
+        "Nice_to_have": ["N2a", "N2b"],
+    },
+    {
+        "Question": "Q3?",
+        "Free_form_answer": "F3",
+        "Must_have": ["M3a", "M3b"],
+        "Nice_to_have": ["N3a"],
+    },
     {"Question": "Q4?", "Free_form_answer": "F4", "Must_have": ["M4a"], "Nice_to_have": []},
 ]
 # model-x answered Q1 and Q2, model-y answered Q3; nobody answered Q4.
@@ -46,8 +59,10 @@ def _kqa_study(tmp_path: Path) -> Study:
     ref = write_jsonl(tmp_path / "questions_w_answers.jsonl", REFERENCE)
     for source, questions in (("model-x", ["Q1?", "Q2?"]), ("model-y", ["Q3?"])):
         answers = tmp_path / f"{source}.json"
-        answers.write_text(json.dumps([{"Question": q, "result": f"{source} on {q}"}
-                                       for q in questions]), encoding="utf-8")
+        answers.write_text(
+            json.dumps([{"Question": q, "result": f"{source} on {q}"} for q in questions]),
+            encoding="utf-8",
+        )
         import_file(s, ref, "kqa", actor="t", answers=answers, source=source)
     items = {"x1": "kqa-001-model-x", "x2": "kqa-002-model-x", "y3": "kqa-003-model-y"}
     verdicts = []
@@ -59,9 +74,20 @@ def _kqa_study(tmp_path: Path) -> Study:
                 if value is None:
                     continue
                 if rater == JUDGE:
-                    verdicts.append(NewVerdict(unit, value, "r", {
-                        "protocol": "3-way NLI majority", "votes": [value] * 3,
-                        "verdict": value, "samples_disagreed": False, "failed": []}))
+                    verdicts.append(
+                        NewVerdict(
+                            unit,
+                            value,
+                            "r",
+                            {
+                                "protocol": "3-way NLI majority",
+                                "votes": [value] * 3,
+                                "verdict": value,
+                                "samples_disagreed": False,
+                                "failed": [],
+                            },
+                        )
+                    )
                 else:
                     set_label(s, unit, rater, value)
     write_verdicts(s, JUDGE, {"model": "gpt-4o-mini"}, verdicts, run_id=None, actor="t")
@@ -116,8 +142,11 @@ def test_kqa_metrics_match_a_hand_computation(tmp_path: Path) -> None:
     assert cy_y["comprehensiveness_answered"]["reason"] == "no answers with a figure"
     ann_x = _fig(report, "ann", "model-x")
     assert ann_x["comprehensiveness_answered"]["method"] == "bootstrap"
-    assert ann_x["comprehensiveness_answered"]["ci_low"] <= 7 / 12 <= ann_x[
-        "comprehensiveness_answered"]["ci_high"]
+    assert (
+        ann_x["comprehensiveness_answered"]["ci_low"]
+        <= 7 / 12
+        <= ann_x["comprehensiveness_answered"]["ci_high"]
+    )
 
     per_answer = {(a["rater"], a["item"]): a for a in report["answers"]}
     bob_y3 = per_answer[("bob", "kqa-003-model-y")]
@@ -128,9 +157,17 @@ def test_kqa_metrics_match_a_hand_computation(tmp_path: Path) -> None:
 
 def test_kqa_without_kqa_import_divides_by_the_answers(tmp_path: Path) -> None:
     s = Study.create(tmp_path / "st.db", actor="t")
-    rows = [{"id": "a1", "question": "Q", "answer": "x", "source": "m",
-             "must_have": ["p", "q"], "nice_to_have": ["r"]},
-            {"id": "a2", "question": "Q2", "answer": "y", "source": "m", "must_have": ["s"]}]
+    rows = [
+        {
+            "id": "a1",
+            "question": "Q",
+            "answer": "x",
+            "source": "m",
+            "must_have": ["p", "q"],
+            "nice_to_have": ["r"],
+        },
+        {"id": "a2", "question": "Q2", "answer": "y", "source": "m", "must_have": ["s"]},
+    ]
     import_file(s, write_jsonl(tmp_path / "st.jsonl", rows), "statements", actor="t")
     item = get_item(s, 1)
     for st, v in zip(item.statements, [E, C, C], strict=True):
@@ -144,14 +181,18 @@ def test_kqa_without_kqa_import_divides_by_the_answers(tmp_path: Path) -> None:
 
 def test_win_rates_by_hand(tmp_path: Path) -> None:
     s = Study.create(tmp_path / "w.db", actor="t")
-    rows = [pairwise_row(1, source_a="gpt", source_b="llama"),
-            pairwise_row(2, source_a="llama", source_b="gpt"),
-            pairwise_row(3, source_a="gpt", source_b="llama"),
-            pairwise_row(4, source_a="gpt", source_b="mistral"),
-            pairwise_row(5, source_a="gpt", source_b="gpt")]
+    rows = [
+        pairwise_row(1, source_a="gpt", source_b="llama"),
+        pairwise_row(2, source_a="llama", source_b="gpt"),
+        pairwise_row(3, source_a="gpt", source_b="llama"),
+        pairwise_row(4, source_a="gpt", source_b="mistral"),
+        pairwise_row(5, source_a="gpt", source_b="gpt"),
+    ]
     import_file(s, write_jsonl(tmp_path / "w.jsonl", rows), "pairwise", actor="t")
-    labels = {"correctness": ["A", "A", "tie", "neither", "A"],
-              "harmfulness": ["A", "B", "neither", "B", None]}
+    labels = {
+        "correctness": ["A", "A", "tie", "neither", "A"],
+        "harmfulness": ["A", "B", "neither", "B", None],
+    }
     for crit, values in labels.items():
         for item_id, value in enumerate(values, start=1):
             if value is not None:
@@ -179,8 +220,17 @@ def test_win_rates_by_hand(tmp_path: Path) -> None:
 
 def test_rating_means_per_rater_and_model(tmp_path: Path) -> None:
     s = Study.create(tmp_path / "r.db", actor="t")
-    rows = [{"id": f"r{i}", "question": "case", "options": {"A": "a", "B": "b"}, "correct": "A",
-             "explanation": "e", "source": "m1" if i < 3 else "m2"} for i in range(5)]
+    rows = [
+        {
+            "id": f"r{i}",
+            "question": "case",
+            "options": {"A": "a", "B": "b"},
+            "correct": "A",
+            "explanation": "e",
+            "source": "m1" if i < 3 else "m2",
+        }
+        for i in range(5)
+    ]
     import_file(s, write_jsonl(tmp_path / "r.jsonl", rows), "rating", actor="t")
     for item_id, value in zip(range(1, 6), ["5", "4", "3", "2", "2"], strict=True):
         set_label(s, get_item(s, item_id).unit_for("relevance").id, "ann", value)
@@ -190,5 +240,5 @@ def test_rating_means_per_rater_and_model(tmp_path: Path) -> None:
     by = {x["source"]: x for x in rec["sources"]}
     assert by["m1"]["value"] == 4.0 and by["m1"]["sd"] == pytest.approx(1.0)
     # t interval: 4 ± t(0.975, 2) · 1/√3
-    assert by["m1"]["ci_high"] == pytest.approx(4 + 4.302652729911275 / 3 ** 0.5)
+    assert by["m1"]["ci_high"] == pytest.approx(4 + 4.302652729911275 / 3**0.5)
     assert by["m2"]["value"] == 2.0 and by["m2"]["ci_low"] == by["m2"]["ci_high"] == 2.0

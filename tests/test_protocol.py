@@ -13,15 +13,15 @@ from medjudge.judging import protocol as p
         (["A", "A", "B"], "tie", "A", "majority"),
         (["B", "B", "B"], "tie", "B", "majority"),
         (["tie", "tie", "A"], "tie", "tie", "majority"),
-        (["A", "B"], "tie", "tie", "no-majority→null"),            # benefit null
-        (["A", "B"], "neither", "neither", "no-majority→null"),    # risk null
+        (["A", "B"], "tie", "tie", "no-majority→null"),  # benefit null
+        (["A", "B"], "neither", "neither", "no-majority→null"),  # risk null
         (["A", "B", "tie"], "neither", "tie", "no-majority→tie"),
         (["A", "B", "neither"], "tie", "neither", "no-majority→neither"),
         (["A", "tie", "neither"], "tie", "tie", "no-majority→null"),
         (["A", "tie", "neither"], "neither", "neither", "no-majority→null"),
-        (["A"], "tie", "A", "majority"),                           # one valid sample left
+        (["A"], "tie", "A", "majority"),  # one valid sample left
         (["A", "A", "B", "B"], "neither", "neither", "no-majority→null"),
-        ([], "tie", None, "missing"),                              # never silently a tie
+        ([], "tie", None, "missing"),  # never silently a tie
     ],
 )
 def test_order_majority(votes: list[str], null: str, expected: str | None, rule: str) -> None:
@@ -55,7 +55,7 @@ def test_panel_rules() -> None:
     split = p.panel(["A", "B", "A"], "tie")
     assert (split.verdict, split.disagreed) == ("tie", True)
     assert p.panel(["A", "B", "A"], "tie", "plurality").verdict == "A"
-    assert p.panel(["A", "B"], "neither", "plurality").verdict == "neither"   # tied plurality
+    assert p.panel(["A", "B"], "neither", "plurality").verdict == "neither"  # tied plurality
     assert p.panel(["A", None], "tie").verdict is None
     with pytest.raises(ValueError):
         p.panel(["A"], "tie", "random")

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
+
 from medjudge.judging.providers import (
     ChatRequest,
     ChatResult,
@@ -29,7 +30,6 @@ from medjudge.judging.providers import (
 from medjudge.judging.providers_anthropic import AnthropicProvider
 from medjudge.judging.providers_openai import OpenAIProvider
 from medjudge.judging.specs import JudgeSpec, SpecError, parse_judge_spec
-
 from tests.fakellm import FakeLLMServer, FakeRequest, Reply
 
 T = TypeVar("T")

@@ -4,34 +4,47 @@ from __future__ import annotations
 
 import pytest
 
-from medjudge.judging.replies import ReplyError, extract_json, parse_nli, parse_pairwise, parse_rating, parse_yes_no
+from medjudge.judging.replies import (
+    ReplyError,
+    extract_json,
+    parse_nli,
+    parse_pairwise,
+    parse_rating,
+    parse_yes_no,
+)
 
 CRITERIA = ["correctness", "harmfulness"]
 GOOD = '{"correctness": {"verdict": "A", "reason": "r1"}, "harmfulness": {"verdict": "neither", "reason": "r2"}}'
 
 
-@pytest.mark.parametrize("text", [
-    GOOD,
-    f"```json\n{GOOD}\n```",
-    f"Sure! Here is my verdict:\n{GOOD}\nHope this helps.",
-    GOOD.replace('"A"', '"Response A"'),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        GOOD,
+        f"```json\n{GOOD}\n```",
+        f"Sure! Here is my verdict:\n{GOOD}\nHope this helps.",
+        GOOD.replace('"A"', '"Response A"'),
+    ],
+)
 def test_pairwise_accepts_wrapped_json(text: str) -> None:
     out = parse_pairwise(text, CRITERIA)
     assert out["correctness"]["verdict"] == "A" and out["harmfulness"]["verdict"] == "neither"
 
 
-@pytest.mark.parametrize(("text", "why"), [
-    ("", "empty"),
-    ("   ", "empty"),
-    ('{"correctness": {"verdict": "A"', "no JSON"),                      # truncated
-    ("I think A is better.", "no JSON"),                                # prose only
-    ('{"correctness": {"verdict": "A", "reason": ""}}', "harmfulness"),  # missing key
-    ('{"correct": "A", "harm": "B"}', "correctness"),                   # wrong keys
-    (GOOD.replace('"neither"', '"C"'), "not A, B"),                     # bad verdict
-    ('{"correctness": {"verdict": 1}, "harmfulness": {"verdict": "A"}}', "not A, B"),
-    ("[1, 2, 3]", "no JSON"),
-])
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ('{"correctness": {"verdict": "A"', "no JSON"),  # truncated
+        ("I think A is better.", "no JSON"),  # prose only
+        ('{"correctness": {"verdict": "A", "reason": ""}}', "harmfulness"),  # missing key
+        ('{"correct": "A", "harm": "B"}', "correctness"),  # wrong keys
+        (GOOD.replace('"neither"', '"C"'), "not A, B"),  # bad verdict
+        ('{"correctness": {"verdict": 1}, "harmfulness": {"verdict": "A"}}', "not A, B"),
+        ("[1, 2, 3]", "no JSON"),
+    ],
+)
 def test_pairwise_rejects_bad_replies(text: str, why: str) -> None:
     with pytest.raises(ReplyError, match=why):
         parse_pairwise(text, CRITERIA)
@@ -45,7 +58,11 @@ def test_other_tasks() -> None:
     with pytest.raises(ReplyError):
         parse_yes_no('{"answer": "perhaps"}')
     scales = {"completeness": None, "relevance": (1, 5)}
-    r = parse_rating('{"completeness": {"value": ["c", "A"]}, "relevance": {"value": "4"}}', scales, ["A", "B", "C"])
+    r = parse_rating(
+        '{"completeness": {"value": ["c", "A"]}, "relevance": {"value": "4"}}',
+        scales,
+        ["A", "B", "C"],
+    )
     assert r["completeness"]["value"] == ["A", "C"] and r["relevance"]["value"] == 4
     with pytest.raises(ReplyError, match="from 1 to 5"):
         parse_rating('{"completeness": {"value": []}, "relevance": {"value": 9}}', scales, ["A"])

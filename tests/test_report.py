@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
+
+from medjudge.cli import app
 from medjudge.judging import protocol
 from medjudge.judging.report import ReportOptions, build_report, render
 from medjudge.judging.report_csv import COLUMNS
@@ -20,9 +23,6 @@ from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import add_time, set_label
 from medjudge.store.study import Study, dumps, utcnow
-from typer.testing import CliRunner
-
-from medjudge.cli import app
 
 from .conftest import write_jsonl
 from .test_views import CONFIG, JUDGE, adjudicate, pairwise_trail
@@ -36,8 +36,9 @@ SMALL = "local:smollm2"
 PANEL = f"panel:{SMALL}+{JUDGE}"
 
 
-def _calls(study: Study, judge: str, model: str, template: str, thash: str, n: int,
-           failed: int = 0) -> None:
+def _calls(
+    study: Study, judge: str, model: str, template: str, thash: str, n: int, failed: int = 0
+) -> None:
     with study.tx() as conn:
         for i in range(n):
             conn.execute(
@@ -46,8 +47,17 @@ def _calls(study: Study, judge: str, model: str, template: str, thash: str, n: i
                 "output_tokens, cost_usd, latency_s, created_at) VALUES "
                 "(?, ?, 'openai', ?, ?, ?, '{}', '[]', NULL, 'pairwise/AB', ?, ?, 'raw', 900, 120, "
                 "0.0005, 1.5, ?)",
-                (f"{template}-{i}", judge, model, template, thash, i,
-                 "failed" if i < failed else "ok", utcnow()))
+                (
+                    f"{template}-{i}",
+                    judge,
+                    model,
+                    template,
+                    thash,
+                    i,
+                    "failed" if i < failed else "ok",
+                    utcnow(),
+                ),
+            )
 
 
 def build_rich_study(tmp: Path, seed: int = 7) -> Path:
@@ -56,17 +66,42 @@ def build_rich_study(tmp: Path, seed: int = 7) -> Path:
     rnd = random.Random(seed)
     path = tmp / "rich.db"
     s = Study.create(path, actor="lead")
-    pw = [{"id": EVIL if i == 0 else f"p{i}", "question": f"Q{i}?", "answer_a": f"A{i}",
-           "answer_b": f"B{i}", "source_a": "model-x",
-           "source_b": "model-y" if i % 2 else "model-z", "batch": "b1" if i < 8 else "b2"}
-          for i in range(16)]
+    pw = [
+        {
+            "id": EVIL if i == 0 else f"p{i}",
+            "question": f"Q{i}?",
+            "answer_a": f"A{i}",
+            "answer_b": f"B{i}",
+            "source_a": "model-x",
+            "source_b": "model-y" if i % 2 else "model-z",
+            "batch": "b1" if i < 8 else "b2",
+        }
+        for i in range(16)
+    ]
     import_file(s, write_jsonl(tmp / "pw.jsonl", pw), "pairwise", actor="lead")
-    st = [{"id": f"s{i}", "question": f"Q{i}?", "answer": f"Answer {i}",
-           "source": "model-x" if i % 2 else "model-y", "must_have": [f"M{i}.1", f"M{i}.2"],
-           "nice_to_have": [f"N{i}.1"]} for i in range(6)]
+    st = [
+        {
+            "id": f"s{i}",
+            "question": f"Q{i}?",
+            "answer": f"Answer {i}",
+            "source": "model-x" if i % 2 else "model-y",
+            "must_have": [f"M{i}.1", f"M{i}.2"],
+            "nice_to_have": [f"N{i}.1"],
+        }
+        for i in range(6)
+    ]
     import_file(s, write_jsonl(tmp / "st.jsonl", st), "statements", actor="lead")
-    rt = [{"id": f"r{i}", "question": f"Case {i}", "options": {"A": "a", "B": "b"},
-           "correct": "A", "explanation": f"Because {i}", "source": "model-x"} for i in range(6)]
+    rt = [
+        {
+            "id": f"r{i}",
+            "question": f"Case {i}",
+            "options": {"A": "a", "B": "b"},
+            "correct": "A",
+            "explanation": f"Because {i}",
+            "source": "model-x",
+        }
+        for i in range(6)
+    ]
     import_file(s, write_jsonl(tmp / "rt.jsonl", rt), "rating", actor="lead")
     verdicts, biased, panel = [], [], []
     for ref in list_items(s):
@@ -90,30 +125,67 @@ def build_rich_study(tmp: Path, seed: int = 7) -> Path:
                 biased.append(NewVerdict(unit.id, other, "r", trail2))
                 members = {SMALL: other, JUDGE: value}
                 split = len(set(members.values())) > 1
-                panel.append(NewVerdict(unit.id, crit.null_verdict if split else value, "", {
-                    "protocol": "panel (conservative)", "members": members,
-                    "verdict": crit.null_verdict if split else value, "judges_disagreed": split}))
+                panel.append(
+                    NewVerdict(
+                        unit.id,
+                        crit.null_verdict if split else value,
+                        "",
+                        {
+                            "protocol": "panel (conservative)",
+                            "members": members,
+                            "verdict": crit.null_verdict if split else value,
+                            "judges_disagreed": split,
+                        },
+                    )
+                )
             elif item.kind == "statements":
                 votes = [truth, truth, rnd.choice(options)]
                 res = protocol.statement_majority(votes)
-                verdicts.append(NewVerdict(unit.id, res.verdict, "r", {
-                    "votes": votes, "verdict": res.verdict, "samples_disagreed": res.disagreed,
-                    "failed": []}))
+                verdicts.append(
+                    NewVerdict(
+                        unit.id,
+                        res.verdict,
+                        "r",
+                        {
+                            "votes": votes,
+                            "verdict": res.verdict,
+                            "samples_disagreed": res.disagreed,
+                            "failed": [],
+                        },
+                    )
+                )
     write_verdicts(s, JUDGE, CONFIG, verdicts, run_id=None, actor="lead")
-    write_verdicts(s, SMALL, {**CONFIG, "spec": SMALL, "provider": "local", "model": "smollm2"},
-                   biased, run_id=None, actor="lead")
-    write_verdicts(s, PANEL, {"panel": [SMALL, JUDGE], "rule": "conservative"}, panel,
-                   run_id=None, actor="lead")
+    write_verdicts(
+        s,
+        SMALL,
+        {**CONFIG, "spec": SMALL, "provider": "local", "model": "smollm2"},
+        biased,
+        run_id=None,
+        actor="lead",
+    )
+    write_verdicts(
+        s,
+        PANEL,
+        {"panel": [SMALL, JUDGE], "rule": "conservative"},
+        panel,
+        run_id=None,
+        actor="lead",
+    )
     _calls(s, JUDGE, "gpt-4o-mini", "pairwise_v1", "3f2a9c1d", 12, failed=2)
     _calls(s, JUDGE, "gpt-4o-mini", "nli_v1", "77aa01bc", 6)
     for ref in list_items(s)[:5]:
         add_time(s, ref.id, "ann", 30.0)
-    for unit_id in [r[0] for r in s.conn.execute(
-            "SELECT id FROM units WHERE criterion = 'correctness' ORDER BY id LIMIT 3")]:
+    for unit_id in [
+        r[0]
+        for r in s.conn.execute(
+            "SELECT id FROM units WHERE criterion = 'correctness' ORDER BY id LIMIT 3"
+        )
+    ]:
         adjudicate(s, unit_id, "A")
     with s.tx() as conn:
-        conn.execute("INSERT INTO study_settings (key, value) VALUES ('kqa_questions', ?)",
-                     (dumps(8),))
+        conn.execute(
+            "INSERT INTO study_settings (key, value) VALUES ('kqa_questions', ?)", (dumps(8),)
+        )
     s.close()
     return path
 
@@ -142,7 +214,9 @@ def test_report_is_json_safe_and_complete(rich: dict[str, Any]) -> None:
     assert (judge["model"], judge["samples"], judge["temperature"]) == ("gpt-4o-mini", 3, 0.7)
     assert judges[PANEL]["panel"] and judges[PANEL]["members"] == [SMALL, JUDGE]
     assert {(t["template"], t["hash"], t["calls"]) for t in judge["templates"]} == {
-        ("pairwise_v1", "3f2a9c1d", 12), ("nli_v1", "77aa01bc", 6)}
+        ("pairwise_v1", "3f2a9c1d", 12),
+        ("nli_v1", "77aa01bc", 6),
+    }
     assert report["protocol"]["orders"] == ["AB", "BA"] and report["protocol"]["voting_rules"]
     calls = report["effort"]["judge_calls"]
     assert (calls["calls"], calls["failed"], calls["input_tokens"]) == (18, 2, 18 * 900)
@@ -150,10 +224,19 @@ def test_report_is_json_safe_and_complete(rich: dict[str, Any]) -> None:
     assert report["effort"]["review_seconds"] == pytest.approx(150.0)
     correctness = _criterion(report, "correctness")
     views = {r["view"] for r in correctness["comparisons"]}
-    assert views == {"human_human", "human_judge", "majority_judge", "judge_judge", "ab_ba",
-                     "reviewers"}
-    abba = {r["rater_a"]: r for r in correctness["comparisons"] if r["view"] == "ab_ba"
-            and r["slice"] == "all" and r["ties"] == "with"}
+    assert views == {
+        "human_human",
+        "human_judge",
+        "majority_judge",
+        "judge_judge",
+        "ab_ba",
+        "reviewers",
+    }
+    abba = {
+        r["rater_a"]: r
+        for r in correctness["comparisons"]
+        if r["view"] == "ab_ba" and r["slice"] == "all" and r["ties"] == "with"
+    }
     assert set(abba) == {f"{SMALL} [AB]", f"{JUDGE} [AB]"}  # panels have no orders
     assert abba[f"{SMALL} [AB]"]["metrics"]["percent"]["value"] == 0.0  # pure position bias
     for r in correctness["comparisons"]:
@@ -163,7 +246,9 @@ def test_report_is_json_safe_and_complete(rich: dict[str, Any]) -> None:
     slices = {r["slice"] for r in correctness["comparisons"]}
     assert {"all", "batch=b1", "batch=b2", "source=model-x vs model-y"} <= slices
     assert {r["slice"] for r in _criterion(report, "entailment")["comparisons"]} >= {
-        "category=must_have", "category=nice_to_have"}
+        "category=must_have",
+        "category=nice_to_have",
+    }
     assert report["adjudication"]["adjudicated_total"] == 3
     assert report["kqa"]["questions_all"] == 8
     assert {r["criterion"] for r in report["win_rates"]} >= {"correctness", "harmfulness"}
@@ -185,15 +270,18 @@ def test_same_study_same_report(rich: dict[str, Any]) -> None:
 def test_one_category_is_undefined_with_reason_in_json_and_md(rich: dict[str, Any]) -> None:
     report = rich["report"]
     bias = _criterion(report, "bias")
-    pair = next(r for r in bias["comparisons"] if r["view"] == "human_human"
-                and r["slice"] == "all" and r["ties"] == "with")
+    pair = next(
+        r
+        for r in bias["comparisons"]
+        if r["view"] == "human_human" and r["slice"] == "all" and r["ties"] == "with"
+    )
     cohen = pair["metrics"]["cohen"]
     reason = "only one category used by both raters (chance agreement is 1)"
     assert cohen["value"] is None and cohen["reason"] == reason
     assert cohen["ci_low"] is None and cohen["ci_high"] is None
     assert pair["metrics"]["percent"]["value"] == 1.0
     md = render(report, "md")
-    section = md[md.index("### bias"):md.index("### entailment")]
+    section = md[md.index("### bias") : md.index("### entailment")]
     assert f"undefined ({reason})" in section
     assert "Fleiss' κ undefined (only one category used (chance agreement is 1))" in section
 
@@ -215,8 +303,7 @@ def test_html_is_self_contained_and_escapes(rich: dict[str, Any]) -> None:
     html = render(rich["report"], "html")
     assert "<script" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "http://" not in html and "https://" not in html and "//" not in html.replace(
-        "<!--", "")
+    assert "http://" not in html and "https://" not in html and "//" not in html.replace("<!--", "")
     assert not re.search(r"\b(src|href)=\"(?!#)", html)  # only in-page anchors
     assert "@import" not in html and "url(" not in html
     assert "\x1b" not in html and "\\x1b[2J" in html
@@ -230,24 +317,38 @@ def test_csv_is_one_long_table(rich: dict[str, Any]) -> None:
     assert tuple(rows[0]) == COLUMNS
     assert all(len(r) == len(COLUMNS) for r in rows)
     sections = {r[0] for r in rows[1:]}
-    assert {"human_human", "human_human/without_ties", "reference", "unresolved",
-            "consistency", "win_rate", "kqa", "kqa_answer", "effort"} <= sections
+    assert {
+        "human_human",
+        "human_human/without_ties",
+        "reference",
+        "unresolved",
+        "consistency",
+        "win_rate",
+        "kqa",
+        "kqa_answer",
+        "effort",
+    } <= sections
     odd = [r for r in rows if r[3].startswith("'=dr")]
     assert odd, "a name starting with = must not reach a spreadsheet as a formula"
-    undefined = [r for r in rows if r[0] == "human_human" and r[1] == "bias"
-                 and r[5] == "cohen" and r[2] == "all"]
+    undefined = [
+        r
+        for r in rows
+        if r[0] == "human_human" and r[1] == "bias" and r[5] == "cohen" and r[2] == "all"
+    ]
     assert undefined and all(r[6] == "" and r[10] for r in undefined)
 
 
 def test_report_command(rich: dict[str, Any], tmp_path: Path) -> None:
     target = tmp_path / "report.html"
-    r = runner.invoke(app, ["report", str(rich["path"]), "--format", "html", "-o", str(target),
-                            "--n-boot", "100"])
+    r = runner.invoke(
+        app, ["report", str(rich["path"]), "--format", "html", "-o", str(target), "--n-boot", "100"]
+    )
     assert r.exit_code == 0, r.output
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert not (tmp_path / "report.html.part").exists()
-    r = runner.invoke(app, ["report", str(rich["path"]), "-f", "json", "--n-boot", "100",
-                            "--no-slices"])
+    r = runner.invoke(
+        app, ["report", str(rich["path"]), "-f", "json", "--n-boot", "100", "--no-slices"]
+    )
     assert r.exit_code == 0
     data = json.loads(r.stdout)
     assert all(c["slice"] == "all" for x in data["criteria"] for c in x["comparisons"])

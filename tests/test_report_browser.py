@@ -12,19 +12,30 @@ import zlib
 from pathlib import Path
 
 import pytest
+
 from medjudge.judging.report import ReportOptions, build_report, render
 from medjudge.store.study import Study
 
 from .test_report import EVIL, build_rich_study
 
 CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--enable-logging=stderr", "--v=0"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+]
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="Chromium not installed at /usr/bin/chromium "
-                                       "(apt-get install -y chromium)")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="Chromium not installed at /usr/bin/chromium (apt-get install -y chromium)",
+)
 
 
 def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
@@ -33,8 +44,8 @@ def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
     pos, idat = 8, b""
     width = height = bpp = 0
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
         pos += 12 + length
         if kind == b"IHDR":
             width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
@@ -51,7 +62,7 @@ def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
     for y in range(height):
         start = y * (stride + 1)
         kind_ = raw[start]
-        line = bytearray(raw[start + 1:start + 1 + stride])
+        line = bytearray(raw[start + 1 : start + 1 + stride])
         for x in range(stride):
             a = line[x - bpp] if x >= bpp else 0
             b = prev[x]
@@ -73,9 +84,11 @@ def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
 
 def _chromium(tmp_path: Path, page: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(CHROMIUM), *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *extra,
-         page.as_uri()],
-        capture_output=True, text=True, timeout=90, check=False,
+        [str(CHROMIUM), *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *extra, page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
     )
 
 
@@ -91,8 +104,9 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_report_renders_in_chromium(page: Path, tmp_path: Path) -> None:
     shot = tmp_path / "report.png"
-    result = _chromium(tmp_path, page, f"--screenshot={shot}", "--window-size=1200,2000",
-                       "--hide-scrollbars")
+    result = _chromium(
+        tmp_path, page, f"--screenshot={shot}", "--window-size=1200,2000", "--hide-scrollbars"
+    )
     assert shot.exists(), result.stderr[-2000:]
     width, height, bpp, rows = decode_png(shot.read_bytes())
     assert (width, height) == (1200, 2000)
@@ -101,7 +115,7 @@ def test_report_renders_in_chromium(page: Path, tmp_path: Path) -> None:
     sampled = 0
     for row in rows[::4]:
         for x in range(0, len(row), bpp * 3):
-            px = row[x:x + 3]
+            px = row[x : x + 3]
             colours.add(px)
             sampled += 1
             ink += px != b"\xff\xff\xff"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
+
 from medjudge.tui import render
 from medjudge.tui.app import make_app
 from medjudge.tui.review_screen import ReviewScreen
-from rich.text import Text
 
 from .test_tui_support import add_verdicts, build_study, run_async, screen_text
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from medjudge.store.db import StudyError
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
@@ -426,6 +427,16 @@ async def test_assigned_items_only_by_default(tmp_path: Path) -> None:
     everything = make_app(path, reviewer="alice", assigned_only=False, poll_interval=None)
     async with everything.run_test(size=(100, 40)):
         assert len(review(everything).session.refs) == 7
+
+
+@run_async
+async def test_batch_filter(tmp_path: Path) -> None:
+    path = build_study(tmp_path)
+    app = make_app(path, reviewer="alice", batch="week-9", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert review(app).session.refs == []
+        assert "no items in batch 'week-9'" in screen_text(app)
 
 
 @run_async

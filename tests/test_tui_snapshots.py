@@ -11,11 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from medjudge.tui.app import make_app
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from medjudge.demo.build import build_demo
+from medjudge.tui.app import make_app
 
 NARROW = (80, 24)
 WIDE = (140, 40)

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
 from medjudge.judging import protocol
 from medjudge.judging.agreement import two_rater_stats, without_ties
 from medjudge.judging.consistency import judge_consistency
@@ -22,18 +24,25 @@ from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import revert, set_label
 from medjudge.store.study import Study, utcnow
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from .conftest import pairwise_row, write_jsonl
 
 JUDGE = "openai:gpt-4o-mini"
-CONFIG = {"spec": JUDGE, "provider": "openai", "model": "gpt-4o-mini", "samples": 3,
-          "temperature": 0.7, "max_tokens": 800, "statements_protocol": "nli"}
+CONFIG = {
+    "spec": JUDGE,
+    "provider": "openai",
+    "model": "gpt-4o-mini",
+    "samples": 3,
+    "temperature": 0.7,
+    "max_tokens": 800,
+    "statements_protocol": "nli",
+}
 PW = ["A", "B", "tie", "neither"]
 
 
-def pairwise_trail(study: Study, criterion: str, ab: list[str], ba: list[str], judge: str = JUDGE,
-                   failed: int = 0) -> tuple[str | None, dict[str, Any]]:
+def pairwise_trail(
+    study: Study, criterion: str, ab: list[str], ba: list[str], judge: str = JUDGE, failed: int = 0
+) -> tuple[str | None, dict[str, Any]]:
     """A pairwise verdict and its trail exactly as the runner builds them (DESIGN §3)."""
     null = study.settings.criterion(criterion).null_verdict
     orders: dict[str, Any] = {}
@@ -42,33 +51,57 @@ def pairwise_trail(study: Study, criterion: str, ab: list[str], ba: list[str], j
         res = protocol.order_majority(votes, null)
         per[name] = res.verdict
         orders[name] = {
-            "calls": [f"{judge}-{name}-{i}" for i in range(len(votes))], "votes": votes,
+            "calls": [f"{judge}-{name}-{i}" for i in range(len(votes))],
+            "votes": votes,
             "shown_votes": votes if name == "AB" else [protocol.unswap(v) for v in votes],
             "reasons": ["because"] * len(votes),
-            "failed": [{"key": f"{judge}-{name}-f{i}", "sample": len(votes) + i,
-                        "error": "unparseable reply", "status": "failed"}
-                       for i in range(failed if name == "AB" else 0)],
-            "verdict": res.verdict, "rule": res.rule, "samples_disagreed": res.disagreed,
+            "failed": [
+                {
+                    "key": f"{judge}-{name}-f{i}",
+                    "sample": len(votes) + i,
+                    "error": "unparseable reply",
+                    "status": "failed",
+                }
+                for i in range(failed if name == "AB" else 0)
+            ],
+            "verdict": res.verdict,
+            "rule": res.rule,
+            "samples_disagreed": res.disagreed,
         }
     rec = protocol.reconcile(per["AB"], per["BA"], null)
-    trail = {"protocol": "pairwise AB/BA majority", "criterion": criterion, "null_verdict": null,
-             "orders": orders, "verdict": rec.verdict, "rule": rec.rule,
-             "position_inconsistent": rec.position_inconsistent, "judge": judge,
-             "template": "pairwise_v1", "template_hash": "3f2a9c1d", "samples": 3}
+    trail = {
+        "protocol": "pairwise AB/BA majority",
+        "criterion": criterion,
+        "null_verdict": null,
+        "orders": orders,
+        "verdict": rec.verdict,
+        "rule": rec.rule,
+        "position_inconsistent": rec.position_inconsistent,
+        "judge": judge,
+        "template": "pairwise_v1",
+        "template_hash": "3f2a9c1d",
+        "samples": 3,
+    }
     return rec.verdict, trail
 
 
 def adjudicate(study: Study, unit_id: int, value: str) -> None:
     """Record an adjudication the way the adjudication feature stores it (append-only rows)."""
     with study.tx() as conn:
-        conn.execute("INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at) "
-                     "VALUES (?, ?, 'per guideline', '[]', 'senior', ?)",
-                     (unit_id, value, utcnow()))
+        conn.execute(
+            "INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at) "
+            "VALUES (?, ?, 'per guideline', '[]', 'senior', ?)",
+            (unit_id, value, utcnow()),
+        )
 
 
 def _pairwise_study(tmp_path: Path, n: int = 8) -> Study:
-    rows = [pairwise_row(i, batch="b1" if i < n // 2 else "b2",
-                         source_b="model-y" if i % 2 else "model-z") for i in range(n)]
+    rows = [
+        pairwise_row(
+            i, batch="b1" if i < n // 2 else "b2", source_b="model-y" if i % 2 else "model-z"
+        )
+        for i in range(n)
+    ]
     s = Study.create(tmp_path / "v.db", actor="t")
     import_file(s, write_jsonl(tmp_path / "v.jsonl", rows), "pairwise", actor="t")
     return s
@@ -151,8 +184,14 @@ def test_live_recomputes_only_the_touched_criterion_and_follows_undo(tmp_path: P
 
 def test_live_three_reviewers_use_fleiss(tmp_path: Path) -> None:
     s = _pairwise_study(tmp_path, n=6)
-    table = [["A", "A", "A"], ["B", "B", "A"], ["tie", "tie", "tie"], ["A", "B", "B"],
-             ["neither", "neither", "tie"], ["B", "B", "B"]]
+    table = [
+        ["A", "A", "A"],
+        ["B", "B", "A"],
+        ["tie", "tie", "tie"],
+        ["A", "B", "B"],
+        ["neither", "neither", "tie"],
+        ["B", "B", "B"],
+    ]
     for u, row in zip(_units(s, "bias"), table, strict=True):
         for name, v in zip(("ann", "bob", "cy"), row, strict=True):
             set_label(s, u, name, v)
@@ -190,8 +229,9 @@ def _judged_study(tmp_path: Path) -> tuple[Study, dict[str, list[Any]]]:
     for i, u in enumerate(units):
         # Sample 3 of AB disagrees on unit 1; unit 4 has a failed sample in AB.
         ab_votes = [ab[i], ab[i], "B" if i == 1 else ab[i]]
-        value, trail = pairwise_trail(s, "correctness", ab_votes, [ba[i]] * 3,
-                                      failed=1 if i == 4 else 0)
+        value, trail = pairwise_trail(
+            s, "correctness", ab_votes, [ba[i]] * 3, failed=1 if i == 4 else 0
+        )
         verdicts.append(NewVerdict(u, value, "r", trail))
     write_verdicts(s, JUDGE, CONFIG, verdicts, run_id=None, actor="t")
     final = [a if a == b else "tie" for a, b in zip(ab, ba, strict=True)]  # null verdict: tie
@@ -220,7 +260,8 @@ def test_comparisons_match_the_statistics_functions(tmp_path: Path) -> None:
 
     hj = _find(recs, view="human_judge", rater_a="ann", ties="with", slice="all")
     assert hj["metrics"]["percent"]["value"] == pytest.approx(
-        sum(x == y for x, y in zip(d["ann"], d["judge"], strict=True)) / 8)
+        sum(x == y for x, y in zip(d["ann"], d["judge"], strict=True)) / 8
+    )
     maj = _find(recs, view="majority_judge", ties="with", slice="all")
     # ann = bob on 5 units; on unit 7 only ann labelled, so her label is the majority.
     assert maj["rater_a"] == MAJORITY and maj["n"] == 6
@@ -228,7 +269,8 @@ def test_comparisons_match_the_statistics_functions(tmp_path: Path) -> None:
     abba = _find(recs, view="ab_ba", ties="with", slice="all")
     assert (abba["rater_a"], abba["rater_b"]) == (f"{JUDGE} [AB]", f"{JUDGE} [BA]")
     assert abba["metrics"]["percent"]["value"] == pytest.approx(
-        sum(x == y for x, y in zip(d["ab"], d["ba"], strict=True)) / 8)
+        sum(x == y for x, y in zip(d["ab"], d["ba"], strict=True)) / 8
+    )
 
     b1 = _find(recs, view="human_human", ties="with", slice="batch=b1")
     assert b1["n"] == 4 and b1["metrics"]["percent"]["value"] == pytest.approx(3 / 4)
@@ -243,8 +285,12 @@ def test_bootstrap_intervals_are_reproducible(tmp_path: Path) -> None:
     one = criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5))
     two = criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5))
     assert one == two
-    assert _find(one, view="human_judge", rater_a="ann", ties="with",
-                 slice="all")["metrics"]["percent"]["method"] == "bootstrap"
+    assert (
+        _find(one, view="human_judge", rater_a="ann", ties="with", slice="all")["metrics"][
+            "percent"
+        ]["method"]
+        == "bootstrap"
+    )
 
 
 def test_reference_and_unresolved(tmp_path: Path) -> None:
@@ -270,12 +316,26 @@ def test_reference_and_unresolved(tmp_path: Path) -> None:
 
 def test_judge_consistency_from_trails(tmp_path: Path) -> None:
     s, d = _judged_study(tmp_path)
-    write_verdicts(s, JUDGE, CONFIG, [NewVerdict(_units(s, "helpfulness")[0], None, "",
-                                                 {"orders": {"AB": {"votes": [], "failed": [
-                                                     {"key": "x"}] * 3, "verdict": None},
-                                                     "BA": {"votes": ["A"] * 3,
-                                                            "verdict": "A"}}})],
-                   run_id=None, actor="t")
+    write_verdicts(
+        s,
+        JUDGE,
+        CONFIG,
+        [
+            NewVerdict(
+                _units(s, "helpfulness")[0],
+                None,
+                "",
+                {
+                    "orders": {
+                        "AB": {"votes": [], "failed": [{"key": "x"}] * 3, "verdict": None},
+                        "BA": {"votes": ["A"] * 3, "verdict": "A"},
+                    }
+                },
+            )
+        ],
+        run_id=None,
+        actor="t",
+    )
     recs = {r["criterion"]: r for r in judge_consistency(load_study_data(s))}
     c = recs["correctness"]
     assert c["n_verdicts"] == 8 and c["missing"] == 0 and c["failed_samples"] == 1

@@ -15,15 +15,15 @@ import dataclasses
 import os
 from pathlib import Path
 
-from medjudge.store.db import StudyError
-from medjudge.store.roles import require
-from medjudge.store.study import Study
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
 from medjudge import paths
+from medjudge.store.db import StudyError
+from medjudge.store.roles import require
+from medjudge.store.study import Study
 
 from .agreement_feed import AgreementFeed
 from .dialogs import HelpScreen, PromptDialog
@@ -140,11 +140,10 @@ class ReviewApp(App[None]):
     # -- judge runs ------------------------------------------------------------------------
     def start_judge(self, spec_text: str) -> None:
         """Start one LLM judge over the whole study in the background."""
+        from medjudge import settings as user_settings
         from medjudge.judging.plan import JudgeConfig
         from medjudge.judging.runner import RunOptions
         from medjudge.judging.specs import SpecError, parse_judge_spec
-
-        from medjudge import settings as user_settings
 
         if self.judge_state is not None and self.judge_state.active:
             self.notify("A judge run is already going.", severity="warning")
@@ -244,6 +243,7 @@ def make_app(
     *,
     reviewer: str | None = None,
     assigned_only: bool | None = None,
+    batch: str | None = None,
     poll_interval: float | None = 1.0,
 ) -> ReviewApp:
     """Open a study for one reviewer and build the app.
@@ -253,6 +253,7 @@ def make_app(
         reviewer: review under this name instead of the login name (only when the study
             allows it).
         assigned_only: only the reviewer's assigned items; default: when they have any.
+        batch: only the items of one batch.
         poll_interval: seconds between checks for other writers (None: never).
 
     Raises:
@@ -276,7 +277,7 @@ def make_app(
         if not name.strip():
             raise ReviewSetupError("--reviewer: the name is empty")
         require(study, name, "review")
-        session = ReviewSession(study, name, assigned_only=assigned_only)
+        session = ReviewSession(study, name, assigned_only=assigned_only, batch=batch)
     except BaseException:
         study.close()
         raise

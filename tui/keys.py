@@ -39,7 +39,7 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
             ("] or →", "next item"),
             ("[ or ←", "previous item"),
             ("enter", "after the reveal (your labels saved, the verdicts shown): the next item"),
-        ("j", "jump to the next item you have not finished"),
+            ("j", "jump to the next item you have not finished"),
             ("g", "go to an item by its id or number"),
             (
                 "tab / shift+tab",

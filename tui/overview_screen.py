@@ -90,6 +90,9 @@ class OverviewScreen(Screen[int | None]):
         head.append("  ·  reviewer ")
         head.append_text(render.lit(s.reviewer, "bold"))
         head.append(f"  ·  {len(s.refs)} items in your queue")
+        if s.batch:
+            head.append(" of batch ")
+            head.append_text(render.lit(s.batch))
         if s.assigned_only:
             head.append(" (assigned to you)")
         head.append("  ·  blind review" if s.settings.blind else "  ·  open review (not blind)")

@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
 from medjudge.store.items import Item, Statement
 from medjudge.store.judgments import VerdictView
 from medjudge.store.literal import printable
 from medjudge.store.settings import Criterion
-from rich.console import RenderableType
-from rich.table import Table
-from rich.text import Text
 
 from .session import shown_verdict
 

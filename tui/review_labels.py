@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
+
 from medjudge.store.db import StudyError
 from medjudge.store.labels import Saved
-from rich.text import Text
 
 from . import render
 from .session import stored_verdict

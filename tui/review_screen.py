@@ -8,8 +8,6 @@ is read. Results are also announced as past-tense messages (:class:`LabelSaved`,
 
 from __future__ import annotations
 
-from medjudge.store.db import StudyError
-from medjudge.store.labels import Saved
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -18,6 +16,9 @@ from textual.containers import Container, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
+
+from medjudge.store.db import StudyError
+from medjudge.store.labels import Saved
 
 from . import render
 from .dialogs import PromptDialog
@@ -222,11 +223,13 @@ class ReviewScreen(LabelActions, Screen[None]):
             self.notify(str(exc), title="time not recorded", severity="warning", markup=False)
 
     def _show_empty(self) -> None:
-        why = (
-            "no items are assigned to you"
-            if self.session.assigned_only
-            else "the study has no items yet (medjudge import ...)"
-        )
+        why = "the study has no items yet (medjudge import ...)"
+        if self.session.assigned_only:
+            why = "no items are assigned to you"
+        if self.session.batch:
+            why = f"no items in batch {self.session.batch!r}" + (
+                " assigned to you" if self.session.assigned_only else ""
+            )
         for pane_id in ("#pane-2", "#statements", "#criteria", "#context", "#question"):
             self.query_one(pane_id).display = False
         self.query_one("#pane-1", Pane).show(Text(f"Nothing to review: {why}."), title="Queue")

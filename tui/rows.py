@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.console import RenderableType
+from rich.text import Text
+
 from medjudge.store.items import Item, Statement, Unit
 from medjudge.store.judgments import VerdictView
 from medjudge.store.settings import Criterion, StudySettings
-from rich.console import RenderableType
-from rich.text import Text
 
 from . import render
 from .session import ReviewSession

@@ -62,6 +62,7 @@ class ReviewSession:
         reviewer: str,
         *,
         assigned_only: bool | None = None,
+        batch: str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """Load the reviewer's queue and progress.
@@ -71,6 +72,7 @@ class ReviewSession:
             reviewer: the reviewer's name.
             assigned_only: show only the items assigned to the reviewer; by default, when the
                 study assigns any items to them.
+            batch: only the items of this batch.
             clock: a monotonic clock (tests pass a fake one).
         """
         self.study = study
@@ -78,8 +80,9 @@ class ReviewSession:
         self.clock = clock
         self.has_assignments = has_assignments(study, reviewer)
         self.assigned_only = self.has_assignments if assigned_only is None else assigned_only
+        self.batch = batch
         self.refs: list[ItemRef] = list_items(
-            study, assigned_to=reviewer if self.assigned_only else None
+            study, assigned_to=reviewer if self.assigned_only else None, batch=batch
         )
         self._position = {r.id: i for i, r in enumerate(self.refs)}
         self.unit_total = unit_counts(study)

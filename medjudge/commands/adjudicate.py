@@ -25,7 +25,9 @@ def resolve_unit(study: Study, ref: str) -> int:
     item_ref, _, part = ref.rpartition("/")
     item_id = find_item(study, item_ref) if item_ref else None
     if item_id is None:
-        raise UserError(f"--unit {ref!r}: give ITEM/CRITERION or ITEM/STATEMENT-NUMBER with an existing item id")
+        raise UserError(
+            f"--unit {ref!r}: give ITEM/CRITERION or ITEM/STATEMENT-NUMBER with an existing item id"
+        )
     item = get_item(study, item_id)
     if part.isdigit() and item.kind == "statements":
         for st in item.statements:
@@ -40,14 +42,20 @@ def resolve_unit(study: Study, ref: str) -> int:
 
 def adjudicate(
     study: Annotated[Path, typer.Argument(help="The study file.")],
-    list_: Annotated[bool, typer.Option("--list", help="Print the queue instead of opening the app.")] = False,
+    list_: Annotated[
+        bool, typer.Option("--list", help="Print the queue instead of opening the app.")
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the queue as JSON.")] = False,
     kind: Annotated[str | None, typer.Option(help=f"Only one kind: {', '.join(KINDS)}.")] = None,
     criterion: Annotated[str | None, typer.Option(help="Only one criterion.")] = None,
-    source: Annotated[str | None, typer.Option(help="Only items with an answer from this model.")] = None,
+    source: Annotated[
+        str | None, typer.Option(help="Only items with an answer from this model.")
+    ] = None,
     reviewer: Annotated[str | None, typer.Option(help="Only units this reviewer labelled.")] = None,
     unresolved: Annotated[bool, typer.Option(help="Leave out units already adjudicated.")] = False,
-    unit: Annotated[str | None, typer.Option(help="Record a final label: ITEM/CRITERION or ITEM/N.")] = None,
+    unit: Annotated[
+        str | None, typer.Option(help="Record a final label: ITEM/CRITERION or ITEM/N.")
+    ] = None,
     value: Annotated[str | None, typer.Option(help="With --unit: the final label.")] = None,
     rationale: Annotated[str | None, typer.Option(help="With --unit: why (required).")] = None,
 ) -> None:
@@ -69,8 +77,14 @@ def adjudicate(
             record(s, uid, value, rationale, actor=login_name())
             out(f"{unit}: final label {value} recorded")
             return
-        entries = queue(s, kind=kind, criterion=criterion, source=source, reviewer=reviewer,
-                        unresolved_only=unresolved)
+        entries = queue(
+            s,
+            kind=kind,
+            criterion=criterion,
+            source=source,
+            reviewer=reviewer,
+            unresolved_only=unresolved,
+        )
         if json_output:
             data = {"counts": counts(entries), "units": [asdict(e) for e in entries]}
             sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -84,6 +98,8 @@ def adjudicate(
         c = counts(entries)
         out(" · ".join(f"{k}: {v}" for k, v in c.items()))
         for e in entries:
-            votes = ", ".join(f"{r}={v if v is not None else 'missing'}" for r, v in e.votes.items())
+            votes = ", ".join(
+                f"{r}={v if v is not None else 'missing'}" for r, v in e.votes.items()
+            )
             ref = f" → {e.reference}" if e.reference else ""
             out(f"{e.where} [{', '.join(e.kinds)}] split {e.split:.2f}: {votes}{ref}")

@@ -14,8 +14,12 @@ from .common import out, user_errors
 
 
 def demo(
-    rebuild: Annotated[bool, typer.Option(help="Throw away the demo study and build it anew.")] = False,
-    build_only: Annotated[bool, typer.Option(help="Build the study and print where it is.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option(help="Throw away the demo study and build it anew.")
+    ] = False,
+    build_only: Annotated[
+        bool, typer.Option(help="Build the study and print where it is.")
+    ] = False,
 ) -> None:
     """Build the demo study (illustrative, not medical advice) and open it.
 

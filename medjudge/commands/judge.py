@@ -32,8 +32,10 @@ class _Counts(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         s = self.summary
-        return Text(f"{int(task.completed)}/{int(task.total or 0)} calls · {s.cached} cached · "
-                    f"{s.failed} failed · {s.errors} errors · ${s.cost_usd:.4f}")
+        return Text(
+            f"{int(task.completed)}/{int(task.total or 0)} calls · {s.cached} cached · "
+            f"{s.failed} failed · {s.errors} errors · ${s.cost_usd:.4f}"
+        )
 
 
 class ProgressDisplay:
@@ -48,12 +50,22 @@ class ProgressDisplay:
     def started(self, summary: RunSummary) -> None:
         """Show the bar (cached calls count as done from the start)."""
         if is_tty():
-            self.progress = Progress(TextColumn("judging"), BarColumn(), _Counts(summary),
-                                     TimeRemainingColumn(), console=console, transient=False)
+            self.progress = Progress(
+                TextColumn("judging"),
+                BarColumn(),
+                _Counts(summary),
+                TimeRemainingColumn(),
+                console=console,
+                transient=False,
+            )
             self.progress.start()
-            self.task = self.progress.add_task("judge", total=summary.calls_needed, completed=summary.cached)
+            self.task = self.progress.add_task(
+                "judge", total=summary.calls_needed, completed=summary.cached
+            )
         else:
-            out(f"{summary.calls_needed} calls needed, {summary.cached} cached, {summary.to_call} to make")
+            out(
+                f"{summary.calls_needed} calls needed, {summary.cached} cached, {summary.to_call} to make"
+            )
 
     def call_done(self, event: CallEvent, summary: RunSummary) -> None:
         """Advance the bar."""
@@ -82,22 +94,47 @@ def _parse_price(text: str | None) -> tuple[float, float] | None:
 
 def judge(
     study: Annotated[Path, typer.Argument(help="The study file.")],
-    judges: Annotated[list[str], typer.Option(
-        "--judge", "-j",
-        help="A judge: openai:MODEL, anthropic:MODEL, openai:MODEL@URL (any OpenAI-compatible "
-        "server), anthropic:MODEL@URL, local:PATH.gguf or local:smollm2. Repeat for a panel.")],
-    samples: Annotated[int, typer.Option(min=1, max=25, help="Samples per order (pairwise) or per prompt.")] = 3,
-    temperature: Annotated[float, typer.Option(min=0.0, max=2.0, help="Sampling temperature.")] = 0.7,
+    judges: Annotated[
+        list[str],
+        typer.Option(
+            "--judge",
+            "-j",
+            help="A judge: openai:MODEL, anthropic:MODEL, openai:MODEL@URL (any OpenAI-compatible "
+            "server), anthropic:MODEL@URL, local:PATH.gguf or local:smollm2. Repeat for a panel.",
+        ),
+    ],
+    samples: Annotated[
+        int, typer.Option(min=1, max=25, help="Samples per order (pairwise) or per prompt.")
+    ] = 3,
+    temperature: Annotated[
+        float, typer.Option(min=0.0, max=2.0, help="Sampling temperature.")
+    ] = 0.7,
     max_tokens: Annotated[int, typer.Option(min=16, help="Longest reply per call.")] = 800,
-    concurrency: Annotated[int | None, typer.Option(min=1, max=512, help="Calls in flight at once.")] = None,
-    timeout: Annotated[float | None, typer.Option(min=1.0, help="Per-call timeout in seconds.")] = None,
-    statements_protocol: Annotated[str, typer.Option(
-        help="nli: one 3-way prompt per statement; kqa: K-QA's entails/contradicts pair.")] = "nli",
-    panel_rule: Annotated[str, typer.Option(help="conservative (split → null verdict) or plurality.")] = "conservative",
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, max=512, help="Calls in flight at once.")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=1.0, help="Per-call timeout in seconds.")
+    ] = None,
+    statements_protocol: Annotated[
+        str,
+        typer.Option(
+            help="nli: one 3-way prompt per statement; kqa: K-QA's entails/contradicts pair."
+        ),
+    ] = "nli",
+    panel_rule: Annotated[
+        str, typer.Option(help="conservative (split → null verdict) or plurality.")
+    ] = "conservative",
     kind: Annotated[list[str] | None, typer.Option(help="Only these item kinds (repeat).")] = None,
-    max_cost: Annotated[float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")] = None,
-    price: Annotated[str | None, typer.Option(help="Override the price: IN,OUT USD per 1M tokens.")] = None,
-    dry_run: Annotated[bool, typer.Option(help="Only count the calls and estimate tokens and cost.")] = False,
+    max_cost: Annotated[
+        float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")
+    ] = None,
+    price: Annotated[
+        str | None, typer.Option(help="Override the price: IN,OUT USD per 1M tokens.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option(help="Only count the calls and estimate tokens and cost.")
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
@@ -111,9 +148,16 @@ def judge(
     """
     with opened(study) as s:
         try:
-            configs = [JudgeConfig(parse_judge_spec(j), samples=samples, temperature=temperature,
-                                   max_tokens=max_tokens, statements_protocol=statements_protocol)
-                       for j in judges]
+            configs = [
+                JudgeConfig(
+                    parse_judge_spec(j),
+                    samples=samples,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    statements_protocol=statements_protocol,
+                )
+                for j in judges
+            ]
         except SpecError as exc:
             raise UserError(f"--judge: {exc}") from None
         if statements_protocol not in ("nli", "kqa"):
@@ -122,13 +166,20 @@ def judge(
             raise UserError("--panel-rule must be conservative or plurality")
         prefs = user_settings.load()
         options = RunOptions(
-            concurrency=concurrency or prefs.concurrency, timeout_s=timeout or prefs.timeout_s,
-            max_cost=max_cost, dry_run=dry_run, panel_rule=panel_rule,
+            concurrency=concurrency or prefs.concurrency,
+            timeout_s=timeout or prefs.timeout_s,
+            max_cost=max_cost,
+            dry_run=dry_run,
+            panel_rule=panel_rule,
             kinds=tuple(kind) if kind else ("pairwise", "statements", "rating"),
-            price_override=_parse_price(price), api_keys=prefs.api_keys(), actor=login_name(),
+            price_override=_parse_price(price),
+            api_keys=prefs.api_keys(),
+            actor=login_name(),
         )
         try:
-            summary = asyncio.run(run_judges(s, configs, options, None if dry_run else ProgressDisplay()))
+            summary = asyncio.run(
+                run_judges(s, configs, options, None if dry_run else ProgressDisplay())
+            )
         except ProviderError as exc:
             raise UserError(str(exc)) from None
     if json_output:
@@ -140,14 +191,20 @@ def judge(
 def _print_summary(s: RunSummary, dry_run: bool) -> None:
     if dry_run:
         out(f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to make")
-        out(f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
-            f"estimated cost: ${s.est_cost_usd:.4f}")
+        out(
+            f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
+            f"estimated cost: ${s.est_cost_usd:.4f}"
+        )
     else:
-        out(f"{s.calls_needed} calls: {s.cached} cached, {s.ok} ok, {s.failed} failed samples, "
+        out(
+            f"{s.calls_needed} calls: {s.cached} cached, {s.ok} ok, {s.failed} failed samples, "
             f"{s.errors} errors; {s.requests} HTTP requests; "
-            f"{s.input_tokens + s.output_tokens:,} tokens; ${s.cost_usd:.4f}; {s.elapsed_s:.1f} s")
-        out(f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
-            f"AB/BA inconsistent: {s.position_inconsistent}")
+            f"{s.input_tokens + s.output_tokens:,} tokens; ${s.cost_usd:.4f}; {s.elapsed_s:.1f} s"
+        )
+        out(
+            f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
+            f"AB/BA inconsistent: {s.position_inconsistent}"
+        )
         if s.errors:
             out("calls that failed to reach the model are retried by the next run")
         if s.stopped:

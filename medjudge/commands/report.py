@@ -53,17 +53,27 @@ def write_output(text: str, output: Path | None) -> None:
 
 def report(
     study: StudyArg,
-    fmt: Annotated[ReportFormat, typer.Option(
-        "--format", "-f", help="md (tables for a paper), html (one self-contained file with "
-        "charts), json (every figure), csv (long format: one row per figure).")] = ReportFormat.md,
-    output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="File to write (default: stdout).")] = None,
-    n_boot: Annotated[int, typer.Option(
-        min=100, help="Bootstrap resamples for the intervals.")] = 1000,
-    seed: Annotated[int | None, typer.Option(
-        help="Bootstrap seed (default: the study's own seed).")] = None,
-    slices: Annotated[bool, typer.Option(
-        help="Include figures per batch, answer source and statement category.")] = True,
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="md (tables for a paper), html (one self-contained file with "
+            "charts), json (every figure), csv (long format: one row per figure).",
+        ),
+    ] = ReportFormat.md,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")
+    ] = None,
+    n_boot: Annotated[
+        int, typer.Option(min=100, help="Bootstrap resamples for the intervals.")
+    ] = 1000,
+    seed: Annotated[
+        int | None, typer.Option(help="Bootstrap seed (default: the study's own seed).")
+    ] = None,
+    slices: Annotated[
+        bool, typer.Option(help="Include figures per batch, answer source and statement category.")
+    ] = True,
 ) -> None:
     """Write the study's report: agreement, judge consistency, win rates, K-QA, cost and time.
 
@@ -107,25 +117,35 @@ def _columns(rows: list[list[str]]) -> list[str]:
 
 def _print_two(s: TwoRaterStats) -> None:
     dropped = f" ({s.n_dropped} with a missing label left out)" if s.n_dropped else ""
-    rows = [["n", f"{s.n} units labelled by both{dropped}"],
-            ["% agreement", _fmt(s.percent, pct=True)],
-            ["Cohen's κ", _fmt(s.cohen)],
-            ["Gwet's AC1", _fmt(s.gwet_ac1)]]
+    rows = [
+        ["n", f"{s.n} units labelled by both{dropped}"],
+        ["% agreement", _fmt(s.percent, pct=True)],
+        ["Cohen's κ", _fmt(s.cohen)],
+        ["Gwet's AC1", _fmt(s.gwet_ac1)],
+    ]
     if s.ordinal:
-        rows += [[f"weighted κ ({s.weights})", _fmt(s.weighted_kappa)],
-                 ["Spearman ρ", _fmt(s.spearman)],
-                 ["Pearson r", _fmt(s.pearson)]]
+        rows += [
+            [f"weighted κ ({s.weights})", _fmt(s.weighted_kappa)],
+            ["Spearman ρ", _fmt(s.spearman)],
+            ["Pearson r", _fmt(s.pearson)],
+        ]
     for line in _columns(rows):
         out("  " + line)
 
 
 def _print_multi(m: MultiRaterStats) -> None:
-    rows = [["units", f"{m.n_units} ({m.n_complete} labelled by every rater)"],
-            ["Fleiss' κ", f"{_fmt(m.fleiss)}  n={m.fleiss.n}"],
-            ["Krippendorff's α" + (" (ordinal)" if m.ordinal else ""),
-             f"{_fmt(m.krippendorff_alpha)}  n={m.krippendorff_alpha.n}"],
-            ["mean pairwise % agreement", f"{_fmt(m.mean_pairwise_percent, pct=True)}  "
-                                          f"n={m.mean_pairwise_percent.n}"]]
+    rows = [
+        ["units", f"{m.n_units} ({m.n_complete} labelled by every rater)"],
+        ["Fleiss' κ", f"{_fmt(m.fleiss)}  n={m.fleiss.n}"],
+        [
+            "Krippendorff's α" + (" (ordinal)" if m.ordinal else ""),
+            f"{_fmt(m.krippendorff_alpha)}  n={m.krippendorff_alpha.n}",
+        ],
+        [
+            "mean pairwise % agreement",
+            f"{_fmt(m.mean_pairwise_percent, pct=True)}  n={m.mean_pairwise_percent.n}",
+        ],
+    ]
     for line in _columns(rows):
         out("  " + line)
     out("  pairwise:")
@@ -134,16 +154,17 @@ def _print_multi(m: MultiRaterStats) -> None:
         header += ["weighted κ", "Spearman ρ", "Pearson r"]
     table = [header]
     for (a, b), s in m.pairwise.items():
-        row = [str(a), str(b), str(s.n), _fmt(s.percent, pct=True), _fmt(s.cohen),
-               _fmt(s.gwet_ac1)]
+        row = [str(a), str(b), str(s.n), _fmt(s.percent, pct=True), _fmt(s.cohen), _fmt(s.gwet_ac1)]
         if m.ordinal:
             row += [_fmt(s.weighted_kappa), _fmt(s.spearman), _fmt(s.pearson)]
         table.append(row)
     for line in _columns(table):
         out("    " + line)
     out("  agreement with the majority of the others:")
-    for line in _columns([["rater", "n", "% agreement"]] + [
-            [str(r), str(e.n), _fmt(e, pct=True)] for r, e in m.vs_majority.items()]):
+    for line in _columns(
+        [["rater", "n", "% agreement"]]
+        + [[str(r), str(e.n), _fmt(e, pct=True)] for r, e in m.vs_majority.items()]
+    ):
         out("    " + line)
 
 
@@ -160,20 +181,32 @@ AGREEMENT_JSON_HELP = (
 
 
 def agreement(
-    file: Annotated[Path, typer.Argument(help="A CSV, JSONL or JSON file: one row per unit, "
-                                               "one column per rater.")],
-    raters: Annotated[str, typer.Option(
-        "--raters", "-r", help="The rater columns, comma separated (two or more).")],
-    unit: Annotated[str | None, typer.Option(
-        help="A column naming the unit (checked for duplicates; not a rater).")] = None,
-    by: Annotated[str | None, typer.Option(
-        help="Also compute the figures per value of this column.")] = None,
-    ordinal: Annotated[bool, typer.Option(
-        help="Labels are numbers on an ordered scale: adds weighted κ, Spearman, Pearson and "
-        "ordinal Krippendorff's α.")] = False,
+    file: Annotated[
+        Path,
+        typer.Argument(help="A CSV, JSONL or JSON file: one row per unit, one column per rater."),
+    ],
+    raters: Annotated[
+        str,
+        typer.Option("--raters", "-r", help="The rater columns, comma separated (two or more)."),
+    ],
+    unit: Annotated[
+        str | None,
+        typer.Option(help="A column naming the unit (checked for duplicates; not a rater)."),
+    ] = None,
+    by: Annotated[
+        str | None, typer.Option(help="Also compute the figures per value of this column.")
+    ] = None,
+    ordinal: Annotated[
+        bool,
+        typer.Option(
+            help="Labels are numbers on an ordered scale: adds weighted κ, Spearman, Pearson and "
+            "ordinal Krippendorff's α."
+        ),
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help=AGREEMENT_JSON_HELP)] = False,
-    n_boot: Annotated[int, typer.Option(min=100, help="Bootstrap resamples (α, mean pairwise "
-                                                       "agreement).")] = 1000,
+    n_boot: Annotated[
+        int, typer.Option(min=100, help="Bootstrap resamples (α, mean pairwise agreement).")
+    ] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """Agreement statistics for any file of labels — no study needed.
@@ -193,19 +226,28 @@ def agreement(
         names = [r.strip() for r in raters.split(",")]
         table = read_label_table(file, names, unit=unit, by=by, ordinal=ordinal)
         try:
-            results = table_stats(table, by=by is not None, ordinal=ordinal, n_boot=n_boot,
-                                  seed=seed)
+            results = table_stats(
+                table, by=by is not None, ordinal=ordinal, n_boot=n_boot, seed=seed
+            )
         except ValueError as exc:
             raise UserError(f"{file}: {exc}") from None
     if json_output:
         data: dict[str, Any] = {
-            "file": str(file), "raters": table.raters, "unit": unit, "by": by,
-            "ordinal": ordinal, "confidence": 0.95, "slices": [r.to_dict() for r in results],
+            "file": str(file),
+            "raters": table.raters,
+            "unit": unit,
+            "by": by,
+            "ordinal": ordinal,
+            "confidence": 0.95,
+            "slices": [r.to_dict() for r in results],
         }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         return
-    out(f"{file}: {len(table.rows)} units, raters {', '.join(table.raters)}"
-        + (" (ordinal)" if ordinal else "") + "; 95% intervals in brackets")
+    out(
+        f"{file}: {len(table.rows)} units, raters {', '.join(table.raters)}"
+        + (" (ordinal)" if ordinal else "")
+        + "; 95% intervals in brackets"
+    )
     for r in results:
         _print_slice(r, by)
 

@@ -25,6 +25,7 @@ def review(
             help="Only the items assigned to you (the default when you have assignments).",
         ),
     ] = None,
+    batch: Annotated[str | None, typer.Option(help="Only the items of this batch.")] = None,
 ) -> None:
     """Review items one at a time: one key per verdict, blind until your labels are saved.
 
@@ -35,13 +36,14 @@ def review(
     Example:
       medjudge review trial.db
       medjudge review trial.db --all-items
+      medjudge review trial.db --batch week-2
       medjudge review demo.sqlite --reviewer dr_demo
     """
     from medjudge.tui.app import ReviewSetupError, make_app  # the UI loads only here
 
     with user_errors():
         try:
-            app = make_app(study, reviewer=reviewer, assigned_only=assigned_only)
+            app = make_app(study, reviewer=reviewer, assigned_only=assigned_only, batch=batch)
         except ReviewSetupError as exc:
             raise UserError(str(exc)) from None
     app.run()

@@ -55,7 +55,8 @@ def init(
     criteria: Annotated[
         list[str] | None,
         typer.Option(
-            "--criterion", "-c",
+            "--criterion",
+            "-c",
             help="A pairwise criterion: a built-in name (correctness, helpfulness, harmfulness, "
             "reasoning, efficiency, bias) or NAME:benefit|risk[:QUESTION]. Repeat; replaces the "
             "built-in pairwise set.",
@@ -76,8 +77,11 @@ def init(
       medjudge init overall.db -c overall:benefit:"Which answer is better overall?"
     """
     with user_errors():
-        settings = StudySettings(name=name or study.stem, blind=not show_verdicts,
-                                 allow_reviewer_override=allow_reviewer_override)
+        settings = StudySettings(
+            name=name or study.stem,
+            blind=not show_verdicts,
+            allow_reviewer_override=allow_reviewer_override,
+        )
         if criteria:
             try:
                 pairwise = [parse_criterion_option(c) for c in criteria]
@@ -89,8 +93,11 @@ def init(
         created = Study.create(study, settings, actor=login_name())
         grant(created, login_name(), "lead", by=login_name())
         created.close()
-    out(f"created {study} ({len(settings.criteria_for('pairwise'))} pairwise criteria: "
-        + ", ".join(c.name for c in settings.criteria_for("pairwise")) + ")")
+    out(
+        f"created {study} ({len(settings.criteria_for('pairwise'))} pairwise criteria: "
+        + ", ".join(c.name for c in settings.criteria_for("pairwise"))
+        + ")"
+    )
 
 
 def import_(
@@ -118,8 +125,9 @@ def import_(
         if not existed:
             grant(s, login_name(), "lead", by=login_name())
         try:
-            result = import_file(s, file, kind.value, actor=login_name(), answers=answers,
-                                 source=source, batch=batch)
+            result = import_file(
+                s, file, kind.value, actor=login_name(), answers=answers, source=source, batch=batch
+            )
         except BaseException:
             s.close()
             if not existed:
@@ -151,8 +159,11 @@ def status(
         return
     items = data["items"]
     out(f"study {data['study']} — {data['path']}")
-    out(f"items: {items['total']} (" + ", ".join(f"{k} {v}" for k, v in items.items() if k != "total")
-        + f"); units to label: {data['units']['total']}; blind: {'yes' if data['blind'] else 'no'}")
+    out(
+        f"items: {items['total']} ("
+        + ", ".join(f"{k} {v}" for k, v in items.items() if k != "total")
+        + f"); units to label: {data['units']['total']}; blind: {'yes' if data['blind'] else 'no'}"
+    )
     out("reviewers:" if data["reviewers"] else "reviewers: none yet")
     for r in data["reviewers"]:
         out(f"  {r['name']}: {r['units_labelled']} labels, {r['items_done']} items complete")
@@ -161,8 +172,10 @@ def status(
         out(f"  {j['name']}: {j['units_labelled']} verdicts, {j['missing_verdicts']} missing")
     c = data["judge_calls"]
     if c["total"]:
-        out(f"judge calls: {c['total']} ({c['failed_samples']} failed samples, {c['errors']} errors), "
-            f"{c['input_tokens'] + c['output_tokens']:,} tokens, ${c['cost_usd']:.4f}")
+        out(
+            f"judge calls: {c['total']} ({c['failed_samples']} failed samples, {c['errors']} errors), "
+            f"{c['input_tokens'] + c['output_tokens']:,} tokens, ${c['cost_usd']:.4f}"
+        )
     for role, logins in data["roles"].items():
         out(f"{role}s: " + ", ".join(logins))
     if data["adjudications"]:
@@ -173,7 +186,9 @@ def export(
     study: StudyArg,
     table: Annotated[Table, typer.Argument(help="What to export.")],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Row format.")] = Format.jsonl,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default: stdout).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="File (default: stdout).")
+    ] = None,
 ) -> None:
     """Export labels, verdicts (with their trail), judge calls, adjudications or the history.
 

@@ -66,11 +66,19 @@ def role(
 def assign(
     study: StudyArg,
     reviewers: Annotated[list[str], typer.Argument(help="Login names of the reviewers.")],
-    batch: Annotated[str | None, typer.Option(help="Only items of this batch (and name the assignment so).")] = None,
+    batch: Annotated[
+        str | None, typer.Option(help="Only items of this batch (and name the assignment so).")
+    ] = None,
     kind: Annotated[str | None, typer.Option(help="Only items of this kind.")] = None,
-    first: Annotated[int | None, typer.Option(min=1, help="Only the first N matching items.")] = None,
-    overlap: Annotated[int | None, typer.Option(min=1, help="Reviewers per item (default: all).")] = None,
-    remove: Annotated[bool, typer.Option(help="Remove these reviewers' assignments instead.")] = False,
+    first: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N matching items.")
+    ] = None,
+    overlap: Annotated[
+        int | None, typer.Option(min=1, help="Reviewers per item (default: all).")
+    ] = None,
+    remove: Annotated[
+        bool, typer.Option(help="Remove these reviewers' assignments instead.")
+    ] = False,
 ) -> None:
     """Assign items to reviewers (a reviewer with assignments sees only those in the app).
 
@@ -96,12 +104,25 @@ def assign(
 
 def settings(
     study: StudyArg,
-    blind: Annotated[bool | None, typer.Option("--blind/--show-verdicts",
-                     help="Hide verdicts until the reviewer's own labels are saved, or show them.")] = None,
-    allow_reviewer_override: Annotated[bool | None, typer.Option(
-        "--allow-reviewer-override/--login-only", help="Allow `review --reviewer NAME`.")] = None,
-    roles_enforced: Annotated[bool | None, typer.Option(
-        "--roles-enforced/--anyone-reviews", help="Only logins with a role may review.")] = None,
+    blind: Annotated[
+        bool | None,
+        typer.Option(
+            "--blind/--show-verdicts",
+            help="Hide verdicts until the reviewer's own labels are saved, or show them.",
+        ),
+    ] = None,
+    allow_reviewer_override: Annotated[
+        bool | None,
+        typer.Option(
+            "--allow-reviewer-override/--login-only", help="Allow `review --reviewer NAME`."
+        ),
+    ] = None,
+    roles_enforced: Annotated[
+        bool | None,
+        typer.Option(
+            "--roles-enforced/--anyone-reviews", help="Only logins with a role may review."
+        ),
+    ] = None,
     name: Annotated[str | None, typer.Option(help="Rename the study.")] = None,
 ) -> None:
     """Show or change the study's settings (leads only); every change is in the history.
@@ -112,8 +133,16 @@ def settings(
       medjudge settings trial.db --show-verdicts --roles-enforced
     """
     with opened(study) as s:
-        changes = {k: v for k, v in {"blind": blind, "allow_reviewer_override": allow_reviewer_override,
-                                     "roles_enforced": roles_enforced, "name": name}.items() if v is not None}
+        changes = {
+            k: v
+            for k, v in {
+                "blind": blind,
+                "allow_reviewer_override": allow_reviewer_override,
+                "roles_enforced": roles_enforced,
+                "name": name,
+            }.items()
+            if v is not None
+        }
         if changes:
             require(s, login_name(), "settings")
             s.save_settings(s.settings.model_copy(update=changes), actor=login_name())

@@ -16,8 +16,11 @@ from medjudge.store.roles import grant
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
-DEMO_FILES = (("pairwise.jsonl", "pairwise"), ("statements.jsonl", "statements"),
-              ("rating.jsonl", "rating"))
+DEMO_FILES = (
+    ("pairwise.jsonl", "pairwise"),
+    ("statements.jsonl", "statements"),
+    ("rating.jsonl", "rating"),
+)
 
 
 def build_demo(path: Path, *, actor: str) -> Study:
@@ -39,7 +42,11 @@ def build_demo(path: Path, *, actor: str) -> Study:
                 with importlib.resources.as_file(files / name) as src:
                     import_file(study, src, kind, actor=actor)
             _add_recorded_verdicts(study, files)
-            for role in ("lead", "reviewer", "adjudicator"):  # whoever runs the demo may try everything
+            for role in (
+                "lead",
+                "reviewer",
+                "adjudicator",
+            ):  # whoever runs the demo may try everything
                 grant(study, actor, role, by=actor)
         finally:
             study.close()

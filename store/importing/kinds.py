@@ -34,13 +34,17 @@ def _batch(rec: Record, default: str | None) -> str | None:
 def pairwise_item(rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
     """One pairwise record."""
     item = ItemIn(
-        ext_id=rec.ident(), kind="pairwise", question=rec.text("question") or "",
-        file=rec.file, line=rec.line,
+        ext_id=rec.ident(),
+        kind="pairwise",
+        question=rec.text("question") or "",
+        file=rec.file,
+        line=rec.line,
         answers=[
             ("A", rec.text("answer_a", strip=False) or "", rec.text("source_a") or ""),
             ("B", rec.text("answer_b", strip=False) or "", rec.text("source_b") or ""),
         ],
-        context=_context(rec), batch=_batch(rec, batch),
+        context=_context(rec),
+        batch=_batch(rec, batch),
     )
     item.labels = parse_labels(rec, settings, "pairwise")
     return item
@@ -57,8 +61,12 @@ def statements_item(rec: Record, settings: StudySettings, batch: str | None) -> 
             raise rec.problem("expected a list of {text, category}", "statements")
         for i, s in enumerate(raw):
             where = f"statements[{i}]"
-            if not isinstance(s, dict) or not isinstance(s.get("text"), str) or not s["text"].strip():
-                raise rec.problem("expected {\"text\": ..., \"category\": ...}", where)
+            if (
+                not isinstance(s, dict)
+                or not isinstance(s.get("text"), str)
+                or not s["text"].strip()
+            ):
+                raise rec.problem('expected {"text": ..., "category": ...}', where)
             cat = str(s.get("category", "")).strip().lower().replace("-", "_")
             if cat not in ("must_have", "nice_to_have"):
                 raise rec.problem("category must be must_have or nice_to_have", f"{where}.category")
@@ -67,13 +75,20 @@ def statements_item(rec: Record, settings: StudySettings, batch: str | None) -> 
         statements += [(t, "must_have") for t in rec.text_list("must_have")]
         statements += [(t, "nice_to_have") for t in rec.text_list("nice_to_have")]
     if not statements:
-        raise rec.problem("an item needs at least one statement (statements, or must_have/nice_to_have)",
-                          "statements")
+        raise rec.problem(
+            "an item needs at least one statement (statements, or must_have/nice_to_have)",
+            "statements",
+        )
     item = ItemIn(
-        ext_id=rec.ident(), kind="statements", question=rec.text("question") or "",
-        file=rec.file, line=rec.line,
+        ext_id=rec.ident(),
+        kind="statements",
+        question=rec.text("question") or "",
+        file=rec.file,
+        line=rec.line,
         answers=[("answer", rec.text("answer", strip=False) or "", rec.text("source") or "")],
-        statements=statements, context=_context(rec), batch=_batch(rec, batch),
+        statements=statements,
+        context=_context(rec),
+        batch=_batch(rec, batch),
     )
     item.labels = parse_labels(rec, settings, "statements", len(statements))
     return item
@@ -85,7 +100,9 @@ def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> Item
     if isinstance(options, str) and options.strip().startswith("{"):
         options = rec.json_cell("options", options, "a JSON object")
     if not isinstance(options, dict) or len(options) < 2:
-        raise rec.problem("expected an object of at least two options, e.g. {\"A\": \"...\"}", "options")
+        raise rec.problem(
+            'expected an object of at least two options, e.g. {"A": "..."}', "options"
+        )
     clean: dict[str, str] = {}
     for key, text in options.items():
         k = str(key).strip()
@@ -96,10 +113,17 @@ def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> Item
     if correct not in clean:
         raise rec.problem(f"{correct!r} is not one of the options ({', '.join(clean)})", "correct")
     item = ItemIn(
-        ext_id=rec.ident(), kind="rating", question=rec.text("question") or "",
-        file=rec.file, line=rec.line,
-        answers=[("explanation", rec.text("explanation", strip=False) or "", rec.text("source") or "")],
-        data={"options": clean, "correct": correct}, context=_context(rec), batch=_batch(rec, batch),
+        ext_id=rec.ident(),
+        kind="rating",
+        question=rec.text("question") or "",
+        file=rec.file,
+        line=rec.line,
+        answers=[
+            ("explanation", rec.text("explanation", strip=False) or "", rec.text("source") or "")
+        ],
+        data={"options": clean, "correct": correct},
+        context=_context(rec),
+        batch=_batch(rec, batch),
     )
     item.labels = parse_labels(rec, settings, "rating")
     return item
@@ -108,8 +132,9 @@ def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> Item
 PARSERS = {"pairwise": pairwise_item, "statements": statements_item, "rating": rating_item}
 
 
-def parse_all(records: Iterable[Record], kind: str, settings: StudySettings,
-              batch: str | None) -> list[ItemIn]:
+def parse_all(
+    records: Iterable[Record], kind: str, settings: StudySettings, batch: str | None
+) -> list[ItemIn]:
     """Parse every record of a file; duplicate ids within the file are an error."""
     parse = PARSERS[kind]
     items: list[ItemIn] = []
@@ -117,7 +142,9 @@ def parse_all(records: Iterable[Record], kind: str, settings: StudySettings,
     for rec in records:
         item = parse(rec, settings, batch)
         if item.ext_id in seen:
-            raise rec.problem(f"duplicate id {item.ext_id!r} (first on line {seen[item.ext_id]})", "id")
+            raise rec.problem(
+                f"duplicate id {item.ext_id!r} (first on line {seen[item.ext_id]})", "id"
+            )
         seen[item.ext_id] = rec.line
         items.append(item)
     return items

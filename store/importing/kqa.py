@@ -40,8 +40,9 @@ def _statement_list(rec: Record, field: str, *, required: bool = False) -> list[
     return [v.strip() for v in value]
 
 
-def parse_kqa(reference: Path, answers: Path, source: str, settings: StudySettings,
-              batch: str | None) -> tuple[list[ItemIn], int]:
+def parse_kqa(
+    reference: Path, answers: Path, source: str, settings: StudySettings, batch: str | None
+) -> tuple[list[ItemIn], int]:
     """Read the reference and answers files.
 
     Returns:
@@ -49,7 +50,9 @@ def parse_kqa(reference: Path, answers: Path, source: str, settings: StudySettin
     """
     del settings  # K-QA items carry no labels
     if not source.strip():
-        raise ImportProblem(answers, "a K-QA import needs --source (the model that wrote the answers)")
+        raise ImportProblem(
+            answers, "a K-QA import needs --source (the model that wrote the answers)"
+        )
     refs: dict[str, tuple[Record, str, list[tuple[str, str]]]] = {}
     n_questions = 0
     for rec in read_records(reference):
@@ -59,8 +62,9 @@ def parse_kqa(reference: Path, answers: Path, source: str, settings: StudySettin
         statements += [(t, "nice_to_have") for t in _statement_list(rec, "Nice_to_have")]
         key = _key(question)
         if key in refs:
-            raise rec.problem(f"the same question appears twice (first on line {refs[key][0].line})",
-                              "Question")
+            raise rec.problem(
+                f"the same question appears twice (first on line {refs[key][0].line})", "Question"
+            )
         refs[key] = (rec, question, statements)
     if not refs:
         raise ImportProblem(reference, "has no questions")
@@ -71,20 +75,32 @@ def parse_kqa(reference: Path, answers: Path, source: str, settings: StudySettin
         question = rec.text("Question") or ""
         key = _key(question)
         if key not in refs:
-            raise rec.problem("this question is not in the reference file " + reference.name, "Question")
+            raise rec.problem(
+                "this question is not in the reference file " + reference.name, "Question"
+            )
         if key in seen:
-            raise rec.problem(f"a second answer to the same question (first on line {seen[key]})",
-                              "Question")
+            raise rec.problem(
+                f"a second answer to the same question (first on line {seen[key]})", "Question"
+            )
         seen[key] = rec.line
         answer = rec.text("result", required=False)
         if not answer:
             continue
         ref_rec, ref_question, statements = refs[key]
-        items.append(ItemIn(
-            ext_id=f"kqa-{ref_rec.line:03d}-{slug}", kind="statements", question=ref_question,
-            file=rec.file, line=rec.line, answers=[("answer", answer, source)],
-            statements=statements, batch=batch,
-            data={"kqa_line": ref_rec.line,
-                  "reference_answer": ref_rec.text("Free_form_answer", required=False) or ""},
-        ))
+        items.append(
+            ItemIn(
+                ext_id=f"kqa-{ref_rec.line:03d}-{slug}",
+                kind="statements",
+                question=ref_question,
+                file=rec.file,
+                line=rec.line,
+                answers=[("answer", answer, source)],
+                statements=statements,
+                batch=batch,
+                data={
+                    "kqa_line": ref_rec.line,
+                    "reference_answer": ref_rec.text("Free_form_answer", required=False) or "",
+                },
+            )
+        )
     return items, n_questions

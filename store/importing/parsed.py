@@ -12,14 +12,27 @@ from ..study import dumps
 from .problems import Record
 
 PAIRWISE_SPELLINGS = {
-    "a": "A", "response_a": "A", "response a": "A", "answer_a": "A", "model_a": "A",
-    "b": "B", "response_b": "B", "response b": "B", "answer_b": "B", "model_b": "B",
-    "tie": "tie", "neither": "neither",
+    "a": "A",
+    "response_a": "A",
+    "response a": "A",
+    "answer_a": "A",
+    "model_a": "A",
+    "b": "B",
+    "response_b": "B",
+    "response b": "B",
+    "answer_b": "B",
+    "model_b": "B",
+    "tie": "tie",
+    "neither": "neither",
 }
 STATEMENT_SPELLINGS = {
-    "entailed": "entailed", "entailment": "entailed", "entails": "entailed",
+    "entailed": "entailed",
+    "entailment": "entailed",
+    "entails": "entailed",
     "neutral": "neutral",
-    "contradicted": "contradicted", "contradiction": "contradicted", "contradicts": "contradicted",
+    "contradicted": "contradicted",
+    "contradiction": "contradicted",
+    "contradicts": "contradicted",
 }
 
 
@@ -53,19 +66,31 @@ class ItemIn:
 
     def content_hash(self) -> str:
         """Hash of everything that makes up the item (not its labels)."""
-        body = dumps([self.kind, self.question, self.answers, self.statements, self.data,
-                      self.context, self.batch])
+        body = dumps(
+            [
+                self.kind,
+                self.question,
+                self.answers,
+                self.statements,
+                self.data,
+                self.context,
+                self.batch,
+            ]
+        )
         return hashlib.sha256(body.encode()).hexdigest()
 
 
-def normalise_value(rec: Record, field_name: str, settings: StudySettings, criterion: str,
-                    value: object) -> str:
+def normalise_value(
+    rec: Record, field_name: str, settings: StudySettings, criterion: str, value: object
+) -> str:
     """Canonical label value for a criterion, or an ImportProblem naming the field."""
     try:
         crit = settings.criterion(criterion)
     except KeyError:
         names = ", ".join(c.name for c in settings.criteria)
-        raise rec.problem(f"unknown criterion {criterion!r} (this study has: {names})", field_name) from None
+        raise rec.problem(
+            f"unknown criterion {criterion!r} (this study has: {names})", field_name
+        ) from None
     if isinstance(value, bool) or value is None:
         raise rec.problem(f"label value {value!r} is not allowed", field_name)
     if crit.kind == "pairwise":
@@ -91,16 +116,19 @@ def normalise_value(rec: Record, field_name: str, settings: StudySettings, crite
         raise rec.problem(str(exc), field_name) from None
 
 
-def parse_labels(rec: Record, settings: StudySettings, kind: str,
-                 n_statements: int = 0) -> list[LabelIn]:
+def parse_labels(
+    rec: Record, settings: StudySettings, kind: str, n_statements: int = 0
+) -> list[LabelIn]:
     """Labels carried by a record: a ``labels`` list, ``human_labels``/``judge_labels`` maps,
     or CSV columns named ``human:NAME:CRITERION`` / ``judge:NAME:CRITERION``."""
     out: list[LabelIn] = []
     raw = rec.data.get("labels")
     if raw not in (None, "", []):
         if isinstance(raw, str):
-            raise rec.problem("expected a list of label objects (in CSV use human:NAME:CRITERION columns)",
-                              "labels")
+            raise rec.problem(
+                "expected a list of label objects (in CSV use human:NAME:CRITERION columns)",
+                "labels",
+            )
         if not isinstance(raw, list):
             raise rec.problem("expected a list of label objects", "labels")
         for i, lab in enumerate(raw):
@@ -117,13 +145,23 @@ def parse_labels(rec: Record, settings: StudySettings, kind: str,
             if not isinstance(criterion, str):
                 raise rec.problem("missing criterion", f"{where}.criterion")
             if kind == "statements" and criterion != STATEMENT_CRITERION:
-                raise rec.problem(f"statements are labelled on {STATEMENT_CRITERION!r} only, "
-                                  f"not {criterion!r}", f"{where}.criterion")
+                raise rec.problem(
+                    f"statements are labelled on {STATEMENT_CRITERION!r} only, not {criterion!r}",
+                    f"{where}.criterion",
+                )
             statement = _statement_index(rec, lab.get("statement"), kind, n_statements, where)
             value = normalise_value(rec, f"{where}.value", settings, criterion, lab.get("value"))
             note = lab.get("note")
-            out.append(LabelIn(rater.strip(), rkind, criterion, value, statement,
-                               note if isinstance(note, str) and note.strip() else None))
+            out.append(
+                LabelIn(
+                    rater.strip(),
+                    rkind,
+                    criterion,
+                    value,
+                    statement,
+                    note if isinstance(note, str) and note.strip() else None,
+                )
+            )
     for key, rkind in (("human_labels", "human"), ("judge_labels", "judge")):
         block = rec.data.get(key)
         if block in (None, "", {}):
@@ -153,7 +191,9 @@ def parse_labels(rec: Record, settings: StudySettings, kind: str,
         allowed = {c.name for c in settings.criteria_for(kind)}
         for lab in out:
             if lab.criterion not in allowed:
-                raise rec.problem(f"criterion {lab.criterion!r} does not apply to {kind} items", "labels")
+                raise rec.problem(
+                    f"criterion {lab.criterion!r} does not apply to {kind} items", "labels"
+                )
     seen: set[tuple[str, str, int | None]] = set()
     for lab in out:
         key3 = (lab.rater, lab.criterion, lab.statement)
@@ -166,8 +206,11 @@ def parse_labels(rec: Record, settings: StudySettings, kind: str,
 def _no_statement(rec: Record, kind: str, where: str) -> None:
     """Rater maps and label columns cannot say which statement a label is for."""
     if kind == "statements":
-        raise rec.problem("statement labels need a statement number: use "
-                          "labels: [{\"rater\": ..., \"statement\": N, \"value\": ...}]", where)
+        raise rec.problem(
+            "statement labels need a statement number: use "
+            'labels: [{"rater": ..., "statement": N, "value": ...}]',
+            where,
+        )
 
 
 def _statement_index(rec: Record, value: object, kind: str, n: int, where: str) -> int | None:

@@ -14,8 +14,9 @@ class ImportProblem(Exception):
     ``answers.jsonl, line 7, field 'answer_b': expected text, got a number``.
     """
 
-    def __init__(self, file: str | Path, message: str, *, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, file: str | Path, message: str, *, line: int | None = None, field: str | None = None
+    ) -> None:
         """Describe one problem with an input file."""
         self.file = str(file)
         self.line = line
@@ -70,7 +71,9 @@ class Record:
         """A text field (numbers are not silently turned into text)."""
         if not self.has(field):
             if required:
-                raise self.problem("missing (required)" if field not in self.data else "is empty", field)
+                raise self.problem(
+                    "missing (required)" if field not in self.data else "is empty", field
+                )
             return None
         value = self.data[field]
         if not isinstance(value, str):
@@ -155,8 +158,14 @@ def surrogate_field(data: dict[str, Any]) -> str | None:
 def _type_name(value: object) -> str:
     if value is None:
         return "null"
-    return {bool: "true/false", int: "a number", float: "a number", str: "text",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def type_name(value: object) -> str:

@@ -37,7 +37,8 @@ def _decode_lines(path: Path, raw: bytes) -> list[str]:
             out.append(line.decode("utf-8"))
         except UnicodeDecodeError as exc:
             raise ImportProblem(
-                path, f"is not valid UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8",
+                path,
+                f"is not valid UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8",
                 line=n,
             ) from None
     return out
@@ -48,8 +49,9 @@ def _loads(path: Path, text: str, line: int) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ImportProblem(path, f"not valid JSON ({exc.msg} at column {exc.colno})",
-                            line=line + exc.lineno - 1) from None
+        raise ImportProblem(
+            path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=line + exc.lineno - 1
+        ) from None
     except RecursionError:
         raise ImportProblem(path, "not valid JSON (nested too deeply)", line=line) from None
     except ValueError:  # Python refuses integers of more than 4300 digits
@@ -110,7 +112,9 @@ def read_json_array(path: Path) -> Iterator[Record]:
     text = "\n".join(_decode_lines(path, read_bytes(path)))
     value = _loads(path, text, 1)
     if not isinstance(value, list):
-        raise ImportProblem(path, f"expected a JSON array of objects, got {type_name(value)}", line=1)
+        raise ImportProblem(
+            path, f"expected a JSON array of objects, got {type_name(value)}", line=1
+        )
     # Find where each top-level element starts, for line numbers in messages (counting
     # newlines from the previous element on, so a large array stays linear).
     decoder = json.JSONDecoder()

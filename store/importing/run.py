@@ -14,8 +14,16 @@ from .writer import ImportSummary, store_items
 KINDS = ("pairwise", "statements", "rating", "kqa")
 
 
-def import_file(study: Study, path: Path, kind: str, *, actor: str, answers: Path | None = None,
-                source: str | None = None, batch: str | None = None) -> ImportSummary:
+def import_file(
+    study: Study,
+    path: Path,
+    kind: str,
+    *,
+    actor: str,
+    answers: Path | None = None,
+    source: str | None = None,
+    batch: str | None = None,
+) -> ImportSummary:
     """Import one file into a study.
 
     Args:
@@ -36,8 +44,14 @@ def import_file(study: Study, path: Path, kind: str, *, actor: str, answers: Pat
         if answers is None:
             raise ImportProblem(path, "a K-QA import needs --answers FILE (the model's answers)")
         items, n_questions = parse_kqa(path, answers, source or "", study.settings, batch)
-        return store_items(study, items, file=answers, kind="statements", actor=actor,
-                           settings_extra={"kqa_questions": n_questions})
+        return store_items(
+            study,
+            items,
+            file=answers,
+            kind="statements",
+            actor=actor,
+            settings_extra={"kqa_questions": n_questions},
+        )
     items = parse_all(read_records(path), kind, study.settings, batch)
     if not items:
         raise ImportProblem(path, "has no records")

@@ -72,15 +72,20 @@ def _check(study: Study, items: list[ItemIn]) -> dict[str, int]:
                     item.file,
                     f"id {item.ext_id!r} already exists in the study with different content{origin}; "
                     "give the new item another id",
-                    line=item.line, field="id",
+                    line=item.line,
+                    field="id",
                 )
             unchanged[item.ext_id] = int(row["id"])
         for lab in item.labels:
             clash = judge_names if lab.rater_kind == "human" else human_names
             if lab.rater in clash:
                 other = "judge" if lab.rater_kind == "human" else "human reviewer"
-                raise ImportProblem(item.file, f"rater {lab.rater!r} is already a {other} in this study",
-                                    line=item.line, field="labels")
+                raise ImportProblem(
+                    item.file,
+                    f"rater {lab.rater!r} is already a {other} in this study",
+                    line=item.line,
+                    field="labels",
+                )
             if row is not None:
                 current = _stored_label(conn, int(row["id"]), lab)
                 if current is not None and current != lab.value:
@@ -88,7 +93,8 @@ def _check(study: Study, items: list[ItemIn]) -> dict[str, int]:
                         item.file,
                         f"{lab.rater}'s {lab.criterion} label is {current!r} in the study but "
                         f"{lab.value!r} here; labels are not overwritten by imports",
-                        line=item.line, field="labels",
+                        line=item.line,
+                        field="labels",
                     )
     return unchanged
 
@@ -119,8 +125,15 @@ def _unit_id(conn: sqlite3.Connection, item_id: int, lab: LabelIn) -> int:
     return int(row[0])
 
 
-def store_items(study: Study, items: list[ItemIn], *, file: Path, kind: str, actor: str,
-                settings_extra: dict[str, object] | None = None) -> ImportSummary:
+def store_items(
+    study: Study,
+    items: list[ItemIn],
+    *,
+    file: Path,
+    kind: str,
+    actor: str,
+    settings_extra: dict[str, object] | None = None,
+) -> ImportSummary:
     """Check then store parsed items and their labels in one transaction.
 
     Raises:
@@ -154,11 +167,25 @@ def store_items(study: Study, items: list[ItemIn], *, file: Path, kind: str, act
         if summary.items_added == 0 and summary.labels_added == 0:
             conn.execute("DELETE FROM imports WHERE id = ?", (import_id,))
         else:
-            conn.execute("UPDATE imports SET n_items = ?, n_labels = ? WHERE id = ?",
-                         (summary.items_added, summary.labels_added, import_id))
-            audit(conn, actor, "import", f"import:{import_id}", None,
-                  dumps({"file": str(file), "kind": kind, "items": summary.items_added,
-                         "labels": summary.labels_added}))
+            conn.execute(
+                "UPDATE imports SET n_items = ?, n_labels = ? WHERE id = ?",
+                (summary.items_added, summary.labels_added, import_id),
+            )
+            audit(
+                conn,
+                actor,
+                "import",
+                f"import:{import_id}",
+                None,
+                dumps(
+                    {
+                        "file": str(file),
+                        "kind": kind,
+                        "items": summary.items_added,
+                        "labels": summary.labels_added,
+                    }
+                ),
+            )
         for key, value in (settings_extra or {}).items():
             conn.execute(
                 "INSERT INTO study_settings (key, value) VALUES (?, ?) "
@@ -168,16 +195,34 @@ def store_items(study: Study, items: list[ItemIn], *, file: Path, kind: str, act
     return summary
 
 
-def _insert_item(conn: sqlite3.Connection, item: ItemIn, import_id: int | None, seed: int,
-                 criteria: list, now: str) -> int:
+def _insert_item(
+    conn: sqlite3.Connection,
+    item: ItemIn,
+    import_id: int | None,
+    seed: int,
+    criteria: list,
+    now: str,
+) -> int:
     swap = display_swap(seed, item.ext_id) if item.kind == "pairwise" else False
-    item_id = int(conn.execute(
-        "INSERT INTO items (ext_id, kind, question, data, context, batch, swap, content_hash, "
-        "import_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (item.ext_id, item.kind, item.question, dumps(item.data),
-         dumps(item.context) if item.context else None, item.batch, int(swap),
-         item.content_hash(), import_id, now),
-    ).lastrowid or 0)
+    item_id = int(
+        conn.execute(
+            "INSERT INTO items (ext_id, kind, question, data, context, batch, swap, content_hash, "
+            "import_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                item.ext_id,
+                item.kind,
+                item.question,
+                dumps(item.data),
+                dumps(item.context) if item.context else None,
+                item.batch,
+                int(swap),
+                item.content_hash(),
+                import_id,
+                now,
+            ),
+        ).lastrowid
+        or 0
+    )
     conn.executemany(
         "INSERT INTO answers (item_id, position, text, source) VALUES (?, ?, ?, ?)",
         [(item_id, pos, text, source) for pos, text, source in item.answers],
@@ -200,8 +245,15 @@ def _insert_item(conn: sqlite3.Connection, item: ItemIn, import_id: int | None, 
     return item_id
 
 
-def _write_imported_label(study: Study, conn: sqlite3.Connection, item_id: int, item: ItemIn,
-                          lab: LabelIn, actor: str, import_id: int | None) -> bool:
+def _write_imported_label(
+    study: Study,
+    conn: sqlite3.Connection,
+    item_id: int,
+    item: ItemIn,
+    lab: LabelIn,
+    actor: str,
+    import_id: int | None,
+) -> bool:
     unit_id = _unit_id(conn, item_id, lab)
     config = {"external": True} if lab.rater_kind == "judge" else None
     rater_id = study.rater_id(lab.rater, lab.rater_kind, config, conn=conn)
@@ -215,8 +267,20 @@ def _write_imported_label(study: Study, conn: sqlite3.Connection, item_id: int, 
         conn.execute(
             "INSERT INTO verdicts (unit_id, rater_id, value, status, reason, trail, run_id, created_at) "
             "VALUES (?, ?, ?, 'ok', ?, ?, NULL, ?)",
-            (unit_id, rater_id, lab.value, lab.note,
-             dumps({"source": "import", "file": item.file, "line": item.line, "import_id": import_id}),
-             utcnow()),
+            (
+                unit_id,
+                rater_id,
+                lab.value,
+                lab.note,
+                dumps(
+                    {
+                        "source": "import",
+                        "file": item.file,
+                        "line": item.line,
+                        "import_id": import_id,
+                    }
+                ),
+                utcnow(),
+            ),
         )
     return True
