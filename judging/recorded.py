@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from medjudge.store.db import StudyError
-from medjudge.store.judgments import cached_calls, record_call
+from medjudge.store.judgments import CALL_COLUMNS, cached_calls, record_call
 from medjudge.store.study import Study
 
 from .plan import JudgeConfig
@@ -27,28 +27,8 @@ DEMO_JUDGE = JudgeConfig(
 )
 """The judge whose calls are recorded for the demo."""
 
-_COLUMNS = (
-    "key",
-    "judge",
-    "provider",
-    "model",
-    "template",
-    "template_hash",
-    "params",
-    "messages",
-    "task",
-    "sample",
-    "status",
-    "raw",
-    "parsed",
-    "error",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-    "latency_s",
-    "attempts",
-    "created_at",
-)
+_COLUMNS = tuple(c for c in CALL_COLUMNS if c not in ("item_id", "run_id"))
+"""What a recording keeps of each call (items are named by their file id instead)."""
 
 
 def save_recorded_run(study: Study, judge: str, out: Path) -> int:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from medjudge.store.settings import PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS
+
 
 class ReplyError(ValueError):
     """A reply that does not carry a valid answer; the message says what was wrong."""
@@ -46,16 +48,7 @@ def extract_json(text: str) -> dict[str, Any]:
     raise ReplyError("no JSON object in the reply")
 
 
-_PAIRWISE = {
-    "a": "A",
-    "b": "B",
-    "response a": "A",
-    "response b": "B",
-    "response_a": "A",
-    "response_b": "B",
-    "tie": "tie",
-    "neither": "neither",
-}
+_PAIRWISE = {**PAIRWISE_SPELLINGS, "response a": "A", "response b": "B"}
 
 
 def _entry(obj: dict[str, Any], key: str) -> Any:
@@ -89,15 +82,7 @@ def parse_pairwise(text: str, criteria: list[str]) -> dict[str, dict[str, str]]:
     return out
 
 
-_NLI = {
-    "entailed": "entailed",
-    "entailment": "entailed",
-    "entails": "entailed",
-    "neutral": "neutral",
-    "contradicted": "contradicted",
-    "contradiction": "contradicted",
-    "contradicts": "contradicted",
-}
+_NLI = STATEMENT_SPELLINGS
 
 
 def parse_nli(text: str) -> dict[str, str]:

@@ -38,6 +38,11 @@ class StudyBusyError(StudyError):
     """Another process held the study's write lock for longer than we were willing to wait."""
 
 
+def classify(path: str | os.PathLike[str], exc: sqlite3.Error) -> StudyError:
+    """The user-facing :class:`StudyError` for an SQLite error on a study file (reads too)."""
+    return _classify(Path(path), exc)
+
+
 def _classify(path: Path, exc: sqlite3.Error) -> StudyError:
     text = str(exc)
     if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
@@ -51,8 +56,11 @@ def _classify(path: Path, exc: sqlite3.Error) -> StudyError:
         return StudyError(
             f"{path}: the study file is read-only here; ask its owner for write access"
         )
-    if "disk is full" in text or "database or disk is full" in text or (
-            "disk I/O error" in text and _disk_full(path)):
+    if (
+        "disk is full" in text
+        or "database or disk is full" in text
+        or ("disk I/O error" in text and _disk_full(path))
+    ):
         # A full disk often shows up as "disk I/O error": the -shm/-wal file cannot grow.
         return StudyError(f"{path}: the disk is full; nothing was saved by this step")
     if "unable to open" in text:
@@ -106,8 +114,11 @@ def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Co
             # (yet) a study — an empty file, or another program's SQLite database.
             if not create and conn.execute("PRAGMA application_id").fetchone()[0] != APP_ID:
                 conn.close()
-                what = ("is empty (0 bytes)" if p.stat().st_size == 0
-                        else "is an SQLite file of another program")
+                what = (
+                    "is empty (0 bytes)"
+                    if p.stat().st_size == 0
+                    else "is an SQLite file of another program"
+                )
                 raise StudyError(f"{p}: not a medjudge study (the file {what})")
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")

@@ -23,6 +23,13 @@ from typing import Any
 from .labels import write_label
 from .study import Study, dumps, utcnow
 
+CALL_COLUMNS = (
+    "key", "judge", "provider", "model", "template", "template_hash", "params", "messages",
+    "item_id", "task", "sample", "status", "raw", "parsed", "error", "input_tokens",
+    "output_tokens", "cost_usd", "latency_s", "attempts", "run_id", "created_at",
+)  # fmt: skip
+"""The columns of a stored judge call, in table order."""
+
 
 @dataclass(frozen=True)
 class StoredCall:
@@ -51,30 +58,7 @@ def cached_calls(study: Study, keys: Iterable[str]) -> dict[str, StoredCall]:
 
 def record_call(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     """Store one call result (inside a transaction); an earlier ``error`` row is replaced."""
-    cols = [
-        "key",
-        "judge",
-        "provider",
-        "model",
-        "template",
-        "template_hash",
-        "params",
-        "messages",
-        "item_id",
-        "task",
-        "sample",
-        "status",
-        "raw",
-        "parsed",
-        "error",
-        "input_tokens",
-        "output_tokens",
-        "cost_usd",
-        "latency_s",
-        "attempts",
-        "run_id",
-        "created_at",
-    ]
+    cols = CALL_COLUMNS
     values = [row.get(c) for c in cols]
     conn.execute(
         f"INSERT INTO judge_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "

@@ -62,6 +62,15 @@ def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
     return row
 
 
+def _revealed(conn: sqlite3.Connection, item_id: int, rater_id: int) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?", (item_id, rater_id)
+        ).fetchone()
+        is not None
+    )
+
+
 def write_label(
     conn: sqlite3.Connection,
     unit_id: int,
@@ -115,17 +124,11 @@ def set_label(
     Raises:
         LabelError: unknown unit or a value the criterion does not allow.
     """
-    rater_id = study.rater_id(reviewer, "human")
-    with study.tx() as conn:
+    with study.tx() as conn:  # the rater lookup too: every read here is classified on error
+        rater_id = study.rater_id(reviewer, "human", conn=conn)
         unit = _unit_row(conn, unit_id)
         value = validate_value(study.settings, unit["criterion"], value)
-        revealed = (
-            conn.execute(
-                "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?",
-                (unit["item_id"], rater_id),
-            ).fetchone()
-            is not None
-        )
+        revealed = _revealed(conn, unit["item_id"], rater_id)
         return write_label(
             conn,
             unit_id,
@@ -152,13 +155,7 @@ def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
         ).fetchone()
         if (cur[0] if cur else None) != saved.new_value:
             return None
-        revealed = (
-            conn.execute(
-                "SELECT 1 FROM reveals WHERE item_id = ? AND rater_id = ?",
-                (unit["item_id"], rater_id),
-            ).fetchone()
-            is not None
-        )
+        revealed = _revealed(conn, unit["item_id"], rater_id)
         return write_label(
             conn,
             saved.unit_id,

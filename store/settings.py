@@ -12,6 +12,18 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 PAIRWISE_VERDICTS = ("A", "B", "tie", "neither")
 STATEMENT_LABELS = ("entailed", "neutral", "contradicted")
+PAIRWISE_SPELLINGS = {
+    "a": "A", "response_a": "A", "response a": "A", "answer_a": "A", "model_a": "A",
+    "b": "B", "response_b": "B", "response b": "B", "answer_b": "B", "model_b": "B",
+    "tie": "tie", "neither": "neither",
+}  # fmt: skip
+"""Accepted spellings of pairwise verdicts (lower case) → the canonical verdict."""
+STATEMENT_SPELLINGS = {
+    "entailed": "entailed", "entailment": "entailed", "entails": "entailed",
+    "neutral": "neutral",
+    "contradicted": "contradicted", "contradiction": "contradicted", "contradicts": "contradicted",
+}  # fmt: skip
+"""Accepted spellings of statement labels (lower case) → the canonical label."""
 STATEMENT_CRITERION = "entailment"
 """The one criterion of a statements item; its units are the item's statements."""
 

@@ -7,33 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..labels import LabelError, validate_value
-from ..settings import STATEMENT_CRITERION, StudySettings
+from ..settings import PAIRWISE_SPELLINGS, STATEMENT_CRITERION, STATEMENT_SPELLINGS, StudySettings
 from ..study import dumps
 from .problems import Record
-
-PAIRWISE_SPELLINGS = {
-    "a": "A",
-    "response_a": "A",
-    "response a": "A",
-    "answer_a": "A",
-    "model_a": "A",
-    "b": "B",
-    "response_b": "B",
-    "response b": "B",
-    "answer_b": "B",
-    "model_b": "B",
-    "tie": "tie",
-    "neither": "neither",
-}
-STATEMENT_SPELLINGS = {
-    "entailed": "entailed",
-    "entailment": "entailed",
-    "entails": "entailed",
-    "neutral": "neutral",
-    "contradicted": "contradicted",
-    "contradiction": "contradicted",
-    "contradicts": "contradicted",
-}
 
 
 @dataclass
