@@ -82,23 +82,3 @@ def last_history_id(study: Study) -> int:
     """The id of the newest label history row (0 in a study without labels)."""
     return int(study.conn.execute("SELECT coalesce(max(id), 0) FROM label_history").fetchone()[0])
 
-
-def own_labels(study: Study, item_id: int, rater: str) -> dict[int, str]:
-    """One rater's current labels on an item: unit id → value.
-
-    Same result as :func:`store.labels.item_labels`, planned from the item's units (a few
-    index lookups) instead of from every label of the rater (which grows with the study).
-
-    Args:
-        study: the open study.
-        item_id: the item.
-        rater: the rater's name.
-    """
-    return {
-        int(r[0]): r[1]
-        for r in study.conn.execute(
-            "SELECT u.id, l.value FROM units u CROSS JOIN labels l ON l.unit_id = u.id "
-            "WHERE u.item_id = ? AND l.rater_id = (SELECT id FROM raters WHERE name = ?)",
-            (item_id, rater),
-        )
-    }

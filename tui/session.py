@@ -18,12 +18,11 @@ from medjudge.store import labels as store_labels
 from medjudge.store import visibility
 from medjudge.store.items import Item, ItemRef, get_item, list_items
 from medjudge.store.judgments import VerdictView
-from medjudge.store.labels import Saved
+from medjudge.store.labels import Saved, item_labels
 from medjudge.store.review_queries import (
     has_assignments,
     has_others,
     labelled_counts,
-    own_labels,
     unit_counts,
 )
 from medjudge.store.settings import StudySettings
@@ -160,7 +159,7 @@ class ReviewSession:
         """Make the item at a queue position current and read the reviewer's labels on it."""
         self.index = index
         self.item = get_item(self.study, self.refs[index].id)
-        self.labels = own_labels(self.study, self.item.id, self.reviewer)
+        self.labels = item_labels(self.study, self.item.id, self.reviewer)
         self._set_mine(self.item.id, len(self.labels))
         self._active_s = 0.0
         self._last_touch = self.clock()
@@ -169,7 +168,7 @@ class ReviewSession:
     def reload_labels(self) -> None:
         """Re-read the reviewer's labels on the current item."""
         if self.item is not None:
-            self.labels = own_labels(self.study, self.item.id, self.reviewer)
+            self.labels = item_labels(self.study, self.item.id, self.reviewer)
             self._set_mine(self.item.id, len(self.labels))
 
     # -- time --------------------------------------------------------------------------------
@@ -217,7 +216,7 @@ class ReviewSession:
         entry = self.undo_stack.pop()
         result = store_labels.revert(self.study, entry.saved, self.reviewer)
         if result is not None:
-            mine = own_labels(self.study, entry.item_id, self.reviewer)
+            mine = item_labels(self.study, entry.item_id, self.reviewer)
             self._set_mine(entry.item_id, len(mine))
             if self.item is not None and self.item.id == entry.item_id:
                 self.labels = mine

@@ -6,6 +6,7 @@ prints exactly as stored, after :func:`printable` has neutralised escape sequenc
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ import typer
 from rich.console import Console
 
 from medjudge.settings import SettingsError
-from medjudge.store.db import StudyError
+from medjudge.store.db import StudyError, classify
 from medjudge.store.importing.problems import ImportProblem
 from medjudge.store.literal import printable
 from medjudge.store.study import Study
@@ -36,12 +37,20 @@ def fail(message: str) -> NoReturn:
 
 
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn the errors a user can act on into one clear line and exit code 1."""
+def user_errors(study: Path | None = None) -> Iterator[None]:
+    """Turn the errors a user can act on into one clear line and exit code 1.
+
+    With ``study``, SQLite errors raised by reads outside a transaction (a damaged page met
+    halfway through a report) get the same message as the store gives for writes.
+    """
     try:
         yield
     except (StudyError, ImportProblem, SettingsError, UserError) as exc:
         fail(str(exc))
+    except sqlite3.Error as exc:
+        if study is None:
+            raise
+        fail(str(classify(study, exc)))
     except KeyboardInterrupt:
         err_console.print("interrupted")
         raise typer.Exit(130) from None
@@ -53,7 +62,7 @@ def opened(path: Path) -> Iterator[Study]:
     with user_errors():
         study = Study.open(path)
     try:
-        with user_errors():
+        with user_errors(path):
             yield study
     finally:
         study.close()

@@ -119,7 +119,7 @@ def import_(
       medjudge import kqa.db questions_w_answers.jsonl --kind kqa \\
           --answers gpt4_results.json --source gpt-4
     """
-    with user_errors():
+    with user_errors(study):
         existed = study.exists()
         s = Study.open_or_create(study, actor=login_name())
         if not existed:
@@ -201,8 +201,16 @@ def export(
         if output is None:
             exporting.write(s, table.value, fmt.value, sys.stdout)
             return
+        if not output.parent.is_dir():
+            raise UserError(f"{output}: folder {output.parent} does not exist")
+        if output.is_dir():
+            raise UserError(f"{output}: is a folder; give a file name")
         tmp = output.with_name(output.name + ".part")
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            n = exporting.write(s, table.value, fmt.value, fh)
-        tmp.replace(output)
+        try:
+            with tmp.open("w", encoding="utf-8", newline="") as fh:
+                n = exporting.write(s, table.value, fmt.value, fh)
+            tmp.replace(output)
+        except OSError as exc:  # a full disk or a read-only folder: no half-written file
+            tmp.unlink(missing_ok=True)
+            raise UserError(f"{output}: cannot write it ({exc.strerror})") from None
     out(f"wrote {n} {table.value} rows to {output}")
