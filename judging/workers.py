@@ -19,6 +19,8 @@ import queue as queue_mod
 from collections.abc import Callable
 from typing import Any
 
+from medjudge.store.db import StudyError
+
 from .calls import execute
 from .plan import CallSpec
 from .pricing import Price
@@ -97,6 +99,8 @@ def _worker(
     try:
         asyncio.run(execute(study_path, shard, guard=guard, on_row=on_row, **kwargs))
         events.put(("done", None))
+    except StudyError as exc:  # a problem the user can act on: passed on as it is
+        events.put(("failed", StudyError(str(exc))))
     except BaseException as exc:  # reported to the parent, which raises it
         events.put(("failed", f"{type(exc).__name__}: {exc}"))
 
@@ -155,6 +159,8 @@ async def execute_sharded(
                 failure = payload
     for p in procs:
         p.join(5)
+    if isinstance(failure, StudyError):
+        raise failure
     if failure:
         raise RuntimeError(f"judge worker failed: {failure}")
     return not guard.stopped()

@@ -4,8 +4,9 @@ Answers, questions and model output are data. Before any of it reaches a termina
 through :func:`printable`, which keeps newlines and tabs and replaces every other control
 character (C0, DEL, C1 — so ESC-based ANSI/OSC sequences such as clipboard writes and title
 changes cannot act) and the bidirectional-override characters with visible escapes like
-``\\x1b`` or ``<U+202E>``. Rich markup is a separate concern: callers render text with markup
-off (``Text(...)`` / ``markup=False``) so ``[bold red]`` stays literal.
+``\\x1b`` or ``<U+202E>`` (lone surrogates too: they cannot be printed at all). Rich markup
+is a separate concern: callers render text with markup off (``Text(...)`` / ``markup=False``)
+so ``[bold red]`` stays literal.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 import re
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI + "]")
+# Lone surrogates too: Python's stand-ins for undecodable bytes (a file name that is not
+# UTF-8); printing one raises UnicodeEncodeError.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + _BIDI + "]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -35,3 +38,15 @@ def one_line(text: str, width: int = 80) -> str:
     """A printable single-line preview, cut with an ellipsis."""
     flat = " ".join(printable(text).split())
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
+
+
+def json_escaped(json_text: str) -> str:
+    """JSON text with control, C1 and bidi characters as \\uXXXX escapes: same JSON, safe to print.
+
+    ``json.dumps(..., ensure_ascii=False)`` escapes C0 controls (so ESC and BEL) but leaves
+    C1 controls (``\\x9b`` is a CSI in 8-bit terminals) and bidi overrides raw. Outside
+    strings JSON text holds none of these, so escaping them never changes the value.
+    """
+    if not _UNSAFE.search(json_text):
+        return json_text
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)

@@ -21,9 +21,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from medjudge.judging.plan import JudgeConfig
 from medjudge.judging.runner import RunOptions, run_judges
 from medjudge.judging.specs import parse_judge_spec
+from medjudge.judging.workers import SHARD_THRESHOLD
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
@@ -39,8 +42,9 @@ class Child:
     """A child process whose stdout lines are collected by a thread (so a kill never blocks)."""
 
     def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, bufsize=1, env=env)
+        self.proc = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1, env=env
+        )
         self.lines: list[str] = []
         self.ready = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -84,16 +88,25 @@ def test_sigkill_while_labelling_loses_no_saved_label(tmp_path: Path) -> None:
     printed as saved is in the study with its value (or a later one), the file is intact."""
     path = tmp_path / "crash.db"
     with Study.create(path, actor="t") as s:
-        import_file(s, write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(20)]),
-                    "pairwise", actor="t")
-        import_file(s, write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(5)]),
-                    "statements", actor="t")
+        import_file(
+            s,
+            write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(20)]),
+            "pairwise",
+            actor="t",
+        )
+        import_file(
+            s,
+            write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(5)]),
+            "statements",
+            actor="t",
+        )
     rng = random.Random(SEED)
     reported: dict[int, tuple[int, str]] = {}  # history id → (unit, value), as printed
     kills = 0
     for round_ in range(15):
-        child = Child([sys.executable, str(PROCS / "labeller.py"), str(path), "dr.crash",
-                       str(SEED + round_)])
+        child = Child(
+            [sys.executable, str(PROCS / "labeller.py"), str(path), "dr.crash", str(SEED + round_)]
+        )
         assert child.ready.wait(30), "the labeller never opened the study"
         time.sleep(rng.uniform(0.05, 0.4))
         stderr = child.kill()
@@ -106,13 +119,18 @@ def test_sigkill_while_labelling_loses_no_saved_label(tmp_path: Path) -> None:
         check_integrity(path)
         conn = sqlite3.connect(path)
         history = {
-            r[0]: (r[1], r[2]) for r in conn.execute(
+            r[0]: (r[1], r[2])
+            for r in conn.execute(
                 "SELECT h.id, h.unit_id, h.new_value FROM label_history h "
-                "JOIN raters r ON r.id = h.rater_id WHERE r.name = 'dr.crash'")
+                "JOIN raters r ON r.id = h.rater_id WHERE r.name = 'dr.crash'"
+            )
         }
-        current = dict(conn.execute(
-            "SELECT l.unit_id, l.value FROM labels l JOIN raters r ON r.id = l.rater_id "
-            "WHERE r.name = 'dr.crash'").fetchall())
+        current = dict(
+            conn.execute(
+                "SELECT l.unit_id, l.value FROM labels l JOIN raters r ON r.id = l.rater_id "
+                "WHERE r.name = 'dr.crash'"
+            ).fetchall()
+        )
         conn.close()
         # Every printed save is in the history, exactly as printed.
         for hid, saved in reported.items():
@@ -124,9 +142,8 @@ def test_sigkill_while_labelling_loses_no_saved_label(tmp_path: Path) -> None:
         latest: dict[int, tuple[int, str]] = {}
         for hid, (unit, value) in sorted(history.items()):
             latest[unit] = (hid, value)
-        for unit, (hid, value) in latest.items():
+        for unit, (_hid, value) in latest.items():
             assert current.get(unit) == value, f"unit {unit}: label {current.get(unit)} != {value}"
-    print("LABELS", len(reported))
     assert len(reported) > 15 * 5, "too few labels between kills to mean anything"
 
 
@@ -165,6 +182,7 @@ def judge_responder():  # type: ignore[no-untyped-def]
         if "Question 7?" in text and (req.json or {}).get("seed") == 1:
             return Reply("I would rather not say.")
         return good(req)
+
     return respond
 
 
@@ -175,21 +193,34 @@ def final_verdicts(path: Path) -> dict[tuple[str, str], tuple[str | None, str]]:
             "SELECT i.ext_id, u.criterion, v.value, v.status FROM verdicts v "
             "JOIN units u ON u.id = v.unit_id JOIN items i ON i.id = u.item_id "
             "WHERE v.id = (SELECT max(v2.id) FROM verdicts v2 WHERE v2.unit_id = v.unit_id "
-            "AND v2.rater_id = v.rater_id)").fetchall()
+            "AND v2.rater_id = v.rater_id)"
+        ).fetchall()
     finally:
         conn.close()
     return {(r[0], r[1]): (r[2], r[3]) for r in rows}
 
 
-def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(tmp_path: Path) -> None:
-    """Kill `medjudge judge` (concurrency 8, 50 ms per reply) four times mid-flight, then let
-    it finish: no stored call is requested again, only calls in flight at a kill are paid
-    twice, and the verdicts equal those of an uninterrupted run."""
+@pytest.mark.parametrize(
+    ("n_items", "kills"), [(40, 4), (170, 2)], ids=["one process", "sharded over workers"]
+)
+def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(
+    n_items: int, kills: int, tmp_path: Path
+) -> None:
+    """Kill `medjudge judge` (concurrency 8, 50 ms per reply) mid-flight, then let it finish:
+    no stored call is requested again, only calls in flight at a kill are paid twice, and the
+    verdicts equal those of an uninterrupted run. With 1,000+ calls the run shards over worker
+    processes, which must die with the killed parent (or they would go on paying)."""
     concurrency = 8
+    sharded = n_items * 6 >= SHARD_THRESHOLD
     path = tmp_path / "judge.db"
-    rows = [pairwise_row(i, answer_a=f"GOOD answer {i}" if i % 3 else f"Plain answer {i}",
-                         answer_b=f"Plain answer {i}" if i % 3 else f"GOOD answer {i}")
-            for i in range(40)]
+    rows = [
+        pairwise_row(
+            i,
+            answer_a=f"GOOD answer {i}" if i % 3 else f"Plain answer {i}",
+            answer_b=f"Plain answer {i}" if i % 3 else f"GOOD answer {i}",
+        )
+        for i in range(n_items)
+    ]
     with Study.create(path, actor="t") as s:
         import_file(s, write_jsonl(tmp_path / "pw.jsonl", rows), "pairwise", actor="t")
     baseline_path = tmp_path / "baseline.db"
@@ -197,13 +228,23 @@ def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(tmp_path: Path) 
 
     rng = random.Random(SEED)
     with FakeLLMServer(judge_responder(), latency=0.05) as server:
-        args = [sys.executable, "-m", "medjudge", "judge", str(path), "-j",
-                f"openai:fake@{server.openai_url}", "--concurrency", str(concurrency),
-                "--samples", "3"]
+        args = [
+            sys.executable,
+            "-m",
+            "medjudge",
+            "judge",
+            str(path),
+            "-j",
+            f"openai:fake@{server.openai_url}",
+            "--concurrency",
+            str(concurrency),
+            "--samples",
+            "3",
+        ]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         boundaries: list[int] = []  # server.count() when each killed process was dead
         stored_at_kill: list[set[str]] = []
-        for _ in range(4):
+        for _ in range(kills):
             start = server.count()
             child = Child(args, env)
             deadline = time.monotonic() + 30
@@ -213,10 +254,12 @@ def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(tmp_path: Path) 
                 time.sleep(0.005)
             time.sleep(rng.uniform(0.1, 0.45))
             child.kill()
+            if sharded:
+                time.sleep(0.5)  # the workers get their SIGKILL from the kernel (PDEATHSIG)
             boundaries.append(server.count())
             stored_at_kill.append(stored_identities(path))
             check_integrity(path)
-        done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(args, capture_output=True, text=True, timeout=180)
         assert done.returncode == 0, done.stderr
         requests = server.requests
 
@@ -224,13 +267,19 @@ def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(tmp_path: Path) 
     def lifetime(index: int) -> int:
         return next((k for k, b in enumerate(boundaries) if index < b), len(boundaries))
 
+    # A request cut off by the kill mid-upload never reached a provider as a request.
+    requests = [r for r in requests if isinstance(r.json, dict) and "messages" in r.json]
     per_call: dict[str, Counter[int]] = {}
     for req in requests:
         per_call.setdefault(request_identity(req), Counter())[lifetime(req.index)] += 1
     # 1. A call stored (ok/failed) when a process was killed is never requested afterwards.
     for k, stored in enumerate(stored_at_kill):
-        again = [c for c in stored for later in range(k + 1, len(boundaries) + 1)
-                 if per_call.get(c, Counter())[later]]
+        again = [
+            c
+            for c in stored
+            for later in range(k + 1, len(boundaries) + 1)
+            if per_call.get(c, Counter())[later]
+        ]
         assert not again, f"{len(again)} call(s) stored before kill {k + 1} were requested again"
     # 2. Only calls in flight at a kill (requested, not recorded) are paid in two lifetimes,
     #    at most `concurrency` of them per kill.
@@ -239,22 +288,28 @@ def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(tmp_path: Path) 
         in_flight = [c for c, n in repaid.items() if n[k] and c not in stored_at_kill[k]]
         assert len(in_flight) <= concurrency, f"kill {k + 1}: {len(in_flight)} calls paid twice"
     distinct = len(per_call)
-    assert distinct == 40 * 2 * 3
+    assert distinct == n_items * 2 * 3
     # Within one lifetime a call is requested once, or twice when its reply is garbage
     # (parse_retries=1): nothing is requested twice by the same run.
     expected = {c: 2 if "Question 7?" in c and json.loads(c)[1] == 1 else 1 for c in per_call}
     for c, n in per_call.items():
         assert max(n.values()) <= expected[c], f"requested {dict(n)} times in one run"
-    print("STATS", len(requests), distinct, len(repaid), boundaries)
     assert len(repaid) <= len(boundaries) * concurrency
+    # The issue's bound, with a garbage reply's in-run parse retry not counted as a repeat.
+    parse_retries = sum(n - 1 for c in per_call.values() for n in c.values())
+    assert len(requests) - parse_retries <= distinct + len(boundaries) * concurrency
     assert len(requests) <= sum(expected.values()) + sum(
-        expected[c] * (len(+n) - 1) for c, n in repaid.items())
+        expected[c] * (len(+n) - 1) for c, n in repaid.items()
+    )
     # 3. The interrupted-and-resumed study ends with exactly the verdicts of a clean run.
     with FakeLLMServer(judge_responder(), latency=0.0) as clean_server:
         with Study.open(baseline_path) as b:
-            judge = JudgeConfig(parse_judge_spec(f"openai:fake@{clean_server.openai_url}"), samples=3)
-            asyncio.run(run_judges(b, [judge], RunOptions(concurrency=concurrency)))
+            judge = JudgeConfig(
+                parse_judge_spec(f"openai:fake@{clean_server.openai_url}"), samples=3
+            )
+            options = RunOptions(concurrency=concurrency, workers=1)
+            asyncio.run(run_judges(b, [judge], options))
     resumed, clean = final_verdicts(path), final_verdicts(baseline_path)
-    assert len(clean) == 40 * 6
+    assert len(clean) == n_items * 6
     assert resumed == clean
     check_integrity(path)

@@ -36,15 +36,24 @@ from medjudge.store.study import Study
 from .conftest import pairwise_row, statements_row, write_jsonl
 from .fakellm import FakeLLMServer, FakeRequest, Reply
 
-FUZZ = settings(derandomize=True, database=None, deadline=None, print_blob=False,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.function_scoped_fixture,
-                                       HealthCheck.large_base_example])
+FUZZ = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=False,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.large_base_example,
+    ],
+)
 
 
 def fuzz(examples: int) -> settings:
     """The shared profile with a number of examples sized to keep the file under a minute."""
     return settings(FUZZ, max_examples=examples)
+
 
 # --------------------------------------------------------------------------- a template study
 
@@ -56,10 +65,24 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     folder = tmp_path_factory.mktemp("template")
     path = folder / "template.db"
     with Study.create(path, actor="t") as s:
-        import_file(s, write_jsonl(folder / "p.jsonl", [
-            pairwise_row(1, human_labels={"dr": {"correctness": "A"}},
-                         judge_labels={"judge-x": {"bias": "neither"}})]), "pairwise", actor="t")
-        import_file(s, write_jsonl(folder / "s.jsonl", [statements_row(1)]), "statements", actor="t")
+        import_file(
+            s,
+            write_jsonl(
+                folder / "p.jsonl",
+                [
+                    pairwise_row(
+                        1,
+                        human_labels={"dr": {"correctness": "A"}},
+                        judge_labels={"judge-x": {"bias": "neither"}},
+                    )
+                ],
+            ),
+            "pairwise",
+            actor="t",
+        )
+        import_file(
+            s, write_jsonl(folder / "s.jsonl", [statements_row(1)]), "statements", actor="t"
+        )
         import_file(s, write_jsonl(folder / "r.jsonl", [rating_row(1)]), "rating", actor="t")
         unit = s.conn.execute("SELECT id FROM units WHERE criterion = 'entailment'").fetchone()[0]
         set_label(s, unit, "dr", "entailed")
@@ -70,18 +93,33 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 def rating_row(i: int, **extra: object) -> dict[str, Any]:
     row: dict[str, Any] = {
-        "id": f"r{i}", "question": f"Case {i}: which drug?", "options": {"A": "Aspirin", "B": "Heparin"},
-        "correct": "A", "explanation": f"Explanation {i}.", "source": "model-x"}
+        "id": f"r{i}",
+        "question": f"Case {i}: which drug?",
+        "options": {"A": "Aspirin", "B": "Heparin"},
+        "correct": "A",
+        "explanation": f"Explanation {i}.",
+        "source": "model-x",
+    }
     row.update(extra)
     return row
 
 
-FILE_LEVEL = ("no such file", "is a folder", "cannot read it", "is empty", "has no records",
-              "has no questions", "unknown file type", "unknown kind", "a K-QA import needs")
+FILE_LEVEL = (
+    "no such file",
+    "is a folder",
+    "cannot read it",
+    "is empty",
+    "has no records",
+    "has no questions",
+    "unknown file type",
+    "unknown kind",
+    "a K-QA import needs",
+)
 
 
-def run_import(tmp: Path, template: bytes, files: dict[str, bytes], kind: str,
-               answers: str | None = None) -> ImportProblem | None:
+def run_import(
+    tmp: Path, template: bytes, files: dict[str, bytes], kind: str, answers: str | None = None
+) -> ImportProblem | None:
     """Import into a fresh copy of the template; check the contract; return the problem."""
     for name, data in files.items():
         (tmp / name).write_bytes(data)
@@ -93,8 +131,14 @@ def run_import(tmp: Path, template: bytes, files: dict[str, bytes], kind: str,
     study = Study.open(study_path)
     problem: ImportProblem | None = None
     try:
-        import_file(study, tmp / main, kind, actor="fuzz",
-                    answers=tmp / answers if answers else None, source="model-z")
+        import_file(
+            study,
+            tmp / main,
+            kind,
+            actor="fuzz",
+            answers=tmp / answers if answers else None,
+            source="model-z",
+        )
     except ImportProblem as exc:
         problem = exc
     finally:
@@ -121,33 +165,105 @@ def run_import(tmp: Path, template: bytes, files: dict[str, bytes], kind: str,
 BIG_INT = "1" * 5000  # Python's int() refuses more than 4300 digits
 DEEP = "[" * 5000 + "]" * 5000
 HOSTILE = [
-    "", " ", "\x00", "a\x00b", "\ud800", "x\udfffy", "\x1b[2J", "\u202e", "\r\n", "\r", "[", "{",
-    "[\"a\", ", "[\"\\ud800\"]", "{\"A\": ", "[\"one\", \"two\"]", "{\"A\": \"x\", \"B\": \"y\"}",
-    "@@BIGINT@@", "[@@BIGINT@@]", "@@DEEP@@", "-", "A", "tie", "entailed", "²", "1e400", "NaN",
-    "x" * (MAX_TEXT + 1), "must_have", "human:dr:correctness",
+    "",
+    " ",
+    "\x00",
+    "a\x00b",
+    "\ud800",
+    "x\udfffy",
+    "\x1b[2J",
+    "\u202e",
+    "\r\n",
+    "\r",
+    "[",
+    "{",
+    '["a", ',
+    '["\\ud800"]',
+    '{"A": ',
+    '["one", "two"]',
+    '{"A": "x", "B": "y"}',
+    "@@BIGINT@@",
+    "[@@BIGINT@@]",
+    "@@DEEP@@",
+    "-",
+    "A",
+    "tie",
+    "entailed",
+    "²",
+    "1e400",
+    "NaN",
+    "x" * (MAX_TEXT + 1),
+    "must_have",
+    "human:dr:correctness",
 ]
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
     st.sampled_from(HOSTILE),
 )
 json_values = st.recursive(
     scalars,
-    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=6) | st.sampled_from(
-        ["rater", "criterion", "value", "statement", "type", "text", "category", "A", "B"]), kids,
-        max_size=3),
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.dictionaries(
+            st.text(max_size=6)
+            | st.sampled_from(
+                ["rater", "criterion", "value", "statement", "type", "text", "category", "A", "B"]
+            ),
+            kids,
+            max_size=3,
+        )
+    ),
     max_leaves=6,
 )
 
 FIELDS = {
-    "pairwise": ["id", "question", "answer_a", "answer_b", "source_a", "source_b", "context",
-                 "batch", "labels", "human_labels", "judge_labels", "human:dr:correctness",
-                 "judge:jx:bias"],
-    "statements": ["id", "question", "answer", "source", "must_have", "nice_to_have",
-                   "statements", "context", "batch", "labels", "human_labels", "judge_labels",
-                   "human:dr:entailment"],
-    "rating": ["id", "question", "options", "correct", "explanation", "source", "context",
-               "batch", "labels", "human_labels", "human:dr:relevance"],
+    "pairwise": [
+        "id",
+        "question",
+        "answer_a",
+        "answer_b",
+        "source_a",
+        "source_b",
+        "context",
+        "batch",
+        "labels",
+        "human_labels",
+        "judge_labels",
+        "human:dr:correctness",
+        "judge:jx:bias",
+    ],
+    "statements": [
+        "id",
+        "question",
+        "answer",
+        "source",
+        "must_have",
+        "nice_to_have",
+        "statements",
+        "context",
+        "batch",
+        "labels",
+        "human_labels",
+        "judge_labels",
+        "human:dr:entailment",
+    ],
+    "rating": [
+        "id",
+        "question",
+        "options",
+        "correct",
+        "explanation",
+        "source",
+        "context",
+        "batch",
+        "labels",
+        "human_labels",
+        "human:dr:relevance",
+    ],
     "kqa": ["Question", "Free_form_answer", "Must_have", "Nice_to_have"],
     "kqa_answers": ["Question", "result"],
 }
@@ -156,20 +272,36 @@ FIELDS = {
 def valid_rows(kind: str, n: int, fmt: str = "jsonl") -> list[dict[str, Any]]:
     """Valid records, with labels in the form the format allows."""
     if kind == "pairwise":
-        labels: dict[str, Any] = ({"labels": [{"rater": "ann", "criterion": "bias", "value": "B"}]}
-                                  if fmt == "jsonl" else {"human:ann:bias": "B"})
+        labels: dict[str, Any] = (
+            {"labels": [{"rater": "ann", "criterion": "bias", "value": "B"}]}
+            if fmt == "jsonl"
+            else {"human:ann:bias": "B"}
+        )
         return [pairwise_row(i, **labels) for i in range(n)]
     if kind == "statements":
-        labels = ({"labels": [{"rater": "ann", "statement": 0, "value": "neutral"}]}
-                  if fmt == "jsonl" else {})
+        labels = (
+            {"labels": [{"rater": "ann", "statement": 0, "value": "neutral"}]}
+            if fmt == "jsonl"
+            else {}
+        )
         return [statements_row(i, **labels) for i in range(n)]
     if kind == "rating":
-        labels = ({"human_labels": {"ann": {"relevance": 4, "completeness": ["A"]}}}
-                  if fmt == "jsonl" else {"human:ann:relevance": "4"})
+        labels = (
+            {"human_labels": {"ann": {"relevance": 4, "completeness": ["A"]}}}
+            if fmt == "jsonl"
+            else {"human:ann:relevance": "4"}
+        )
         return [rating_row(i, **labels) for i in range(n)]
     if kind == "kqa":
-        return [{"Question": f"Question {i}?", "Free_form_answer": f"Answer {i}.",
-                 "Must_have": [f"Must {i}"], "Nice_to_have": [f"Nice {i}"]} for i in range(n)]
+        return [
+            {
+                "Question": f"Question {i}?",
+                "Free_form_answer": f"Answer {i}.",
+                "Must_have": [f"Must {i}"],
+                "Nice_to_have": [f"Nice {i}"],
+            }
+            for i in range(n)
+        ]
     return [{"Question": f"Question {i}?", "result": f"Model answer {i}."} for i in range(n)]
 
 
@@ -195,15 +327,24 @@ def mutated_rows(draw: st.DrawFn, kind: str, fmt: str = "jsonl") -> list[dict[st
         elif isinstance(row.get("labels"), list) and row["labels"]:
             lab = row["labels"][0]
             if isinstance(lab, dict):
-                lab[draw(st.sampled_from(["rater", "criterion", "value", "statement", "type",
-                                          "note"]))] = draw(json_values)
+                lab[
+                    draw(
+                        st.sampled_from(
+                            ["rater", "criterion", "value", "statement", "type", "note"]
+                        )
+                    )
+                ] = draw(json_values)
     return rows
 
 
 def expand(text: str) -> str:
     """Put in what json.dumps cannot write: bare 5000-digit numbers and 5000-deep nesting."""
-    return (text.replace('"@@BIGINT@@"', BIG_INT).replace("@@BIGINT@@", BIG_INT)
-            .replace('"@@DEEP@@"', DEEP).replace("@@DEEP@@", DEEP))
+    return (
+        text.replace('"@@BIGINT@@"', BIG_INT)
+        .replace("@@BIGINT@@", BIG_INT)
+        .replace('"@@DEEP@@"', DEEP)
+        .replace("@@DEEP@@", DEEP)
+    )
 
 
 def to_jsonl(draw: st.DrawFn, rows: list[dict[str, Any]]) -> str:
@@ -249,7 +390,7 @@ def mangle(draw: st.DrawFn, data: bytes) -> bytes:
         elif op == "nul":
             data = data[:at] + b"\x00" + data[at:]
         elif op == "cut":
-            data = data[:at] + data[at + draw(st.integers(1, 20)):]
+            data = data[:at] + data[at + draw(st.integers(1, 20)) :]
         else:
             data = data[:at]
     return data
@@ -265,12 +406,20 @@ def input_file(draw: st.DrawFn, kind: str, fmt: str) -> bytes:
 # --------------------------------------------------------------------------- import fuzzing
 
 
-@pytest.mark.parametrize(("kind", "fmt"), [
-    ("pairwise", "jsonl"), ("pairwise", "csv"), ("statements", "jsonl"), ("statements", "csv"),
-    ("rating", "jsonl"), ("rating", "csv"),
-])
+@pytest.mark.parametrize(
+    ("kind", "fmt"),
+    [
+        ("pairwise", "jsonl"),
+        ("pairwise", "csv"),
+        ("statements", "jsonl"),
+        ("statements", "csv"),
+        ("rating", "jsonl"),
+        ("rating", "csv"),
+    ],
+)
 def test_fuzzed_files_import_or_fail_with_one_located_problem(
-        kind: str, fmt: str, tmp_path: Path, template: bytes) -> None:
+    kind: str, fmt: str, tmp_path: Path, template: bytes
+) -> None:
     @fuzz(250)
     @given(data=input_file(kind, fmt))
     def check(data: bytes) -> None:
@@ -287,39 +436,71 @@ def test_fuzzed_kqa_files(tmp_path: Path, template: bytes) -> None:
         reference = encode(draw, to_jsonl(draw, draw(mutated_rows("kqa"))))
         answer_rows = draw(mutated_rows("kqa_answers"))
         if draw(st.booleans()):
-            name, body = "answers.json", expand(json.dumps(answer_rows, indent=draw(st.sampled_from([None, 1]))))
+            name, body = (
+                "answers.json",
+                expand(json.dumps(answer_rows, indent=draw(st.sampled_from([None, 1])))),
+            )
         else:
             name, body = "answers.jsonl", to_jsonl(draw, answer_rows)
-        run_import(tmp_path, template, {"ref.jsonl": reference, name: encode(draw, body)}, "kqa",
-                   answers=name)
+        run_import(
+            tmp_path,
+            template,
+            {"ref.jsonl": reference, name: encode(draw, body)},
+            "kqa",
+            answers=name,
+        )
 
     check()
 
 
 def test_random_bytes_in_every_format(tmp_path: Path, template: bytes) -> None:
     @fuzz(300)
-    @given(kind=st.sampled_from(["pairwise", "statements", "rating", "kqa"]),
-           suffix=st.sampled_from([".jsonl", ".csv", ".json", ".txt"]),
-           data=st.binary(max_size=300) | st.sampled_from([
-               b"\xff\xfe{\x00}\x00", b"\xef\xbb\xbf", b"\x00" * 64, b"[" * 5000, b"{}\n" * 3,
-               b"[]", b"[1, 2]", b"null\n", b'{"id": ' + BIG_INT.encode() + b"}\n",
-               b"id\n\x00\n", b'"unterminated\n', b"a,b\n1,2,3\n", b"\r\r\r"]))
+    @given(
+        kind=st.sampled_from(["pairwise", "statements", "rating", "kqa"]),
+        suffix=st.sampled_from([".jsonl", ".csv", ".json", ".txt"]),
+        data=st.binary(max_size=300)
+        | st.sampled_from(
+            [
+                b"\xff\xfe{\x00}\x00",
+                b"\xef\xbb\xbf",
+                b"\x00" * 64,
+                b"[" * 5000,
+                b"{}\n" * 3,
+                b"[]",
+                b"[1, 2]",
+                b"null\n",
+                b'{"id": ' + BIG_INT.encode() + b"}\n",
+                b"id\n\x00\n",
+                b'"unterminated\n',
+                b"a,b\n1,2,3\n",
+                b"\r\r\r",
+            ]
+        ),
+    )
     def check(kind: str, suffix: str, data: bytes) -> None:
         files = {"in" + suffix: data}
         if kind == "kqa":
             files["ans" + suffix] = data
-        run_import(tmp_path, template, files, kind, answers="ans" + suffix if kind == "kqa" else None)
+        run_import(
+            tmp_path, template, files, kind, answers="ans" + suffix if kind == "kqa" else None
+        )
 
     check()
 
 
 def test_same_ids_with_other_content_are_refused_and_leave_the_study_alone(
-        tmp_path: Path, template: bytes) -> None:
+    tmp_path: Path, template: bytes
+) -> None:
     """Duplicate ids within a file and against the study name the line and field 'id'."""
     rows = [pairwise_row(5), pairwise_row(5, question="Other?")]
     problem = run_import(tmp_path, template, {"dup.jsonl": to_bytes(rows)}, "pairwise")
     assert problem is not None and problem.line == 2 and problem.field == "id"
-    problem = run_import(tmp_path, template, {"again.jsonl": to_bytes([pairwise_row(1, question="Changed?")])}, "pairwise")
+    problem = run_import(
+        tmp_path,
+        template,
+        {"again.jsonl": to_bytes([pairwise_row(1, question="Changed?")])},
+        "pairwise",
+    )
     assert problem is not None and problem.field == "id" and "already exists" in problem.message
 
 
@@ -329,32 +510,77 @@ def to_bytes(rows: list[dict[str, Any]]) -> bytes:
 
 # Regression tests for what the fuzzers found (each was an uncaught exception or bad data).
 
-@pytest.mark.parametrize(("kind", "name", "body", "field"), [
+
+FOUND_BY_FUZZING = [
     # a \ud800 escape is valid JSON but no UTF-8 text: UnicodeEncodeError at the database
     ("pairwise", "sur.jsonl", json.dumps(pairwise_row(9, question="\ud800")), "question"),
-    ("pairwise", "sur.csv", 'id,question,answer_a,answer_b,source_a,source_b,context\n'
-                            'c1,q,a,b,m,n,"[""\\ud800""]"\n', "context"),
-    ("rating", "sur_opt.jsonl", json.dumps(rating_row(9, options={"A": "\udc00", "B": "x"})), "options"),
-    ("pairwise", "sur_rater.jsonl", json.dumps(pairwise_row(9, human_labels={"\ud800": {"bias": "A"}})),
-     "human_labels"),
+    (
+        "pairwise",
+        "sur.csv",
+        'id,question,answer_a,answer_b,source_a,source_b,context\nc1,q,a,b,m,n,"[""\\ud800""]"\n',
+        "context",
+    ),
+    (
+        "rating",
+        "sur_opt.jsonl",
+        json.dumps(rating_row(9, options={"A": "\udc00", "B": "x"})),
+        "options",
+    ),
+    (
+        "pairwise",
+        "sur_rater.jsonl",
+        json.dumps(pairwise_row(9, human_labels={"\ud800": {"bias": "A"}})),
+        "human_labels",
+    ),
     # more than 4300 digits: ValueError from int(), not a JSONDecodeError
     ("pairwise", "bigint.jsonl", '{"id": ' + BIG_INT + ', "question": "q"}', None),
-    ("pairwise", "bigint.csv", "id,question,answer_a,answer_b,source_a,source_b,context\n"
-                               f'c2,q,a,b,m,n,"[{BIG_INT}]"\n', "context"),
+    (
+        "pairwise",
+        "bigint.csv",
+        f'id,question,answer_a,answer_b,source_a,source_b,context\nc2,q,a,b,m,n,"[{BIG_INT}]"\n',
+        "context",
+    ),
     # 5000-deep nesting inside a CSV cell: RecursionError
-    ("pairwise", "deep.csv", f"id,question,answer_a,answer_b,source_a,source_b,context\nc3,q,a,b,m,n,{DEEP}\n",
-     "context"),
-    ("statements", "deep_st.csv", f"id,question,answer,source,statements\nd1,q,a,m,{DEEP}\n", "statements"),
-    ("rating", "bigint_opt.csv", f'id,question,options,correct,explanation,source\nd2,q,"{{""A"": {BIG_INT}}}",A,e,m\n',
-     "options"),
+    (
+        "pairwise",
+        "deep.csv",
+        f"id,question,answer_a,answer_b,source_a,source_b,context\nc3,q,a,b,m,n,{DEEP}\n",
+        "context",
+    ),
+    (
+        "statements",
+        "deep_st.csv",
+        f"id,question,answer,source,statements\nd1,q,a,m,{DEEP}\n",
+        "statements",
+    ),
+    (
+        "rating",
+        "bigint_opt.csv",
+        f'id,question,options,correct,explanation,source\nd2,q,"{{""A"": {BIG_INT}}}",A,e,m\n',
+        "options",
+    ),
     # a statements item labelled on its criterion without a statement number: KeyError
-    ("statements", "st_nostmt.jsonl", json.dumps(statements_row(9, human_labels={"dr": {"entailment": "entailed"}})),
-     "human_labels.dr.entailment"),
-    ("statements", "st_col.csv", "id,question,answer,source,must_have,human:dr:entailment\ns9,q,a,m,x,entailed\n",
-     "human:dr:entailment"),
-])
+    (
+        "statements",
+        "st_nostmt.jsonl",
+        json.dumps(statements_row(9, human_labels={"dr": {"entailment": "entailed"}})),
+        "human_labels.dr.entailment",
+    ),
+    (
+        "statements",
+        "st_col.csv",
+        "id,question,answer,source,must_have,human:dr:entailment\ns9,q,a,m,x,entailed\n",
+        "human:dr:entailment",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "body", "field"), FOUND_BY_FUZZING, ids=[c[1] for c in FOUND_BY_FUZZING]
+)
 def test_found_by_fuzzing_each_is_one_import_problem(
-        kind: str, name: str, body: str, field: str | None, tmp_path: Path, template: bytes) -> None:
+    kind: str, name: str, body: str, field: str | None, tmp_path: Path, template: bytes
+) -> None:
     problem = run_import(tmp_path, template, {name: body.encode("utf-8", "surrogatepass")}, kind)
     assert problem is not None and problem.line is not None
     if field is not None:
@@ -362,20 +588,37 @@ def test_found_by_fuzzing_each_is_one_import_problem(
 
 
 def test_statement_label_on_another_criterion_is_refused_not_stored_on_the_statement(
-        tmp_path: Path, template: bytes) -> None:
+    tmp_path: Path, template: bytes
+) -> None:
     """Found by fuzzing: {"criterion": "correctness", "statement": 0, "value": "A"} on a
     statements item was stored as the statement's label 'A' (not a statement verdict)."""
-    row = statements_row(9, labels=[{"rater": "ann", "criterion": "correctness", "statement": 0,
-                                     "value": "A"}])
+    row = statements_row(
+        9, labels=[{"rater": "ann", "criterion": "correctness", "statement": 0, "value": "A"}]
+    )
     problem = run_import(tmp_path, template, {"wrong.jsonl": to_bytes([row])}, "statements")
     assert problem is not None and problem.field == "labels[0].criterion", problem
 
 
 def test_kqa_answers_json_nested_too_deeply_is_a_problem(tmp_path: Path, template: bytes) -> None:
     ref = to_bytes(valid_rows("kqa", 2))
-    problem = run_import(tmp_path, template, {"ref.jsonl": ref, "ans.json": DEEP.encode()}, "kqa",
-                         answers="ans.json")
+    problem = run_import(
+        tmp_path, template, {"ref.jsonl": ref, "ans.json": DEEP.encode()}, "kqa", answers="ans.json"
+    )
     assert problem is not None and problem.file.endswith("ans.json") and problem.line == 1
+
+
+def test_a_large_json_array_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Regression: each element's line number was counted from the top of the file, so a K-QA
+    answers array of 40,000 elements took minutes (quadratic) before any message."""
+    from medjudge.store.importing.readers import read_json_array
+
+    path = tmp_path / "answers.json"
+    rows = [{"Question": f"Question {i}?", "result": f"Answer {i}."} for i in range(40_000)]
+    path.write_text(json.dumps(rows, indent=1))
+    t0 = time.monotonic()
+    records = list(read_json_array(path))
+    assert time.monotonic() - t0 < 5
+    assert records[-1].line == 1 + 4 * 39_999 + 1 and records[-1].data == rows[-1]
 
 
 def test_a_50_mb_line(tmp_path: Path, template: bytes) -> None:
@@ -386,8 +629,16 @@ def test_a_50_mb_line(tmp_path: Path, template: bytes) -> None:
     problem = run_import(tmp_path, template, {"big.jsonl": (row + "\n").encode()}, "pairwise")
     assert problem is not None and problem.line == 1 and problem.field == "question"
     assert "50,000,000 characters" in problem.message
-    problem = run_import(tmp_path, template, {"big.csv": (
-        "id,question,answer_a,answer_b,source_a,source_b\nb1,q,a," + big + ",m,n\n").encode()}, "pairwise")
+    problem = run_import(
+        tmp_path,
+        template,
+        {
+            "big.csv": (
+                "id,question,answer_a,answer_b,source_a,source_b\nb1,q,a," + big + ",m,n\n"
+            ).encode()
+        },
+        "pairwise",
+    )
     assert problem is not None and problem.line == 2 and problem.field == "answer_b"
     problem = run_import(tmp_path, template, {"big.jsonl": (big + "\n").encode()}, "pairwise")
     assert problem is not None and problem.line == 1 and "not valid JSON" in problem.message
@@ -399,12 +650,17 @@ def test_a_50_mb_line(tmp_path: Path, template: bytes) -> None:
 cli = CliRunner()
 
 
-def test_cli_import_of_fuzzed_files_exits_1_without_traceback(tmp_path: Path, template: bytes) -> None:
+def test_cli_import_of_fuzzed_files_exits_1_without_traceback(
+    tmp_path: Path, template: bytes
+) -> None:
     study = tmp_path / "cli.db"
 
     @fuzz(80)
-    @given(kind=st.sampled_from(["pairwise", "statements", "rating"]),
-           fmt=st.sampled_from(["jsonl", "csv"]), data=st.data())
+    @given(
+        kind=st.sampled_from(["pairwise", "statements", "rating"]),
+        fmt=st.sampled_from(["jsonl", "csv"]),
+        data=st.data(),
+    )
     def check(kind: str, fmt: str, data: st.DataObject) -> None:
         body = data.draw(input_file(kind, fmt))
         source = tmp_path / f"in.{fmt}"
@@ -429,8 +685,26 @@ def test_cli_import_of_fuzzed_files_exits_1_without_traceback(tmp_path: Path, te
 # --------------------------------------------------------------------------- judge replies
 
 CRITERIA = ["correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias"]
-VERDICT_WORDS = ["A", "B", "tie", "neither", "a", " b ", "Response A", "response_b", "TIE",
-                 "C", "", "yes", None, 1, True, [], {}, {"verdict": "A"}]
+VERDICT_WORDS = [
+    "A",
+    "B",
+    "tie",
+    "neither",
+    "a",
+    " b ",
+    "Response A",
+    "response_b",
+    "TIE",
+    "C",
+    "",
+    "yes",
+    None,
+    1,
+    True,
+    [],
+    {},
+    {"verdict": "A"},
+]
 
 
 @st.composite
@@ -441,7 +715,9 @@ def reply_texts(draw: st.DrawFn) -> str:
         v = draw(st.sampled_from(VERDICT_WORDS) | json_values)
         obj[c] = {"verdict": v, "reason": draw(json_values)} if draw(st.booleans()) else v
     text = json.dumps(obj)
-    shape = draw(st.sampled_from(["plain", "fenced", "prose", "truncated", "random", "deep", "bigint"]))
+    shape = draw(
+        st.sampled_from(["plain", "fenced", "prose", "truncated", "random", "deep", "bigint"])
+    )
     if shape == "fenced":
         text = f"```json\n{text}\n```"
     elif shape == "prose":
@@ -458,8 +734,13 @@ def reply_texts(draw: st.DrawFn) -> str:
 
 
 @fuzz(800)
-@given(text=reply_texts(), criteria=st.lists(st.sampled_from(CRITERIA), min_size=1, max_size=6, unique=True))
-def test_parse_pairwise_returns_every_criterion_or_raises_reply_error(text: str, criteria: list[str]) -> None:
+@given(
+    text=reply_texts(),
+    criteria=st.lists(st.sampled_from(CRITERIA), min_size=1, max_size=6, unique=True),
+)
+def test_parse_pairwise_returns_every_criterion_or_raises_reply_error(
+    text: str, criteria: list[str]
+) -> None:
     try:
         out = replies.parse_pairwise(text, criteria)
     except replies.ReplyError:
@@ -470,10 +751,19 @@ def test_parse_pairwise_returns_every_criterion_or_raises_reply_error(text: str,
 
 
 @fuzz(300)
-@given(text=reply_texts() | st.sampled_from([
-    '{"relevance": "²", "correctness_rating": 3, "completeness": "A"}',
-    '{"relevance": {"value": "１"}, "correctness_rating": 3, "completeness": ["A"]}',
-    '{"label": "[[[["}', '{"answer": 1e999}', "[" * 5000, '{"answer": ' + BIG_INT + "}"]))
+@given(
+    text=reply_texts()
+    | st.sampled_from(
+        [
+            '{"relevance": "²", "correctness_rating": 3, "completeness": "A"}',
+            '{"relevance": {"value": "１"}, "correctness_rating": 3, "completeness": ["A"]}',
+            '{"label": "[[[["}',
+            '{"answer": 1e999}',
+            "[" * 5000,
+            '{"answer": ' + BIG_INT + "}",
+        ]
+    )
+)
 def test_other_parsers_return_valid_values_or_raise_reply_error(text: str) -> None:
     for parse in (replies.parse_nli, replies.parse_yes_no):
         try:
@@ -481,8 +771,11 @@ def test_other_parsers_return_valid_values_or_raise_reply_error(text: str) -> No
         except replies.ReplyError:
             pass
     try:
-        out = replies.parse_rating(text, {"relevance": (1, 5), "correctness_rating": (1, 5),
-                                          "completeness": None}, ["A", "B"])
+        out = replies.parse_rating(
+            text,
+            {"relevance": (1, 5), "correctness_rating": (1, 5), "completeness": None},
+            ["A", "B"],
+        )
     except replies.ReplyError:
         return
     assert out["relevance"]["value"] in range(1, 6)
@@ -504,15 +797,15 @@ def test_pathological_json_replies_are_reply_errors(text: str) -> None:
 
 
 BAD_REPLIES = [
-    "",                                               # empty
-    '{"correctness": {"verdict": "A", "reason": "',   # truncated
-    "Both answers are fine, I would call it even.",   # prose without JSON
+    "",  # empty
+    '{"correctness": {"verdict": "A", "reason": "',  # truncated
+    "Both answers are fine, I would call it even.",  # prose without JSON
     'I think {"correctness": "A", "helpfulness": } is right',  # prose around broken JSON
-    json.dumps({"Correct": "A", "helpful": "B"}),      # wrong keys
-    json.dumps({c: "C" for c in CRITERIA}),           # an unknown verdict
-    json.dumps({c: ["A"] for c in CRITERIA}),         # wrong types
-    "[" * 5000,                                       # nested too deeply
-    '{"correctness": ' + BIG_INT + "}",               # a number Python will not read
+    json.dumps({"Correct": "A", "helpful": "B"}),  # wrong keys
+    json.dumps({c: "C" for c in CRITERIA}),  # an unknown verdict
+    json.dumps({c: ["A"] for c in CRITERIA}),  # wrong types
+    "[" * 5000,  # nested too deeply
+    '{"correctness": ' + BIG_INT + "}",  # a number Python will not read
 ]
 
 
@@ -531,16 +824,24 @@ def test_bad_replies_through_the_runner_are_failed_samples_never_votes(tmp_path:
 
     with FakeLLMServer(respond) as server:
         judge = JudgeConfig(parse_judge_spec(f"openai:fake@{server.openai_url}"), samples=2)
-        summary = asyncio.run(run_judges(study, [judge], RunOptions(concurrency=8, parse_retries=1)))
+        summary = asyncio.run(
+            run_judges(study, [judge], RunOptions(concurrency=8, parse_retries=1))
+        )
     n_calls = len(BAD_REPLIES) * 2 * 2
     assert summary.failed == n_calls and summary.ok == 0
-    statuses = study.conn.execute("SELECT status, count(*), sum(raw IS NULL) FROM judge_calls "
-                                  "GROUP BY status").fetchall()
+    statuses = study.conn.execute(
+        "SELECT status, count(*), sum(raw IS NULL) FROM judge_calls GROUP BY status"
+    ).fetchall()
     assert [tuple(r) for r in statuses] == [("failed", n_calls, 0)]
     values = study.conn.execute("SELECT DISTINCT value, status FROM verdicts").fetchall()
     assert [tuple(r) for r in values] == [(None, "missing")]
-    assert study.conn.execute("SELECT count(*) FROM labels l JOIN raters r ON r.id = l.rater_id "
-                              "WHERE r.kind = 'judge'").fetchone()[0] == 0
+    assert (
+        study.conn.execute(
+            "SELECT count(*) FROM labels l JOIN raters r ON r.id = l.rater_id "
+            "WHERE r.kind = 'judge'"
+        ).fetchone()[0]
+        == 0
+    )
     study.close()
 
 
@@ -548,6 +849,9 @@ def test_prose_around_a_valid_object_is_accepted_as_documented() -> None:
     """Lenient about wrapping, strict about content (replies.py): prose or fences around a
     complete, valid object parse; the same object cut short does not."""
     body = json.dumps({c: {"verdict": "B", "reason": "r"} for c in CRITERIA})
-    assert replies.parse_pairwise(f"Sure! ```json\n{body}\n``` Done.", CRITERIA)["bias"]["verdict"] == "B"
+    assert (
+        replies.parse_pairwise(f"Sure! ```json\n{body}\n``` Done.", CRITERIA)["bias"]["verdict"]
+        == "B"
+    )
     with pytest.raises(replies.ReplyError):
         replies.parse_pairwise(f"Sure! {body[:-2]}", CRITERIA)

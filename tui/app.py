@@ -22,9 +22,10 @@ from textual.screen import Screen
 
 from medjudge import paths
 from medjudge.store.db import StudyError
-from medjudge.store.roles import require
+from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
 
+from .adjudication_screen import AdjudicationScreen, QueueFilters
 from .agreement_feed import AgreementFeed
 from .dialogs import HelpScreen, PromptDialog
 from .judge_run import JudgeRunState, TuiRunDisplay, run_judge_blocking
@@ -47,15 +48,27 @@ class ReviewApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        # On the overview only; shown to adjudicators, explained to anyone else (check_action).
+        Binding("A", "adjudication_queue", "Adjudicate"),
+        Binding("A", "adjudication_refused", "Adjudicate", show=False),
     ]
 
     def __init__(
-        self, study: Study, session: ReviewSession, *, poll_interval: float | None = 1.0
+        self,
+        study: Study,
+        session: ReviewSession,
+        *,
+        poll_interval: float | None = 1.0,
+        start: str = "review",
     ) -> None:
         """Use :func:`make_app`."""
         super().__init__()
         self.study = study
         self.session = session
+        self.start = start
+        """The first screen: ``review`` or ``adjudicate`` (the adjudication queue)."""
+        self.queue_filters: QueueFilters | None = None
+        """Filters the adjudication queue starts with (``medjudge adjudicate --kind ...``)."""
         self.poll_interval = poll_interval
         self.agreement = AgreementFeed(study.path)
         self.judge_state: JudgeRunState | None = None
@@ -67,7 +80,9 @@ class ReviewApp(App[None]):
         self._agreement_again = False
 
     def get_default_screen(self) -> Screen:
-        """The review screen is the base of the stack."""
+        """The review screen is the base of the stack (the queue, for ``start="adjudicate"``)."""
+        if self.start == "adjudicate":
+            return AdjudicationScreen(base=True, filters=self.queue_filters)
         return ReviewScreen(self.session)
 
     @property
@@ -214,6 +229,57 @@ class ReviewApp(App[None]):
         if pos is not None:
             self.review.show_index(pos)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``A`` works on the overview: the queue for adjudicators, an explanation for others."""
+        if action in ("adjudication_queue", "adjudication_refused"):
+            from .overview_screen import OverviewScreen
+
+            if not isinstance(self.screen, OverviewScreen):
+                return False
+            try:
+                allowed = self.may_adjudicate()
+            except StudyError:
+                allowed = False
+            return allowed == (action == "adjudication_queue")
+        return True
+
+    def may_adjudicate(self) -> bool:
+        """Whether the session's login holds the adjudicator role (read now, roles change)."""
+        try:
+            require(self.study, self.session.reviewer, "adjudicate")
+        except PermissionDenied:
+            return False
+        return True
+
+    def action_adjudication_queue(self) -> None:
+        """Open the adjudication queue (the role is checked again as it opens)."""
+        if self._adjudicator_or_refuse():
+            self.push_screen(AdjudicationScreen())
+
+    def action_adjudication_refused(self) -> None:
+        """Say why the queue does not open, and who can grant the role."""
+        if self._adjudicator_or_refuse():
+            self.refresh_bindings()  # granted meanwhile: A now opens the queue
+
+    def _adjudicator_or_refuse(self) -> bool:
+        try:
+            require(self.study, self.session.reviewer, "adjudicate")
+        except StudyError as exc:
+            self._refuse(exc)
+            return False
+        return True
+
+    def _refuse(self, exc: StudyError) -> None:
+        leads = members(self.study)["lead"]
+        who = f" Leads of this study: {', '.join(leads)}." if leads else ""
+        self.notify(
+            f"{exc}.{who}",
+            title="adjudicators only",
+            severity="error",
+            markup=False,
+            timeout=10,
+        )
+
     def ask_judge(self) -> None:
         """Ask for a judge spec, then start it."""
 
@@ -231,10 +297,11 @@ class ReviewApp(App[None]):
 
     async def action_quit(self) -> None:
         """Record the time on the current item, then leave (labels are already on disk)."""
-        try:
-            self.review.leave_item(now=True)
-        except StudyError as exc:
-            self.notify(str(exc), severity="error", markup=False)
+        if isinstance(self.screen_stack[0], ReviewScreen):
+            try:
+                self.review.leave_item(now=True)
+            except StudyError as exc:
+                self.notify(str(exc), severity="error", markup=False)
         self.exit()
 
 
@@ -245,6 +312,7 @@ def make_app(
     assigned_only: bool | None = None,
     batch: str | None = None,
     poll_interval: float | None = 1.0,
+    start: str = "review",
 ) -> ReviewApp:
     """Open a study for one reviewer and build the app.
 
@@ -255,12 +323,16 @@ def make_app(
         assigned_only: only the reviewer's assigned items; default: when they have any.
         batch: only the items of one batch.
         poll_interval: seconds between checks for other writers (None: never).
+        start: ``review`` (the review screen) or ``adjudicate`` (the adjudication queue, for
+            adjudicators only).
 
     Raises:
         StudyError: the study cannot be opened (``PermissionDenied``: roles are enforced and
-            the reviewer has none).
+            the reviewer has none, or ``start="adjudicate"`` and they are not an adjudicator).
         ReviewSetupError: the reviewer may not review this study under that name.
     """
+    if start not in ("review", "adjudicate"):
+        raise ValueError(f"start must be 'review' or 'adjudicate', not {start!r}")
     study = Study.open(Path(db_path))
     try:
         login = paths.login_name()
@@ -276,9 +348,9 @@ def make_app(
             )
         if not name.strip():
             raise ReviewSetupError("--reviewer: the name is empty")
-        require(study, name, "review")
+        require(study, name, "adjudicate" if start == "adjudicate" else "review")
         session = ReviewSession(study, name, assigned_only=assigned_only, batch=batch)
     except BaseException:
         study.close()
         raise
-    return ReviewApp(study, session, poll_interval=poll_interval)
+    return ReviewApp(study, session, poll_interval=poll_interval, start=start)

@@ -14,10 +14,11 @@ from medjudge.judging.disagreements import KINDS, counts, queue
 from medjudge.paths import login_name
 from medjudge.store.adjudications import adjudicate as record
 from medjudge.store.items import find_item, get_item
+from medjudge.store.literal import json_escaped
 from medjudge.store.roles import require
 from medjudge.store.study import Study
 
-from .common import UserError, opened, out
+from .common import UserError, fail, opened, out, user_errors
 
 
 def resolve_unit(study: Study, ref: str) -> int:
@@ -77,29 +78,42 @@ def adjudicate(
             record(s, uid, value, rationale, actor=login_name())
             out(f"{unit}: final label {value} recorded")
             return
-        entries = queue(
-            s,
-            kind=kind,
-            criterion=criterion,
-            source=source,
-            reviewer=reviewer,
-            unresolved_only=unresolved,
-        )
-        if json_output:
-            data = {"counts": counts(entries), "units": [asdict(e) for e in entries]}
-            sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-            return
-        if not list_:
-            require(s, login_name(), "adjudicate")
-            from medjudge.tui.app import make_app  # the UI only for this path
-
-            make_app(s.path, reviewer=login_name(), start="adjudicate").run()
-            return
-        c = counts(entries)
-        out(" · ".join(f"{k}: {v}" for k, v in c.items()))
-        for e in entries:
-            votes = ", ".join(
-                f"{r}={v if v is not None else 'missing'}" for r, v in e.votes.items()
+        if not (list_ or json_output):
+            require(s, login_name(), "adjudicate")  # a clear error before the UI loads
+        else:
+            entries = queue(
+                s,
+                kind=kind,
+                criterion=criterion,
+                source=source,
+                reviewer=reviewer,
+                unresolved_only=unresolved,
             )
-            ref = f" → {e.reference}" if e.reference else ""
-            out(f"{e.where} [{', '.join(e.kinds)}] split {e.split:.2f}: {votes}{ref}")
+            if json_output:
+                data = {"counts": counts(entries), "units": [asdict(e) for e in entries]}
+                sys.stdout.write(
+                    json_escaped(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
+                )
+                return
+            c = counts(entries)
+            out(" · ".join(f"{k}: {v}" for k, v in c.items()))
+            for e in entries:
+                votes = ", ".join(
+                    f"{r}={v if v is not None else 'missing'}" for r, v in e.votes.items()
+                )
+                ref = f" → {e.reference}" if e.reference else ""
+                out(f"{e.where} [{', '.join(e.kinds)}] split {e.split:.2f}: {votes}{ref}")
+            return
+    # The app opens its own connection; the one above is closed first.
+    from medjudge.tui.adjudication_screen import QueueFilters  # the UI only for this path
+    from medjudge.tui.app import ReviewSetupError, make_app
+
+    with user_errors():
+        try:
+            app = make_app(study, start="adjudicate")
+        except ReviewSetupError as exc:
+            raise UserError(str(exc)) from None
+    app.queue_filters = QueueFilters(kind, criterion, source, reviewer, unresolved)
+    app.run()
+    if app.return_code not in (None, 0):
+        fail("the adjudication app stopped with an error")

@@ -177,9 +177,8 @@ def judge(
             actor=login_name(),
         )
         try:
-            summary = asyncio.run(
-                run_judges(s, configs, options, None if dry_run else ProgressDisplay())
-            )
+            display = None if dry_run or json_output else ProgressDisplay()
+            summary = asyncio.run(run_judges(s, configs, options, display))
         except ProviderError as exc:
             raise UserError(str(exc)) from None
     if json_output:

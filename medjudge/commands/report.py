@@ -13,6 +13,7 @@ import typer
 from medjudge.judging.agreement import Estimate, MultiRaterStats, TwoRaterStats
 from medjudge.judging.label_file import SliceStats, read_label_table, table_stats
 from medjudge.judging.report import ReportOptions, build_report, render
+from medjudge.store.literal import json_escaped
 
 from .common import UserError, opened, out, user_errors
 
@@ -90,6 +91,8 @@ def report(
     with opened(study) as s:
         data = build_report(s, ReportOptions(n_boot=n_boot, seed=seed, slices=slices))
         text = render(data, fmt.value)
+        if fmt.value == "json":
+            text = json_escaped(text)  # same JSON; C1 controls and bidi overrides as \uXXXX
         write_output(text, output)
     if output is not None:
         out(f"wrote the {fmt.value} report to {output}")
@@ -241,7 +244,9 @@ def agreement(
             "confidence": 0.95,
             "slices": [r.to_dict() for r in results],
         }
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+        sys.stdout.write(
+            json_escaped(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
+        )
         return
     out(
         f"{file}: {len(table.rows)} units, raters {', '.join(table.raters)}"

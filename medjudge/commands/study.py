@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated
 
 import typer
 
 from medjudge.paths import login_name
 from medjudge.store import export as exporting
 from medjudge.store.importing.run import import_file
+from medjudge.store.literal import json_escaped, printable
 from medjudge.store.roles import grant
 from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
 from medjudge.store.study import Study
 from medjudge.store.summary import summary
 
-from .common import UserError, console, opened, out, user_errors
+from .common import UserError, console, is_tty, opened, out, user_errors
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -155,7 +157,7 @@ def status(
     with opened(study) as s:
         data = summary(s)
     if json_output:
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_escaped(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
         return
     items = data["items"]
     out(f"study {data['study']} — {data['path']}")
@@ -182,6 +184,22 @@ def status(
         out(f"adjudicated units: {data['adjudications']}")
 
 
+class _TerminalSafe(io.TextIOBase):
+    """Export rows for a terminal: control and bidi characters in the data are escaped
+    (``\\uXXXX`` in JSONL, which stays the same JSON; visible escapes in CSV)."""
+
+    def __init__(self, target: IO[str], fmt: Format) -> None:
+        self.target = target
+        self.clean = json_escaped if fmt is Format.jsonl else printable
+
+    def write(self, text: str) -> int:
+        self.target.write(self.clean(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+
 def export(
     study: StudyArg,
     table: Annotated[Table, typer.Argument(help="What to export.")],
@@ -199,7 +217,9 @@ def export(
     """
     with opened(study) as s:
         if output is None:
-            exporting.write(s, table.value, fmt.value, sys.stdout)
+            # Piped, the rows are the data, byte for byte; on a terminal they cannot act on it.
+            stream = _TerminalSafe(sys.stdout, fmt) if is_tty() else sys.stdout
+            exporting.write(s, table.value, fmt.value, stream)
             return
         if not output.parent.is_dir():
             raise UserError(f"{output}: folder {output.parent} does not exist")

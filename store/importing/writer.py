@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,11 @@ class ImportSummary:
         if self.labels_unchanged:
             parts.append(f"{self.labels_unchanged} label(s) already present")
         return f"{self.file}: " + ", ".join(parts)
+
+
+def _storable(name: str) -> str:
+    """A file name as text SQLite can hold: bytes that are not UTF-8 become ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _existing(conn: sqlite3.Connection, ext_id: str) -> sqlite3.Row | None:
@@ -149,7 +155,7 @@ def store_items(
         import_id = conn.execute(
             "INSERT INTO imports (file, sha256, kind, actor, at, n_items, n_labels) "
             "VALUES (?, ?, ?, ?, ?, 0, 0)",
-            (str(file), sha, kind, actor, now),
+            (_storable(str(file)), sha, kind, actor, now),
         ).lastrowid
         for item in items:
             if item.ext_id in unchanged:
@@ -179,7 +185,7 @@ def store_items(
                 None,
                 dumps(
                     {
-                        "file": str(file),
+                        "file": _storable(str(file)),
                         "kind": kind,
                         "items": summary.items_added,
                         "labels": summary.labels_added,
@@ -275,7 +281,7 @@ def _write_imported_label(
                 dumps(
                     {
                         "source": "import",
-                        "file": item.file,
+                        "file": _storable(item.file),
                         "line": item.line,
                         "import_id": import_id,
                     }

@@ -60,8 +60,11 @@ def main(argv: list[str]) -> int:
         last[unit_id] = value
         print(f"saved {unit_id} {value} {saved.history_id}", flush=True)
     study.close()
-    print("done " + json.dumps({"reviewer": reviewer, "written": written, "errors": errors,
-                                "last": last}), flush=True)
+    print(
+        "done "
+        + json.dumps({"reviewer": reviewer, "written": written, "errors": errors, "last": last}),
+        flush=True,
+    )
     return 0
 
 

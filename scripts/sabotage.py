@@ -1,0 +1,109 @@
+"""Break medjudge on purpose and check that a test goes red each time.
+
+    python scripts/sabotage.py            # every sabotage
+    python scripts/sabotage.py cache      # only those whose name contains "cache"
+
+Each sabotage edits one file in place, runs the tests that guard that promise, and restores
+the file (also on Ctrl-C). A sabotage whose tests still pass is a hole in the suite and makes
+the script exit 1. Run it on a clean work tree: it rewrites source files while it runs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Sabotage:
+    name: str
+    file: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+SABOTAGES = [
+    Sabotage(
+        "skip the commit before 'saved' (label written outside any transaction, never committed)",
+        "store/labels.py",
+        '''    rater_id = study.rater_id(reviewer, "human")
+    with study.tx() as conn:
+        unit = _unit_row(conn, unit_id)''',
+        '''    rater_id = study.rater_id(reviewer, "human")
+    study.conn.execute("BEGIN")
+    if True:
+        conn = study.conn
+        unit = _unit_row(conn, unit_id)''',
+        ("tests/test_labels.py", "tests/test_crash.py", "tests/test_e2e_tmux.py"),
+    ),
+    Sabotage(
+        "drop the escape of untrusted text (printable returns its input)",
+        "store/literal.py",
+        "def printable(text: str) -> str:\n",
+        "def printable(text: str) -> str:\n    return text\n",
+        ("tests/test_tui_literal.py", "tests/test_hostile_cli.py"),
+    ),
+    Sabotage(
+        "disable the judge-call cache (nothing counts as cached)",
+        "store/judgments.py",
+        "    keys = list(keys)\n    out: dict[str, StoredCall] = {}\n",
+        "    keys = []\n    out: dict[str, StoredCall] = {}\n",
+        ("tests/test_judge_run.py",),
+    ),
+    Sabotage(
+        "turn a verdict with no valid sample into a silent tie instead of missing",
+        "judging/protocol.py",
+        '        return OrderResult(MISSING, "missing", False)\n    disagreed = len(set(votes)) > 1\n    winner = strict_majority(votes)\n    if winner is not None:\n        return OrderResult(winner, "majority", disagreed)',
+        '        return OrderResult(null_verdict, "no-majority→null", False)\n    disagreed = len(set(votes)) > 1\n    winner = strict_majority(votes)\n    if winner is not None:\n        return OrderResult(winner, "majority", disagreed)',
+        ("tests/test_protocol.py", "tests/test_judge_run.py"),
+    ),
+    Sabotage(
+        "let a failed import keep the items written before the error",
+        "store/importing/writer.py",
+        "    unchanged = _check(study, items)\n",
+        "    unchanged = {}\n",
+        ("tests/test_import.py",),
+    ),
+]
+
+
+def run(s: Sabotage) -> bool:
+    """Apply one sabotage, run its tests, restore; True when a test went red."""
+    path = REPO / s.file
+    original = path.read_text(encoding="utf-8")
+    if s.old not in original:
+        print(f"  ?? cannot apply (the code moved): {s.file}")
+        return False
+    try:
+        path.write_text(original.replace(s.old, s.new, 1), encoding="utf-8")
+        tests = [t for t in s.tests if (REPO / t).exists()]
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
+                              cwd=REPO, capture_output=True, text=True)
+    finally:
+        path.write_text(original, encoding="utf-8")
+    tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:] or ["(no output)"]
+    print(f"  {'RED ' if proc.returncode else 'GREEN'} {tail[0]}")
+    return proc.returncode != 0
+
+
+def main(argv: list[str]) -> int:
+    chosen = [s for s in SABOTAGES if not argv or any(a in s.name for a in argv)]
+    holes = []
+    for s in chosen:
+        print(f"- {s.name} ({s.file})")
+        if not run(s):
+            holes.append(s.name)
+    if holes:
+        print("\nno test noticed: " + "; ".join(holes))
+        return 1
+    print(f"\nevery sabotage ({len(chosen)}) turned a test red")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,314 @@
+"""API keys never reach the study file, an export, a report, a log or the terminal.
+
+Planted keys (environment and settings.toml, OpenAI- and Anthropic-shaped) go through judge
+runs against the fake server that fail in every way a provider fails — a 401 that echoes the
+key, 500s and 429s that echo it, timeouts — then a SIGKILL, a SIGINT and an unexpected
+exception mid-run. Afterwards every byte medjudge wrote or printed is searched for the keys:
+the study file with its -wal, every table exported as JSONL and CSV, the report in every
+format, status, the adjudication queue, and the stdout/stderr of every command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medjudge.cli import app
+from medjudge.store.adjudications import adjudicate
+from medjudge.store.importing.run import import_file
+from medjudge.store.roles import grant
+from medjudge.store.study import Study
+
+from .conftest import pairwise_row, write_jsonl
+from .fakellm import FakeLLMServer, FakeRequest, Reply
+from .judges import pairwise_responder, prefer_marked, routing
+
+ENV_OPENAI = "sk-test-PLANTED-7f3a9c"
+ENV_ANTHROPIC = "sk-ant-PLANTED-4b1e2d"
+TOML_OPENAI = "sk-test-PLANTED-toml-91ab"
+TOML_ANTHROPIC = "sk-ant-PLANTED-toml-c3d4"
+KEYS = (ENV_OPENAI, ENV_ANTHROPIC, TOML_OPENAI, TOML_ANTHROPIC)
+MARK = b"PLANTED"  # any fragment of a planted key is a leak, redacted or not
+PROCS = Path(__file__).resolve().parent / "procs"
+cli = CliRunner()
+
+
+def leaks(data: bytes | str) -> list[str]:
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    found = [k for k in KEYS if k.encode() in raw]
+    if MARK in raw and not found:
+        found.append("a fragment containing PLANTED")
+    return found
+
+
+class ProviderFromHell:
+    """Every call of item i fails its first attempt according to i % 6, then answers:
+    0 fine, 1 a 401 echoing the key (final), 2 a 500 echoing it, 3 a 429 echoing it,
+    4 a reply slower than the timeout, 5 an unparseable reply (no retry fixes it)."""
+
+    def __init__(self) -> None:
+        self.good = routing(pairwise_responder(prefer_marked("GOOD")))
+        self.lock = threading.Lock()
+        self.seen: set[str] = set()
+        self.keys: set[str] = set()
+
+    def __call__(self, req: FakeRequest) -> Reply:
+        key = req.headers.get("authorization", "").removeprefix("Bearer ") or req.headers.get(
+            "x-api-key", ""
+        )
+        text = req.prompt_text
+        item = int(text.split("Question ")[1].split("?")[0])
+        ident = json.dumps([req.path, req.json.get("messages"), req.json.get("seed"), item])
+        with self.lock:
+            self.keys.add(key)
+            first = ident not in self.seen
+            self.seen.add(ident)
+        kind = item % 6
+        if kind == 1:
+            return Reply.error(
+                401,
+                f"Incorrect API key provided: {key}. You can find your API "
+                f"key at https://example.invalid (key={key})",
+            )
+        if first and kind == 2:
+            return Reply.server_error(500, f"upstream failed for key {key}")
+        if first and kind == 3:
+            return Reply.error(429, f"rate limit for {key}", headers={"Retry-After": "0.05"})
+        if first and kind == 4:
+            return Reply(self.good(req).text, delay=1.6)
+        if kind == 5:
+            return Reply(f"I cannot answer that. (request authorised by {'*' * 8})")
+        return self.good(req)
+
+
+@pytest.fixture
+def home(_isolated_home: Path) -> Path:
+    """MEDJUDGE_HOME with a settings.toml holding the planted keys (mode 600)."""
+    _isolated_home.mkdir(parents=True, exist_ok=True)
+    toml = _isolated_home / "settings.toml"
+    toml.write_text(
+        f'openai_api_key = "{TOML_OPENAI}"\nanthropic_api_key = "{TOML_ANTHROPIC}"\n'
+        "timeout_s = 1.0\n"
+    )
+    toml.chmod(0o600)
+    return _isolated_home
+
+
+def make_study(path: Path, n: int = 12) -> Path:
+    rows = [pairwise_row(i, answer_a=f"GOOD answer {i}") for i in range(n)]
+    with Study.create(path, actor="lead") as s:
+        import_file(s, write_jsonl(path.with_suffix(".jsonl"), rows), "pairwise", actor="lead")
+    return path
+
+
+def cli_env(home: Path, with_env_keys: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    env.update(MEDJUDGE_HOME=str(home), PYTHONUNBUFFERED="1")
+    if with_env_keys:
+        env.update(OPENAI_API_KEY=ENV_OPENAI, ANTHROPIC_API_KEY=ENV_ANTHROPIC)
+    return env
+
+
+def test_planted_keys_never_leave_the_process(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outputs: list[tuple[str, str]] = []  # (what, text) of every command's stdout and stderr
+    study = make_study(tmp_path / "secrets.db")
+    toml_study = make_study(tmp_path / "toml.db", n=6)
+    crashed = make_study(tmp_path / "crashed.db", n=24)
+    hell = ProviderFromHell()
+    with FakeLLMServer(hell) as server:
+        judges = [
+            "-j",
+            f"openai:fake@{server.openai_url}",
+            "-j",
+            f"anthropic:fake@{server.anthropic_url}",
+        ]
+        base = [sys.executable, "-m", "medjudge", "judge"]
+        # 1. Keys from the environment; then 2. from settings.toml only.
+        for path, with_env in ((study, True), (toml_study, False)):
+            r = subprocess.run(
+                base + [str(path), *judges, "--samples", "1", "--timeout", "1"],
+                capture_output=True,
+                text=True,
+                env=cli_env(home, with_env),
+                timeout=120,
+            )
+            outputs += [
+                (f"judge {path.name} stdout", r.stdout),
+                (f"judge {path.name} stderr", r.stderr),
+            ]
+            assert r.returncode == 0, r.stderr
+            assert "errors" in r.stdout  # the 401s were recorded as errors, the run went on
+        # A second run retries the 'error' rows (the 401s again) and pays nothing else.
+        r = subprocess.run(
+            base + [str(study), *judges, "--samples", "1", "--timeout", "1", "--json"],
+            capture_output=True,
+            text=True,
+            env=cli_env(home, True),
+            timeout=120,
+        )
+        outputs += [("rerun stdout", r.stdout), ("rerun stderr", r.stderr)]
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["errors"] > 0, r.stdout  # --json prints nothing but JSON
+        # 3. Crashes: SIGKILL mid-flight, SIGINT mid-flight, an unexpected exception.
+        server.latency = 0.2
+        for sig in (signal.SIGKILL, signal.SIGINT):
+            proc = subprocess.Popen(
+                base + [str(crashed), *judges, "--samples", "2"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=cli_env(home, True),
+            )
+            start = server.count()
+            deadline = time.monotonic() + 30
+            while server.count() < start + 10 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=60)
+            outputs += [(f"{sig.name} stdout", out), (f"{sig.name} stderr", err)]
+            if sig == signal.SIGINT:
+                assert proc.returncode == 130 and "interrupted" in err, (proc.returncode, err)
+            # The file as the crash left it, -wal included, before anything checkpoints it.
+            for suffix in ("", "-wal"):
+                f = Path(str(crashed) + suffix)
+                if f.exists():
+                    assert not leaks(f.read_bytes()), f"{f.name} after {sig.name}"
+        server.latency = 0.0
+        r = subprocess.run(
+            [
+                sys.executable,
+                str(PROCS / "judge_crash.py"),
+                str(crashed),
+                *judges,
+                "--samples",
+                "3",
+            ],
+            capture_output=True,
+            text=True,
+            env=cli_env(home, True),
+            timeout=120,
+        )
+        outputs += [("crash stdout", r.stdout), ("crash stderr", r.stderr)]
+        assert r.returncode != 0 and "forced crash" in r.stderr and "Traceback" in r.stderr, (
+            r.stderr
+        )
+    # The keys were really in use: the fake server saw every one of them.
+    assert {ENV_OPENAI, ENV_ANTHROPIC, TOML_OPENAI, TOML_ANTHROPIC} <= hell.keys
+
+    # Adjudications and labels, so that every export table has rows.
+    with Study.open(study) as s:
+        grant(s, "lead", "lead", by="lead")
+        grant(s, "lead", "adjudicator", by="lead")
+        unit = s.conn.execute("SELECT min(id) FROM units").fetchone()[0]
+        adjudicate(s, unit, "A", "answer A is right", actor="lead")
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_OPENAI)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ENV_ANTHROPIC)
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    runs: list[list[str]] = []
+    for path in (study, toml_study, crashed):
+        for table in ("labels", "verdicts", "calls", "history", "adjudications"):
+            for fmt in ("jsonl", "csv"):
+                runs.append(["export", str(path), table, "-f", fmt])
+                runs.append(
+                    [
+                        "export",
+                        str(path),
+                        table,
+                        "-f",
+                        fmt,
+                        "-o",
+                        str(exports / f"{path.stem}-{table}.{fmt}"),
+                    ]
+                )
+        runs += [
+            ["status", str(path)],
+            ["status", str(path), "--json"],
+            ["adjudicate", str(path), "--list"],
+            ["adjudicate", str(path), "--json"],
+        ]
+        try:
+            import medjudge.judging.report  # noqa: F401
+        except ImportError:
+            continue
+        for fmt in ("md", "html", "json", "csv"):
+            runs.append(["report", str(path), "-f", fmt, "--n-boot", "100"])
+            runs.append(
+                [
+                    "report",
+                    str(path),
+                    "-f",
+                    fmt,
+                    "--n-boot",
+                    "100",
+                    "-o",
+                    str(exports / f"{path.stem}-report.{fmt}"),
+                ]
+            )
+    for args in runs:
+        r = cli.invoke(app, args)
+        assert r.exit_code == 0, (args, r.output)
+        outputs += [
+            (" ".join(args[:1] + args[2:]), r.stdout),
+            (" ".join(args) + " (stderr)", r.stderr),
+        ]
+    calls_csv = (exports / "secrets-calls.csv").read_text()
+    assert "HTTP 401" in calls_csv and "***" in calls_csv  # the echoed keys were there, redacted
+
+    found = {what: leaks(text) for what, text in outputs if leaks(text)}
+    assert not found, f"planted keys printed: {found}"
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p != home / "settings.toml"]
+    assert any(p.suffix == ".html" for p in files) or not any("report" in a[0] for a in runs)
+    found = {
+        str(p.relative_to(tmp_path)): leaks(p.read_bytes()) for p in files if leaks(p.read_bytes())
+    }
+    assert not found, f"planted keys written to files: {found}"
+
+
+def test_settings_file_readable_by_others_is_refused(home: Path, tmp_path: Path) -> None:
+    toml = home / "settings.toml"
+    study = make_study(tmp_path / "s.db", n=1)
+    for mode in (0o644, 0o640, 0o604):
+        toml.chmod(mode)
+        r = cli.invoke(app, ["judge", str(study), "-j", "openai:gpt-4o", "--dry-run"])
+        assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+        assert "others can read it" in r.stderr and "chmod 600" in r.stderr, r.stderr
+        assert not leaks(r.output)
+    toml.chmod(0o600)
+    r = cli.invoke(app, ["judge", str(study), "-j", "openai:gpt-4o", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert stat.S_IMODE(toml.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f'openai_api_key = "{TOML_OPENAI}\n',  # unterminated string
+        f"openai_api_key = {TOML_OPENAI}\n",  # not quoted
+        f'openai_api_kee = "{TOML_OPENAI}"\n',  # unknown setting
+        f'concurrency = "{TOML_OPENAI}"\n',  # a key in the wrong place
+    ],
+)
+def test_broken_settings_file_errors_never_quote_the_key(
+    body: str, home: Path, tmp_path: Path
+) -> None:
+    toml = home / "settings.toml"
+    toml.write_text(body)
+    toml.chmod(0o600)
+    study = make_study(tmp_path / "s.db", n=1)
+    r = cli.invoke(app, ["judge", str(study), "-j", "openai:gpt-4o", "--dry-run"])
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "settings.toml" in r.stderr
+    assert not leaks(r.output), r.output

@@ -1,0 +1,596 @@
+"""The adjudication queue and detail, driven by keys through Textual's Pilot.
+
+Assertions are on the study file (the ``adjudications`` table) and on what the screen shows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable
+from typer.testing import CliRunner
+
+from medjudge.store.items import get_item, list_items
+from medjudge.store.judgments import NewVerdict, record_call, write_verdicts
+from medjudge.store.labels import mark_revealed, set_label, set_note
+from medjudge.store.roles import PermissionDenied, grant
+from medjudge.store.study import Study, utcnow
+from medjudge.tui.adjudication_detail import AdjudicationDetailScreen
+from medjudge.tui.adjudication_screen import AdjudicationScreen
+from medjudge.tui.adjudication_widgets import RationaleDialog
+from medjudge.tui.app import make_app
+
+from .test_tui_support import HOSTILE, build_study, item_swap, run_async, screen_text
+
+VISIBLE = ["[bold red]x[/]", "\\x1b[2J", "\\x1b]52;c;SGVsbG8=\\x07", "<U+202E>evil"]
+
+JUDGE = "openai:judge"
+RAW = "I think {verdict: maybe} [not json"
+
+
+def _trail(
+    ab: list[str], ba: list[str], *, failed_key: str | None = None, why: str = "reason"
+) -> dict[str, Any]:
+    """A pairwise trail as :mod:`judging.resolve` writes it (BA votes mapped back)."""
+    from medjudge.judging import protocol
+
+    a = protocol.order_majority(ab, "tie")
+    b = protocol.order_majority(ba, "tie")
+    rec = protocol.reconcile(a.verdict, b.verdict, "tie")
+    failed = (
+        [{"key": failed_key, "sample": 3, "error": "no verdict in reply", "status": "failed"}]
+        if failed_key
+        else []
+    )
+    return {
+        "orders": {
+            "AB": {
+                "votes": ab,
+                "shown_votes": ab,
+                "reasons": [f"AB {why} {i + 1}" for i in range(len(ab))],
+                "failed": failed,
+                "verdict": a.verdict,
+                "rule": a.rule,
+                "samples_disagreed": a.disagreed,
+            },
+            "BA": {
+                "votes": ba,
+                "shown_votes": [protocol.unswap(v) for v in ba],
+                "reasons": [f"BA {why} {i + 1}" for i in range(len(ba))],
+                "failed": [],
+                "verdict": b.verdict,
+                "rule": b.rule,
+                "samples_disagreed": b.disagreed,
+            },
+        },
+        "verdict": rec.verdict,
+        "rule": rec.rule,
+        "position_inconsistent": rec.position_inconsistent,
+    }
+
+
+def disputed(tmp_path: Path, *, hostile: bool = False) -> Path:
+    """p0..p2 pairwise (p0 with two context documents), s0 statements, r0 rating. Known
+    disagreements:
+
+    p0/correctness  alice A (changed after the reveal, with a note), bob B, judge A with a failed
+                    sample                      → rev↔rev, rev↔judge, failed
+    p0/helpfulness  alice A, bob A, judge A (AB A,A,B)          → samples
+    p1/correctness  alice A, bob A, judge tie (AB A ≠ BA B)     → rev↔judge, AB≠BA
+    s0/statement 1  alice entailed, bob contradicted            → rev↔rev
+    r0/correctness_rating  alice 4, bob 2                       → rev↔rev
+    r0/completeness        alice A,B, bob A                     → rev↔rev
+    carol is the adjudicator.
+    """
+    path = build_study(tmp_path, pairwise=3, statements=1, rating=1, context=True)
+    s = Study.open(path)
+    try:
+        ids = {r.ext_id: r.id for r in list_items(s)}
+        items = {k: get_item(s, v) for k, v in ids.items()}
+        u = {
+            (e, c): items[e].unit_for(c).id
+            for e in ("p0", "p1", "p2")
+            for c in ("correctness", "helpfulness")
+        }
+        st = items["s0"].statements[0]
+        u[("s0", "1")] = items["s0"].unit_for("entailment", st.id).id
+        u[("r0", "correctness_rating")] = items["r0"].unit_for("correctness_rating").id
+        u[("r0", "completeness")] = items["r0"].unit_for("completeness").id
+        note = HOSTILE if hostile else "A names the red flags"
+        for rater, key, v in [
+            ("alice", ("p0", "correctness"), "B"),
+            ("bob", ("p0", "correctness"), "B"),
+            ("alice", ("p0", "helpfulness"), "A"),
+            ("bob", ("p0", "helpfulness"), "A"),
+            ("alice", ("p1", "correctness"), "A"),
+            ("bob", ("p1", "correctness"), "A"),
+            ("alice", ("s0", "1"), "entailed"),
+            ("bob", ("s0", "1"), "contradicted"),
+            ("alice", ("r0", "correctness_rating"), "4"),
+            ("bob", ("r0", "correctness_rating"), "2"),
+            ("alice", ("r0", "completeness"), "A,B"),
+            ("bob", ("r0", "completeness"), "A"),
+        ]:
+            set_label(s, u[key], rater, v)
+        mark_revealed(s, ids["p0"], "alice")
+        set_label(s, u[("p0", "correctness")], "alice", "A", note=note)
+        set_note(s, ids["p0"], "bob", "bob's note on p0")
+        with s.tx() as conn:
+            record_call(
+                conn,
+                {
+                    "key": "k-failed", "judge": JUDGE, "provider": "openai", "model": "judge",
+                    "template": "t", "template_hash": "h", "params": "{}", "messages": "[]",
+                    "item_id": ids["p0"], "task": "pairwise/AB", "sample": 3, "status": "failed",
+                    "raw": (RAW + " " + HOSTILE) if hostile else RAW,
+                    "error": "no verdict in reply", "created_at": utcnow(), "input_tokens": 10,
+                    "output_tokens": 9, "cost_usd": 0.0, "latency_s": 0.1, "attempts": 2,
+                },
+            )  # fmt: skip
+        reason = ("judge says " + HOSTILE) if hostile else "A is right"
+        why = ("reason " + HOSTILE) if hostile else "reason"
+        write_verdicts(
+            s,
+            JUDGE,
+            {},
+            [
+                NewVerdict(
+                    u[("p0", "correctness")],
+                    "A",
+                    reason,
+                    _trail(["A", "A"], ["A"] * 3, failed_key="k-failed", why=why),
+                ),
+                NewVerdict(u[("p0", "helpfulness")], "A", "r", _trail(["A", "A", "B"], ["A"] * 3)),
+                NewVerdict(u[("p1", "correctness")], "tie", "r", _trail(["A"] * 3, ["B"] * 3)),
+            ],
+            run_id=None,
+            actor="lead",
+        )
+        grant(s, "carol", "adjudicator", by="lead")
+    finally:
+        s.close()
+    return path
+
+
+def adjudications(path: Path) -> list[tuple[str, str, str, str, list[str]]]:
+    """(where, value, rationale, actor, settles) of every adjudication, oldest first."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT i.ext_id || '/' || coalesce(s.position, u.criterion), a.value, a.rationale, "
+            "a.actor, a.settles FROM adjudications a JOIN units u ON u.id = a.unit_id "
+            "JOIN items i ON i.id = u.item_id LEFT JOIN statements s ON s.id = u.statement_id "
+            "ORDER BY a.id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [(w, v, r, a, json.loads(st)) for w, v, r, a, st in rows]
+
+
+async def loaded(pilot: Any) -> AdjudicationScreen:
+    """Wait for the queue to be read and drawn."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, AdjudicationScreen)
+    return screen
+
+
+def shown_letter(path: Path, ext_id: str, stored: str) -> str:
+    """A stored pairwise value as the adjudicator sees it (display order)."""
+    if stored in ("A", "B") and item_swap(path, ext_id):
+        return "B" if stored == "A" else "A"
+    return stored
+
+
+def notifications(app: Any) -> list[tuple[str, str]]:
+    """(severity, message) of every notification the app raised."""
+    return [(n.severity, n.message) for n in app._notifications]
+
+
+async def open_unit(pilot: Any, where: str) -> AdjudicationDetailScreen:
+    """From the queue, open the detail of one unit (by its ``where``)."""
+    screen = await loaded(pilot)
+    row = [d.where for d in screen.rows].index(where)
+    screen.query_one(DataTable).move_cursor(row=row, animate=False)
+    await pilot.press("enter")
+    await pilot.pause()
+    detail = pilot.app.screen
+    assert isinstance(detail, AdjudicationDetailScreen) and detail.entry.where == where
+    return detail
+
+
+def adjudicator_app(path: Path, who: str = "carol") -> Any:
+    return make_app(path, reviewer=who, poll_interval=None, start="adjudicate")
+
+
+ALL = {
+    "s0/statement 0": {"reviewer_vs_reviewer"},
+    "r0/completeness": {"reviewer_vs_reviewer"},
+    "r0/correctness_rating": {"reviewer_vs_reviewer"},
+    "p0/correctness": {"reviewer_vs_reviewer", "reviewer_vs_judge", "failed_samples"},
+    "p1/correctness": {"reviewer_vs_judge", "position_inconsistency"},
+    "p0/helpfulness": {"samples_disagreed"},
+}
+
+
+@run_async
+async def test_queue_lists_every_disagreement_with_counts_and_filters(tmp_path: Path) -> None:
+    path = disputed(tmp_path)
+    app = adjudicator_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await loaded(pilot)
+        assert {d.where: set(d.kinds) for d in screen.rows} == ALL
+        assert [d.split for d in screen.rows] == sorted(
+            (d.split for d in screen.rows), reverse=True
+        )
+        text = screen_text(app)
+        for piece in ("R↔R 4", "R↔J 2", "J↔J 0", "AB≠BA 1", "samples 1", "failed 1", "6 units"):
+            assert piece in text, piece
+        table = screen.query_one(DataTable)
+        assert table.row_count == 6
+        p0 = table.get_row(
+            str(screen.rows[[d.where for d in screen.rows].index("p0/correctness")].unit_id)
+        )
+        a, b = shown_letter(path, "p0", "A"), shown_letter(path, "p0", "B")
+        assert "".join(str(c) for c in p0[:2]) == "p0/correctnessR↔R R↔J failed"
+        assert str(p0[4]) == f"{a}×2  {b}×1"  # alice A, judge A; bob B (display terms)
+
+        await pilot.press("k")  # kinds cycle through those present: R↔R first
+        assert screen.filters.kind == "reviewer_vs_reviewer" and len(screen.rows) == 4
+        await pilot.press("k")
+        assert {d.where for d in screen.rows} == {"p0/correctness", "p1/correctness"}
+        await pilot.press("k")  # judge_vs_judge is absent: skipped
+        assert screen.filters.kind == "position_inconsistency"
+        assert [d.where for d in screen.rows] == ["p1/correctness"]
+        await pilot.pause()
+        assert "kind judge AB vs BA" in screen_text(app)
+        await pilot.press("x", "c")
+        assert screen.filters.criterion == "completeness"
+        assert [d.where for d in screen.rows] == ["r0/completeness"]
+        await pilot.press("x", "s")
+        assert screen.filters.source == "model-x" and len(screen.rows) == 6
+        await pilot.press("s")
+        assert screen.filters.source == "model-y"
+        assert {d.where for d in screen.rows} == {
+            "p0/correctness",
+            "p1/correctness",
+            "p0/helpfulness",
+        }
+        await pilot.press("x", "r", "r")
+        assert screen.filters.reviewer == "bob" and len(screen.rows) == 6
+        await pilot.press("x", "u")
+        assert screen.filters.unresolved_only and len(screen.rows) == 6
+
+
+@run_async
+async def test_detail_shows_the_item_and_every_vote(tmp_path: Path) -> None:
+    path = disputed(tmp_path)
+    app = adjudicator_app(path)
+    async with app.run_test(size=(110, 90)) as pilot:
+        detail = await open_unit(pilot, "p0/correctness")
+        a, b = shown_letter(path, "p0", "A"), shown_letter(path, "p0", "B")
+        text = screen_text(app)
+        for piece in (
+            "p0/correctness  4/6 in the queue",
+            "Disputed: reviewer vs reviewer · reviewer vs judge · failed judge samples",
+            "Sources (hidden from reviewers): Answer A = model-",
+            "Question 0?",
+            f"• alice: {a}  ⚑ changed after the reveal",
+            "note: A names the red flags",
+            f"• bob: {b}",
+            "note on the item: bob's note on p0",
+            f"• openai:judge: {a}",
+            f"AB order (the judge's Response A: Answer {a})",
+            f"BA order (swapped, Response A: Answer {b}; votes mapped back)",
+            f"votes: {a} {a} → {a}",
+            f"votes: {a} {a} {a} → {a}",
+            f"1. {a} AB reason 1",
+            f"3. {a} BA reason 3",
+            "judge wrote (Response letters): B B B",  # in BA, Response B is the item's A
+            "✗ failed sample 3: no verdict in reply",
+            "raw reply (untrusted model output, shown literally):",
+            RAW,
+            "no final label yet",
+        ):
+            assert piece in text, piece
+        assert f"Answer {a} 0." in text and f"Answer {b} 0." in text
+        assert "Context documents: 2 (x to show or hide)" in text
+        assert "Document one about fever." not in text
+        await pilot.press("x")
+        await pilot.pause()
+        assert "Document one about fever." in screen_text(app)
+        await pilot.press("right_square_bracket")  # next unit in the queue
+        await pilot.pause()
+        assert detail.entry.where == "p1/correctness"
+        assert "position-inconsistent: AB ≠ BA" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        queue_screen = app.screen
+        assert isinstance(queue_screen, AdjudicationScreen)
+        assert (
+            queue_screen.rows[queue_screen.query_one(DataTable).cursor_row].where
+            == "p1/correctness"
+        )
+
+
+@run_async
+async def test_recording_and_revising_a_final_label_at_80x24(tmp_path: Path) -> None:
+    path = disputed(tmp_path)
+    app = adjudicator_app(path)
+    recorded: dict[int, AdjudicationDetailScreen.Recorded] = {}
+
+    def hook(message: object) -> None:  # a message is seen by each node it bubbles through
+        if isinstance(message, AdjudicationDetailScreen.Recorded):
+            recorded[id(message)] = message
+
+    async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
+        queue_screen = await loaded(pilot)
+        text = screen_text(app)
+        assert "where" in text and "final" in text and "votes" in text  # every column fits
+        assert "k Kind" in text and "esc Back" in text
+        detail = await open_unit(pilot, "p0/correctness")
+        kinds = list(detail.entry.kinds)
+        text = screen_text(app)
+        assert "a A" in text and "n Neither" in text and "Final: none yet" in text
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, RationaleDialog)
+        assert "Final label for p0/correctness: answer shown as A" in screen_text(app)
+        await pilot.press(*"A names the red flags", "enter")
+        await pilot.pause()
+        assert app.screen is detail
+        first = "A" if not item_swap(path, "p0") else "B"  # what "answer shown as A" stores
+        assert adjudications(path) == [
+            ("p0/correctness", first, "A names the red flags", "carol", kinds)
+        ]
+        assert "✓ saved final label A" in screen_text(app)
+        assert [m.value for m in recorded.values()] == [first]
+        await pilot.press("t", *"on review, a tie", "enter")
+        await pilot.pause()
+        rows = adjudications(path)
+        assert len(rows) == 2 and rows[1][1:4] == ("tie", "on review, a tie", "carol")
+        await pilot.press("tab", "z")  # the votes pane, full screen: the whole history
+        await pilot.pause()
+        text = screen_text(app)
+        assert "(revised later)" in text and "(current)" in text and "on review, a tie" in text
+        await pilot.press("escape", "escape")  # un-zoom, back to the queue
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is queue_screen
+        entry = next(d for d in queue_screen.rows if d.where == "p0/correctness")
+        assert entry.reference == "tie"
+        assert "1 with a final label" in screen_text(app)
+        await pilot.press("u")  # unresolved only: the settled unit leaves the list
+        assert "p0/correctness" not in [d.where for d in queue_screen.rows]
+
+
+@run_async
+async def test_a_blank_rationale_is_refused(tmp_path: Path) -> None:
+    path = disputed(tmp_path)
+    app = adjudicator_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        detail = await open_unit(pilot, "p0/correctness")
+        await pilot.press("b", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RationaleDialog)
+        assert "A rationale is required" in screen_text(app)
+        await pilot.press("space", "space", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RationaleDialog)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is detail and "not recorded (cancelled)" in screen_text(app)
+    assert adjudications(path) == []
+
+
+@run_async
+async def test_statement_and_rating_keys(tmp_path: Path) -> None:
+    path = disputed(tmp_path)
+    app = adjudicator_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        detail = await open_unit(pilot, "s0/statement 0")
+        text = screen_text(app)
+        assert "statement 0 MUST: Must 0.1" in text and "▶  0 MUST Must 0.1" in text
+        await pilot.press("b", "a", "t")  # pairwise keys do nothing on a statement
+        await pilot.pause()
+        assert app.screen is detail
+        await pilot.press("c", *"the answer says the opposite", "enter")
+        await pilot.pause()
+        await pilot.press("escape")
+        await loaded(pilot)
+        await open_unit(pilot, "r0/correctness_rating")
+        await pilot.press("6", "3", *"3 of 5", "enter")  # 6 is off the scale
+        await pilot.pause()
+        await pilot.press("escape")
+        await loaded(pilot)
+        await open_unit(pilot, "r0/completeness")
+        await pilot.press("a", "c", "b", "b")
+        await pilot.pause()
+        assert "ticked A,C: enter records them" in screen_text(app)
+        await pilot.press("enter", *"A and C justified", "enter")
+        await pilot.pause()
+    assert [r[:3] for r in adjudications(path)] == [
+        ("s0/0", "contradicted", "the answer says the opposite"),
+        ("r0/correctness_rating", "3", "3 of 5"),
+        ("r0/completeness", "A,C", "A and C justified"),
+    ]
+
+
+@run_async
+async def test_only_adjudicators_open_the_queue(tmp_path: Path) -> None:
+    from medjudge.tui.overview_screen import OverviewScreen
+
+    path = disputed(tmp_path)
+    with pytest.raises(PermissionDenied, match="alice is not an adjudicator"):
+        make_app(path, reviewer="alice", poll_interval=None, start="adjudicate")
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("o")
+        await pilot.pause()
+        assert "Adjudicate" not in screen_text(app)  # not offered in the footer
+        await pilot.press("A")
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+        (severity, message), *_ = notifications(app)
+        assert severity == "error" and "alice is not an adjudicator" in message
+        assert "medjudge role" in message and "--as adjudicator" in message
+    app = make_app(path, reviewer="carol", poll_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("o")
+        await pilot.pause()
+        assert "A Adjudicate" in screen_text(app)
+        await pilot.press("A")
+        screen = await loaded(pilot)
+        assert len(screen.rows) == 6
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+
+
+@run_async
+async def test_a_revoked_adjudicator_gets_a_clear_refusal(tmp_path: Path) -> None:
+    from medjudge.store.roles import revoke
+
+    path = disputed(tmp_path)
+    app = adjudicator_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_unit(pilot, "p1/correctness")
+        other = Study.open(path)
+        revoke(other, "carol", "adjudicator", by="lead")
+        other.close()
+        await pilot.press("t", *"both orders", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RationaleDialog)  # stays open, the reason shown
+        assert "not recorded: carol is not an adjudicator" in screen_text(app)
+        assert any(s == "error" and "not an adjudicator" in m for s, m in notifications(app))
+    assert adjudications(path) == []
+
+
+@run_async
+async def test_untrusted_text_is_shown_literally(tmp_path: Path) -> None:
+    from medjudge.store.adjudications import adjudicate
+
+    path = disputed(tmp_path, hostile=True)
+    study = Study.open(path)
+    unit = get_item(study, 1).unit_for("correctness").id
+    set_label(study, unit, "[bold]dave[/]", "tie")
+    grant(study, "carol", "adjudicator", by="lead")
+    adjudicate(study, unit, "tie", "rationale " + HOSTILE, actor="carol")
+    study.close()
+    app = adjudicator_app(path)
+    async with app.run_test(size=(200, 90)) as pilot:
+        await open_unit(pilot, "p0/correctness")
+        text = screen_text(app)
+        for piece in VISIBLE:
+            # question, both answers, the note, three AB reasons... the raw reply, the rationale
+            assert text.count(piece) >= 8, (piece, text.count(piece))
+        assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text
+        assert "[bold]dave[/]" in text and "I think {verdict: maybe} [not json" in text
+        strips = app.screen._compositor.render_strips()
+        for strip in strips:
+            for segment in strip:
+                if "[bold red]x[/]" in segment.text and segment.style is not None:
+                    color = segment.style.color
+                    assert not (color and color.name == "red")
+
+
+@run_async
+async def test_the_queue_follows_other_writers(tmp_path: Path) -> None:
+    from medjudge.store.adjudications import adjudicate
+
+    path = disputed(tmp_path)
+    app = adjudicator_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await loaded(pilot)
+        other = Study.open(path)
+        unit = get_item(other, 2).unit_for("correctness").id
+        adjudicate(other, unit, "tie", "another adjudicator", actor="carol")
+        set_label(other, get_item(other, 3).unit_for("bias").id, "alice", "A")
+        set_label(other, get_item(other, 3).unit_for("bias").id, "bob", "B")
+        other.close()
+        app.poll_study()  # what the timer does every poll_interval
+        screen = await loaded(pilot)
+        assert {d.where: d.reference for d in screen.rows}["p1/correctness"] == "tie"
+        assert "p2/bias" in [d.where for d in screen.rows]
+
+
+def test_cli_refuses_a_non_adjudicator_and_opens_the_queue_for_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medjudge.cli import app as cli
+    from medjudge.paths import login_name
+    from medjudge.tui.app import ReviewApp
+
+    ran: list[ReviewApp] = []
+
+    def fake_run(self: ReviewApp, *args: object, **kwargs: object) -> None:
+        ran.append(self)
+        self.study.close()
+
+    monkeypatch.setattr(ReviewApp, "run", fake_run)
+    path = disputed(tmp_path)
+    r = CliRunner().invoke(cli, ["adjudicate", str(path)])
+    assert r.exit_code == 1 and "is not an adjudicator" in r.output and not ran
+    study = Study.open(path)
+    grant(study, login_name(), "adjudicator", by="lead")
+    study.close()
+    r = CliRunner().invoke(cli, ["adjudicate", str(path), "--kind", "failed_samples"])
+    assert r.exit_code == 0, r.output
+    assert len(ran) == 1 and ran[0].start == "adjudicate"
+    assert ran[0].queue_filters is not None and ran[0].queue_filters.kind == "failed_samples"
+
+
+@run_async
+async def test_help_lists_every_adjudication_key(tmp_path: Path) -> None:
+    from medjudge.tui.app import ReviewApp
+    from medjudge.tui.dialogs import HelpScreen
+    from medjudge.tui.keys import KEYMAP
+
+    shown_keys = " ".join(k for _, keys in KEYMAP for k, _ in keys)
+    names = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]"}
+    for owner in (AdjudicationScreen, AdjudicationDetailScreen, ReviewApp):
+        for binding in owner.BINDINGS:
+            for key in binding.key.split(","):  # type: ignore[union-attr]
+                label = names.get(key, key)
+                if label.isdigit():
+                    assert "1–5" in shown_keys
+                    continue
+                if binding.action.startswith("tick("):
+                    assert "a–f, enter" in shown_keys
+                    continue
+                assert label in shown_keys, f"{owner.__name__}: {key} missing from the help"
+    app = adjudicator_app(disputed(tmp_path))
+    async with app.run_test(size=(100, 80)) as pilot:
+        await loaded(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "Adjudication queue" in screen_text(app)
+
+
+# -- snapshots (looked at before they were accepted) ------------------------------------------
+
+
+async def _queue_ready(pilot: Any) -> None:
+    await loaded(pilot)
+
+
+async def _detail_ready(pilot: Any) -> None:
+    await open_unit(pilot, "p0/correctness")
+
+
+def test_snapshot_queue_narrow(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(
+        adjudicator_app(disputed(tmp_path)), terminal_size=(80, 24), run_before=_queue_ready
+    )
+
+
+def test_snapshot_detail_wide(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(
+        adjudicator_app(disputed(tmp_path)), terminal_size=(140, 40), run_before=_detail_ready
+    )

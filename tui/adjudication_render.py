@@ -1,0 +1,311 @@
+"""What the adjudication queue and detail show, as literal Rich text.
+
+Pure functions over :mod:`judging.disagreements` results (no Textual). Every string that comes
+from the study — item text, reviewer and judge names, notes, reasons, raw model replies,
+rationales — goes through :func:`render.lit`, so markup stays as typed and escape sequences
+are made visible.
+
+Pairwise values are shown in display terms throughout: ``A`` is the answer reviewers saw on
+the left (labelled "Answer A"), whatever the item's stored order; judges' AB and BA votes,
+which the store keeps in the item's own terms (BA already mapped back), are converted the same
+way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Group
+from rich.padding import Padding
+from rich.text import Text
+
+from medjudge.judging.disagreements import Disagreement
+from medjudge.store.items import Item
+
+from .render import EMPTY, case_text, lit
+
+KIND_LABELS = {
+    "reviewer_vs_reviewer": "R↔R",
+    "reviewer_vs_judge": "R↔J",
+    "judge_vs_judge": "J↔J",
+    "position_inconsistency": "AB≠BA",
+    "samples_disagreed": "samples",
+    "failed_samples": "failed",
+}
+"""Short names of the disagreement kinds (the queue's column and counts; R reviewer, J judge)."""
+
+KIND_NAMES = {
+    "reviewer_vs_reviewer": "reviewer vs reviewer",
+    "reviewer_vs_judge": "reviewer vs judge",
+    "judge_vs_judge": "judge vs judge",
+    "position_inconsistency": "judge AB vs BA",
+    "samples_disagreed": "judge samples disagreed",
+    "failed_samples": "failed judge samples",
+}
+"""Long names of the disagreement kinds (detail header, filter line)."""
+
+
+def shown(value: object, swap: bool) -> str:
+    """A stored value in display terms (pairwise A/B follow the display order)."""
+    if value is None:
+        return EMPTY
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value) or "-"
+    text = str(value)
+    if swap and text in ("A", "B"):
+        return "B" if text == "A" else "A"
+    return text
+
+
+def kinds_text(kinds: list[str]) -> str:
+    """A unit's kinds, short."""
+    return " ".join(KIND_LABELS.get(k, k) for k in kinds)
+
+
+def votes_summary(entry: Disagreement, swap: bool) -> str:
+    """``A×2 B×1`` — how many raters gave each value (missing verdicts counted apart)."""
+    tally = Counter(shown(v, swap) for v in entry.votes.values() if v is not None)
+    parts = [f"{value}×{n}" for value, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))]
+    missing = sum(1 for v in entry.votes.values() if v is None)
+    if missing:
+        parts.append(f"missing×{missing}")
+    return "  ".join(parts)
+
+
+def counts_text(counts: dict[str, int], selected: str | None) -> Text:
+    """Units per kind; the kind filtered on is marked."""
+    out = Text(end="")
+    for n, (kind, count) in enumerate(counts.items()):
+        if n:
+            out.append(" · ", "dim")
+        style = "bold reverse" if kind == selected else ("" if count else "dim")
+        out.append(f"{KIND_LABELS.get(kind, kind)} {count}", style)
+    out.append("   (R reviewer, J judge)", "dim")
+    return out
+
+
+# -- the detail: the item as reviewers saw it ------------------------------------------------
+
+
+def _heading(out: Text, title: str) -> None:
+    if out.plain:
+        out.append("\n\n")
+    out.append(title, "bold underline")
+    out.append("\n")
+
+
+def sources_text(item: Item) -> Text:
+    """Which model wrote which answer — hidden from reviewers, shown to the adjudicator."""
+    out = Text("Sources (hidden from reviewers): ", style="dim italic", end="")
+    if item.kind == "pairwise":
+        first, second = item.shown_answers()
+        out.append("Answer A = ", "dim")
+        out.append_text(lit(first.source))
+        out.append(", Answer B = ", "dim")
+        out.append_text(lit(second.source))
+    else:
+        out.append_text(lit(", ".join(sorted({a.source for a in item.answers.values()}))))
+    return out
+
+
+def item_text(item: Item, statement: int | None) -> Text:
+    """Question, answers (display order), statements with badges; ``statement`` highlighted."""
+    out = Text(end="")
+    out.append_text(sources_text(item))
+    if item.kind == "rating":
+        _heading(out, "Case")
+        out.append_text(case_text(item))
+        _heading(out, "Explanation")
+        out.append_text(lit(item.answers["explanation"].text))
+        return out
+    _heading(out, "Question")
+    out.append_text(lit(item.question))
+    if item.kind == "pairwise":
+        first, second = item.shown_answers()
+        _heading(out, "Answer A")
+        out.append_text(lit(first.text))
+        _heading(out, "Answer B")
+        out.append_text(lit(second.text))
+        return out
+    _heading(out, "Answer")
+    out.append_text(lit(item.answers["answer"].text))
+    _heading(out, "Statements")
+    for n, st in enumerate(item.statements):
+        if n:
+            out.append("\n")
+        current = st.position == statement
+        out.append("▶ " if current else "  ", "bold")
+        out.append(f"{st.position:>2} ")
+        out.append("MUST" if st.category == "must_have" else "nice", "bold" if current else "dim")
+        out.append(" ")
+        out.append_text(lit(st.text, "bold reverse" if current else ""))
+    return out
+
+
+# -- the detail: every vote --------------------------------------------------------------------
+
+
+def _values(item: Item, values: list[Any] | None) -> str:
+    return " ".join(shown(v, item.swap) for v in values or []) or "none"
+
+
+class Lines:
+    """Lines with a hanging indent: a long reason or raw reply wraps under its own start."""
+
+    def __init__(self) -> None:
+        """No lines yet."""
+        self.rows: list[tuple[int, Text]] = []
+
+    def add(self, indent: int, *parts: Text | str, style: str = "") -> Text:
+        """One line from literal pieces (``str`` pieces are our own words, in ``style``)."""
+        line = Text()
+        for part in parts:
+            if isinstance(part, Text):
+                line.append_text(part)
+            else:
+                line.append(part, style)
+        self.rows.append((indent, line))
+        return line
+
+    def blank(self) -> None:
+        """An empty line."""
+        self.rows.append((0, Text()))
+
+    def render(self) -> Group:
+        """The lines, each indented as a block."""
+        return Group(*(Padding(t, (0, 0, 0, i)) if i else t for i, t in self.rows))
+
+    @property
+    def plain(self) -> str:
+        """The text without styles (for tests and searching)."""
+        return "\n".join(" " * i + t.plain for i, t in self.rows)
+
+
+def _failed(out: Lines, failed: list[dict[str, Any]], raw: dict[str, Any], pad: int) -> None:
+    for f in failed:
+        stored = raw.get(f.get("key"), {})
+        error = stored.get("error") or f.get("error") or "no error recorded"
+        out.add(pad, Text(f"✗ failed sample {f.get('sample', '?')}: ", "bold"), lit(error))
+        reply = stored.get("raw")
+        if reply is None:
+            out.add(pad + 2, "no reply stored", style="dim")
+        else:
+            out.add(pad + 2, "raw reply (untrusted model output, shown literally):", style="dim")
+            out.add(pad + 4, lit(reply, "italic"))
+
+
+def _samples(out: Lines, item: Item, block: dict[str, Any], raw: dict[str, Any], pad: int) -> None:
+    votes = block.get("votes") or []
+    reasons = block.get("reasons") or []
+    line = out.add(pad, "votes: ", lit(_values(item, votes), "bold"))
+    if block.get("verdict") is not None or block.get("rule"):
+        line.append(" → ")
+        line.append_text(lit(shown(block.get("verdict"), item.swap), "bold"))
+    if block.get("rule"):
+        line.append("  (", "dim")
+        line.append_text(lit(block["rule"], "dim"))
+        line.append(")", "dim")
+    for n, reason in enumerate(reasons, 1):
+        vote = shown(votes[n - 1], item.swap) if n - 1 < len(votes) else "?"
+        out.add(pad + 2, f"{n}. ", lit(vote, "bold"), " ", lit(reason))
+    _failed(out, block.get("failed") or [], raw, pad)
+
+
+def judge_lines(out: Lines, item: Item, judge: dict[str, Any]) -> None:
+    """One judge's resolved verdict, its per-order samples and reasons, failed raw replies."""
+    value = judge.get("value")
+    out.add(
+        0,
+        "• ",
+        lit(judge["judge"], "bold"),
+        ": ",
+        lit(shown(value, item.swap), "bold")
+        if value is not None
+        else lit("missing (no valid sample)"),
+    )
+    trail = judge.get("trail") if isinstance(judge.get("trail"), dict) else {}
+    raw = judge.get("failed_raw") or {}
+    if trail.get("members"):
+        members = ", ".join(f"{k}={shown(v, item.swap)}" for k, v in trail["members"].items())
+        out.add(4, "panel of: ", lit(members))
+    orders = trail.get("orders")
+    if isinstance(orders, dict) and orders:
+        for order in ("AB", "BA"):
+            block = orders.get(order)
+            if not isinstance(block, dict):
+                continue
+            first = shown("A" if order == "AB" else "B", item.swap)
+            line = out.add(4, Text(f"{order} order ", "bold"))
+            if order == "AB":
+                line.append(f"(the judge's Response A: Answer {first})", "dim")
+            else:
+                line.append(f"(swapped, Response A: Answer {first}; votes mapped back)", "dim")
+                if block.get("shown_votes"):
+                    written = " ".join(str(v) for v in block["shown_votes"])
+                    out.add(6, "judge wrote (Response letters): ", lit(written, "dim"), style="dim")
+            _samples(out, item, block, raw, 6)
+        if trail.get("position_inconsistent"):
+            out.add(4, "position-inconsistent: AB ≠ BA", style="bold")
+    elif trail.get("votes") is not None or trail.get("failed"):
+        _samples(out, item, trail, raw, 4)
+    elif judge.get("reason"):
+        out.add(4, Text("reason: ", "dim"), lit(judge["reason"]))
+
+
+def votes_lines(item: Item, detail: dict[str, Any]) -> Lines:
+    """Every reviewer's label (notes, changes after the reveal), every judge's verdict, and the
+    adjudication history."""
+    out = Lines()
+    out.add(0, "Reviewers", style="bold underline")
+    if not detail["reviewers"]:
+        out.add(2, "none", style="dim")
+    for r in detail["reviewers"]:
+        line = out.add(
+            0, "• ", lit(r["reviewer"], "bold"), ": ", lit(shown(r["value"], item.swap), "bold")
+        )
+        if r.get("changed_after_reveal"):
+            line.append("  ⚑ changed after the reveal", "bold")
+        if r.get("note"):
+            out.add(4, Text("note: ", "dim"), lit(r["note"]))
+        if r.get("item_note"):
+            out.add(4, Text("note on the item: ", "dim"), lit(r["item_note"]))
+    out.blank()
+    line = out.add(0, "Judges", style="bold underline")
+    if item.kind == "pairwise":
+        line.append("  (A/B: the answers as shown)", "dim")
+    if not detail["judges"]:
+        out.add(2, "none", style="dim")
+    for j in detail["judges"]:
+        judge_lines(out, item, j)
+    out.blank()
+    history_lines(out, item, detail["adjudications"])
+    return out
+
+
+def votes_text(item: Item, detail: dict[str, Any]) -> Group:
+    """:func:`votes_lines`, rendered."""
+    return votes_lines(item, detail).render()
+
+
+def history_lines(out: Lines, item: Item, adjudications: list[dict[str, Any]]) -> None:
+    """The adjudications of a unit, oldest first; the last is the final label."""
+    out.add(0, "Adjudication history", style="bold underline")
+    if not adjudications:
+        out.add(2, "no final label yet", style="dim")
+    for n, a in enumerate(adjudications):
+        last = n == len(adjudications) - 1
+        line = out.add(
+            0,
+            "• " if last else "  ",
+            lit(shown(a["value"], item.swap), "bold"),
+            "  ",
+            lit(str(a["at"])[:19].replace("T", " ") + "Z", "dim"),
+            Text("  by ", "dim"),
+            lit(a["actor"]),
+        )
+        line.append("  (current)" if last else "  (revised later)", "bold" if last else "dim")
+        out.add(4, lit(a["rationale"]))
+        if a.get("settles"):
+            settles = ", ".join(KIND_NAMES.get(k, k) for k in a["settles"])
+            out.add(4, Text("settles: ", "dim"), lit(settles, "dim"))
