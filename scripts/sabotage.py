@@ -31,14 +31,8 @@ SABOTAGES = [
     Sabotage(
         "skip the commit before 'saved' (label written outside any transaction, never committed)",
         "store/labels.py",
-        '''    rater_id = study.rater_id(reviewer, "human")
-    with study.tx() as conn:
-        unit = _unit_row(conn, unit_id)''',
-        '''    rater_id = study.rater_id(reviewer, "human")
-    study.conn.execute("BEGIN")
-    if True:
-        conn = study.conn
-        unit = _unit_row(conn, unit_id)''',
+        "    with study.tx() as conn:  # the rater lookup too: every read here is classified on error\n",
+        '    study.conn.execute("BEGIN")\n    if (conn := study.conn):  # sabotage: never committed\n',
         ("tests/test_labels.py", "tests/test_crash.py", "tests/test_e2e_tmux.py"),
     ),
     Sabotage(
