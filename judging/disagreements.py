@@ -53,9 +53,9 @@ class Disagreement:
 
     @property
     def where(self) -> str:
-        """``item/criterion`` or ``item/statement N``."""
+        """``item/criterion`` or ``item/statement N`` (statements numbered from 1, as in the app)."""
         return f"{self.item}/" + (
-            f"statement {self.statement}" if self.statement is not None else self.criterion
+            f"statement {self.statement + 1}" if self.statement is not None else self.criterion
         )
 
 

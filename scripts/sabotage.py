@@ -76,8 +76,12 @@ def run(s: Sabotage) -> bool:
     try:
         path.write_text(original.replace(s.old, s.new, 1), encoding="utf-8")
         tests = [t for t in s.tests if (REPO / t).exists()]
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
-                              cwd=REPO, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
     finally:
         path.write_text(original, encoding="utf-8")
     tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:] or ["(no output)"]

@@ -81,4 +81,3 @@ def has_others(study: Study, item_id: int, rater: str) -> bool:
 def last_history_id(study: Study) -> int:
     """The id of the newest label history row (0 in a study without labels)."""
     return int(study.conn.execute("SELECT coalesce(max(id), 0) FROM label_history").fetchone()[0])
-

@@ -180,3 +180,31 @@ def test_history_shows_every_change_in_order_and_export(disputed: Study, tmp_pat
         app, ["adjudicate", path, "--unit", "p1/correctness", "--value", "B", "--rationale", "x"]
     )
     assert r.exit_code == 1 and "not an adjudicator" in r.output
+
+
+def test_headless_adjudication_records_what_it_settles(disputed: Study) -> None:
+    grant(disputed, "carol", "adjudicator", by="carol")
+    unit = disputed.units[(1, "correctness")]  # type: ignore[attr-defined]
+    path = str(disputed.path)
+    disputed.close()
+    r = CliRunner(env={"LOGNAME": "carol", "USER": "carol"}).invoke(
+        app,
+        [
+            "adjudicate",
+            path,
+            "--unit",
+            "p0/correctness",
+            "--value",
+            "A",
+            "--rationale",
+            "A is right",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    s = Study.open(path)
+    row = s.conn.execute(
+        "SELECT value, settles, actor FROM adjudications WHERE unit_id = ?", (unit,)
+    ).fetchone()
+    s.close()
+    assert (row[0], row[2]) == ("A", "carol")
+    assert set(json.loads(row[1])) == {"reviewer_vs_reviewer", "reviewer_vs_judge"}

@@ -28,7 +28,10 @@ SSHD = "/usr/sbin/sshd"
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = [
-    pytest.mark.skipif(not Path(SSHD).exists(), reason="OpenSSH server not installed (apt-get install openssh-server)"),
+    pytest.mark.skipif(
+        not Path(SSHD).exists(),
+        reason="OpenSSH server not installed (apt-get install openssh-server)",
+    ),
     pytest.mark.skipif(shutil.which("ssh") is None, reason="ssh client not installed"),
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed"),
     pytest.mark.skipif(os.geteuid() != 0, reason="the throwaway sshd setup needs root"),
@@ -50,26 +53,31 @@ class SSHServer:
         self.host_key = root / "host_ed25519"
         self.client_key = root / "client_ed25519"
         for key in (self.host_key, self.client_key):
-            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+            subprocess.run(
+                ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True
+            )
         (root / "authorized_keys").write_text((root / "client_ed25519.pub").read_text())
         self.port = _free_port()
         config = root / "sshd_config"
         config.write_text(
-            "\n".join([
-                "ListenAddress 127.0.0.1",
-                f"Port {self.port}",
-                f"HostKey {self.host_key}",
-                f"AuthorizedKeysFile {root / 'authorized_keys'}",
-                "PasswordAuthentication no",
-                "KbdInteractiveAuthentication no",
-                "PermitRootLogin yes",
-                "StrictModes no",
-                "UsePAM no",
-                f"PidFile {root / 'sshd.pid'}",
-                "ClientAliveInterval 1",
-                "ClientAliveCountMax 2",
-                "LogLevel ERROR",
-            ]) + "\n"
+            "\n".join(
+                [
+                    "ListenAddress 127.0.0.1",
+                    f"Port {self.port}",
+                    f"HostKey {self.host_key}",
+                    f"AuthorizedKeysFile {root / 'authorized_keys'}",
+                    "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no",
+                    "PermitRootLogin yes",
+                    "StrictModes no",
+                    "UsePAM no",
+                    f"PidFile {root / 'sshd.pid'}",
+                    "ClientAliveInterval 1",
+                    "ClientAliveCountMax 2",
+                    "LogLevel ERROR",
+                ]
+            )
+            + "\n"
         )
         Path("/run/sshd").mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=subprocess.PIPE)
@@ -86,8 +94,10 @@ class SSHServer:
 
     def command(self, remote: str) -> str:
         """The local command line that runs ``remote`` over ssh with a pty."""
-        opts = (f"-tt -i {self.client_key} -p {self.port} -o StrictHostKeyChecking=no "
-                "-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes")
+        opts = (
+            f"-tt -i {self.client_key} -p {self.port} -o StrictHostKeyChecking=no "
+            "-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes"
+        )
         return f"ssh {opts} root@127.0.0.1 {shlex.quote(remote)}"
 
     def stop(self) -> None:
@@ -103,12 +113,16 @@ def sshd(tmp_path: Path) -> Iterator[SSHServer]:
 
 
 def _remote_review(path: Path, home: Path) -> str:
-    return (f"cd {shlex.quote(str(REPO))} && env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color "
-            f"{shlex.quote(sys.executable)} -m medjudge review {shlex.quote(str(path))} --reviewer ssh-doc")
+    return (
+        f"cd {shlex.quote(str(REPO))} && env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color "
+        f"{shlex.quote(sys.executable)} -m medjudge review {shlex.quote(str(path))} --reviewer ssh-doc"
+    )
 
 
 def _app_processes(path: Path) -> list[int]:
-    out = subprocess.run(["pgrep", "-f", f"medjudge review {path}"], capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["pgrep", "-f", f"medjudge review {path}"], capture_output=True, text=True
+    ).stdout
     return [int(p) for p in out.split()]
 
 
@@ -119,23 +133,26 @@ def test_review_over_ssh_survives_an_abrupt_disconnect(sshd: SSHServer, tmp_path
     term = Terminal(sshd.command(_remote_review(path, home)), home, 80, 24)
     try:
         term.wait(lambda s: "p0" in s and "a A" in s, "the app over ssh", timeout=30)
-        term.keys(*"abtnab")                      # item p0, all six criteria
+        term.keys(*"abtnab")  # item p0, all six criteria
         term.wait(lambda s: s.lstrip().startswith("p1"), "item p1")
-        term.keys(*"tta")                         # half of p1
+        term.keys(*"tta")  # half of p1
         deadline = time.monotonic() + 10
         while len(labels(path, "ssh-doc")) < 9 and time.monotonic() < deadline:
             time.sleep(0.05)
         term.wait(lambda s: "saved" in s.lower(), "the saved state")
     finally:
         # Cut the connection abruptly: kill the ssh client, as a dropped link would.
-        for pid in subprocess.run(["pgrep", "-f", f"-p {sshd.port} "], capture_output=True,
-                                  text=True).stdout.split():
+        for pid in subprocess.run(
+            ["pgrep", "-f", f"-p {sshd.port} "], capture_output=True, text=True
+        ).stdout.split():
             os.kill(int(pid), signal.SIGKILL)
         term.kill()
     got = labels(path, "ssh-doc")
     assert len(got) == 9
-    assert [got[("p0", c)] for c in ("correctness", "helpfulness", "harmfulness", "reasoning",
-                                     "efficiency", "bias")] == [v for v in _as_item_values(path, "p0", "abtnab")]
+    assert [
+        got[("p0", c)]
+        for c in ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
+    ] == [v for v in _as_item_values(path, "p0", "abtnab")]
     deadline = time.monotonic() + 15
     while _app_processes(path) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -143,8 +160,10 @@ def test_review_over_ssh_survives_an_abrupt_disconnect(sshd: SSHServer, tmp_path
 
     again = Terminal(sshd.command(_remote_review(path, home)), home, 80, 24)
     try:
-        text = again.wait(lambda s: "p1" in s and "a A" in s, "the app after reconnecting", timeout=30)
-        assert "3/6 labelled" in text, text   # back at the unfinished item, its labels shown
+        text = again.wait(
+            lambda s: "p1" in s and "a A" in s, "the app after reconnecting", timeout=30
+        )
+        assert "3/6 labelled" in text, text  # back at the unfinished item, its labels shown
         again.keys(*"nab")
         again.wait(lambda s: s.lstrip().startswith("p2"), "item p2")
         again.keys("q")
@@ -159,6 +178,10 @@ def _as_item_values(path: Path, ext_id: str, keys: str) -> list[str]:
     """What the keys mean for an item, given its stored display order (a = left answer)."""
     import sqlite3
 
-    swap = sqlite3.connect(path).execute("SELECT swap FROM items WHERE ext_id = ?", (ext_id,)).fetchone()[0]
+    swap = (
+        sqlite3.connect(path)
+        .execute("SELECT swap FROM items WHERE ext_id = ?", (ext_id,))
+        .fetchone()[0]
+    )
     left, right = ("B", "A") if swap else ("A", "B")
     return [{"a": left, "b": right, "t": "tie", "n": "neither"}[k] for k in keys]

@@ -209,7 +209,7 @@ def adjudicator_app(path: Path, who: str = "carol") -> Any:
 
 
 ALL = {
-    "s0/statement 0": {"reviewer_vs_reviewer"},
+    "s0/statement 1": {"reviewer_vs_reviewer"},
     "r0/completeness": {"reviewer_vs_reviewer"},
     "r0/correctness_rating": {"reviewer_vs_reviewer"},
     "p0/correctness": {"reviewer_vs_reviewer", "reviewer_vs_judge", "failed_samples"},
@@ -393,9 +393,9 @@ async def test_statement_and_rating_keys(tmp_path: Path) -> None:
     path = disputed(tmp_path)
     app = adjudicator_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
-        detail = await open_unit(pilot, "s0/statement 0")
+        detail = await open_unit(pilot, "s0/statement 1")
         text = screen_text(app)
-        assert "statement 0 MUST: Must 0.1" in text and "▶  0 MUST Must 0.1" in text
+        assert "statement 1 MUST: Must 0.1" in text and "▶  1 MUST Must 0.1" in text
         await pilot.press("b", "a", "t")  # pairwise keys do nothing on a statement
         await pilot.pause()
         assert app.screen is detail

@@ -165,7 +165,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         out = Text(end="")
         stmt = next((st for st in item.statements if st.position == self.entry.statement), None)
         if stmt is not None:  # the criterion's question is the same for every statement
-            out.append(f"statement {stmt.position} ", "bold")
+            out.append(f"statement {stmt.position + 1} ", "bold")
             out.append("MUST: " if stmt.category == "must_have" else "nice: ", "bold")
             out.append_text(render.lit(stmt.text, "italic"))
         else:

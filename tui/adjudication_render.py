@@ -136,7 +136,7 @@ def item_text(item: Item, statement: int | None) -> Text:
             out.append("\n")
         current = st.position == statement
         out.append("▶ " if current else "  ", "bold")
-        out.append(f"{st.position:>2} ")
+        out.append(f"{st.position + 1:>2} ")
         out.append("MUST" if st.category == "must_have" else "nice", "bold" if current else "dim")
         out.append(" ")
         out.append_text(lit(st.text, "bold reverse" if current else ""))

@@ -22,7 +22,7 @@ from .common import UserError, fail, opened, out, user_errors
 
 
 def resolve_unit(study: Study, ref: str) -> int:
-    """``ITEM/CRITERION`` or ``ITEM/N`` (statement number N) → unit id."""
+    """``ITEM/CRITERION`` or ``ITEM/N`` (statement N, numbered from 1 as in the app) → unit id."""
     item_ref, _, part = ref.rpartition("/")
     item_id = find_item(study, item_ref) if item_ref else None
     if item_id is None:
@@ -32,7 +32,7 @@ def resolve_unit(study: Study, ref: str) -> int:
     item = get_item(study, item_id)
     if part.isdigit() and item.kind == "statements":
         for st in item.statements:
-            if st.position == int(part):
+            if st.position + 1 == int(part):
                 return item.unit_for("entailment", st.id).id
     else:
         for u in item.units:
@@ -55,7 +55,8 @@ def adjudicate(
     reviewer: Annotated[str | None, typer.Option(help="Only units this reviewer labelled.")] = None,
     unresolved: Annotated[bool, typer.Option(help="Leave out units already adjudicated.")] = False,
     unit: Annotated[
-        str | None, typer.Option(help="Record a final label: ITEM/CRITERION or ITEM/N.")
+        str | None,
+        typer.Option(help="Record a final label: ITEM/CRITERION or ITEM/N (statement N, from 1)."),
     ] = None,
     value: Annotated[str | None, typer.Option(help="With --unit: the final label.")] = None,
     rationale: Annotated[str | None, typer.Option(help="With --unit: why (required).")] = None,
@@ -75,7 +76,8 @@ def adjudicate(
             if not value or rationale is None:
                 raise UserError("--unit needs --value and --rationale")
             uid = resolve_unit(s, unit)
-            record(s, uid, value, rationale, actor=login_name())
+            settles = next((d.kinds for d in queue(s) if d.unit_id == uid), [])
+            record(s, uid, value, rationale, actor=login_name(), settles=settles)
             out(f"{unit}: final label {value} recorded")
             return
         if not (list_ or json_output):
