@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .providers import ProviderConfigError
+from .provider_types import ProviderConfigError
 
 __all__ = ["LocalModelServer", "find_smollm2_gguf"]
 

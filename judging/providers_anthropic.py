@@ -19,7 +19,7 @@ from typing import Any
 
 import anthropic
 
-from .providers import (
+from .provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
     PLACEHOLDER_KEY,
@@ -27,8 +27,8 @@ from .providers import (
     ChatResult,
     ProviderConfigError,
     ProviderError,
-    RetryingProvider,
 )
+from .retrying import RetryingProvider
 
 __all__ = ["AnthropicProvider", "ANTHROPIC_KEY_ENV"]
 

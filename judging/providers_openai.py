@@ -13,7 +13,7 @@ from typing import Any
 
 import openai
 
-from .providers import (
+from .provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
     PLACEHOLDER_KEY,
@@ -21,8 +21,8 @@ from .providers import (
     ChatResult,
     ProviderConfigError,
     ProviderError,
-    RetryingProvider,
 )
+from .retrying import RetryingProvider
 
 __all__ = ["OpenAIProvider", "OPENAI_KEY_ENV"]
 
