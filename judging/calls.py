@@ -113,14 +113,17 @@ class CostGuard(Protocol):
 class LocalCostGuard:
     """A cost guard for one process."""
 
-    def __init__(self, limit: float | None) -> None:
-        """``limit`` in USD; None for no limit."""
+    def __init__(self, limit: float | None, cancel: threading.Event | None = None) -> None:
+        """``limit`` in USD (None: no limit); a set ``cancel`` event stops the run too."""
         self.limit = limit
+        self.cancel = cancel
         self.committed = 0.0
         self._stop = False
 
     def reserve(self, amount: float) -> bool:
-        """Reserve ``amount`` unless it would pass the limit."""
+        """Reserve ``amount`` unless it would pass the limit (or the run was cancelled)."""
+        if self.cancel is not None and self.cancel.is_set():
+            self._stop = True
         if self._stop:
             return False
         if self.limit is not None and self.committed + amount > self.limit:

@@ -13,6 +13,7 @@ Concurrency and storage contract (the calls themselves: :mod:`judging.calls`):
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -50,6 +51,9 @@ class RunOptions:
     actor: str = "medjudge"
     workers: int | None = None
     """Worker processes for the calls (None: automatic, see :mod:`judging.workers`)."""
+    cancel: threading.Event | None = None
+    """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
+    the items whose calls are all in get their verdicts."""
 
 
 @dataclass
@@ -218,6 +222,7 @@ async def _execute(
             todo,
             n,
             limit=options.max_cost,
+            cancel=options.cancel,
             on_row=on_row,
             concurrency=options.concurrency,
             prices=prices,
@@ -229,12 +234,13 @@ async def _execute(
             todo,
             concurrency=options.concurrency,
             prices=prices,
-            guard=LocalCostGuard(options.max_cost),
+            guard=LocalCostGuard(options.max_cost, options.cancel),
             on_row=on_row,
             **common,
         )
     if not complete:
-        summary.stopped = f"--max-cost {options.max_cost:g} reached"
+        cancelled = options.cancel is not None and options.cancel.is_set()
+        summary.stopped = "cancelled" if cancelled else f"--max-cost {options.max_cost:g} reached"
         return "stopped"
     return "done"
 

@@ -16,6 +16,7 @@ import asyncio
 import multiprocessing as mp
 import os
 import queue as queue_mod
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -129,9 +130,11 @@ async def execute_sharded(
     on_row: Callable[[dict[str, Any]], None],
     concurrency: int,
     prices: dict[str, Price],
+    cancel: threading.Event | None = None,
     **kwargs: Any,
 ) -> bool:
-    """Run ``todo`` over ``n`` worker processes; returns False when the cost guard stopped it.
+    """Run ``todo`` over ``n`` worker processes; returns False when the cost guard stopped it
+    (the limit was reached, or ``cancel`` was set: the parent relays it to the workers).
 
     Raises:
         RuntimeError: a worker failed (its message is passed on).
@@ -159,8 +162,10 @@ async def execute_sharded(
     loop = asyncio.get_running_loop()
     finished, failure = 0, None
     while finished < n:
+        if cancel is not None and cancel.is_set():
+            guard.stop.set()
         try:
-            kind, payload = await loop.run_in_executor(None, events.get, True, 1.0)
+            kind, payload = await loop.run_in_executor(None, events.get, True, 0.2)
         except queue_mod.Empty:
             if not any(p.is_alive() for p in procs) and finished < n:
                 failure = failure or "a worker process died"

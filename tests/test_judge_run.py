@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,42 @@ def test_sharded_run_keeps_the_cost_limit(tmp_path: Path) -> None:
         capped = run(study, [j], max_cost=limit, price_override=(1000.0, 1000.0), workers=2)
     assert capped.stopped and 0 < capped.ok < 36
     assert capped.cost_usd <= limit + 1e-9
+
+
+class _CancelAfter:
+    """A RunDisplay that cancels the run after a number of calls."""
+
+    def __init__(self, event: threading.Event, after: int) -> None:
+        self.event, self.after, self.seen = event, after, 0
+
+    def started(self, summary: RunSummary) -> None:
+        pass
+
+    def call_done(self, event: object, summary: RunSummary) -> None:
+        self.seen += 1
+        if self.seen >= self.after:
+            self.event.set()
+
+    def finished(self, summary: RunSummary) -> None:
+        pass
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_cancel_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, workers: int) -> None:
+    study = make_study(tmp_path, n=8)  # 8 items × 2 orders × 3 samples = 48 calls
+    cancel = threading.Event()
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked())), latency=0.02) as server:
+        options = RunOptions(concurrency=2, cancel=cancel, workers=workers)
+        stopped = asyncio.run(run_judges(study, [judge_for(server)], options, _CancelAfter(cancel, 6)))
+        made = server.count()
+        assert stopped.stopped == "cancelled"
+        assert 6 <= stopped.ok < 48 and made == stopped.requests
+        judged = {k for k, v in verdicts(study).items() if v is not None}
+        # only items whose calls were all in got verdicts: whole items (6 criteria each)
+        assert len(judged) % 6 == 0 and len(judged) < 48
+        if workers == 1:  # calls go out in item order, so the first item is complete
+            assert len(judged) >= 6
+        rest = run(study, [judge_for(server)])
+        assert rest.stopped is None and rest.cached == stopped.ok
+        assert server.count() - made == 48 - stopped.ok  # nothing stored was asked again
+    assert set(verdicts(study).values()) == {"A"}

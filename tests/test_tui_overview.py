@@ -235,3 +235,25 @@ def test_judge_display_throttles_and_copies_state() -> None:
     assert [s.status for s in posted] == ["running", "done"]
     assert posted[-1].done == 8 and posted[0].done == 0 and posted[0].total == 8
     assert asyncio is not None
+
+
+@run_async
+async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> None:
+    path = build_study(tmp_path, statements=0, rating=0, pairwise=6)  # 6 × 2 × 3 = 36 calls
+    with FakeLLMServer(routing(pairwise_responder(prefer_first)), latency=0.1) as server:
+        app = make_app(path, reviewer="alice", poll_interval=0.05)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("o")
+            await until(pilot, lambda: isinstance(app.screen, OverviewScreen))
+            await pilot.press("J")
+            await until(pilot, lambda: isinstance(app.screen, PromptDialog))
+            await pilot.press(*f"openai:fake-model@{server.openai_url}", "enter")
+            await until(pilot, lambda: app.judge_state is not None and app.judge_state.done >= 2)
+            await pilot.press("K")
+            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=30)
+            assert app.judge_state.status == "done" and "stopped: cancelled" in app.judge_state.message
+            await app.workers.wait_for_complete()
+        made = server.count()
+    assert 2 <= made < 36
+    assert scalar(path, "SELECT status FROM judge_runs") == "stopped"
+    assert scalar(path, "SELECT count(*) FROM judge_calls") == made  # every paid call is kept

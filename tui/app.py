@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from pathlib import Path
 
 from textual import on, work
@@ -72,6 +73,7 @@ class ReviewApp(App[None]):
         self.poll_interval = poll_interval
         self.agreement = AgreementFeed(study.path)
         self.judge_state: JudgeRunState | None = None
+        self._judge_cancel: threading.Event | None = None
         self.change_serial = 0
         """Bumped on every change to the study (ours or another process's)."""
         self.animation_level = "none"
@@ -169,15 +171,25 @@ class ReviewApp(App[None]):
         except (SpecError, user_settings.SettingsError) as exc:
             self.notify(str(exc), title="judge not started", severity="error", markup=False)
             return
+        self._judge_cancel = threading.Event()
         options = RunOptions(
             concurrency=prefs.concurrency,
             timeout_s=prefs.timeout_s,
             api_keys=prefs.api_keys(),
             actor=self.session.reviewer,
+            cancel=self._judge_cancel,
         )
         self.judge_state = JudgeRunState(judge=config.rater)
         self._judge_progressed(self.judge_state)
         self._judge_worker(config, options)
+
+    def stop_judge(self) -> None:
+        """Stop the running judge: no new calls; calls in flight finish and are kept."""
+        if self.judge_state is None or not self.judge_state.active or self._judge_cancel is None:
+            self.notify("No judge run is going.", severity="warning")
+            return
+        self._judge_cancel.set()
+        self.notify("Stopping the judge: calls in flight finish and are kept.", markup=False)
 
     @work(thread=True, group="judge", exclusive=True, exit_on_error=False)
     def _judge_worker(self, config: object, options: object) -> None:

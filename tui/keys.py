@@ -62,6 +62,7 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
             ("o", "open the overview: items, reviewers' progress, live agreement"),
             ("enter", "open the selected item, or the agreement detail of the selected criterion"),
             ("J", "run an LLM judge in the background (asks for a judge spec)"),
+            ("K", "stop that judge run (calls in flight finish and are kept)"),
             ("A", "open the adjudication queue (adjudicators only)"),
             ("escape", "back to reviewing"),
         ],

@@ -47,6 +47,7 @@ class OverviewScreen(Screen[int | None]):
         Binding("escape", "back", "Back to review"),
         Binding("enter", "open", "Open", show=False),
         Binding("J", "judge", "Run judge"),
+        Binding("K", "stop_judge", "Stop judge"),
         Binding("r", "refresh", "Refresh"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit", show=False),
@@ -228,6 +229,10 @@ class OverviewScreen(Screen[int | None]):
     def action_judge(self) -> None:
         """Start an LLM judge run (asks for the judge)."""
         self.review_app.ask_judge()
+
+    def action_stop_judge(self) -> None:
+        """Stop the running judge run cleanly."""
+        self.review_app.stop_judge()
 
     def action_refresh(self) -> None:
         """Recompute the figures now."""
