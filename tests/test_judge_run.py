@@ -308,7 +308,9 @@ def test_cancel_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, workers:
     cancel = threading.Event()
     with FakeLLMServer(routing(pairwise_responder(prefer_marked())), latency=0.02) as server:
         options = RunOptions(concurrency=2, cancel=cancel, workers=workers)
-        stopped = asyncio.run(run_judges(study, [judge_for(server)], options, _CancelAfter(cancel, 6)))
+        stopped = asyncio.run(
+            run_judges(study, [judge_for(server)], options, _CancelAfter(cancel, 6))
+        )
         made = server.count()
         assert stopped.stopped == "cancelled"
         assert 6 <= stopped.ok < 48 and made == stopped.requests

@@ -251,7 +251,9 @@ async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> N
             await until(pilot, lambda: app.judge_state is not None and app.judge_state.done >= 2)
             await pilot.press("K")
             await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=30)
-            assert app.judge_state.status == "done" and "stopped: cancelled" in app.judge_state.message
+            assert (
+                app.judge_state.status == "done" and "stopped: cancelled" in app.judge_state.message
+            )
             await app.workers.wait_for_complete()
         made = server.count()
     assert 2 <= made < 36
