@@ -96,3 +96,19 @@ def test_headless_commands_do_not_load_textual(tmp_path: Path) -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "False", r.stderr
+
+
+def test_demo_without_a_terminal_does_not_hang(tmp_path: Path) -> None:
+    env = {**os.environ, "MEDJUDGE_HOME": str(tmp_path / "h")}
+    r = subprocess.run(
+        [sys.executable, "-m", "medjudge", "demo"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "local:smollm2: 117 verdicts, 3 missing" in r.stdout
+    assert "needs a terminal" in r.stdout
+    assert "\x1b" not in r.stdout  # the app did not start on the pipe

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -40,6 +41,13 @@ def demo(
             out(f"demo study: {path}")
     if build_only:
         out(f"next: medjudge review {path} --reviewer NAME, or medjudge demo to open it")
+        return
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # No terminal (a pipe, CI, a script): the app cannot run; show what the study holds.
+        from .study import status
+
+        status(path)
+        out("the review app needs a terminal: run `medjudge demo` in one to open the study")
         return
     from medjudge.tui.app import make_app  # the UI loads only here
 
