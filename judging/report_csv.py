@@ -112,24 +112,16 @@ def _other(report: dict[str, Any]) -> Iterator[list[str]]:
         )
         yield _row("unresolved", c["criterion"], metric="adjudicated", value=c["adjudicated"])
         for r in c["comparisons"]:
-            yield _row(
-                "reference",
-                c["criterion"],
-                "all",
-                r["rater_a"],
-                r["rater_b"],
-                "accuracy",
-                r["metrics"]["percent"],
-            )
-            yield _row(
-                "reference",
-                c["criterion"],
-                "all",
-                r["rater_a"],
-                r["rater_b"],
-                "cohen",
-                r["metrics"]["cohen"],
-            )
+            for metric, key in (("accuracy", "percent"), ("cohen", "cohen")):
+                yield _row(
+                    "reference",
+                    c["criterion"],
+                    "all",
+                    r["rater_a"],
+                    r["rater_b"],
+                    metric,
+                    r["metrics"][key],
+                )
     for r in report["consistency"]:
         for key in ("samples_disagreed", "position_inconsistent", "judges_disagreed"):
             if r[key] is not None:

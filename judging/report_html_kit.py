@@ -1,7 +1,8 @@
 """Building blocks of the HTML report: the stylesheet, tables and figure cells.
 
-Cells passed to :func:`table` must already be escaped (or be markup built here from numbers);
-:func:`cell` and :func:`share` format estimate dicts and escape every text they include.
+:func:`table` writes a :class:`.report_cells.Table` with the cells in :data:`STYLE` (every text
+from the study escaped); :func:`cell` and :func:`share` format estimate dicts. Header wording
+and :class:`.report_cells.Label` cells are medjudge's own and written as they are.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import report_cells as rc
 from . import report_text as rt
 from .report_svg import esc
 
@@ -59,28 +61,18 @@ footer{color:var(--muted);font-size:12px;padding:20px 40px;border-top:1px solid 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def table(
-    header: Sequence[str],
-    rows: Sequence[Sequence[str]],
-    numeric: Sequence[int] = (),
-    header_groups: Sequence[tuple[str, int]] = (),
-) -> str:
-    """An HTML table; cells are already escaped/trusted markup; ``numeric`` columns align right."""
-    if not rows:
+def table(t: rc.Table) -> str:
+    """A :class:`.report_cells.Table` as HTML: short headers, groups, figures aligned right."""
+    if not t.rows:
         return '<p class="muted">None.</p>'
-    num = set(numeric)
-    head = "".join(
-        f'<th class="num">{h}</th>' if i in num else f"<th>{h}</th>" for i, h in enumerate(header)
-    )
+    num = set(t.numeric_columns)
+    cls = [' class="num"' if i in num else "" for i in range(len(t.columns))]
+    head = "".join(f"<th{cls[i]}>{c.short or c.name}</th>" for i, c in enumerate(t.columns))
     body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="num">{c}</td>' if i in num else f"<td>{c}</td>" for i, c in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
+        "<tr>" + "".join(f"<td{cls[i]}>{STYLE.cell(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in t.rows
     )
-    top = f"<tr>{group}</tr>" if (group := _groups(header_groups)) else ""
+    top = f"<tr>{group}</tr>" if (group := _groups(t.groups)) else ""
     return (
         f'<div class="scroll"><table><thead>{top}<tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
@@ -92,11 +84,6 @@ def _groups(spec: Sequence[tuple[str, int]]) -> str:
         f'<th colspan="{n}" class="group">{t}</th>' if t else f'<th colspan="{n}"></th>'
         for t, n in spec
     )
-
-
-def mcell(record: dict[str, Any], name: str) -> str:
-    """One metric of a comparison record as a table cell."""
-    return cell(record.get("metrics", {}).get(name), pct=name in rt.PERCENT_METRICS)
 
 
 def cell(e: dict[str, Any] | None, *, pct: bool = False) -> str:
@@ -125,3 +112,11 @@ def share(s: dict[str, Any] | None) -> str:
         f"{100 * s['value']:.1f}%<small>{s['count']:,}/{s['n']:,} · "
         f"[{100 * s['ci_low']:.1f}, {100 * s['ci_high']:.1f}]</small>"
     )
+
+
+def _est(e: dict[str, Any] | None, pct: bool, note: str | None) -> str:
+    return cell(e, pct=pct) + (f"<small>{note}</small>" if note else "")
+
+
+STYLE = rc.Style("html", text=esc, code=lambda v: f"<code>{esc(v)}</code>", est=_est, share=share)
+"""HTML cells: study text through :func:`.report_svg.esc`, intervals in small type."""

@@ -4,6 +4,9 @@ Study text (item ids, rater, criterion and model names) is shown literally: cont
 bidi characters become visible escapes (:func:`medjudge.store.literal.printable`), line breaks
 become spaces, and Markdown's active characters (``|`` and backticks among them) are
 backslash-escaped, so a name can neither break a table nor turn into markup or HTML.
+
+The tables themselves (columns and rows) are defined in :mod:`.report_tables`; this module
+formats their cells and writes the prose around them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 
 from medjudge.store.literal import printable
 
+from . import report_cells as rc
+from . import report_tables as tb
 from . import report_text as rt
 
 _ACTIVE = re.compile(r"([\\`|*\[\]<>#&~!])")
@@ -28,7 +33,24 @@ def md(text: object) -> str:
     return _UNDERSCORE.sub(r"\\_", t)
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def _share(s: dict[str, Any] | None) -> str:
+    if s is None:
+        return "–"
+    if s.get("value") is None:
+        return rt.est(s)
+    return f"{s['count']:,}/{s['n']:,} = {rt.est(s, pct=True)}"
+
+
+def _est(e: dict[str, Any] | None, pct: bool, note: str | None) -> str:
+    text = rt.est(e, pct=pct)
+    return f"{text} ({note})" if note else text
+
+
+STYLE = rc.Style("md", text=md, code=md, est=_est, share=_share)
+"""Markdown cells: study text escaped by :func:`md`, estimates as ``0.61 [0.52, 0.70]``."""
+
+
+def grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """A GitHub-flavoured Markdown table (cells must already be escaped)."""
     if not rows:
         return ["_(none)_", ""]
@@ -37,43 +59,16 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out + [""]
 
 
+def table(t: rc.Table) -> list[str]:
+    """A :class:`.report_cells.Table` as Markdown lines (full header wording)."""
+    return grid(t.header, [[STYLE.cell(c) for c in row] for row in t.rows])
+
+
 def _summary(report: dict[str, Any]) -> list[str]:
-    rows = []
-    for c in report["criteria"]:
-        h = rt.headline(c)
-        rows.append(
-            [
-                md(c["name"]),
-                c["kind"],
-                f"{c['n_units']:,} / {c['n_units_total']:,}",
-                str(len(c["reviewers"])),
-                rt.est(h["reviewer_percent"], pct=True),
-                f"{rt.est(h['reviewer_kappa'])}"
-                + (" (Fleiss)" if h["kappa_name"].startswith("Fleiss") else ""),
-                md(h["judge"]) if h["judge"] else "–",
-                rt.est(h["judge_percent"], pct=True),
-                rt.est(h["judge_kappa"]),
-                str(c["unresolved"]),
-            ]
-        )
     return [
         "## Summary",
         "",
-        *table(
-            [
-                "Criterion",
-                "Kind",
-                "Units labelled",
-                "Reviewers",
-                "Reviewer agreement",
-                "Reviewer κ",
-                "Judge",
-                "Reviewers vs judge agreement",
-                "Reviewers vs judge κ",
-                "Unresolved",
-            ],
-            rows,
-        ),
+        *table(tb.summary(report)),
         "Reviewers vs judge: the reviewers' majority (or the single reviewer) against the first "
         "judge by name. 95% intervals in brackets.",
         "",
@@ -82,47 +77,9 @@ def _summary(report: dict[str, Any]) -> list[str]:
 
 def _protocol(report: dict[str, Any]) -> list[str]:
     p = report["protocol"]
-    out = ["## Protocol", ""]
-    judges = [
-        [
-            md(j["name"]),
-            md(j.get("provider") or "–"),
-            md(j.get("model") or "–"),
-            rt.integer(j.get("samples")),
-            _opt(j.get("temperature")),
-            md(j.get("statements_protocol") or "–"),
-            md(
-                ", ".join(j.get("members") or [])
-                + (f" ({j['panel_rule']})" if j.get("panel_rule") else "")
-            )
-            or "–",
-            rt.integer(j.get("verdicts")),
-        ]
-        for j in p["judges"]
-    ]
-    out += [
-        "### Judges",
-        "",
-        *table(
-            [
-                "Judge",
-                "Provider",
-                "Model",
-                "Samples",
-                "Temperature",
-                "Statements protocol",
-                "Panel of",
-                "Verdicts",
-            ],
-            judges,
-        ),
-    ]
-    templates = [
-        [md(j["name"]), md(t["template"]), md(t["hash"]), rt.integer(t["calls"])]
-        for j in p["judges"]
-        for t in j["templates"]
-    ]
-    out += ["### Templates", "", *table(["Judge", "Template", "Hash", "Calls"], templates)]
+    out = []
+    for t in (tb.judges(p), tb.templates(p)):
+        out += [f"### {t.title}", "", *table(t)]
     out += ["### Orders and voting rules", "", "Orders: " + ", ".join(p["orders"]) + ".", ""]
     out += [f"- {rule}" for rule in p["voting_rules"]] + [""]
     iv = p["intervals"]
@@ -133,11 +90,7 @@ def _protocol(report: dict[str, Any]) -> list[str]:
         f"- Blind review: {'yes' if p.get('blind_review') else 'no'}.",
         "",
     ]
-    return out
-
-
-def _opt(value: object) -> str:
-    return "–" if value is None else md(value)
+    return ["## Protocol", "", *out]
 
 
 def _effort(report: dict[str, Any]) -> list[str]:
@@ -152,43 +105,7 @@ def _effort(report: dict[str, Any]) -> list[str]:
         f"Reviewer time: {rt.duration(e['review_seconds'])}.",
         "",
     ]
-    rows = [
-        [
-            md(j["judge"]),
-            rt.integer(j["calls"]),
-            rt.integer(j["failed"]),
-            rt.integer(j["errors"]),
-            rt.integer(j["input_tokens"]),
-            rt.integer(j["output_tokens"]),
-            rt.money(j["cost_usd"]),
-            rt.duration(j["latency_s"]),
-        ]
-        for j in e["per_judge"]
-    ]
-    out += table(
-        [
-            "Judge",
-            "Calls",
-            "Failed",
-            "Errors",
-            "Input tokens",
-            "Output tokens",
-            "Cost",
-            "Latency (sum)",
-        ],
-        rows,
-    )
-    rows = [
-        [
-            md(r["reviewer"]),
-            rt.integer(r["labels"]),
-            rt.integer(r["items"]),
-            rt.duration(r["seconds"]),
-            rt.duration(r["seconds_per_item"]),
-        ]
-        for r in e["reviewers"]
-    ]
-    return out + table(["Reviewer", "Labels", "Items timed", "Time", "Time per item"], rows)
+    return out + table(tb.judge_effort(e)) + table(tb.reviewer_effort(e))
 
 
 def _confusion(r: dict[str, Any]) -> list[str]:
@@ -198,11 +115,10 @@ def _confusion(r: dict[str, Any]) -> list[str]:
     cats = [md(x) for x in conf["categories"]]
     rows = [[f"**{cats[i]}**", *[str(v) for v in row]] for i, row in enumerate(conf["matrix"])]
     title = f"{md(r['rater_a'])} (rows) vs {md(r['rater_b'])} (columns), n = {r['n']:,}"
-    return [f"Confusion: {title}", "", *table(["", *cats], rows)]
+    return [f"Confusion: {title}", "", *grid(["", *cats], rows)]
 
 
 def _criterion(c: dict[str, Any]) -> list[str]:
-    names = rt.two_metric_names(c)
     out = [f"### {md(rt.criterion_title(c))}", ""]
     if c.get("question"):
         out += [f"> {md(c['question'])}", ""]
@@ -212,29 +128,12 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         f"{md(', '.join(c['judges'])) or 'none'}.",
         "",
     ]
-    variants = ["with", "without"] if c["kind"] == "pairwise" else [None]
-    for ties in variants:
-        rows = [
-            [
-                rt.VIEW_NAMES[r["view"]],
-                md(r["rater_a"]),
-                md(r["rater_b"]),
-                f"{r['n']:,}",
-                *[rt.metric(r, m) for m in names],
-            ]
-            for r in rt.whole(c, ties=ties)
-            if r["view"] != "reviewers"
-        ]
-        if ties:
-            out += [
-                "With ties:"
-                if ties == "with"
-                else "Without ties (units where either side said tie dropped):",
-                "",
-            ]
-        out += table(
-            ["View", "Rater A", "Rater B", "n", *[rt.METRIC_NAMES[m] for m in names]], rows
-        )
+    if c["kind"] == "pairwise":
+        out += ["With ties:", "", *table(tb.comparisons(c, tb.comparison_records(c, "with")))]
+        out += ["Without ties (units where either side said tie dropped):", ""]
+        out += table(tb.comparisons(c, tb.comparison_records(c, "without")))
+    else:
+        out += table(tb.comparisons(c, tb.comparison_records(c, None)))
     multi = next((r for r in c["comparisons"] if r["view"] == "reviewers"), None)
     if multi is not None:
         m = multi["metrics"]
@@ -246,34 +145,12 @@ def _criterion(c: dict[str, Any]) -> list[str]:
             f"mean pairwise agreement {rt.est(m['mean_pairwise_percent'], pct=True)}.",
             "",
         ]
-        rows = [
-            [md(v["rater"]), rt.integer(v["n"]), rt.est(v, pct=True)] for v in multi["vs_majority"]
-        ]
-        out += table(["Reviewer", "n", "Agreement with the others' majority"], rows)
-    sliced = [r for r in c["comparisons"] if r["slice"] != "all"]
-    if sliced:
-        rows = [
-            [
-                rt.VIEW_NAMES[r["view"]],
-                md(r["rater_a"]),
-                md(r["rater_b"]),
-                md(r["slice"]),
-                f"{r['n']:,}",
-                rt.metric(r, "percent"),
-                rt.metric(r, "cohen"),
-            ]
-            for r in sliced
-        ]
-        out += [
-            "Slices (analytic intervals):",
-            "",
-            *table(["View", "Rater A", "Rater B", "Slice", "n", "% agreement", "Cohen's κ"], rows),
-        ]
-    for r in rt.whole(c):
-        if r["view"] in ("human_human", "majority_judge", "ab_ba") or (
-            r["view"] == "human_judge" and len(c["reviewers"]) == 1
-        ):
-            out += _confusion(r)
+        out += table(tb.majority_agreement(multi))
+    sliced = tb.slices(c)
+    if sliced.rows:
+        out += ["Slices (analytic intervals):", "", *table(sliced)]
+    for r in tb.confusion_records(c):
+        out += _confusion(r)
     return out
 
 
@@ -286,86 +163,15 @@ def _adjudication(report: dict[str, Any]) -> list[str]:
         f"{a['unresolved_total']:,}. Definitions: {md(a['definition'])}.",
         "",
     ]
-    out += table(
-        ["Criterion", "Adjudicated", "Unresolved disagreements"],
-        [
-            [md(c["criterion"]), f"{c['adjudicated']:,}", f"{c['unresolved']:,}"]
-            for c in a["criteria"]
-        ],
-    )
-    rows = [
-        [
-            md(c["criterion"]),
-            md(r["rater_a"]),
-            f"{r['n']:,}",
-            rt.metric(r, "percent"),
-            rt.metric(r, "cohen"),
-        ]
-        for c in a["criteria"]
-        for r in c["comparisons"]
-    ]
-    return out + table(["Criterion", "Rater", "n", "Accuracy", "Cohen's κ"], rows)
-
-
-def _consistency(report: dict[str, Any]) -> list[str]:
-    rows = [
-        [
-            md(r["judge"]),
-            md(r["criterion"]),
-            f"{r['n_verdicts']:,}",
-            f"{r['missing']:,}",
-            f"{r['failed_samples']:,}",
-            _share(r["samples_disagreed"]),
-            _share(r["position_inconsistent"]),
-            _share(r["judges_disagreed"]),
-        ]
-        for r in report["consistency"]
-    ]
-    return [
-        "## Judge self-consistency",
-        "",
-        *table(
-            [
-                "Judge",
-                "Criterion",
-                "Verdicts",
-                "Missing",
-                "Failed samples",
-                "Samples disagreed (within an order)",
-                "Position inconsistent (AB ≠ BA)",
-                "Panel members disagreed",
-            ],
-            rows,
-        ),
-    ]
-
-
-def _share(s: dict[str, Any] | None) -> str:
-    if s is None:
-        return "–"
-    if s.get("value") is None:
-        return rt.est(s)
-    return f"{s['count']:,}/{s['n']:,} = {rt.est(s, pct=True)}"
+    return out + table(tb.adjudicated(report)) + table(tb.reference(report))
 
 
 def _win_rates(report: dict[str, Any]) -> list[str]:
     if not report["win_rates"]:
         return []
-    notes = list(dict.fromkeys((r["criterion"], r["note"]) for r in report["win_rates"]))
     out = ["## Win rates (pairwise)", ""]
-    out += [f"- {md(crit)}: {md(note)}" for crit, note in notes] + [""]
-    rows = [
-        [
-            md(r["criterion"]),
-            md(r["rater"]),
-            md(s["source"]),
-            f"{s['n']:,}",
-            *[rt.est(s[o], pct=True) for o in ("win", "tie", "loss", "neither")],
-        ]
-        for r in report["win_rates"]
-        for s in r["sources"]
-    ]
-    return out + table(["Criterion", "Rater", "Model", "n", "Win", "Tie", "Loss", "Neither"], rows)
+    out += [f"- {md(crit)}: {md(note)}" for crit, note in tb.win_notes(report)] + [""]
+    return out + table(tb.win_rates(report))
 
 
 def _kqa(report: dict[str, Any]) -> list[str]:
@@ -387,59 +193,7 @@ def _kqa(report: dict[str, Any]) -> list[str]:
         "CSV reports.",
         "",
     ]
-    rows = []
-    for r in k["raters"]:
-        for src, f in r["by_source"].items():
-            rows.append(
-                [
-                    md(r["rater"]),
-                    md(src),
-                    f"{f['answers_with_labels']:,}/{f['answers']:,}",
-                    f"{f['statements_labelled']:,}/{f['statements']:,}",
-                    rt.est(f["comprehensiveness_answered"], pct=True),
-                    rt.est(f["comprehensiveness_all"], pct=True),
-                    rt.est(f["hallucinations_answered"]),
-                    rt.est(f["hallucinations_all"]),
-                    rt.est(f["contradiction_share"], pct=True),
-                ]
-            )
-    return out + table(
-        [
-            "Rater",
-            "Model",
-            "Answers labelled",
-            "Statements labelled",
-            "Comprehensiveness (answered)",
-            "Comprehensiveness (all)",
-            "Hallucinations (answered)",
-            "Hallucinations (all)",
-            "Answers with ≥1 contradiction",
-        ],
-        rows,
-    )
-
-
-def _ratings(report: dict[str, Any]) -> list[str]:
-    if not report["ratings"]:
-        return []
-    rows = []
-    for r in report["ratings"]:
-        for s in [{"source": "all models", **r["overall"]}, *r["sources"]]:
-            rows.append(
-                [
-                    md(r["criterion"]),
-                    md(r["rater"]),
-                    md(s["source"]),
-                    rt.integer(s["n"]),
-                    rt.est(s),
-                    "–" if s.get("sd") is None else f"{s['sd']:.2f}",
-                ]
-            )
-    return [
-        "## Rating means",
-        "",
-        *table(["Criterion", "Rater", "Model", "n", "Mean [95% CI]", "SD"], rows),
-    ]
+    return out + table(tb.kqa(k))
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -457,7 +211,11 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += ["## Agreement by criterion", ""]
     for c in report["criteria"]:
         out += _criterion(c)
-    out += _adjudication(report) + _consistency(report) + _win_rates(report) + _kqa(report)
-    out += _ratings(report) + _protocol(report) + _effort(report)
+    out += _adjudication(report)
+    out += ["## Judge self-consistency", "", *table(tb.consistency(report))]
+    out += _win_rates(report) + _kqa(report)
+    if report["ratings"]:
+        out += ["## Rating means", "", *table(tb.ratings(report["ratings"]))]
+    out += _protocol(report) + _effort(report)
     out += ["## Notes", ""] + [f"- {md(v)}" for v in report["notes"].values()] + [""]
     return "\n".join(out)

@@ -54,11 +54,6 @@ def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2, ci: boo
     return text
 
 
-def metric(record: dict[str, Any], name: str, **kw: Any) -> str:
-    """One metric of a comparison record, formatted (percent metrics as %)."""
-    return est(record.get("metrics", {}).get(name), pct=name in PERCENT_METRICS, **kw)
-
-
 def money(x: float | None) -> str:
     """US dollars with enough decimals for small judge bills."""
     if x is None:

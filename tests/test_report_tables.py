@@ -1,0 +1,102 @@
+"""The report's tables are defined once (report_tables) and only formatted by md and html."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from medjudge.judging import report_tables as tb
+from medjudge.judging.report import ReportOptions, build_report
+from medjudge.judging.report_cells import (
+    ByFormat,
+    Code,
+    Column,
+    Concat,
+    Count,
+    Est,
+    Label,
+    Share,
+    Table,
+    Text,
+    plain,
+)
+from medjudge.judging.report_html_kit import STYLE as HTML
+from medjudge.judging.report_html_kit import table as html_table
+from medjudge.judging.report_md import STYLE as MD
+from medjudge.judging.report_md import table as md_table
+from medjudge.store.study import Study
+
+from .test_report import EVIL, NOW, build_rich_study
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    path = build_rich_study(tmp_path_factory.mktemp("tables"))
+    with Study.open(path) as s:
+        return build_report(s, ReportOptions(n_boot=50), now=NOW)
+
+
+def _tables(report: dict[str, Any]) -> list[Table]:
+    out = [
+        tb.summary(report),
+        tb.adjudicated(report),
+        tb.reference(report),
+        tb.consistency(report),
+        tb.win_rates(report),
+        tb.kqa(report["kqa"]),
+        tb.ratings(report["ratings"]),
+        tb.judges(report["protocol"]),
+        tb.templates(report["protocol"]),
+        tb.judge_effort(report["effort"]),
+        tb.reviewer_effort(report["effort"]),
+    ]
+    for c in report["criteria"]:
+        out += [tb.comparisons(c, tb.comparison_records(c)), tb.slices(c)]
+        multi = next((r for r in c["comparisons"] if r["view"] == "reviewers"), None)
+        if multi is not None:
+            out += [tb.majority_agreement(multi), tb.reviewer_figures(multi)]
+    return out
+
+
+def test_every_row_fits_its_columns_and_figures_are_not_text(report: dict[str, Any]) -> None:
+    tables = _tables(report)
+    assert all(t.rows for t in tables[:11])  # the rich study fills every report-wide table
+    assert sum(bool(t.rows) for t in tables) > 30
+    for t in tables:
+        for row in t.rows:
+            assert len(row) == len(t.columns), t.title
+            for i in t.numeric_columns:
+                assert not isinstance(row[i], (Text, Code, Label)), (t.title, row[i])
+        if t.groups:
+            assert sum(n for _, n in t.groups) == len(t.columns), t.title
+
+
+def test_cells_are_formatted_per_format() -> None:
+    est = {"value": 0.5, "ci_low": 0.25, "ci_high": 0.75, "n": 8, "count": 4}
+    assert MD.cell(Text(EVIL)) == r"\<script\>alert(1)\</script\>"
+    assert HTML.cell(Text(EVIL)) == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert HTML.cell(Code("a|b")) == "<code>a|b</code>" and MD.cell(Code("a|b")) == r"a\|b"
+    assert MD.cell(Est(est, pct=True, note="x")) == "50.0% [25.0, 75.0] (x)"
+    assert HTML.cell(Est(est)) == "0.50<small>[0.25, 0.75]</small>"
+    assert MD.cell(Share(est)) == "4/8 = 50.0% [25.0, 75.0]"
+    assert MD.cell(Concat((Text("a_"), Label(" vs it's")))) == r"a\_ vs it's"
+    both = ByFormat(Count(1234, grouped=False), Count(1234))
+    assert (MD.cell(both), HTML.cell(both)) == ("1234", "1,234")
+    assert plain(Count(None)) == "–"
+    with pytest.raises(TypeError):
+        plain(Text("x"))
+
+
+def test_one_table_in_both_formats() -> None:
+    t = Table(
+        "t",
+        (Column("Rater"), Column("Long name", True, "Short")),
+        ((Text("a|`b`"), Count(12_345)),),
+        (("", 1), ("Group", 1)),
+    )
+    assert md_table(t) == ["| Rater | Long name |", "|---|---|", r"| a\|\`b\` | 12,345 |", ""]
+    html = html_table(t)
+    assert '<th class="num">Short</th>' in html and '<td class="num">12,345</td>' in html
+    assert '<th colspan="1" class="group">Group</th>' in html
+    assert md_table(Table("t", (Column("x"),), ())) == ["_(none)_", ""]
