@@ -58,7 +58,10 @@ def test_review_help_has_an_example() -> None:
     assert r.exit_code == 0 and "Example:" in r.output and "medjudge review" in r.output
 
 
-def test_demo_builds_and_opens_the_review_app(ran: list[object]) -> None:
+def test_demo_builds_and_opens_the_review_app(
+    ran: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("medjudge.commands.demo.has_terminal", lambda: True)
     r = CliRunner().invoke(cli, ["demo"])
     assert r.exit_code == 0, r.output
     assert len(ran) == 1 and len(ran[0].session.refs) == 22  # type: ignore[attr-defined]

@@ -14,6 +14,11 @@ from medjudge.demo.build import build_demo
 from .common import out, user_errors
 
 
+def has_terminal() -> bool:
+    """Whether the app can run here (standard input and output are a terminal)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def demo(
     rebuild: Annotated[
         bool, typer.Option(help="Throw away the demo study and build it anew.")
@@ -42,7 +47,7 @@ def demo(
     if build_only:
         out(f"next: medjudge review {path} --reviewer NAME, or medjudge demo to open it")
         return
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not has_terminal():
         # No terminal (a pipe, CI, a script): the app cannot run; show what the study holds.
         from .study import status
 
