@@ -15,7 +15,7 @@ from medjudge.judging.label_file import SliceStats, read_label_table, table_stat
 from medjudge.judging.report import ReportOptions, build_report, render
 from medjudge.store.literal import json_escaped
 
-from .common import UserError, opened, out, user_errors
+from .common import UserError, atomic_output, opened, out, user_errors
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -39,17 +39,8 @@ def write_output(text: str, output: Path | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    if not output.parent.exists():
-        raise UserError(f"{output}: folder {output.parent} does not exist")
-    if output.is_dir():
-        raise UserError(f"{output}: is a folder; give a file name")
-    tmp = output.with_name(output.name + ".part")
-    try:
-        tmp.write_text(text, encoding="utf-8", newline="")
-        tmp.replace(output)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"{output}: cannot write it ({exc.strerror})") from None
+    with atomic_output(output) as fh:
+        fh.write(text)
 
 
 def report(

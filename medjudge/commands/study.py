@@ -20,7 +20,7 @@ from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_crite
 from medjudge.store.study import Study
 from medjudge.store.summary import summary
 
-from .common import UserError, console, is_tty, opened, out, user_errors
+from .common import UserError, atomic_output, console, is_tty, opened, out, user_errors
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -221,16 +221,6 @@ def export(
             stream = _TerminalSafe(sys.stdout, fmt) if is_tty() else sys.stdout
             exporting.write(s, table.value, fmt.value, stream)
             return
-        if not output.parent.is_dir():
-            raise UserError(f"{output}: folder {output.parent} does not exist")
-        if output.is_dir():
-            raise UserError(f"{output}: is a folder; give a file name")
-        tmp = output.with_name(output.name + ".part")
-        try:
-            with tmp.open("w", encoding="utf-8", newline="") as fh:
-                n = exporting.write(s, table.value, fmt.value, fh)
-            tmp.replace(output)
-        except OSError as exc:  # a full disk or a read-only folder: no half-written file
-            tmp.unlink(missing_ok=True)
-            raise UserError(f"{output}: cannot write it ({exc.strerror})") from None
+        with atomic_output(output) as fh:  # a full disk or a read-only folder: no half file
+            n = exporting.write(s, table.value, fmt.value, fh)
     out(f"wrote {n} {table.value} rows to {output}")
