@@ -67,6 +67,22 @@ def statements_row(i: int, **extra: object) -> dict:
     return row
 
 
+def small_study(path: Path, *, pairwise: int, statements: int, actor: str = "tester") -> Study:
+    """A new study at ``path`` with ``pairwise_row`` and ``statements_row`` items, open."""
+    from medjudge.store.importing.run import import_file
+
+    s = Study.create(path, actor=actor)
+    for kind, rows in (
+        ("pairwise", [pairwise_row(i) for i in range(pairwise)]),
+        ("statements", [statements_row(i) for i in range(statements)]),
+    ):
+        if rows:
+            import_file(
+                s, write_jsonl(path.with_name(f"{path.stem}-{kind}.jsonl"), rows), kind, actor=actor
+            )
+    return s
+
+
 @pytest.fixture
 def study(tmp_path: Path) -> Study:
     """An empty study with the default criteria."""
@@ -78,20 +94,6 @@ def study(tmp_path: Path) -> Study:
 @pytest.fixture
 def pairwise_study(tmp_path: Path) -> Study:
     """A study with 5 pairwise and 2 statements items."""
-    from medjudge.store.importing.run import import_file
-
-    s = Study.create(tmp_path / "pw.db", actor="tester")
-    import_file(
-        s,
-        write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(5)]),
-        "pairwise",
-        actor="tester",
-    )
-    import_file(
-        s,
-        write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(2)]),
-        "statements",
-        actor="tester",
-    )
+    s = small_study(tmp_path / "pw.db", pairwise=5, statements=2)
     yield s
     s.close()

@@ -30,7 +30,7 @@ from medjudge.judging.workers import SHARD_THRESHOLD
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
+from .conftest import pairwise_row, small_study, write_jsonl
 from .fakellm import FakeLLMServer, FakeRequest, Reply
 from .judges import flip_sample, pairwise_responder, prefer_marked, routing
 
@@ -87,19 +87,7 @@ def test_sigkill_while_labelling_loses_no_saved_label(tmp_path: Path) -> None:
     """15 SIGKILLs at random moments of a tight set_label loop: every label the process
     printed as saved is in the study with its value (or a later one), the file is intact."""
     path = tmp_path / "crash.db"
-    with Study.create(path, actor="t") as s:
-        import_file(
-            s,
-            write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(20)]),
-            "pairwise",
-            actor="t",
-        )
-        import_file(
-            s,
-            write_jsonl(tmp_path / "st.jsonl", [statements_row(i) for i in range(5)]),
-            "statements",
-            actor="t",
-        )
+    small_study(path, pairwise=20, statements=5, actor="t").close()
     rng = random.Random(SEED)
     reported: dict[int, tuple[int, str]] = {}  # history id → (unit, value), as printed
     kills = 0
