@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from medjudge.judging.live import LiveAgreement
-from medjudge.judging.report import ReportOptions, build_report, render
+from medjudge.judging.analysis.live import LiveAgreement
+from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.store.labels import set_label
 from medjudge.store.settings import PAIRWISE_VERDICTS
 from medjudge.store.study import Study, utcnow

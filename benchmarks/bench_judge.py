@@ -20,10 +20,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.fake_server_process import ServerProcess  # noqa: E402
-from medjudge.judging.plan import JudgeConfig  # noqa: E402
-from medjudge.judging.providers import ChatRequest, make_provider  # noqa: E402
-from medjudge.judging.runner import RunOptions, run_judges  # noqa: E402
-from medjudge.judging.specs import parse_judge_spec  # noqa: E402
+from medjudge.judging.llm.providers import ChatRequest, make_provider  # noqa: E402
+from medjudge.judging.llm.runner import RunOptions, run_judges  # noqa: E402
+from medjudge.judging.llm.specs import parse_judge_spec  # noqa: E402
+from medjudge.judging.protocol.plan import JudgeConfig  # noqa: E402
 from medjudge.store.importing.run import import_file  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
 from tests.conftest import pairwise_row, write_jsonl  # noqa: E402

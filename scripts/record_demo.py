@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from medjudge.demo.build import build_demo
-from medjudge.judging.recorded import DEMO_JUDGE, save_recorded_run
-from medjudge.judging.runner import RunOptions, run_judges
+from medjudge.judging.llm.recorded import DEMO_JUDGE, save_recorded_run
+from medjudge.judging.llm.runner import RunOptions, run_judges
 
 OUT = Path(__file__).resolve().parent.parent / "medjudge" / "demo" / "recorded_calls.jsonl"
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
-from medjudge.judging.disagreements import counts, queue, unit_detail
+from medjudge.judging.analysis.disagreements import counts, queue, unit_detail
 from medjudge.store.adjudications import adjudicate, reference_labels
 from medjudge.store.db import StudyError
 from medjudge.store.items import get_item
@@ -21,7 +21,7 @@ from medjudge.store.visibility import visible_other_labels, visible_verdicts
 
 
 def trail(ab: list[str], ba: list[str], failed: int = 0) -> dict:
-    from medjudge.judging import protocol
+    from medjudge.judging.protocol import rules as protocol
 
     a = protocol.order_majority(ab, "tie")
     b = protocol.order_majority(ba, "tie")

@@ -12,9 +12,9 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from medjudge.judging.agreement import Estimate, TwoRaterStats, two_rater_stats, without_ties
-from medjudge.judging.agreement_tables import pearson_table, spearman_table
-from medjudge.judging.estimates import bootstrap_distribution, percentile_interval
+from medjudge.judging.stats.agreement import Estimate, TwoRaterStats, two_rater_stats, without_ties
+from medjudge.judging.stats.agreement_tables import pearson_table, spearman_table
+from medjudge.judging.stats.estimates import bootstrap_distribution, percentile_interval
 
 TOL = 1e-9
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from medjudge.judging.agreement import (
+from medjudge.judging.stats.agreement import (
     LabelMatrix,
     MultiRaterStats,
     multi_rater_stats,

@@ -69,7 +69,7 @@ def test_eight_reviewers_a_judge_and_reports_at_once_lose_nothing(tmp_path: Path
     judge_runs: list[int] = []
     reads: list[str] = []
     cli = [sys.executable, "-m", "medjudge"]
-    has_report = importlib.util.find_spec("medjudge.judging.report") is not None
+    has_report = importlib.util.find_spec("medjudge.judging.report.build") is not None
 
     def check(what: str, r: subprocess.CompletedProcess[str]) -> None:
         if r.returncode != 0 or any(t in r.stderr for t in TROUBLE):

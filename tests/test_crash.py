@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from medjudge.judging.plan import JudgeConfig
-from medjudge.judging.runner import RunOptions, run_judges
-from medjudge.judging.specs import parse_judge_spec
-from medjudge.judging.workers import SHARD_THRESHOLD
+from medjudge.judging.llm.runner import RunOptions, run_judges
+from medjudge.judging.llm.specs import parse_judge_spec
+from medjudge.judging.llm.workers import SHARD_THRESHOLD
+from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 

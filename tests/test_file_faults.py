@@ -80,7 +80,7 @@ def commands(study: Path, folder: Path) -> list[list[str]]:
         ["adjudicate", str(study), "--list"],
     ]
     try:
-        import medjudge.judging.report  # noqa: F401 - the report command, when present
+        import medjudge.judging.report.build  # noqa: F401 - the report command, when present
     except ImportError:
         pass
     else:

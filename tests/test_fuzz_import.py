@@ -3,7 +3,7 @@
 The import contract (store/importing): every import ends in success or ONE ImportProblem
 whose message names the file and, when it is about a record, the line (and the field when
 one is to blame); never any other exception; and a failed import leaves the study file
-byte-for-byte unchanged. The reply contract (judging/replies.py): a reply parses into a
+byte-for-byte unchanged. The reply contract (judging/protocol/replies.py): a reply parses into a
 valid verdict for every criterion or raises ReplyError — and through the runner a bad reply
 is a failed sample, never a vote.
 """
@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from medjudge.cli import app
-from medjudge.judging import replies
-from medjudge.judging.plan import JudgeConfig
-from medjudge.judging.runner import RunOptions, run_judges
-from medjudge.judging.specs import parse_judge_spec
+from medjudge.judging.llm.runner import RunOptions, run_judges
+from medjudge.judging.llm.specs import parse_judge_spec
+from medjudge.judging.protocol import replies
+from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.importing.problems import MAX_TEXT, ImportProblem
 from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label

@@ -27,9 +27,9 @@ import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
-from medjudge.judging.plan import JudgeConfig
-from medjudge.judging.runner import RunOptions, run_judges
-from medjudge.judging.specs import parse_judge_spec
+from medjudge.judging.llm.runner import RunOptions, run_judges
+from medjudge.judging.llm.specs import parse_judge_spec
+from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.paths import login_name
 from medjudge.store.adjudications import adjudicate
 from medjudge.store.importing.run import import_file

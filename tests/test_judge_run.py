@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
-from medjudge.judging import templates
-from medjudge.judging.plan import JudgeConfig
-from medjudge.judging.runner import RunOptions, RunSummary, run_judges
-from medjudge.judging.specs import parse_judge_spec
+from medjudge.judging.llm.runner import RunOptions, RunSummary, run_judges
+from medjudge.judging.llm.specs import parse_judge_spec
+from medjudge.judging.protocol import templates
+from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.importing.run import import_file
 from medjudge.store.judgments import item_verdicts
 from medjudge.store.study import Study
@@ -220,7 +220,7 @@ def test_template_change_never_reuses_calls(
         monkeypatch.setattr(
             templates, "load", lambda task: changed if task == "pairwise" else original
         )
-        import medjudge.judging.plan as plan_mod
+        import medjudge.judging.protocol.plan as plan_mod
 
         monkeypatch.setattr(plan_mod, "load", templates.load)
         n = server.count()

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from medjudge.judging.local_server import LocalModelServer, find_smollm2_gguf
-from medjudge.judging.providers import ChatRequest, make_provider
-from medjudge.judging.specs import parse_judge_spec
+from medjudge.judging.llm.local_server import LocalModelServer, find_smollm2_gguf
+from medjudge.judging.llm.providers import ChatRequest, make_provider
+from medjudge.judging.llm.specs import parse_judge_spec
 
 pytestmark = pytest.mark.model
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from medjudge.judging.kqa import kqa_metrics
-from medjudge.judging.metrics import RISK_NOTE, rating_means, win_rates
-from medjudge.judging.study_data import MAJORITY, load_study_data
+from medjudge.judging.analysis.kqa import kqa_metrics
+from medjudge.judging.analysis.metrics import RISK_NOTE, rating_means, win_rates
+from medjudge.judging.analysis.study_data import MAJORITY, load_study_data
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import find_item, get_item
 from medjudge.store.judgments import NewVerdict, write_verdicts

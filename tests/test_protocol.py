@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medjudge.judging import protocol as p
+from medjudge.judging.protocol import rules as p
 
 
 @pytest.mark.parametrize(

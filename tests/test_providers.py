@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from medjudge.judging.providers import (
+from medjudge.judging.llm.providers import (
     ChatRequest,
     ChatResult,
     Provider,
@@ -27,9 +27,9 @@ from medjudge.judging.providers import (
     parse_retry_after,
     redact,
 )
-from medjudge.judging.providers_anthropic import AnthropicProvider
-from medjudge.judging.providers_openai import OpenAIProvider
-from medjudge.judging.specs import JudgeSpec, SpecError, parse_judge_spec
+from medjudge.judging.llm.providers_anthropic import AnthropicProvider
+from medjudge.judging.llm.providers_openai import OpenAIProvider
+from medjudge.judging.llm.specs import JudgeSpec, SpecError, parse_judge_spec
 from tests.fakellm import FakeLLMServer, FakeRequest, Reply
 
 T = TypeVar("T")
@@ -485,7 +485,7 @@ def test_closed_provider_refuses_and_close_is_idempotent(fake: FakeLLMServer) ->
 def test_providers_module_is_light() -> None:
     """Importing providers/specs pulls in neither SDK, xllamacpp nor textual."""
     code = (
-        "import sys, medjudge.judging.providers, medjudge.judging.specs\n"
+        "import sys, medjudge.judging.llm.providers, medjudge.judging.llm.specs\n"
         "heavy = [m for m in ('openai', 'anthropic', 'xllamacpp', 'textual') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medjudge.judging.replies import (
+from medjudge.judging.protocol.replies import (
     ReplyError,
     extract_json,
     parse_nli,

@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
-from medjudge.judging import protocol
-from medjudge.judging.report import ReportOptions, build_report, render
-from medjudge.judging.report_csv import COLUMNS
+from medjudge.judging.protocol import rules as protocol
+from medjudge.judging.report.build import ReportOptions, build_report, render
+from medjudge.judging.report.render_csv import COLUMNS
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts

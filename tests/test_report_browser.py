@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from medjudge.judging.report import ReportOptions, build_report, render
+from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.store.study import Study
 
 from .test_report import EVIL, build_rich_study

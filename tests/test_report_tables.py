@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from medjudge.judging import report_tables as tb
-from medjudge.judging.report import ReportOptions, build_report
-from medjudge.judging.report_cells import (
+from medjudge.judging.report import tables as tb
+from medjudge.judging.report.build import ReportOptions, build_report
+from medjudge.judging.report.cells import (
     ByFormat,
     Code,
     Column,
@@ -21,10 +21,10 @@ from medjudge.judging.report_cells import (
     Text,
     plain,
 )
-from medjudge.judging.report_html_kit import STYLE as HTML
-from medjudge.judging.report_html_kit import table as html_table
-from medjudge.judging.report_md import STYLE as MD
-from medjudge.judging.report_md import table as md_table
+from medjudge.judging.report.html_kit import STYLE as HTML
+from medjudge.judging.report.html_kit import table as html_table
+from medjudge.judging.report.render_md import STYLE as MD
+from medjudge.judging.report.render_md import table as md_table
 from medjudge.store.study import Study
 
 from .test_report import EVIL, NOW, build_rich_study

@@ -240,7 +240,7 @@ def test_planted_keys_never_leave_the_process(
             ["adjudicate", str(path), "--json"],
         ]
         try:
-            import medjudge.judging.report  # noqa: F401
+            import medjudge.judging.report.build  # noqa: F401
         except ImportError:
             continue
         for fmt in ("md", "html", "json", "csv"):

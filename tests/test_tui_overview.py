@@ -223,7 +223,7 @@ async def test_a_bad_judge_spec_is_reported_not_fatal(tmp_path: Path) -> None:
 
 
 def test_judge_display_throttles_and_copies_state() -> None:
-    from medjudge.judging.runner import CallEvent, RunSummary
+    from medjudge.judging.llm.runner import CallEvent, RunSummary
     from medjudge.tui.judge_run import JudgeRunState, TuiRunDisplay
 
     posted: list[JudgeRunState] = []

@@ -8,17 +8,17 @@ from typing import Any
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from medjudge.judging import protocol
-from medjudge.judging.agreement import two_rater_stats, without_ties
-from medjudge.judging.consistency import judge_consistency
-from medjudge.judging.live import MAJORITY, LiveAgreement
-from medjudge.judging.study_data import REFERENCE, load_study_data
-from medjudge.judging.views import (
+from medjudge.judging.analysis.consistency import judge_consistency
+from medjudge.judging.analysis.live import MAJORITY, LiveAgreement
+from medjudge.judging.analysis.study_data import REFERENCE, load_study_data
+from medjudge.judging.analysis.views import (
     ViewOptions,
     criterion_comparisons,
     reference_comparisons,
     unresolved_disagreements,
 )
+from medjudge.judging.protocol import rules as protocol
+from medjudge.judging.stats.agreement import two_rater_stats, without_ties
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
-from medjudge.judging.disagreements import Disagreement, unit_detail
+from medjudge.judging.analysis.disagreements import Disagreement, unit_detail
 from medjudge.store.adjudications import adjudicate
 from medjudge.store.db import StudyError
 from medjudge.store.items import Item, get_item

@@ -20,7 +20,7 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
 
-from medjudge.judging.disagreements import Disagreement
+from medjudge.judging.analysis.disagreements import Disagreement
 from medjudge.store.items import Item
 
 from .render import EMPTY, case_text, lit

@@ -46,7 +46,7 @@ class AgreementFeed:
             self._study = Study.open(self.path)
         if self._live is None and self._error is None:
             try:
-                from medjudge.judging.live import LiveAgreement
+                from medjudge.judging.analysis.live import LiveAgreement
             except ImportError as exc:
                 self._error = f"live agreement is not available ({exc})"
             else:

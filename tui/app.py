@@ -158,9 +158,9 @@ class ReviewApp(App[None]):
     def start_judge(self, spec_text: str) -> None:
         """Start one LLM judge over the whole study in the background."""
         from medjudge import settings as user_settings
-        from medjudge.judging.plan import JudgeConfig
-        from medjudge.judging.runner import RunOptions
-        from medjudge.judging.specs import SpecError, parse_judge_spec
+        from medjudge.judging.llm.runner import RunOptions
+        from medjudge.judging.llm.specs import SpecError, parse_judge_spec
+        from medjudge.judging.protocol.plan import JudgeConfig
 
         if self.judge_state is not None and self.judge_state.active:
             self.notify("A judge run is already going.", severity="warning")

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from medjudge.judging.plan import JudgeConfig
-from medjudge.judging.runner import CallEvent, RunOptions, RunSummary, run_judges
+from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary, run_judges
+from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.study import Study
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from medjudge.judging.disagreements import KINDS, counts, queue
+from medjudge.judging.analysis.disagreements import KINDS, counts, queue
 from medjudge.paths import login_name
 from medjudge.store.adjudications import adjudicate as record
 from medjudge.store.items import find_item, get_item

@@ -14,10 +14,10 @@ from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn,
 from rich.text import Text
 
 from medjudge import settings as user_settings
-from medjudge.judging.plan import JudgeConfig
-from medjudge.judging.providers import ProviderError
-from medjudge.judging.runner import CallEvent, RunOptions, RunSummary, run_judges
-from medjudge.judging.specs import SpecError, parse_judge_spec
+from medjudge.judging.llm.providers import ProviderError
+from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary, run_judges
+from medjudge.judging.llm.specs import SpecError, parse_judge_spec
+from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.paths import login_name
 
 from .common import UserError, console, is_tty, opened, out

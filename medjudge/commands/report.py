@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
-from medjudge.judging.agreement import Estimate, MultiRaterStats, TwoRaterStats
-from medjudge.judging.label_file import SliceStats, read_label_table, table_stats
-from medjudge.judging.report import ReportOptions, build_report, render
+from medjudge.judging.report.build import ReportOptions, build_report, render
+from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRaterStats
+from medjudge.judging.stats.label_file import SliceStats, read_label_table, table_stats
 from medjudge.store.literal import json_escaped
 
 from .common import UserError, atomic_output, opened, out, user_errors

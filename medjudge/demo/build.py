@@ -59,7 +59,7 @@ def _add_recorded_verdicts(study: Study, files: importlib.resources.abc.Traversa
     recorded = files / "recorded_calls.jsonl"
     if not recorded.is_file():
         return
-    from medjudge.judging.recorded import load_recorded_run  # judging, not the UI
+    from medjudge.judging.llm.recorded import load_recorded_run  # judging, not the UI
 
     with importlib.resources.as_file(recorded) as src:
         load_recorded_run(study, src)

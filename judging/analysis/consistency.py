@@ -1,0 +1,125 @@
+"""How consistent each judge is with itself, per criterion, from its verdict trails.
+
+For every judge and criterion, over the units with a (latest) verdict:
+
+- ``samples_disagreed``: units where the valid samples of one order did not all agree
+  (pairwise: in order AB or BA; statements and ratings: among the samples);
+- ``position_inconsistent`` (pairwise): units whose AB and BA verdicts differed, over the
+  units where both orders reached a verdict (DESIGN §3 rule 4);
+- ``judges_disagreed`` (panels): units where the panel's members did not all agree;
+- ``failed_samples``: samples that could not be parsed (they never vote);
+- ``missing``: units whose verdict is missing (no valid sample).
+
+Shares come with Wilson intervals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from medjudge.judging.analysis.study_data import StudyData
+from medjudge.judging.stats.estimates import Estimate, wilson_interval
+
+
+def share(
+    count: int, n: int, confidence: float = 0.95, *, empty: str = "no units"
+) -> dict[str, Any]:
+    """A proportion as a JSON-safe estimate dict with a Wilson interval and its count."""
+    if n <= 0:
+        est = Estimate.undefined(empty, 0)
+    else:
+        low, high = wilson_interval(count, n, confidence)
+        est = Estimate(count / n, low, high, n, method="analytic")
+    return {**est.to_dict(), "count": count}
+
+
+def _failed(trail: dict[str, Any]) -> int:
+    failed = trail.get("failed")
+    return len(failed) if isinstance(failed, list) else 0
+
+
+def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]:
+    """Self-consistency figures per judge and criterion.
+
+    Args:
+        data: the loaded study (with verdicts).
+        confidence: level of the Wilson intervals.
+
+    Returns:
+        One record per (judge, criterion) with ``judge``, ``criterion``, ``kind``, ``panel``,
+        ``n_verdicts``, ``missing``, ``failed_samples`` and the shares ``samples_disagreed``,
+        ``position_inconsistent`` (pairwise) and ``judges_disagreed`` (panels), each a dict
+        with value, ci_low, ci_high, n, count and reason.
+    """
+    order = [c.name for c in data.settings.criteria]
+    out = []
+    for judge in sorted(data.verdicts):
+        per: dict[str, dict[str, int]] = {}
+        for unit_id, v in data.verdicts[judge].items():
+            info = data.units.get(unit_id)
+            if info is None:
+                continue
+            c = per.setdefault(
+                info.criterion,
+                {
+                    "n": 0,
+                    "missing": 0,
+                    "failed": 0,
+                    "dis": 0,
+                    "dis_n": 0,
+                    "pos": 0,
+                    "pos_n": 0,
+                    "panel": 0,
+                    "panel_n": 0,
+                },
+            )
+            c["n"] += 1
+            c["missing"] += v.status == "missing" or v.value is None
+            t = v.trail
+            orders = t.get("orders")
+            if isinstance(orders, dict):
+                sub = [o for o in (orders.get("AB"), orders.get("BA")) if isinstance(o, dict)]
+                c["failed"] += sum(_failed(o) for o in sub)
+                voted = [o for o in sub if o.get("votes")]
+                if voted:
+                    c["dis_n"] += 1
+                    c["dis"] += any(bool(o.get("samples_disagreed")) for o in voted)
+                verdicts = [o.get("verdict") for o in sub]
+                if len(verdicts) == 2 and None not in verdicts:
+                    c["pos_n"] += 1
+                    c["pos"] += verdicts[0] != verdicts[1]
+            elif "members" in t:
+                c["panel_n"] += v.value is not None
+                c["panel"] += bool(t.get("judges_disagreed"))
+            else:
+                c["failed"] += _failed(t)
+                if t.get("votes"):
+                    c["dis_n"] += 1
+                    c["dis"] += bool(t.get("samples_disagreed"))
+        for criterion in [x for x in order if x in per] + sorted(set(per) - set(order)):
+            c = per[criterion]
+            kind = data.kind_of(criterion)
+            is_panel = c["panel_n"] > 0 or judge.startswith("panel:")
+            out.append(
+                {
+                    "judge": judge,
+                    "criterion": criterion,
+                    "kind": kind,
+                    "panel": is_panel,
+                    "n_verdicts": c["n"],
+                    "missing": c["missing"],
+                    "failed_samples": c["failed"],
+                    "samples_disagreed": None
+                    if is_panel
+                    else share(c["dis"], c["dis_n"], confidence, empty="no verdict with samples"),
+                    "position_inconsistent": share(
+                        c["pos"], c["pos_n"], confidence, empty="no unit with both orders decided"
+                    )
+                    if kind == "pairwise" and not is_panel
+                    else None,
+                    "judges_disagreed": share(c["panel"], c["panel_n"], confidence)
+                    if is_panel
+                    else None,
+                }
+            )
+    return out

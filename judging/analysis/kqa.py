@@ -1,0 +1,190 @@
+"""K-QA metrics (Manes et al., 2024) per answer and per source model, from any rater.
+
+For one rater's labels on a statements item (one model answer and its reference statements):
+
+- comprehensiveness = entailed Must_have statements / Must_have statements;
+- hallucinations = number of contradicted statements (Must_have and Nice_to_have).
+
+A statement the rater has not labelled is left out of both (the figures are over labelled
+statements only) and shows in the coverage counts. An answer with no labelled Must_have
+statement has no comprehensiveness; one with no labelled statement at all has neither figure.
+
+Per source model the report gives macro averages over the answered questions (answers with a
+figure from this rater) with percentile-bootstrap intervals over answers, and over *all*
+questions as the K-QA paper does: the number of reference questions recorded by a K-QA import
+(study setting ``kqa_questions``) or else the number of statements items of that source, with
+questions that have no figure counting as comprehensiveness 0 and hallucinations 0. Its
+interval is the answered one scaled by answered / all (exact for a fixed answered count).
+Also the share of answers with at least one contradicted statement (Wilson interval).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from medjudge.judging.analysis.consistency import share
+from medjudge.judging.analysis.study_data import MAJORITY, StudyData
+from medjudge.judging.stats.estimates import Estimate, bootstrap_distribution, bootstrap_estimate
+from medjudge.store.settings import STATEMENT_CRITERION
+
+
+def mean_estimate(
+    values: list[float],
+    *,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+    empty: str = "no answers with a figure",
+) -> Estimate:
+    """The mean of ``values`` with a percentile-bootstrap interval (resampling the values)."""
+    n = len(values)
+    if n == 0:
+        return Estimate.undefined(empty, 0)
+    x = np.asarray(values, dtype=float)
+    value = float(x.mean())
+    if n < 2:
+        return Estimate(value, None, None, n, reason="confidence interval needs n >= 2")
+    if np.ptp(x) == 0:
+        return Estimate(value, value, value, n, method="bootstrap")
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        return (w @ x) / w.sum(axis=1)
+
+    dist = bootstrap_distribution(n, stat, n_boot=n_boot, seed=seed, confidence=confidence)
+    return bootstrap_estimate(value, n, dist, confidence)
+
+
+def scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:
+    """An estimate multiplied by ``factor`` (for the over-all-questions macro)."""
+    if est.value is None:
+        return {**est.to_dict(), "n": n}
+    low = None if est.ci_low is None else est.ci_low * factor
+    high = None if est.ci_high is None else est.ci_high * factor
+    return Estimate(
+        est.value * factor, low, high, n, reason=est.reason, method=est.method
+    ).to_dict()
+
+
+def _answers(data: StudyData) -> dict[int, dict[str, Any]]:
+    """Statements items: item id → item name, source and its units with their category."""
+    out: dict[int, dict[str, Any]] = {}
+    for u in data.units_by_criterion.get(STATEMENT_CRITERION, []):
+        info = data.units[u]
+        a = out.setdefault(
+            info.item_id, {"item": info.item, "source": info.source_label, "units": []}
+        )
+        a["units"].append((u, info.category))
+    return out
+
+
+def answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
+    """K-QA figures of every statements answer from one rater (or :data:`MAJORITY`)."""
+    answers = _answers(data)
+    all_units = [u for a in answers.values() for u, _ in a["units"]]
+    labels = dict(zip(all_units, data.column(STATEMENT_CRITERION, rater, all_units), strict=True))
+    out = []
+    for a in answers.values():
+        must = [u for u, cat in a["units"] if cat == "must_have"]
+        must_labelled = [labels[u] for u in must if labels[u] is not None]
+        labelled = [labels[u] for u, _ in a["units"] if labels[u] is not None]
+        entailed = sum(v == "entailed" for v in must_labelled)
+        contradicted = sum(v == "contradicted" for v in labelled)
+        out.append(
+            {
+                "item": a["item"],
+                "source": a["source"],
+                "rater": rater,
+                "statements": len(a["units"]),
+                "labelled": len(labelled),
+                "must_have": len(must),
+                "must_labelled": len(must_labelled),
+                "must_entailed": entailed,
+                "contradicted": contradicted,
+                "comprehensiveness": entailed / len(must_labelled) if must_labelled else None,
+                "hallucinations": contradicted if labelled else None,
+            }
+        )
+    return out
+
+
+def source_figures(
+    answers: list[dict[str, Any]], n_all: int, *, n_boot: int, seed: int, confidence: float
+) -> dict[str, Any]:
+    """Macro K-QA figures over the answers of one source (see the module docstring)."""
+    comp = [a["comprehensiveness"] for a in answers if a["comprehensiveness"] is not None]
+    hall = [float(a["hallucinations"]) for a in answers if a["hallucinations"] is not None]
+    comp_est = mean_estimate(comp, n_boot=n_boot, seed=seed, confidence=confidence)
+    hall_est = mean_estimate(hall, n_boot=n_boot, seed=seed, confidence=confidence)
+    n_all = max(n_all, len(answers))
+    return {
+        "answers": len(answers),
+        "answers_with_labels": sum(a["labelled"] > 0 for a in answers),
+        "statements": sum(a["statements"] for a in answers),
+        "statements_labelled": sum(a["labelled"] for a in answers),
+        "questions_all": n_all,
+        "comprehensiveness_answered": comp_est.to_dict(),
+        "hallucinations_answered": hall_est.to_dict(),
+        "comprehensiveness_all": scaled(comp_est, len(comp) / n_all, n_all) if n_all else None,
+        "hallucinations_all": scaled(hall_est, len(hall) / n_all, n_all) if n_all else None,
+        "contradiction_share": share(
+            sum(h > 0 for h in hall), len(hall), confidence, empty="no answers with labels"
+        ),
+    }
+
+
+def kqa_raters(data: StudyData) -> list[str]:
+    """Raters with statement labels: the reviewers' majority (2+ reviewers), reviewers, judges."""
+    humans = data.raters(STATEMENT_CRITERION, "human")
+    return (
+        ([MAJORITY] if len(humans) >= 2 else [])
+        + humans
+        + data.raters(STATEMENT_CRITERION, "judge")
+    )
+
+
+def kqa_metrics(
+    data: StudyData, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> dict[str, Any] | None:
+    """K-QA figures per answer and per source model, for every rater with statement labels.
+
+    Args:
+        data: the loaded study.
+        n_boot: bootstrap resamples for the macro intervals.
+        seed: bootstrap seed.
+        confidence: interval level.
+
+    Returns:
+        None without statements items; else ``questions_all`` (the K-QA question count or
+        None), ``raters`` (one record per rater with ``by_source``: source → figures from
+        :func:`source_figures`) and ``answers`` (per-answer figures of every rater).
+    """
+    if STATEMENT_CRITERION not in data.units_by_criterion:
+        return None
+    raters = kqa_raters(data)
+    per_answer: list[dict[str, Any]] = []
+    records = []
+    for rater in raters:
+        answers = answer_figures(data, rater)
+        per_answer += answers
+        by_source: dict[str, list[dict[str, Any]]] = {}
+        for a in answers:
+            by_source.setdefault(a["source"], []).append(a)
+        records.append(
+            {
+                "rater": rater,
+                "rater_kind": "majority" if rater == MAJORITY else data.rater_kinds.get(rater),
+                "by_source": {
+                    src: source_figures(
+                        rows,
+                        data.kqa_questions or len(rows),
+                        n_boot=n_boot,
+                        seed=seed,
+                        confidence=confidence,
+                    )
+                    for src, rows in sorted(by_source.items())
+                },
+            }
+        )
+    return {"questions_all": data.kqa_questions, "raters": records, "answers": per_answer}

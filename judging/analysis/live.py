@@ -1,0 +1,322 @@
+"""Live agreement for the review app: one row of figures per criterion, kept current cheaply.
+
+Contract:
+
+- :class:`LiveAgreement` reads every current label once (reviewers' labels and judges'
+  mirrored verdicts alike), then follows ``label_history`` with
+  :func:`medjudge.store.labels.changes_since`. :meth:`LiveAgreement.refresh` applies only the
+  rows written since the last one it saw — by this process or any other (another reviewer's
+  app, a judge run) — and marks the touched criteria; :meth:`LiveAgreement.rows` recomputes
+  just those. A history row repeats the label's current value, so applying one twice is
+  harmless: the object reads the last history id *before* the labels and never misses a write.
+- Rows use ``ci="none"`` (fast); :meth:`LiveAgreement.pair` gives analytic intervals and the
+  confusion table for a detail screen.
+- Methods are safe to call from a worker thread: state is guarded by a lock. The object only
+  reads the study; it never writes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from medjudge.judging.analysis.study_data import (
+    KIND_ORDER,
+    MAJORITY,
+    categories_for,
+    strict_majority,
+    to_value,
+)
+from medjudge.judging.stats.agreement import (
+    Estimate,
+    LabelMatrix,
+    MultiRaterStats,
+    TwoRaterStats,
+    multi_rater_stats,
+    two_rater_stats,
+)
+from medjudge.store.labels import changes_since
+from medjudge.store.settings import Criterion
+from medjudge.store.study import Study
+
+__all__ = ["MAJORITY", "AgreementRow", "LiveAgreement"]
+
+FEWER_THAN_TWO = "fewer than two reviewers have labels"
+NO_JUDGE = "no judge verdicts"
+NO_MAJORITY = "no unit where the reviewers have a strict majority and the judge a verdict"
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """Headline agreement figures of one criterion (point estimates, no intervals).
+
+    Attributes:
+        criterion: The criterion's name.
+        kind: ``pairwise``, ``statements`` or ``rating``.
+        n_units: Units with at least one label (any rater).
+        human_human: Percent agreement among reviewers (the pair's, or the mean over pairs
+            with three or more); undefined with a reason when fewer than two reviewers overlap.
+        human_kappa: Cohen's κ (two reviewers) or Fleiss' κ (three or more).
+        judge_human: Percent agreement of the reviewers' majority with :attr:`judge`.
+        judge_kappa: Cohen's κ of the reviewers' majority with :attr:`judge`.
+        judge: The first judge by name with verdicts on this criterion, or None.
+    """
+
+    criterion: str
+    kind: str
+    n_units: int
+    human_human: Estimate
+    human_kappa: Estimate
+    judge_human: Estimate
+    judge_kappa: Estimate
+    judge: str | None
+
+
+class LiveAgreement:
+    """Agreement per criterion over a study's current labels, refreshed incrementally.
+
+    Example:
+        >>> live = LiveAgreement(study)           # doctest: +SKIP
+        >>> live.refresh()                        # after labels were written elsewhere
+        True
+        >>> [r.human_kappa.value for r in live.rows()]
+        [0.61, 0.4]
+    """
+
+    def __init__(self, study: Study) -> None:
+        """Load every current label of the study (one query) and remember where history ends."""
+        self._study = study
+        self._lock = threading.RLock()
+        self._matrices: dict[str, LabelMatrix] = {}
+        self._rater_kinds: dict[str, str] = {}
+        self._criterion_kinds: dict[str, str] = {}
+        self._rows: dict[str, AgreementRow] = {}
+        self._dirty: set[str] = set()
+        self._last_id = 0
+        self._load()
+
+    # -- loading and refreshing ------------------------------------------------------------
+    def _criterion(self, name: str) -> Criterion | None:
+        try:
+            return self._study.settings.criterion(name)
+        except KeyError:
+            return None
+
+    def _load_kinds(self) -> None:
+        self._criterion_kinds = {
+            r[0]: r[1]
+            for r in self._study.conn.execute(
+                "SELECT DISTINCT u.criterion, i.kind FROM units u JOIN items i ON i.id = u.item_id"
+            )
+        }
+
+    def _load(self) -> None:
+        conn = self._study.conn
+        # History id first: a write that lands between the two reads is applied again by the
+        # next refresh, which is harmless (it sets the value the label already has).
+        row = conn.execute("SELECT coalesce(max(id), 0) FROM label_history").fetchone()
+        self._last_id = int(row[0])
+        self._load_kinds()
+        crits: dict[str, Criterion | None] = {}
+        for criterion, unit_id, rater, kind, value in conn.execute(
+            "SELECT u.criterion, l.unit_id, r.name, r.kind, l.value FROM labels l "
+            "JOIN units u ON u.id = l.unit_id JOIN raters r ON r.id = l.rater_id ORDER BY l.unit_id"
+        ):
+            if criterion not in crits:
+                crits[criterion] = self._criterion(criterion)
+            self._set(criterion, unit_id, rater, kind, to_value(crits[criterion], value))
+        self._dirty = set(self._matrices)
+
+    def _set(
+        self, criterion: str, unit: int, rater: str, kind: str, value: Hashable | None
+    ) -> None:
+        m = self._matrices.get(criterion)
+        if m is None:
+            m = self._matrices[criterion] = LabelMatrix()
+        self._rater_kinds[rater] = kind
+        m.set(unit, rater, value)
+
+    @property
+    def last_history_id(self) -> int:
+        """The newest ``label_history`` id applied so far."""
+        return self._last_id
+
+    def refresh(self) -> bool:
+        """Apply label changes written since the last refresh (by any process).
+
+        Returns:
+            True when at least one label changed (the touched criteria will be recomputed
+            by the next :meth:`rows`).
+        """
+        with self._lock:
+            changes = changes_since(self._study, self._last_id)
+            if not changes:
+                return False
+            crits: dict[str, Criterion | None] = {}
+            for row in changes:
+                criterion = row["criterion"]
+                if criterion not in crits:
+                    crits[criterion] = self._criterion(criterion)
+                if criterion not in self._criterion_kinds:
+                    self._load_kinds()
+                self._set(
+                    criterion,
+                    row["unit_id"],
+                    row["rater"],
+                    row["rater_kind"],
+                    to_value(crits[criterion], row["new_value"]),
+                )
+                self._dirty.add(criterion)
+                self._last_id = max(self._last_id, int(row["id"]))
+            return True
+
+    # -- figures -----------------------------------------------------------------------------
+    def rows(self) -> list[AgreementRow]:
+        """One row per criterion that has labels, in the study's criterion order."""
+        with self._lock:
+            for criterion in sorted(self._dirty):
+                m = self._matrices.get(criterion)
+                if m is None or not len(m):
+                    self._rows.pop(criterion, None)
+                else:
+                    self._rows[criterion] = self._compute(criterion, m)
+            self._dirty.clear()
+            return [self._rows[c] for c in self._order() if c in self._rows]
+
+    def _order(self) -> list[str]:
+        known = [c.name for c in self._study.settings.criteria]
+
+        def key(c: str) -> tuple[int, str]:
+            kind = self._kind(c)
+            return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), c)
+
+        return known + sorted(set(self._rows) - set(known), key=key)
+
+    def _kind(self, criterion: str) -> str:
+        crit = self._criterion(criterion)
+        if crit is not None:
+            return crit.kind
+        return self._criterion_kinds.get(criterion, "pairwise")
+
+    def raters(self, criterion: str | None = None) -> list[str]:
+        """Raters with labels (on one criterion, or on any): reviewers first, then judges.
+
+        Args:
+            criterion: Limit to raters with labels on this criterion.
+
+        Returns:
+            Names, reviewers sorted by name followed by judges sorted by name.
+        """
+        with self._lock:
+            if criterion is None:
+                names = {str(r) for m in self._matrices.values() for r in m.raters()}
+            else:
+                m = self._matrices.get(criterion)
+                names = {str(r) for r in m.raters()} if m is not None else set()
+            return sorted(names, key=lambda r: (self._rater_kinds.get(r) != "human", r))
+
+    def rater_kind(self, rater: str) -> str | None:
+        """``human`` or ``judge`` (None for a rater without labels)."""
+        return self._rater_kinds.get(rater)
+
+    def _split(self, m: LabelMatrix) -> tuple[list[str], list[str]]:
+        names = sorted(str(r) for r in m.raters())
+        humans = [r for r in names if self._rater_kinds.get(r) == "human"]
+        judges = [r for r in names if self._rater_kinds.get(r) == "judge"]
+        return humans, judges
+
+    def _compute(self, criterion: str, m: LabelMatrix) -> AgreementRow:
+        crit = self._criterion(criterion)
+        cats = categories_for(crit)
+        humans, judges = self._split(m)
+        if len(humans) < 2:
+            hh = hk = Estimate.undefined(FEWER_THAN_TWO)
+        elif len(humans) == 2:
+            s = _two(*m.pair(humans[0], humans[1]), cats, ci="none")
+            hh, hk = s.percent, s.cohen
+        else:
+            ms = _multi(m.table(humans), humans, cats)
+            hh, hk = ms.mean_pairwise_percent, ms.fleiss
+        judge = judges[0] if judges else None
+        if judge is None:
+            jh = jk = Estimate.undefined(NO_JUDGE)
+        elif not humans:
+            jh = jk = Estimate.undefined("no reviewer labels")
+        else:
+            maj, jud = _majority_vs(m, humans, judge)
+            s = _two(maj, jud, cats, ci="none")
+            jh, jk = s.percent, s.cohen
+            if s.n == 0:
+                jh = jk = Estimate.undefined(NO_MAJORITY)
+        return AgreementRow(criterion, self._kind(criterion), len(m.units()), hh, hk, jh, jk, judge)
+
+    def pair(self, rater_a: str, rater_b: str, criterion: str) -> TwoRaterStats:
+        """Agreement of two raters on a criterion, with analytic CIs and the confusion table.
+
+        Either name may be :data:`MAJORITY` (the reviewers' per-unit strict majority), unless
+        a real rater has that name. Ordinal criteria also get weighted κ, Spearman, Pearson.
+        Call :meth:`refresh` first to include the newest labels.
+
+        Args:
+            rater_a: Rows of the confusion table.
+            rater_b: Columns of the confusion table.
+            criterion: The criterion.
+
+        Returns:
+            The two raters' figures over the units both labelled (n = 0 when none).
+        """
+        with self._lock:
+            crit = self._criterion(criterion)
+            m = self._matrices.get(criterion, LabelMatrix())
+            humans, _ = self._split(m)
+            units = m.units()
+
+            def column(rater: str) -> list[Hashable | None]:
+                if rater == MAJORITY and rater not in self._rater_kinds:
+                    return [strict_majority(m.get(u, h) for h in humans) for u in units]
+                return [m.get(u, rater) for u in units]
+
+            a, b = column(rater_a), column(rater_b)
+        ordinal = bool(crit is not None and crit.ordinal)
+        return _two(a, b, categories_for(crit), ci="analytic", ordinal=ordinal)
+
+
+def _majority_vs(
+    m: LabelMatrix, humans: list[str], judge: str
+) -> tuple[list[Hashable | None], list[Hashable | None]]:
+    """The reviewers' strict majority and one judge's labels, aligned over units."""
+    k = len(humans)
+    maj: list[Hashable | None] = []
+    jud: list[Hashable | None] = []
+    for row in m.table(humans + [judge]):
+        if row[k] is None:
+            continue
+        maj.append(strict_majority(row[:k]))
+        jud.append(row[k])
+    return maj, jud
+
+
+def _two(
+    a: list[Hashable | None],
+    b: list[Hashable | None],
+    cats: list[Hashable] | None,
+    *,
+    ci: str,
+    ordinal: bool = False,
+) -> TwoRaterStats:
+    """two_rater_stats with the criterion's label set, falling back to the observed labels."""
+    try:
+        return two_rater_stats(a, b, categories=cats, ci=ci, ordinal=ordinal)
+    except ValueError:  # a stored value outside today's label set (settings changed)
+        return two_rater_stats(a, b, ci=ci, ordinal=False)
+
+
+def _multi(
+    table: list[list[Hashable | None]], raters: list[str], cats: list[Hashable] | None
+) -> MultiRaterStats:
+    """multi_rater_stats without intervals, with the same fallback as :func:`_two`."""
+    try:
+        return multi_rater_stats(table, raters, categories=cats, ci="none")
+    except ValueError:
+        return multi_rater_stats(table, raters, ci="none")

@@ -1,0 +1,259 @@
+"""Everything the agreement views read from a study, loaded once into plain Python.
+
+Read-only: nothing here writes to the study. :func:`load_study_data` reads units with their
+item metadata (batch, answer sources, statement category), every rater's *current* label
+(``labels``: reviewers and judges alike), each judge's latest verdict with its trail, and the
+latest adjudication per unit. Values of ordinal (scaled) criteria become ``int``; all other
+values stay the stored strings, so a label set never mixes types.
+
+The *majority of reviewers* on a unit is the value held by a strict majority (more than half)
+of the reviewers who labelled it; without one the unit has no majority label.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from medjudge.judging.stats.agreement import LabelMatrix
+from medjudge.store.settings import Criterion, StudySettings
+from medjudge.store.study import Study
+
+MAJORITY = "majority of reviewers"
+"""Pseudo-rater name for the per-unit strict majority of the reviewers' labels."""
+
+REFERENCE = "adjudicated reference"
+"""Pseudo-rater name for the latest adjudication per unit."""
+
+KIND_ORDER = ("pairwise", "statements", "rating")
+
+
+def categories_for(criterion: Criterion | None) -> list[Hashable] | None:
+    """The ordered label set of a criterion (``None`` for option sets: use what is observed)."""
+    if criterion is None:
+        return None
+    if criterion.scale is not None:
+        return list(range(criterion.scale[0], criterion.scale[1] + 1))
+    labels = criterion.labels()
+    return list(labels) if labels is not None else None
+
+
+def to_value(criterion: Criterion | None, raw: str | None) -> Hashable | None:
+    """A stored label value as the statistics use it (an ``int`` on a rating scale)."""
+    if raw is None:
+        return None
+    if criterion is not None and criterion.scale is not None:
+        try:
+            return int(raw)
+        except ValueError:
+            return None
+    return raw
+
+
+def strict_majority(values: Iterable[Hashable | None]) -> Hashable | None:
+    """The value held by more than half of the non-missing values, else ``None``."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    value, count = Counter(present).most_common(1)[0]
+    return value if count * 2 > len(present) else None
+
+
+@dataclass(frozen=True)
+class UnitInfo:
+    """One labelled thing with the item metadata used for slices."""
+
+    id: int
+    item_id: int
+    item: str
+    """The item's id from the import file."""
+    kind: str
+    criterion: str
+    batch: str | None
+    sources: tuple[str, ...]
+    """Pairwise: (source of answer A, source of answer B); otherwise (the answer's source,)."""
+    category: str | None = None
+    """Statements only: ``must_have`` or ``nice_to_have``."""
+    statement_id: int | None = None
+
+    @property
+    def source_label(self) -> str:
+        """One text naming the unit's answer source(s): ``x`` or ``x vs y`` (sorted)."""
+        if len(self.sources) == 2:
+            a, b = sorted(self.sources)
+            return f"{a} vs {b}"
+        return self.sources[0] if self.sources else ""
+
+
+@dataclass(frozen=True)
+class VerdictInfo:
+    """A judge's latest verdict on a unit."""
+
+    value: Hashable | None
+    status: str
+    trail: dict[str, Any]
+
+
+@dataclass
+class StudyData:
+    """A study's labels and metadata, ready for the agreement views."""
+
+    name: str
+    settings: StudySettings
+    units: dict[int, UnitInfo]
+    rater_kinds: dict[str, str]
+    labels: dict[str, LabelMatrix]
+    adjudications: dict[int, Hashable]
+    verdicts: dict[str, dict[int, VerdictInfo]] = field(default_factory=dict)
+    kqa_questions: int | None = None
+    items_by_kind: dict[str, int] = field(default_factory=dict)
+    units_by_criterion: dict[str, list[int]] = field(default_factory=dict)
+
+    def criterion(self, name: str) -> Criterion | None:
+        """The criterion's definition, or None when the settings no longer name it."""
+        try:
+            return self.settings.criterion(name)
+        except KeyError:
+            return None
+
+    def kind_of(self, criterion: str) -> str:
+        """The item kind a criterion belongs to."""
+        crit = self.criterion(criterion)
+        if crit is not None:
+            return crit.kind
+        units = self.units_by_criterion.get(criterion)
+        return self.units[units[0]].kind if units else "pairwise"
+
+    def criteria(self) -> list[str]:
+        """Criteria that have at least one label or adjudication, in the study's order."""
+        used = {c for c, m in self.labels.items() if len(m)}
+        used |= {self.units[u].criterion for u in self.adjudications if u in self.units}
+        order = [c.name for c in self.settings.criteria]
+        return [c for c in order if c in used] + sorted(used - set(order))
+
+    def raters(self, criterion: str, kind: str) -> list[str]:
+        """Raters of one kind (``human`` or ``judge``) with labels on a criterion, by name."""
+        m = self.labels.get(criterion)
+        if m is None:
+            return []
+        return sorted(str(r) for r in m.raters() if self.rater_kinds.get(str(r)) == kind)
+
+    def labelled_units(self, criterion: str) -> list[int]:
+        """Units of a criterion with any label or an adjudication, in unit order."""
+        m = self.labels.get(criterion)
+        ids = set(m.units()) if m is not None else set()
+        ids |= {
+            u
+            for u in self.adjudications
+            if u in self.units and self.units[u].criterion == criterion
+        }
+        return sorted(int(u) for u in ids)  # type: ignore[call-overload]
+
+    def column(self, criterion: str, rater: str, units: Sequence[int]) -> list[Hashable | None]:
+        """One rater's labels over ``units`` (``MAJORITY``/``REFERENCE`` are pseudo-raters)."""
+        if rater == REFERENCE and rater not in self.rater_kinds:
+            return [self.adjudications.get(u) for u in units]
+        m = self.labels.get(criterion)
+        if m is None:
+            return [None] * len(units)
+        if rater == MAJORITY and rater not in self.rater_kinds:
+            humans = self.raters(criterion, "human")
+            return [strict_majority(m.get(u, h) for h in humans) for u in units]
+        return [m.get(u, rater) for u in units]
+
+
+def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
+    """Read a study's units, current labels, verdicts and adjudications.
+
+    Args:
+        study: the open study.
+        verdicts: also read each judge's latest verdict with its trail (needed for the
+            AB/BA view and judge consistency; skip it for label-only figures).
+
+    Returns:
+        The loaded data.
+    """
+    conn = study.conn
+    settings = study.settings
+    crits = {c.name: c for c in settings.criteria}
+    sources: dict[int, dict[str, str]] = {}
+    for item_id, position, source in conn.execute("SELECT item_id, position, source FROM answers"):
+        sources.setdefault(item_id, {})[position] = source
+    units: dict[int, UnitInfo] = {}
+    by_criterion: dict[str, list[int]] = {}
+    for r in conn.execute(
+        "SELECT u.id, u.item_id, u.criterion, u.statement_id, i.ext_id, i.kind, i.batch, "
+        "s.category FROM units u JOIN items i ON i.id = u.item_id "
+        "LEFT JOIN statements s ON s.id = u.statement_id ORDER BY u.id"
+    ):
+        answers = sources.get(r[1], {})
+        if r[5] == "pairwise":
+            srcs: tuple[str, ...] = (answers.get("A", ""), answers.get("B", ""))
+        else:
+            srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
+        units[r[0]] = UnitInfo(r[0], r[1], r[4], r[5], r[2], r[6], srcs, r[7], r[3])
+        by_criterion.setdefault(r[2], []).append(r[0])
+
+    rater_kinds = {r[0]: r[1] for r in conn.execute("SELECT name, kind FROM raters")}
+    labels: dict[str, LabelMatrix] = {}
+    for criterion, unit_id, rater, value in conn.execute(
+        "SELECT u.criterion, l.unit_id, r.name, l.value FROM labels l "
+        "JOIN units u ON u.id = l.unit_id JOIN raters r ON r.id = l.rater_id ORDER BY l.unit_id"
+    ):
+        m = labels.get(criterion)
+        if m is None:
+            m = labels[criterion] = LabelMatrix()
+        m.set(unit_id, rater, to_value(crits.get(criterion), value))
+
+    adjudications: dict[int, Hashable] = {}
+    for unit_id, value in conn.execute(
+        "SELECT unit_id, value FROM adjudications WHERE id IN "
+        "(SELECT max(id) FROM adjudications GROUP BY unit_id)"
+    ):
+        info = units.get(unit_id)
+        v = to_value(crits.get(info.criterion) if info else None, value)
+        if v is not None:
+            adjudications[unit_id] = v
+
+    latest: dict[str, dict[int, VerdictInfo]] = {}
+    if verdicts:
+        for unit_id, rater, value, status, trail in conn.execute(
+            "SELECT v.unit_id, r.name, v.value, v.status, v.trail FROM verdicts v "
+            "JOIN raters r ON r.id = v.rater_id WHERE v.id IN "
+            "(SELECT max(id) FROM verdicts GROUP BY unit_id, rater_id)"
+        ):
+            info = units.get(unit_id)
+            crit = crits.get(info.criterion) if info else None
+            try:
+                parsed = json.loads(trail) if trail else {}
+            except json.JSONDecodeError:
+                parsed = {}
+            latest.setdefault(rater, {})[unit_id] = VerdictInfo(
+                to_value(crit, value), status, parsed if isinstance(parsed, dict) else {}
+            )
+
+    row = conn.execute("SELECT value FROM study_settings WHERE key = 'kqa_questions'").fetchone()
+    kqa_questions = None
+    if row is not None:
+        try:
+            kqa_questions = int(json.loads(row[0]))
+        except (TypeError, ValueError):
+            kqa_questions = None
+    items_by_kind = {
+        r[0]: r[1] for r in conn.execute("SELECT kind, count(*) FROM items GROUP BY kind")
+    }
+    return StudyData(
+        name=settings.name,
+        settings=settings,
+        units=units,
+        rater_kinds=rater_kinds,
+        labels=labels,
+        adjudications=adjudications,
+        verdicts=latest,
+        kqa_questions=kqa_questions,
+        items_by_kind=items_by_kind,
+        units_by_criterion=by_criterion,
+    )

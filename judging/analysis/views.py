@@ -1,0 +1,344 @@
+"""Agreement views of a study: who is compared with whom, per criterion, whole and sliced.
+
+Every view is a *comparison* of two label columns over a criterion's units, returned as a
+JSON-safe record (see :func:`criterion_comparisons`):
+
+- ``human_human``: each pair of reviewers; with three or more reviewers also ``reviewers``
+  (Fleiss' κ, Krippendorff's α, mean pairwise agreement, each reviewer vs the others' majority);
+- ``human_judge``: each reviewer vs each judge;
+- ``majority_judge``: the reviewers' per-unit strict majority vs each judge (two or more
+  reviewers; units without a majority are left out);
+- ``judge_judge``: each pair of judges (panels included);
+- ``ab_ba``: pairwise criteria, per judge: the verdict of order AB vs that of order BA, from
+  the verdict trails (both already in terms of the item's own answers);
+- ``reference``: each rater (and the reviewers' majority) vs the latest adjudication.
+
+Pairwise criteria get each comparison with ties and without (units where either side said
+``tie`` dropped). Whole-criterion figures carry percentile-bootstrap intervals over units
+(fixed seed); slices (batch, answer source, statement category) carry analytic intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from medjudge.judging.analysis.study_data import (
+    MAJORITY,
+    REFERENCE,
+    StudyData,
+    UnitInfo,
+    categories_for,
+)
+from medjudge.judging.stats.agreement import (
+    MultiRaterStats,
+    TwoRaterStats,
+    multi_rater_stats,
+    two_rater_stats,
+    without_ties,
+)
+
+TWO_METRICS = ("percent", "cohen", "gwet_ac1", "weighted_kappa", "spearman", "pearson")
+MULTI_METRICS = ("fleiss", "krippendorff_alpha", "mean_pairwise_percent")
+
+VIEW_TITLES = {
+    "human_human": "Reviewer vs reviewer",
+    "reviewers": "All reviewers",
+    "human_judge": "Reviewer vs judge",
+    "majority_judge": "Reviewers' majority vs judge",
+    "judge_judge": "Judge vs judge",
+    "ab_ba": "Judge order AB vs order BA",
+    "reference": "Rater vs adjudicated reference",
+}
+"""Human titles of the views, in report order."""
+
+
+@dataclass(frozen=True)
+class ViewOptions:
+    """How intervals are computed.
+
+    Attributes:
+        ci: Interval method for whole-criterion figures (``bootstrap``, ``analytic``, ``none``).
+        slice_ci: Interval method for slices.
+        n_boot: Bootstrap resamples.
+        seed: Bootstrap seed (same seed, same intervals).
+        confidence: Confidence level.
+        slices: Compute slices at all.
+    """
+
+    ci: str = "bootstrap"
+    slice_ci: str = "analytic"
+    n_boot: int = 1000
+    seed: int = 0
+    confidence: float = 0.95
+    slices: bool = True
+
+
+def two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
+    """A comparison record from two-rater figures (JSON-safe)."""
+    d = stats.to_dict()
+    metrics = {m: d[m] for m in TWO_METRICS if d.get(m) is not None}
+    return {
+        **fields,
+        "n": stats.n,
+        "n_dropped": stats.n_dropped,
+        "chance": stats.chance,
+        "metrics": metrics,
+        "confusion": d["confusion"],
+    }
+
+
+def multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
+    """A comparison record from multi-rater figures (JSON-safe)."""
+    d = stats.to_dict()
+    return {
+        **fields,
+        "n": stats.n_units,
+        "n_complete": stats.n_complete,
+        "raters": d["raters"],
+        "metrics": {m: d[m] for m in MULTI_METRICS},
+        "vs_majority": d["vs_majority"],
+        "confusion": None,
+    }
+
+
+def _two(
+    a: Sequence[Hashable | None],
+    b: Sequence[Hashable | None],
+    cats: list[Hashable] | None,
+    ordinal: bool,
+    ci: str,
+    opts: ViewOptions,
+) -> TwoRaterStats:
+    kw: dict[str, Any] = {
+        "ci": ci,
+        "n_boot": opts.n_boot,
+        "seed": opts.seed,
+        "confidence": opts.confidence,
+        "ordinal": ordinal,
+    }
+    try:
+        return two_rater_stats(a, b, categories=cats, **kw)
+    except ValueError:  # a value outside today's label set: fall back to what is observed
+        return two_rater_stats(a, b, **{**kw, "ordinal": False})
+
+
+def _slicers(data: StudyData, units: Sequence[int]) -> dict[str, Callable[[UnitInfo], str | None]]:
+    """Slice dimensions that split this criterion's units into two or more groups."""
+    candidates: dict[str, Callable[[UnitInfo], str | None]] = {
+        "batch": lambda u: u.batch,
+        "source": lambda u: u.source_label or None,
+        "category": lambda u: u.category,
+    }
+    out = {}
+    for name, key in candidates.items():
+        values = {key(data.units[u]) for u in units}
+        if len(values - {None}) >= 2:
+            out[name] = key
+    return out
+
+
+def _pairs(data: StudyData, criterion: str) -> list[tuple[str, str, str]]:
+    """(view, rater_a, rater_b) for every two-column comparison of a criterion."""
+    humans = data.raters(criterion, "human")
+    judges = data.raters(criterion, "judge")
+    out = [("human_human", a, b) for a, b in combinations(humans, 2)]
+    out += [("human_judge", h, j) for h in humans for j in judges]
+    if len(humans) >= 2:
+        out += [("majority_judge", MAJORITY, j) for j in judges]
+    out += [("judge_judge", a, b) for a, b in combinations(judges, 2)]
+    return out
+
+
+def ab_ba_columns(
+    data: StudyData, judge: str, units: Sequence[int]
+) -> tuple[list[Hashable | None], list[Hashable | None]]:
+    """A judge's per-order verdicts (AB, BA) over units, from the verdict trails."""
+    verdicts = data.verdicts.get(judge, {})
+    ab: list[Hashable | None] = []
+    ba: list[Hashable | None] = []
+    for u in units:
+        v = verdicts.get(u)
+        orders = v.trail.get("orders") if v is not None else None
+        if not isinstance(orders, dict):
+            ab.append(None)
+            ba.append(None)
+            continue
+        ab.append((orders.get("AB") or {}).get("verdict"))
+        ba.append((orders.get("BA") or {}).get("verdict"))
+    return ab, ba
+
+
+def criterion_comparisons(
+    data: StudyData, criterion: str, opts: ViewOptions | None = None
+) -> list[dict[str, Any]]:
+    """Every agreement view of one criterion, whole and sliced.
+
+    Args:
+        data: the loaded study.
+        criterion: the criterion's name.
+        opts: interval options.
+
+    Returns:
+        Records with ``view``, ``criterion``, ``rater_a``, ``rater_b``, ``ties`` (``with``,
+        ``without`` or None for non-pairwise criteria), ``slice`` (``all`` or ``by=value``),
+        ``slice_by``, ``slice_value``, ``n``, ``metrics`` (name → estimate dict with value,
+        ci_low, ci_high, n, reason, method) and ``confusion`` (categories + matrix, rows =
+        rater_a). Multi-rater records (view ``reviewers``) have ``raters``, ``n_complete``
+        and ``vs_majority`` instead of a confusion table.
+    """
+    opts = opts or ViewOptions()
+    crit = data.criterion(criterion)
+    kind = data.kind_of(criterion)
+    ordinal = bool(crit is not None and crit.ordinal)
+    cats = categories_for(crit)
+    units = data.labelled_units(criterion)
+    pairwise = kind == "pairwise"
+    ties: list[str | None] = ["with", "without"] if pairwise else [None]
+    slicers = _slicers(data, units) if opts.slices else {}
+    out: list[dict[str, Any]] = []
+
+    columns: list[tuple[str, str, str, list[Hashable | None], list[Hashable | None]]] = []
+    for view, a, b in _pairs(data, criterion):
+        columns.append(
+            (view, a, b, data.column(criterion, a, units), data.column(criterion, b, units))
+        )
+    if pairwise:
+        for judge in data.raters(criterion, "judge"):
+            ab, ba = ab_ba_columns(data, judge, units)
+            if any(x is not None for x in ab) or any(x is not None for x in ba):
+                columns.append(("ab_ba", f"{judge} [AB]", f"{judge} [BA]", ab, ba))
+
+    def emit(
+        view: str,
+        a: str,
+        b: str,
+        ca: list[Hashable | None],
+        cb: list[Hashable | None],
+        tie: str | None,
+    ) -> None:
+        base = {"view": view, "criterion": criterion, "rater_a": a, "rater_b": b, "ties": tie}
+        xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
+        stats = _two(xa, xb, cats, ordinal, opts.ci, opts)
+        out.append(two_record(stats, **base, slice="all", slice_by=None, slice_value=None))
+        if tie == "without":
+            return
+        for by, key in slicers.items():
+            groups: dict[str, list[int]] = {}
+            for i, u in enumerate(units):
+                value = key(data.units[u])
+                if value is not None:
+                    groups.setdefault(value, []).append(i)
+            for value in sorted(groups):
+                idx = groups[value]
+                s = _two(
+                    [ca[i] for i in idx], [cb[i] for i in idx], cats, ordinal, opts.slice_ci, opts
+                )
+                if s.n == 0:
+                    continue
+                out.append(
+                    two_record(s, **base, slice=f"{by}={value}", slice_by=by, slice_value=value)
+                )
+
+    for view, a, b, ca, cb in columns:
+        for tie in ties:
+            emit(view, a, b, ca, cb, tie)
+
+    humans = data.raters(criterion, "human")
+    if len(humans) >= 3:
+        table = [
+            list(row)
+            for row in zip(*(data.column(criterion, h, units) for h in humans), strict=True)
+        ]
+        out.append(
+            multi_record(
+                _multi(table, humans, cats, ordinal, opts),
+                view="reviewers",
+                criterion=criterion,
+                rater_a=f"{len(humans)} reviewers",
+                rater_b=None,
+                ties="with" if pairwise else None,
+                slice="all",
+                slice_by=None,
+                slice_value=None,
+            )
+        )
+    return out
+
+
+def _multi(
+    table: list[list[Hashable | None]],
+    raters: list[str],
+    cats: list[Hashable] | None,
+    ordinal: bool,
+    opts: ViewOptions,
+) -> MultiRaterStats:
+    kw: dict[str, Any] = {
+        "ci": "analytic" if opts.ci == "bootstrap" else opts.ci,
+        "n_boot": opts.n_boot,
+        "seed": opts.seed,
+        "confidence": opts.confidence,
+    }
+    # "analytic" here: Fleiss with its SE, α and mean pairwise by bootstrap (no analytic form).
+    try:
+        return multi_rater_stats(table, raters, categories=cats, ordinal=ordinal, **kw)
+    except ValueError:
+        return multi_rater_stats(table, raters, **kw)
+
+
+def reference_comparisons(
+    data: StudyData, criterion: str, opts: ViewOptions | None = None
+) -> list[dict[str, Any]]:
+    """Each rater (and the reviewers' majority) vs the latest adjudication, on one criterion.
+
+    Accuracy is the percent agreement with the reference; κ is Cohen's κ against it. Only
+    units with an adjudication count.
+
+    Returns:
+        Records like :func:`criterion_comparisons` with ``view="reference"`` and
+        ``rater_b`` = :data:`~.study_data.REFERENCE`.
+    """
+    opts = opts or ViewOptions()
+    crit = data.criterion(criterion)
+    units = [u for u in data.labelled_units(criterion) if u in data.adjudications]
+    if not units:
+        return []
+    ordinal = bool(crit is not None and crit.ordinal)
+    cats = categories_for(crit)
+    ref = data.column(criterion, REFERENCE, units)
+    humans = data.raters(criterion, "human")
+    raters = humans + ([MAJORITY] if len(humans) >= 2 else []) + data.raters(criterion, "judge")
+    out = []
+    for r in raters:
+        stats = _two(data.column(criterion, r, units), ref, cats, ordinal, opts.ci, opts)
+        rec = two_record(
+            stats,
+            view="reference",
+            criterion=criterion,
+            rater_a=r,
+            rater_b=REFERENCE,
+            ties=None,
+            slice="all",
+            slice_by=None,
+            slice_value=None,
+        )
+        rec["rater_kind"] = "majority" if r == MAJORITY else data.rater_kinds.get(r)
+        out.append(rec)
+    return out
+
+
+def unresolved_disagreements(data: StudyData, criterion: str) -> int:
+    """Units where the current labels of two or more raters differ and nobody adjudicated."""
+    m = data.labels.get(criterion)
+    if m is None:
+        return 0
+    raters = m.raters()
+    count = 0
+    for u in m.units():
+        if u in data.adjudications:
+            continue
+        values = {m.get(u, r) for r in raters} - {None}
+        count += len(values) >= 2
+    return count

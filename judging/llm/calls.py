@@ -1,0 +1,273 @@
+"""Making judge calls: one call with its parse retries, the writer that commits each result,
+the cost guard, and the bounded-concurrency loop.
+
+Concurrency and storage contract:
+- Calls run as asyncio tasks bounded by a semaphore; providers retry 429/5xx with backoff
+  that honours ``Retry-After``, each attempt under a timeout.
+- Every result is handed to :class:`CallWriter`, a thread with its own connection that
+  commits it at once (WAL, ``synchronous=NORMAL``: durable when the process is killed), so a
+  killed run resumes without paying again for anything it had received. A call keeps its
+  concurrency slot until its row is committed, so at any moment at most ``concurrency`` calls
+  are paid-for-but-unrecorded (what a kill can make a resumed run pay again).
+- When a result cannot be stored (disk full, file damaged) no further call is started, and
+  the run ends with that :class:`~medjudge.store.db.StudyError`: nothing is paid that cannot
+  be kept.
+- The cost guard reserves each call's worst-case cost before it starts, so ``max_cost``
+  holds however many calls are in flight (and, with :class:`SharedCostGuard`, however many
+  worker processes share the run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from medjudge.judging.llm.pricing import Price, estimate_tokens
+from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError, make_provider
+from medjudge.judging.protocol import replies
+from medjudge.judging.protocol.plan import CallSpec
+from medjudge.store.db import connect, transaction
+from medjudge.store.judgments import record_call
+from medjudge.store.study import dumps, utcnow
+
+
+class CallWriter(threading.Thread):
+    """Commits call results from a queue, one small transaction per batch, on its own connection."""
+
+    def __init__(self, study_path: str) -> None:
+        """Open a dedicated connection to the study."""
+        super().__init__(name="medjudge-call-writer", daemon=True)
+        self.path = study_path
+        self.conn = connect(study_path)
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.queue: queue.Queue[tuple[dict[str, Any], Callable[[], None]] | None] = queue.Queue()
+        self.error: BaseException | None = None
+
+    def submit(self, row: dict[str, Any]) -> asyncio.Future[None]:
+        """Queue a row; the future is done once the row is committed (or could not be)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+
+        def settle() -> None:
+            if not future.done():
+                future.set_result(None)
+
+        def notify() -> None:
+            try:
+                loop.call_soon_threadsafe(settle)
+            except RuntimeError:  # the loop is gone (the run was interrupted)
+                pass
+
+        self.queue.put((row, notify))
+        return future
+
+    def run(self) -> None:
+        """Drain the queue until the sentinel arrives; after a write error, only notify."""
+        done = False
+        while not done:
+            entries = [self.queue.get()]
+            while True:
+                try:
+                    entries.append(self.queue.get_nowait())
+                except queue.Empty:
+                    break
+            if None in entries:
+                done = True
+            batch = [e for e in entries if e is not None]
+            if batch and self.error is None:
+                try:
+                    with transaction(self.conn, self.path):  # a StudyError says what went wrong
+                        for row, _ in batch:
+                            record_call(self.conn, row)
+                except BaseException as exc:  # reported by close()
+                    self.error = exc
+            for _, notify in batch:
+                notify()
+        self.conn.close()
+
+    def close(self) -> None:
+        """Flush everything queued and stop; re-raise a write error."""
+        self.queue.put(None)
+        self.join()
+        if self.error is not None:
+            raise self.error
+
+
+class CostGuard(Protocol):
+    """Reserves worst-case cost before a call and settles the real cost after it."""
+
+    def reserve(self, amount: float) -> bool:
+        """Reserve ``amount``; False when that would pass the limit (the run then stops)."""
+
+    def settle(self, reserved: float, actual: float) -> None:
+        """Replace a reservation by what the call really cost."""
+
+    def stopped(self) -> bool:
+        """Whether the limit was reached."""
+
+
+class LocalCostGuard:
+    """A cost guard for one process."""
+
+    def __init__(self, limit: float | None, cancel: threading.Event | None = None) -> None:
+        """``limit`` in USD (None: no limit); a set ``cancel`` event stops the run too."""
+        self.limit = limit
+        self.cancel = cancel
+        self.committed = 0.0
+        self._stop = False
+
+    def reserve(self, amount: float) -> bool:
+        """Reserve ``amount`` unless it would pass the limit (or the run was cancelled)."""
+        if self.cancel is not None and self.cancel.is_set():
+            self._stop = True
+        if self._stop:
+            return False
+        if self.limit is not None and self.committed + amount > self.limit:
+            self._stop = True
+            return False
+        self.committed += amount
+        return True
+
+    def settle(self, reserved: float, actual: float) -> None:
+        """Swap the reservation for the actual cost."""
+        self.committed += actual - reserved
+
+    def stopped(self) -> bool:
+        """Whether the limit was reached."""
+        return self._stop
+
+
+def parse_reply(call: CallSpec, text: str) -> Any:
+    """Parse a reply for its task (raises :class:`replies.ReplyError`)."""
+    if call.kind == "pairwise":
+        return replies.parse_pairwise(text, call.parse_args["criteria"])
+    if call.kind == "nli":
+        return replies.parse_nli(text)
+    if call.kind in ("kqa_entails", "kqa_contradicts"):
+        return replies.parse_yes_no(text)
+    return replies.parse_rating(text, call.parse_args["scales"], call.parse_args["options"])
+
+
+async def make_call(
+    provider: Provider, call: CallSpec, price: Price, parse_retries: int
+) -> dict[str, Any]:
+    """One call with up to ``parse_retries`` extra requests for replies that do not parse.
+
+    Returns:
+        The ``judge_calls`` row: status ``ok`` (parsed), ``failed`` (paid, never parsed) or
+        ``error`` (nothing usable came back; retried by the next run).
+    """
+    req = ChatRequest(
+        system=call.system,
+        messages=[{"role": "user", "content": call.user}],
+        max_tokens=call.judge.max_tokens,
+        temperature=call.judge.temperature,
+        json_schema=call.json_schema if provider.supports_json_schema else None,
+        seed=call.sample,
+    )
+    row: dict[str, Any] = {
+        "key": call.key,
+        "judge": call.judge.rater,
+        "provider": call.judge.spec.provider,
+        "model": call.judge.spec.model,
+        "template": call.template.name,
+        "template_hash": call.template.hash,
+        "params": dumps(call.params()),
+        "messages": dumps(call.messages()),
+        "item_id": call.item_id,
+        "task": call.task,
+        "sample": call.sample,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
+        "latency_s": 0.0,
+        "attempts": 0,
+        "raw": None,
+        "parsed": None,
+        "error": None,
+        "created_at": utcnow(),
+        "status": "failed",
+    }
+    for _ in range(1 + parse_retries):
+        try:
+            result = await provider.complete(req)
+        except ProviderError as exc:
+            row.update(status="error", error=str(exc))
+            row["attempts"] += getattr(exc, "attempts", 0) or 1
+            return row
+        row["input_tokens"] += result.input_tokens
+        row["output_tokens"] += result.output_tokens
+        row["cost_usd"] += price.cost(result.input_tokens, result.output_tokens)
+        row["latency_s"] += result.latency_s
+        row["attempts"] += result.attempts
+        row["raw"] = result.text
+        try:
+            parsed = parse_reply(call, result.text)
+        except replies.ReplyError as exc:
+            row.update(status="failed", error=f"unparseable reply: {exc}")
+            continue
+        row.update(status="ok", parsed=dumps(parsed), error=None)
+        return row
+    return row
+
+
+async def execute(
+    study_path: str,
+    todo: list[CallSpec],
+    *,
+    concurrency: int,
+    prices: dict[str, Price],
+    guard: CostGuard,
+    run_id: int,
+    api_keys: dict[str, str],
+    timeout_s: float,
+    max_retries: int,
+    parse_retries: int,
+    on_row: Callable[[dict[str, Any]], None],
+) -> bool:
+    """Make every call in ``todo`` and commit each result as it arrives.
+
+    Returns:
+        True when all calls were attempted; False when the cost guard stopped the run.
+    """
+    providers: dict[str, Provider] = {}
+    try:
+        for j in {c.judge.rater: c.judge for c in todo}.values():
+            providers[j.rater] = make_provider(
+                j.spec, api_keys=api_keys, timeout=timeout_s, max_retries=max_retries
+            )
+        writer = CallWriter(study_path)
+        writer.start()
+        sem = asyncio.Semaphore(concurrency)
+
+        async def one(call: CallSpec) -> None:
+            async with sem:
+                if writer.error is not None:
+                    return  # results can no longer be stored: pay for nothing more
+                price = prices[call.judge.rater]
+                worst = price.cost(
+                    estimate_tokens(call.system + call.user),
+                    call.judge.max_tokens * (1 + parse_retries),
+                )
+                if not guard.reserve(worst):
+                    return
+                row: dict[str, Any] | None = None
+                try:
+                    row = await make_call(providers[call.judge.rater], call, price, parse_retries)
+                finally:
+                    guard.settle(worst, row["cost_usd"] if row else 0.0)
+                row["run_id"] = run_id
+                await writer.submit(row)  # the slot is held until the row is on disk
+                on_row(row)
+
+        try:
+            await asyncio.gather(*(one(c) for c in todo))
+        finally:
+            writer.close()
+    finally:
+        for p in providers.values():
+            await p.aclose()
+    return not guard.stopped()

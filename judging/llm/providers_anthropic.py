@@ -1,0 +1,194 @@
+"""Anthropic (and Anthropic-compatible server) provider, via ``anthropic.AsyncAnthropic`` (2.x).
+
+anthropic 2.x notes: ``messages.create`` has no ``temperature``/``top_p`` keyword any more, so
+the temperature is sent through ``extra_body`` (llama.cpp's ``/v1/messages`` honours it) and
+dropped for the rest of the provider's life if the server answers 400 about it. The key is sent
+as ``Authorization: Bearer``. ``usage.input_tokens`` excludes cached prompt tokens, so
+``ChatResult.input_tokens`` adds ``cache_read_input_tokens`` and ``cache_creation_input_tokens``.
+
+Concurrency contract: as for every provider (see :mod:`.providers`): bind to one event loop;
+``complete()`` may run concurrently from many tasks; ``aclose()`` is idempotent.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+import anthropic
+
+from medjudge.judging.llm.provider_types import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    PLACEHOLDER_KEY,
+    ChatRequest,
+    ChatResult,
+    ProviderConfigError,
+    ProviderError,
+)
+from medjudge.judging.llm.retrying import RetryingProvider
+
+__all__ = ["AnthropicProvider", "ANTHROPIC_KEY_ENV"]
+
+ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
+
+log = logging.getLogger(__name__)
+
+
+class AnthropicProvider(RetryingProvider):
+    """Messages API via the official ``anthropic`` SDK.
+
+    ``supports_json_schema`` is False: callers must ask for JSON in the prompt (the
+    ``json_schema`` of a request is ignored here).
+
+    Args:
+        model: Model name sent in the request.
+        base_url: Server root for Anthropic-compatible servers, *without* ``/v1`` (a trailing
+            ``/v1`` is stripped); ``None`` for api.anthropic.com.
+        api_key: API key. ``None`` means: a placeholder if ``base_url`` is set, else the
+            ``ANTHROPIC_API_KEY`` environment variable.
+        timeout: Per-attempt timeout in seconds (given to the SDK and enforced with
+            ``asyncio.wait_for``).
+        max_retries: Retries after the first attempt.
+        backoff_base: First backoff in seconds (doubles per retry, with jitter).
+        backoff_max: Cap on any single wait, including a server's ``Retry-After``.
+        max_concurrency: Cap on in-flight requests, or ``None``.
+        name: Display/spec name; defaults to ``anthropic:MODEL[@BASE_URL]``.
+        on_close: Called (or awaited) by :meth:`aclose` after the client is closed.
+
+    Raises:
+        ProviderConfigError: No key given and ``ANTHROPIC_API_KEY`` unset (for
+            api.anthropic.com).
+    """
+
+    provider_label = "anthropic"
+    supports_json_schema = False
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        max_concurrency: int | None = None,
+        name: str | None = None,
+        on_close: Callable[[], Any] | None = None,
+    ) -> None:
+        if base_url:
+            base_url = base_url.rstrip("/")
+            if base_url.endswith("/v1"):
+                base_url = base_url[: -len("/v1")]
+        else:
+            base_url = None
+        if name is None:
+            name = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
+        if api_key is None:
+            if base_url is not None:
+                api_key = PLACEHOLDER_KEY
+            else:
+                api_key = os.environ.get(ANTHROPIC_KEY_ENV) or None
+                if api_key is None:
+                    raise ProviderConfigError(
+                        f"{name}: no Anthropic API key. Set the {ANTHROPIC_KEY_ENV} environment "
+                        "variable (or use anthropic:MODEL@URL for a compatible server).",
+                        provider=name,
+                    )
+        super().__init__(
+            model,
+            name=name,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            max_concurrency=max_concurrency,
+            secrets=(api_key,),
+            on_close=on_close,
+        )
+        self.base_url = base_url
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=self.timeout,
+            max_retries=0,
+        )
+
+    # ------------------------------------------------------------------ one attempt
+    def _build_kwargs(self, req: ChatRequest) -> dict[str, Any]:
+        system_parts = [req.system] if req.system else []
+        messages: list[dict[str, Any]] = []
+        for message in req.messages:
+            if message["role"] == "system":
+                system_parts.append(str(message["content"]))
+            else:
+                messages.append({"role": message["role"], "content": message["content"]})
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": req.max_tokens,
+            "messages": messages,
+            "timeout": self.timeout,
+        }
+        if system_parts:
+            kwargs["system"] = "\n\n".join(system_parts)
+        if "temperature" not in self._dropped_params:
+            kwargs["extra_body"] = {"temperature": req.temperature}
+        return kwargs
+
+    async def _send(self, req: ChatRequest) -> ChatResult:
+        response = await self._client.messages.create(**self._build_kwargs(req))
+        blocks = getattr(response, "content", None)
+        if blocks is None:
+            raise self._error("malformed response: no content", kind="bad_response")
+        text = "".join(
+            getattr(block, "text", "") or ""
+            for block in blocks
+            if getattr(block, "type", None) == "text"
+        )
+        usage = getattr(response, "usage", None)
+        input_tokens = sum(
+            int(getattr(usage, field, 0) or 0)
+            for field in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        )
+        return ChatResult(
+            text=text,
+            input_tokens=input_tokens,
+            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            latency_s=0.0,
+            model=getattr(response, "model", None) or self.model,
+            attempts=0,
+            finish_reason=getattr(response, "stop_reason", None),
+        )
+
+    # ------------------------------------------------------------------ errors
+    def _translate(self, exc: Exception) -> ProviderError | None:
+        if isinstance(exc, anthropic.APITimeoutError):
+            return self._error("request timed out", kind="timeout", retryable=True)
+        if isinstance(exc, anthropic.APIConnectionError):
+            cause = exc.__cause__
+            detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
+            where = self.base_url or "api.anthropic.com"
+            return self._error(
+                f"cannot connect to {where}{detail[:300]}", kind="connection", retryable=True
+            )
+        if isinstance(exc, anthropic.APIStatusError):
+            return self._status_error(exc.status_code, exc.body, exc.response.headers)
+        if isinstance(exc, anthropic.APIResponseValidationError):
+            return self._error("malformed response from server", kind="bad_response")
+        if isinstance(exc, anthropic.AnthropicError):
+            return self._error(f"{type(exc).__name__}: {exc}", kind="sdk")
+        return None
+
+    def _adapt(self, err: ProviderError) -> bool:
+        if "temperature" in err.message.lower() and "temperature" not in self._dropped_params:
+            log.warning("%s: server refused 'temperature'; not sending it again", self.name)
+            self._dropped_params.add("temperature")
+            return True
+        return False
+
+    async def _close_client(self) -> None:
+        await self._client.close()

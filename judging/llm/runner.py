@@ -1,0 +1,334 @@
+"""Running judges over a study: plan, skip what is cached, call, record, resolve.
+
+Concurrency and storage contract (the calls themselves: :mod:`judging.calls`):
+- Every reply is committed as soon as it arrives, so a run killed at any moment resumes
+  without paying again for what it had received.
+- Cached calls (status ``ok`` or ``failed``) are never requested again; ``error`` rows are.
+- Large runs against remote providers are sharded over worker processes
+  (:mod:`judging.workers`).
+- ``max_cost`` stops scheduling new calls once the spend would pass it; calls in flight
+  finish, verdicts are resolved for the items whose calls are all in, and the run says so.
+- Progress goes to a :class:`RunDisplay`; nothing here knows about terminals.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from medjudge.judging.llm.calls import LocalCostGuard, execute
+from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
+from medjudge.judging.llm.workers import execute_sharded, worker_count
+from medjudge.judging.protocol import rules as protocol
+from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
+from medjudge.judging.protocol.resolve import Outcome, VerdictOut, resolve_item
+from medjudge.store.items import Item, get_item, list_items
+from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
+from medjudge.store.study import Study
+
+
+@dataclass
+class RunOptions:
+    """How to run."""
+
+    concurrency: int = 8
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    parse_retries: int = 1
+    """Extra requests for a reply that does not parse, before it is a failed sample."""
+    max_cost: float | None = None
+    dry_run: bool = False
+    panel_rule: str = "conservative"
+    kinds: tuple[str, ...] = ("pairwise", "statements", "rating")
+    item_ids: Sequence[int] | None = None
+    price_override: tuple[float, float] | None = None
+    api_keys: dict[str, str] = field(default_factory=dict)
+    actor: str = "medjudge"
+    workers: int | None = None
+    """Worker processes for the calls (None: automatic, see :mod:`judging.workers`)."""
+    cancel: threading.Event | None = None
+    """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
+    the items whose calls are all in get their verdicts."""
+
+
+@dataclass
+class CallEvent:
+    """One finished call, for progress displays."""
+
+    judge: str
+    task: str
+    status: str
+    cost: float
+
+
+@dataclass
+class RunSummary:
+    """What a run did (or, for a dry run, would do)."""
+
+    calls_needed: int = 0
+    cached: int = 0
+    to_call: int = 0
+    requests: int = 0
+    ok: int = 0
+    failed: int = 0
+    errors: int = 0
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    est_input_tokens: int = 0
+    est_output_tokens: int = 0
+    est_cost_usd: float = 0.0
+    unknown_prices: list[str] = field(default_factory=list)
+    verdicts_added: int = 0
+    missing_verdicts: int = 0
+    position_inconsistent: int = 0
+    stopped: str | None = None
+    elapsed_s: float = 0.0
+    run_id: int | None = None
+
+
+class RunDisplay(Protocol):
+    """What a run reports as it goes (a progress bar, a TUI widget, a list in tests)."""
+
+    def started(self, summary: RunSummary) -> None:
+        """Planning is done: ``calls_needed``, ``cached`` and ``to_call`` are known."""
+
+    def call_done(self, event: CallEvent, summary: RunSummary) -> None:
+        """One call finished (ok, failed or error)."""
+
+    def finished(self, summary: RunSummary) -> None:
+        """The run is over (verdicts written)."""
+
+
+def plan(
+    study: Study, judges: Sequence[JudgeConfig], options: RunOptions
+) -> tuple[list[Item], list[CallSpec]]:
+    """Items in scope and every call the judges need for them."""
+    refs = list_items(study)
+    wanted = set(options.item_ids) if options.item_ids is not None else None
+    items = [
+        get_item(study, r.id)
+        for r in refs
+        if r.kind in options.kinds and (wanted is None or r.id in wanted)
+    ]
+    calls = [c for j in judges for it in items for c in plan_item(it, j, study.settings)]
+    return items, calls
+
+
+async def run_judges(
+    study: Study,
+    judges: Sequence[JudgeConfig],
+    options: RunOptions,
+    display: RunDisplay | None = None,
+) -> RunSummary:
+    """Run judges over a study and store calls and verdicts.
+
+    Returns:
+        The run's summary (for a dry run: the counts and estimates only).
+
+    Raises:
+        ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
+    """
+    t0 = time.monotonic()
+    items, calls = plan(study, judges, options)
+    summary = RunSummary(calls_needed=len(calls))
+    stored = cached_calls(study, [c.key for c in calls])
+    todo = [c for c in calls if c.key not in stored or stored[c.key].status == "error"]
+    summary.cached = len(calls) - len(todo)
+    summary.to_call = len(todo)
+    prices = {
+        j.rater: price_for(j.spec.provider, j.spec.model, j.spec.base_url, options.price_override)
+        for j in judges
+    }
+    summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
+    for c in todo:
+        tin = estimate_tokens(c.system + c.user)
+        tout = min(c.judge.max_tokens, 60 * len(c.parse_args.get("criteria", [1])) + 40)
+        summary.est_input_tokens += tin
+        summary.est_output_tokens += tout
+        summary.est_cost_usd += prices[c.judge.rater].cost(tin, tout)
+    if options.dry_run:
+        summary.elapsed_s = time.monotonic() - t0
+        return summary
+    run_id = start_run(
+        study,
+        [j.rater for j in judges],
+        {
+            "judges": [j.describe() for j in judges],
+            "panel_rule": options.panel_rule,
+            "concurrency": options.concurrency,
+        },
+        options.actor,
+        len(calls),
+    )
+    summary.run_id = run_id
+    if display:
+        display.started(summary)
+    status = "done"
+    if todo:
+        status = await _execute(study, todo, options, prices, summary, run_id, display)
+    outcomes = {
+        k: Outcome(v.status, v.parsed, v.error)
+        for k, v in cached_calls(study, [c.key for c in calls]).items()
+    }
+    _resolve_all(study, judges, items, calls, outcomes, options, summary, run_id)
+    finish_run(
+        study,
+        run_id,
+        status=status,
+        made=summary.requests,
+        cached=summary.cached,
+        failed=summary.failed,
+        cost=summary.cost_usd,
+    )
+    summary.elapsed_s = time.monotonic() - t0
+    if display:
+        display.finished(summary)
+    return summary
+
+
+async def _execute(
+    study: Study,
+    todo: list[CallSpec],
+    options: RunOptions,
+    prices: dict[str, Price],
+    summary: RunSummary,
+    run_id: int,
+    display: RunDisplay | None,
+) -> str:
+    def on_row(row: dict[str, Any]) -> None:
+        account(summary, row)
+        if display:
+            display.call_done(
+                CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), summary
+            )
+
+    common = {
+        "run_id": run_id,
+        "api_keys": options.api_keys,
+        "timeout_s": options.timeout_s,
+        "max_retries": options.max_retries,
+        "parse_retries": options.parse_retries,
+    }
+    n = worker_count(todo, options.workers)
+    if n > 1:
+        complete = await execute_sharded(
+            str(study.path),
+            todo,
+            n,
+            limit=options.max_cost,
+            cancel=options.cancel,
+            on_row=on_row,
+            concurrency=options.concurrency,
+            prices=prices,
+            **common,
+        )
+    else:
+        complete = await execute(
+            str(study.path),
+            todo,
+            concurrency=options.concurrency,
+            prices=prices,
+            guard=LocalCostGuard(options.max_cost, options.cancel),
+            on_row=on_row,
+            **common,
+        )
+    if not complete:
+        cancelled = options.cancel is not None and options.cancel.is_set()
+        summary.stopped = "cancelled" if cancelled else f"--max-cost {options.max_cost:g} reached"
+        return "stopped"
+    return "done"
+
+
+def account(summary: RunSummary, row: dict[str, Any]) -> None:
+    """Add one call's result to the run's counts."""
+    summary.requests += row["attempts"]
+    summary.cost_usd += row["cost_usd"]
+    summary.input_tokens += row["input_tokens"]
+    summary.output_tokens += row["output_tokens"]
+    if row["status"] == "ok":
+        summary.ok += 1
+    elif row["status"] == "failed":
+        summary.failed += 1
+    else:
+        summary.errors += 1
+
+
+def _resolve_all(
+    study: Study,
+    judges: Sequence[JudgeConfig],
+    items: list[Item],
+    calls: list[CallSpec],
+    outcomes: dict[str, Outcome],
+    options: RunOptions,
+    summary: RunSummary,
+    run_id: int,
+) -> None:
+    by_judge_item: dict[tuple[str, int], list[CallSpec]] = defaultdict(list)
+    for c in calls:
+        by_judge_item[(c.judge.rater, c.item_id)].append(c)
+    resolved: dict[str, dict[int, VerdictOut]] = {}
+    for j in judges:
+        out: list[NewVerdict] = []
+        resolved[j.rater] = {}
+        for it in items:
+            item_calls = by_judge_item[(j.rater, it.id)]
+            if any(c.key not in outcomes or outcomes[c.key].status == "error" for c in item_calls):
+                continue  # not all calls are in (stopped, or transport errors): judge it next run
+            for v in resolve_item(it, item_calls, outcomes, study.settings):
+                v.trail.update(
+                    judge=j.rater,
+                    template=item_calls[0].template.name,
+                    template_hash=item_calls[0].template.hash,
+                    samples=j.samples,
+                )
+                resolved[j.rater][v.unit_id] = v
+                out.append(NewVerdict(v.unit_id, v.value, v.reason, v.trail))
+                summary.missing_verdicts += v.value is None
+                summary.position_inconsistent += bool(v.trail.get("position_inconsistent"))
+        summary.verdicts_added += write_verdicts(
+            study, j.rater, j.describe(), out, run_id=run_id, actor=options.actor
+        )
+    if len(judges) >= 2:
+        summary.verdicts_added += _panel(study, judges, items, resolved, options, run_id)
+
+
+def _panel(
+    study: Study,
+    judges: Sequence[JudgeConfig],
+    items: list[Item],
+    resolved: dict[str, dict[int, VerdictOut]],
+    options: RunOptions,
+    run_id: int,
+) -> int:
+    names = [j.rater for j in judges]
+    out: list[NewVerdict] = []
+    for it in items:
+        if it.kind == "rating":
+            continue
+        for unit in it.units:
+            members = [resolved[n].get(unit.id) for n in names]
+            if any(m is None for m in members):
+                continue
+            null = (
+                study.settings.criterion(unit.criterion).null_verdict
+                if it.kind == "pairwise"
+                else "neutral"
+            )
+            result = protocol.panel([m.value for m in members if m], null, options.panel_rule)
+            trail = {
+                "protocol": f"panel ({options.panel_rule})",
+                "members": dict(zip(names, [m.value for m in members if m], strict=True)),
+                "verdict": result.verdict,
+                "rule": result.rule,
+                "judges_disagreed": result.disagreed,
+            }
+            out.append(NewVerdict(unit.id, result.verdict, "", trail))
+    config = {"panel": names, "rule": options.panel_rule}
+    return write_verdicts(
+        study, "panel:" + "+".join(names), config, out, run_id=run_id, actor=options.actor
+    )

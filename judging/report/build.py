@@ -1,0 +1,345 @@
+"""The study report: one JSON-safe structure with every figure, rendered as md, html, json, csv.
+
+:func:`build_report` reads a study (read-only) and returns a plain ``dict``: no NaN or infinity
+anywhere (an undefined figure is ``null`` with a ``reason``), every figure with its ``n``.
+Renderers: :func:`render` (``md`` → :mod:`.report_md`, ``html`` → :mod:`.report_html`,
+``json``, ``csv`` → :mod:`.report_csv`). Text from the study (item ids, rater, criterion and
+model names) is stored raw here and escaped by each renderer for its format.
+
+Top-level keys: ``format``, ``version``, ``generated_at``, ``medjudge_version``, ``study``,
+``protocol`` (judges, templates with hashes, orders, voting rules, statistics), ``effort``
+(judge calls, tokens, cost; reviewer time), ``criteria`` (per criterion: raters, counts and
+``comparisons``, see :func:`.views.criterion_comparisons`), ``adjudication`` (each rater vs
+the adjudicated reference, unresolved disagreements), ``consistency`` (judge
+self-consistency), ``kqa``, ``win_rates``, ``ratings`` and ``notes``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from medjudge import __version__
+from medjudge.judging.analysis.consistency import judge_consistency
+from medjudge.judging.analysis.kqa import kqa_metrics
+from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
+from medjudge.judging.analysis.study_data import (
+    MAJORITY,
+    StudyData,
+    categories_for,
+    load_study_data,
+)
+from medjudge.judging.analysis.views import (
+    ViewOptions,
+    criterion_comparisons,
+    reference_comparisons,
+    unresolved_disagreements,
+)
+from medjudge.store.study import Study
+
+FORMATS = ("md", "html", "json", "csv")
+
+VOTING_RULES = [
+    "Pairwise: every prompt is rendered in order AB (answer A shown first) and order BA "
+    "(swapped); BA votes are mapped back to the item's own answers (tie and neither stay).",
+    "Per order, the verdict held by a strict majority of the valid samples wins; without one: "
+    "tie if tie is among the votes, else neither if it is among them, else the criterion's "
+    "null verdict (tie for benefit criteria, neither for risk criteria); both tie and neither "
+    "present gives the null verdict.",
+    "A sample that cannot be parsed (after bounded retries) is a failed sample and never "
+    "votes; an order with no valid sample makes the verdict missing (never a tie).",
+    "AB = BA gives that verdict; AB ≠ BA gives the null verdict and counts as a position "
+    "inconsistency.",
+    "Panel of several judge models: all equal gives that verdict, otherwise the null verdict "
+    "(conservative) or the plurality (if so configured).",
+    "Statements: strict majority of the samples' labels (entailed / neutral / contradicted), "
+    "else neutral; in the K-QA protocol each sample asks 'entails?' and 'contradicts?' and "
+    "a yes to 'contradicts' wins.",
+    "Ratings: the median of the samples (lower median for an even count); an options "
+    "criterion keeps each option named by a strict majority of samples.",
+]
+
+STATISTICS = [
+    "Two raters are compared over the units both labelled: percent agreement, Cohen's κ "
+    "(chance from each rater's own marginals), Gwet's AC1; ordinal scales add linear "
+    "weighted κ, Spearman and Pearson.",
+    "Three or more reviewers: Fleiss' κ (units labelled by all), Krippendorff's α (nominal, or "
+    "ordinal for scales; tolerates missing labels), mean pairwise percent agreement, and each "
+    "reviewer's agreement with the strict majority of the others.",
+    "The reviewers' majority on a unit is the label held by more than half of the reviewers "
+    "who labelled it; units without one are left out of majority comparisons.",
+    "Pairwise criteria are reported with ties and without (units where either side said tie "
+    "dropped).",
+    "Whole-criterion intervals: 95% percentile bootstrap over units with a fixed seed (Fleiss' "
+    "κ: analytic SE); slices (batch, answer source, statement category) and shares: analytic "
+    "intervals (Wilson for proportions, Fleiss–Cohen–Everitt SE for κ).",
+]
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How the report's intervals are computed.
+
+    Attributes:
+        n_boot: Bootstrap resamples.
+        seed: Bootstrap seed; None uses the study's own seed setting.
+        confidence: Confidence level.
+        slices: Include sliced views (batch, answer source, statement category).
+    """
+
+    n_boot: int = 1000
+    seed: int | None = None
+    confidence: float = 0.95
+    slices: bool = True
+
+
+def json_safe(value: Any) -> Any:
+    """Plain JSON types only: non-finite floats become None, numpy scalars become Python."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if hasattr(value, "item"):  # numpy scalar
+        try:
+            return json_safe(value.item())
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
+def _loads(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[str, Any]:
+    """Judges with their settings and templates (with hashes), the voting rules, statistics."""
+    conn = study.conn
+    templates: dict[str, list[dict[str, Any]]] = {}
+    for r in conn.execute(
+        "SELECT judge, template, template_hash, count(*) FROM judge_calls "
+        "GROUP BY judge, template, template_hash ORDER BY judge, template"
+    ):
+        templates.setdefault(r[0], []).append({"template": r[1], "hash": r[2], "calls": r[3]})
+    judges = []
+    for r in conn.execute("SELECT name, config FROM raters WHERE kind = 'judge' ORDER BY name"):
+        config = _loads(r[1])
+        judges.append(
+            {
+                "name": r[0],
+                "panel": "panel" in config or r[0].startswith("panel:"),
+                "provider": config.get("provider"),
+                "model": config.get("model"),
+                "samples": config.get("samples"),
+                "temperature": config.get("temperature"),
+                "max_tokens": config.get("max_tokens"),
+                "statements_protocol": config.get("statements_protocol"),
+                "members": config.get("panel"),
+                "panel_rule": config.get("rule"),
+                "templates": templates.get(r[0], []),
+                "verdicts": len(data.verdicts.get(r[0], {})),
+            }
+        )
+    return {
+        "judges": judges,
+        "orders": ["AB", "BA"],
+        "voting_rules": VOTING_RULES,
+        "statistics": STATISTICS,
+        "intervals": {
+            "whole": opts.ci,
+            "slices": opts.slice_ci,
+            "n_boot": opts.n_boot,
+            "seed": opts.seed,
+            "confidence": opts.confidence,
+        },
+        "blind_review": study.settings.blind,
+    }
+
+
+def effort_section(study: Study) -> dict[str, Any]:
+    """Judge calls, tokens, cost and latency (sums of ``judge_calls``); reviewer time."""
+    conn = study.conn
+    cols = (
+        "calls",
+        "ok",
+        "failed",
+        "errors",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "latency_s",
+    )
+    sql = (
+        "SELECT {by} count(*), coalesce(sum(status = 'ok'), 0), "
+        "coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'error'), 0), "
+        "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
+        "coalesce(sum(cost_usd), 0), coalesce(sum(latency_s), 0) FROM judge_calls {group}"
+    )
+    total = dict(zip(cols, conn.execute(sql.format(by="", group="")).fetchone(), strict=True))
+    per_judge = [
+        {"judge": r[0], **dict(zip(cols, r[1:], strict=True))}
+        for r in conn.execute(sql.format(by="judge,", group="GROUP BY judge ORDER BY judge"))
+    ]
+    reviewers = []
+    for r in conn.execute(
+        "SELECT ra.name, coalesce(sum(t.seconds), 0), count(t.item_id), "
+        "coalesce(sum(t.visits), 0), "
+        "(SELECT count(*) FROM labels l WHERE l.rater_id = ra.id) FROM raters ra "
+        "LEFT JOIN item_time t ON t.rater_id = ra.id WHERE ra.kind = 'human' "
+        "GROUP BY ra.id ORDER BY ra.name"
+    ):
+        reviewers.append(
+            {
+                "reviewer": r[0],
+                "seconds": float(r[1]),
+                "items": r[2],
+                "visits": r[3],
+                "labels": r[4],
+                "seconds_per_item": float(r[1]) / r[2] if r[2] else None,
+            }
+        )
+    return {
+        "judge_calls": {
+            **total,
+            "cost_usd": float(total["cost_usd"]),
+            "latency_s": float(total["latency_s"]),
+        },
+        "per_judge": per_judge,
+        "reviewers": reviewers,
+        "review_seconds": sum(r["seconds"] for r in reviewers),
+    }
+
+
+def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> dict[str, Any]:
+    """One criterion: its definition, raters, counts and every agreement view."""
+    crit = data.criterion(criterion)
+    units = data.labelled_units(criterion)
+    m = data.labels.get(criterion)
+    cats = categories_for(crit)
+    return {
+        "name": criterion,
+        "kind": data.kind_of(criterion),
+        "question": crit.question if crit else None,
+        "polarity": crit.polarity if crit else None,
+        "ordinal": bool(crit and crit.ordinal),
+        "categories": cats,
+        "n_units_total": len(data.units_by_criterion.get(criterion, [])),
+        "n_units": len(m.units()) if m is not None else 0,
+        "n_labels": len(m) if m is not None else 0,
+        "reviewers": data.raters(criterion, "human"),
+        "judges": data.raters(criterion, "judge"),
+        "adjudicated": sum(u in data.adjudications for u in units),
+        "unresolved": unresolved_disagreements(data, criterion),
+        "comparisons": criterion_comparisons(data, criterion, opts),
+    }
+
+
+def adjudication_section(data: StudyData, opts: ViewOptions) -> dict[str, Any]:
+    """Each rater vs the adjudicated reference, and the unresolved disagreements."""
+    rows = []
+    for criterion in data.criteria():
+        units = data.labelled_units(criterion)
+        rows.append(
+            {
+                "criterion": criterion,
+                "adjudicated": sum(u in data.adjudications for u in units),
+                "unresolved": unresolved_disagreements(data, criterion),
+                "comparisons": reference_comparisons(data, criterion, opts),
+            }
+        )
+    return {
+        "definition": "accuracy = percent agreement with the latest adjudication of each unit; "
+        "κ = Cohen's κ against it; unresolved = units where the current labels of "
+        "two or more raters differ and no adjudication exists",
+        "adjudicated_total": len(data.adjudications),
+        "unresolved_total": sum(r["unresolved"] for r in rows),
+        "criteria": rows,
+    }
+
+
+def build_report(
+    study: Study, options: ReportOptions | None = None, *, now: datetime | None = None
+) -> dict[str, Any]:
+    """Every figure of a study's report as one JSON-safe dict.
+
+    Args:
+        study: the open study (read only).
+        options: interval settings.
+        now: the generation time to record (default: now, UTC).
+
+    Returns:
+        The report (see the module docstring for its keys).
+    """
+    options = options or ReportOptions()
+    seed = study.settings.seed if options.seed is None else options.seed
+    opts = ViewOptions(
+        n_boot=options.n_boot, seed=seed, confidence=options.confidence, slices=options.slices
+    )
+    data = load_study_data(study)
+    when = (now or datetime.now(UTC)).astimezone(UTC)
+    units_by_kind: dict[str, int] = {}
+    for info in data.units.values():
+        units_by_kind[info.kind] = units_by_kind.get(info.kind, 0) + 1
+    report = {
+        "format": "medjudge-report",
+        "version": 1,
+        "generated_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "medjudge_version": __version__,
+        "study": {
+            "name": data.name,
+            "file": study.path.name,
+            "items": data.items_by_kind,
+            "units": units_by_kind,
+            "kqa_questions": data.kqa_questions,
+        },
+        "protocol": protocol_section(study, data, opts),
+        "effort": effort_section(study),
+        "criteria": [criterion_section(data, c, opts) for c in data.criteria()],
+        "adjudication": adjudication_section(data, opts),
+        "consistency": judge_consistency(data, options.confidence),
+        "kqa": kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
+        "win_rates": win_rates(data, options.confidence),
+        "ratings": rating_means(data, options.confidence),
+        "notes": {
+            "majority": f"'{MAJORITY}': the label held by more than half of the reviewers who "
+            "labelled the unit",
+            "benefit": BENEFIT_NOTE,
+            "risk": RISK_NOTE,
+            "undefined": "an undefined figure is null with a reason (e.g. only one category "
+            "used, so chance agreement is 1 and κ is 0/0)",
+        },
+    }
+    return json_safe(report)
+
+
+def render(report: dict[str, Any], fmt: str) -> str:
+    """Render a report in one format: ``md``, ``html``, ``json`` or ``csv``.
+
+    Raises:
+        ValueError: unknown format.
+    """
+    if fmt == "json":
+        return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if fmt == "md":
+        from medjudge.judging.report.render_md import render_markdown
+
+        return render_markdown(report)
+    if fmt == "html":
+        from medjudge.judging.report.render_html import render_html
+
+        return render_html(report)
+    if fmt == "csv":
+        from medjudge.judging.report.render_csv import render_csv
+
+        return render_csv(report)
+    raise ValueError(f"unknown report format {fmt!r}: use one of {', '.join(FORMATS)}")

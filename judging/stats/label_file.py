@@ -1,0 +1,229 @@
+"""Agreement for any file of labels, no study needed (``medjudge agreement``).
+
+Input is *wide*: one row per unit, one column per rater, in CSV (header row; an empty cell is
+a missing label) or JSONL (one object per line; ``null``, an empty string or an absent key is
+a missing label; ``.json`` holding an array of objects works too). Problems are reported as
+:class:`~medjudge.store.importing.problems.ImportProblem` naming the file, line and column.
+
+Nominal labels are compared as text (``1`` in JSON and ``"1"`` in CSV are the same label);
+with ``ordinal=True`` they must be numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from medjudge.judging.stats.agreement import (
+    MultiRaterStats,
+    TwoRaterStats,
+    multi_rater_stats,
+    two_rater_stats,
+)
+from medjudge.store.importing.problems import ImportProblem, Record
+from medjudge.store.importing.readers import read_csv, read_json_array, read_jsonl
+
+MISSING_SLICE = "(missing)"
+
+
+@dataclass
+class LabelTable:
+    """Labels read from a file: one row per unit, one column per rater."""
+
+    path: Path
+    raters: list[str]
+    rows: list[list[Hashable | None]]
+    units: list[str | None]
+    groups: list[str | None]
+    lines: list[int]
+
+
+def _records(path: Path) -> list[Record]:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return list(read_csv(path))
+    if suffix in (".jsonl", ".ndjson"):
+        return list(read_jsonl(path))
+    if suffix == ".json":
+        return list(read_json_array(path))
+    raise ImportProblem(path, "unknown file type: use .csv, .jsonl or .json")
+
+
+def _number(rec: Record, column: str, value: Any) -> float | int:
+    if isinstance(value, bool):
+        raise rec.problem("--ordinal needs numbers, got true/false", column)
+    if isinstance(value, (int, float)):
+        number: float | int = value
+    else:
+        try:
+            number = float(str(value).strip())
+        except ValueError:
+            raise rec.problem(f"--ordinal needs numbers, got {str(value)[:40]!r}", column) from None
+    if isinstance(number, float):
+        if not math.isfinite(number):
+            raise rec.problem("--ordinal needs finite numbers", column)
+        if number.is_integer():
+            number = int(number)
+    return number
+
+
+def _label(rec: Record, column: str, ordinal: bool) -> Hashable | None:
+    value = rec.data.get(column)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, (list, dict)):
+        raise rec.problem("expected one label (text or a number), got a list or object", column)
+    if ordinal:
+        return _number(rec, column, value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value).strip()
+
+
+def _key(rec: Record, column: str | None) -> str | None:
+    if column is None:
+        return None
+    value = rec.data.get(column)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, (list, dict)):
+        raise rec.problem("expected text or a number", column)
+    return str(value).strip()
+
+
+def read_label_table(
+    path: Path,
+    raters: Sequence[str],
+    *,
+    unit: str | None = None,
+    by: str | None = None,
+    ordinal: bool = False,
+) -> LabelTable:
+    """Read a wide label file.
+
+    Args:
+        path: the CSV / JSONL / JSON file.
+        raters: the rater columns (at least two, all different).
+        unit: a column naming the unit (must be unique per row), or None.
+        by: a column to slice by, or None.
+        ordinal: labels are numbers on an ordered scale.
+
+    Returns:
+        The labels, one row per record.
+
+    Raises:
+        ImportProblem: unreadable file, missing column, bad value, duplicate unit.
+    """
+    raters = [r.strip() for r in raters if r.strip()]
+    if len(raters) < 2:
+        raise ImportProblem(path, "--raters needs at least two columns, e.g. --raters ann,bob")
+    dupes = sorted({r for r in raters if raters.count(r) > 1})
+    if dupes:
+        raise ImportProblem(path, f"--raters names {', '.join(dupes)} twice")
+    records = _records(path)
+    if not records:
+        raise ImportProblem(path, "has no rows")
+    wanted = [*raters, *(c for c in (unit, by) if c)]
+    seen_keys = {k for rec in records for k in rec.data}
+    absent = [c for c in wanted if c not in seen_keys]
+    if absent:
+        have = ", ".join(sorted(seen_keys)[:20]) or "none"
+        raise ImportProblem(
+            path, f"no column {', '.join(repr(c) for c in absent)} (columns: {have})"
+        )
+    if unit is not None and unit in raters or by is not None and by in raters:
+        raise ImportProblem(path, "--unit/--by must not also be a rater column")
+    table = LabelTable(path, raters, [], [], [], [])
+    first_line: dict[str, int] = {}
+    for rec in records:
+        key = _key(rec, unit)
+        if unit is not None:
+            if key is None:
+                raise rec.problem("missing unit id", unit)
+            if key in first_line:
+                raise rec.problem(
+                    f"unit {key!r} appears twice (first on line {first_line[key]})", unit
+                )
+            first_line[key] = rec.line
+        table.rows.append([_label(rec, r, ordinal) for r in raters])
+        table.units.append(key)
+        table.groups.append(_key(rec, by) if by else None)
+        table.lines.append(rec.line)
+    return table
+
+
+@dataclass(frozen=True)
+class SliceStats:
+    """The figures of one slice of a label file."""
+
+    slice: str
+    n_rows: int
+    stats: TwoRaterStats | MultiRaterStats
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: ``slice``, ``n_rows``, ``kind`` and ``stats``."""
+        kind = "two_raters" if isinstance(self.stats, TwoRaterStats) else "multi_raters"
+        return {
+            "slice": self.slice,
+            "n_rows": self.n_rows,
+            "kind": kind,
+            "stats": self.stats.to_dict(),
+        }
+
+
+def table_stats(
+    table: LabelTable,
+    *,
+    by: bool = False,
+    ordinal: bool = False,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[SliceStats]:
+    """Agreement over the whole table and, with ``by``, per slice.
+
+    Two raters: :func:`~.agreement.two_rater_stats` with analytic intervals. Three or more:
+    :func:`~.agreement.multi_rater_stats` (Fleiss' κ analytic; Krippendorff's α and mean
+    pairwise agreement by percentile bootstrap over units with ``seed``).
+
+    Returns:
+        ``all`` first, then one entry per slice value (sorted; rows without one are
+        ``(missing)``).
+    """
+    slices: list[tuple[str, list[int]]] = [("all", list(range(len(table.rows))))]
+    if by:
+        groups: dict[str, list[int]] = {}
+        for i, g in enumerate(table.groups):
+            groups.setdefault(MISSING_SLICE if g is None else g, []).append(i)
+        slices += sorted(groups.items())
+    out = []
+    for name, idx in slices:
+        rows = [table.rows[i] for i in idx]
+        stats: TwoRaterStats | MultiRaterStats
+        if len(table.raters) == 2:
+            stats = two_rater_stats(
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                ordinal=ordinal,
+                ci="analytic",
+                n_boot=n_boot,
+                seed=seed,
+                confidence=confidence,
+            )
+        else:
+            stats = multi_rater_stats(
+                rows,
+                table.raters,
+                ordinal=ordinal,
+                ci="analytic",
+                n_boot=n_boot,
+                seed=seed,
+                confidence=confidence,
+            )
+        out.append(SliceStats(name, len(rows), stats))
+    return out
