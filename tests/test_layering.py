@@ -1,7 +1,10 @@
-"""Dependencies point one way: tui → judging → store; only tui imports Textual.
+"""Dependencies point one way: tui → judging → store; the CLI on top; only tui imports Textual.
 
-(import-linter cannot follow setuptools' package-dir mapping, so the contracts are checked
-here from the source with ``ast``.)
+The contracts live in pyproject.toml (``[tool.importlinter]``) and are checked here with
+import-linter over the installed ``medjudge.*`` modules, so a new module is covered without
+editing this file. One rule import-linter cannot express (the root package is every module's
+parent) is checked from the source: store/, judging/ and tui/ never import from the
+``medjudge`` root module itself (its CLI-level names such as ``__version__``).
 """
 
 from __future__ import annotations
@@ -13,46 +16,28 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-FORBIDDEN = {
-    "store": ("medjudge.judging", "medjudge.tui", "medjudge.cli", "medjudge.commands", "textual"),
-    "judging": ("medjudge.tui", "medjudge.cli", "medjudge.commands", "textual"),
-    "prompts": ("medjudge", "textual"),
-}
-RELATIVE_PARENT = {"store": {"judging", "tui"}, "judging": {"tui"}}
+
+def test_import_contracts_hold() -> None:
+    cli = pytest.importorskip("importlinter.cli", reason="import-linter is a test dependency")
+    status = cli.lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True)
+    assert status == 0, "import-linter contracts broken (run `lint-imports` to see which)"
 
 
-def imports_of(path: Path) -> list[tuple[int, str]]:
+def _root_imports(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    found = []
+    bad = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, a.name) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level == 0 and node.module:
-                found.append((node.lineno, node.module))
-            elif node.level >= 2 and node.module:
-                found.append((node.lineno, ".." + node.module))
-    return found
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "medjudge":
+            subpackages = {"store", "judging", "tui", "prompts"}
+            bad += [f"{node.lineno}: {a.name}" for a in node.names if a.name not in subpackages]
+    return bad
 
 
-@pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_forbidden_imports(package: str) -> None:
-    bad = []
-    for path in sorted((REPO / package).rglob("*.py")):
-        for line, name in imports_of(path):
-            top = name.lstrip(".").split(".")[0]
-            if name.startswith("..") and top in RELATIVE_PARENT.get(package, set()):
-                bad.append(f"{path.relative_to(REPO)}:{line} imports {name}")
-            if any(name == f or name.startswith(f + ".") for f in FORBIDDEN[package]):
-                bad.append(f"{path.relative_to(REPO)}:{line} imports {name}")
-    assert not bad, "\n".join(bad)
-
-
-def test_only_tui_imports_textual() -> None:
-    bad = []
-    for folder in ("medjudge", "store", "judging"):
-        for path in sorted((REPO / folder).rglob("*.py")):
-            for line, name in imports_of(path):
-                if name == "textual" or name.startswith("textual."):
-                    bad.append(f"{path.relative_to(REPO)}:{line}")
+@pytest.mark.parametrize("package", ["store", "judging", "tui"])
+def test_layers_do_not_import_the_root_module(package: str) -> None:
+    bad = [
+        f"{path.relative_to(REPO)}:{hit}"
+        for path in sorted((REPO / package).rglob("*.py"))
+        for hit in _root_imports(path)
+    ]
     assert not bad, "\n".join(bad)

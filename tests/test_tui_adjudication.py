@@ -523,7 +523,7 @@ def test_cli_refuses_a_non_adjudicator_and_opens_the_queue_for_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from medjudge.cli import app as cli
-    from medjudge.paths import login_name
+    from medjudge.store.paths import login_name
     from medjudge.tui.app import ReviewApp
 
     ran: list[ReviewApp] = []

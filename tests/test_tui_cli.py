@@ -33,7 +33,7 @@ def test_review_opens_the_app_for_the_login_name(tmp_path: Path, ran: list[objec
     path = build_study(tmp_path, override=False)
     r = CliRunner().invoke(cli, ["review", str(path)])
     assert r.exit_code == 0, r.output
-    from medjudge.paths import login_name
+    from medjudge.store.paths import login_name
 
     assert ran and ran[0].session.reviewer == login_name()  # type: ignore[attr-defined]
 

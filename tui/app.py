@@ -21,7 +21,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from medjudge import paths
+from medjudge.store import paths
 from medjudge.store.db import StudyError
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
@@ -157,10 +157,10 @@ class ReviewApp(App[None]):
     # -- judge runs ------------------------------------------------------------------------
     def start_judge(self, spec_text: str) -> None:
         """Start one LLM judge over the whole study in the background."""
-        from medjudge import settings as user_settings
         from medjudge.judging.llm.runner import RunOptions
         from medjudge.judging.llm.specs import SpecError, parse_judge_spec
         from medjudge.judging.protocol.plan import JudgeConfig
+        from medjudge.store import user_settings
 
         if self.judge_state is not None and self.judge_state.active:
             self.notify("A judge run is already going.", severity="warning")

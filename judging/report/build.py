@@ -20,9 +20,9 @@ import json
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib.metadata import version as _package_version
 from typing import Any
 
-from medjudge import __version__
 from medjudge.judging.analysis.consistency import judge_consistency
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
@@ -294,7 +294,7 @@ def build_report(
         "format": "medjudge-report",
         "version": 1,
         "generated_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "medjudge_version": __version__,
+        "medjudge_version": _package_version("medjudge"),
         "study": {
             "name": data.name,
             "file": study.path.name,

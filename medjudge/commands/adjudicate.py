@@ -11,10 +11,10 @@ from typing import Annotated
 import typer
 
 from medjudge.judging.analysis.disagreements import KINDS, counts, queue
-from medjudge.paths import login_name
 from medjudge.store.adjudications import adjudicate as record
 from medjudge.store.items import find_item, get_item
 from medjudge.store.literal import json_escaped
+from medjudge.store.paths import login_name
 from medjudge.store.roles import require
 from medjudge.store.study import Study
 

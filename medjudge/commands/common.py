@@ -16,11 +16,11 @@ from typing import NoReturn, TextIO
 import typer
 from rich.console import Console
 
-from medjudge.settings import SettingsError
 from medjudge.store.db import StudyError, classify
 from medjudge.store.importing.problems import ImportProblem
 from medjudge.store.literal import printable
 from medjudge.store.study import Study
+from medjudge.store.user_settings import SettingsError
 
 console = Console(markup=False, highlight=False, emoji=False, soft_wrap=True)
 err_console = Console(stderr=True, markup=False, highlight=False, emoji=False, soft_wrap=True)

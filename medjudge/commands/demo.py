@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from medjudge import paths
 from medjudge.demo.build import build_demo
+from medjudge.store import paths
 
 from .common import out, user_errors
 

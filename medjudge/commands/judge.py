@@ -13,12 +13,12 @@ import typer
 from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from medjudge import settings as user_settings
 from medjudge.judging.llm.providers import ProviderError
 from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary, run_judges
 from medjudge.judging.llm.specs import SpecError, parse_judge_spec
 from medjudge.judging.protocol.plan import JudgeConfig
-from medjudge.paths import login_name
+from medjudge.store import user_settings
+from medjudge.store.paths import login_name
 
 from .common import UserError, console, is_tty, opened, out
 

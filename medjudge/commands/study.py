@@ -11,10 +11,10 @@ from typing import IO, Annotated
 
 import typer
 
-from medjudge.paths import login_name
 from medjudge.store import export as exporting
 from medjudge.store.importing.run import import_file
 from medjudge.store.literal import json_escaped, printable
+from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
 from medjudge.store.study import Study

@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
-from medjudge.paths import login_name
 from medjudge.store.assignments import assign as assign_items
 from medjudge.store.assignments import assignment_counts, unassign
 from medjudge.store.items import list_items
+from medjudge.store.paths import login_name
 from medjudge.store.roles import grant, members, require, revoke
 
 from .common import UserError, opened, out

@@ -1,7 +1,7 @@
 """The user's private settings: API keys and defaults, from the environment or a TOML file.
 
 Keys are read from ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` first, then from
-``settings.toml`` in the data folder (see :mod:`medjudge.paths`). The file must be readable by
+``settings.toml`` in the data folder (see :mod:`medjudge.store.paths`). The file must be readable by
 its owner only (mode 600), or it is refused. Keys are handed to the provider clients and
 nowhere else: never to the study file, logs, exports or error messages.
 """
