@@ -97,3 +97,31 @@ def pairwise_study(tmp_path: Path) -> Study:
     s = small_study(tmp_path / "pw.db", pairwise=5, statements=2)
     yield s
     s.close()
+
+
+# The fast lane (`pytest -m "not slow"`) leaves out whole files whose tests each take seconds:
+# real processes killed mid-write, fuzzing, soak, real terminals, SSH, a browser, a wheel build.
+# They still run in CI (the full command). Terminal tests are also marked `terminal`.
+SLOW_FILES = {
+    "test_crash.py",
+    "test_secrets.py",
+    "test_fuzz_import.py",
+    "test_concurrency.py",
+    "test_file_faults.py",
+    "test_wheel.py",
+    "test_local_model.py",
+    "test_e2e_tmux.py",
+    "test_e2e_ssh.py",
+    "test_report_browser.py",
+}
+TERMINAL_FILES = {"test_e2e_tmux.py", "test_e2e_ssh.py", "test_report_browser.py"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of SLOW_FILES `slow` and those of TERMINAL_FILES `terminal`."""
+    for item in items:
+        name = item.path.name
+        if name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+        if name in TERMINAL_FILES:
+            item.add_marker(pytest.mark.terminal)
