@@ -30,10 +30,10 @@ from medjudge.cli import app
 from medjudge.judging.llm.runner import RunOptions, run_judges
 from medjudge.judging.llm.specs import parse_judge_spec
 from medjudge.judging.protocol.plan import JudgeConfig
-from medjudge.store.paths import login_name
 from medjudge.store.adjudications import adjudicate
 from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
+from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
