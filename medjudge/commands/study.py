@@ -12,6 +12,7 @@ from typing import IO, Annotated
 import typer
 
 from medjudge.store import export as exporting
+from medjudge.store import export_wide
 from medjudge.store.importing.run import import_file
 from medjudge.store.literal import json_escaped, printable
 from medjudge.store.paths import login_name
@@ -207,6 +208,14 @@ def export(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="File (default: stdout).")
     ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide",
+            help="labels only: one row per unit, one column per reviewer and judge — the input "
+            "of `medjudge agreement` (--unit unit --by criterion).",
+        ),
+    ] = False,
 ) -> None:
     """Export labels, verdicts (with their trail), judge calls, adjudications or the history.
 
@@ -214,13 +223,25 @@ def export(
     Example:
       medjudge export trial.db labels --format csv -o labels.csv
       medjudge export trial.db verdicts | head -1 | jq .trail
+      medjudge export trial.db labels --wide -f csv -o wide.csv
+      medjudge agreement wide.csv -r drchen,drpatel --unit unit --by criterion
     """
+    if wide and table is not Table.labels:
+        raise typer.BadParameter("--wide applies to the labels table only", param_hint="--wide")
+
+    def write(s: Study, stream: IO[str]) -> int:
+        if wide:
+            try:
+                return export_wide.write_wide(s, fmt.value, stream)
+            except ValueError as exc:
+                raise UserError(f"{study}: cannot export wide labels: {exc}") from None
+        return exporting.write(s, table.value, fmt.value, stream)
+
     with opened(study) as s:
         if output is None:
             # Piped, the rows are the data, byte for byte; on a terminal they cannot act on it.
-            stream = _TerminalSafe(sys.stdout, fmt) if is_tty() else sys.stdout
-            exporting.write(s, table.value, fmt.value, stream)
+            write(s, _TerminalSafe(sys.stdout, fmt) if is_tty() else sys.stdout)
             return
         with atomic_output(output) as fh:  # a full disk or a read-only folder: no half file
-            n = exporting.write(s, table.value, fmt.value, fh)
-    out(f"wrote {n} {table.value} rows to {output}")
+            n = write(s, fh)
+    out(f"wrote {n} {'wide ' if wide else ''}{table.value} rows to {output}")
