@@ -35,6 +35,14 @@ class Kind(str, Enum):
     kqa = "kqa"
 
 
+class InputFormat(str, Enum):
+    """File formats for ``import --format``."""
+
+    jsonl = "jsonl"
+    csv = "csv"
+    json = "json"
+
+
 class Table(str, Enum):
     """Tables for ``export``."""
 
@@ -105,8 +113,16 @@ def init(
 
 def import_(
     study: StudyArg,
-    file: Annotated[Path, typer.Argument(help="The file to import (.jsonl, .csv, .json).")],
+    file: Annotated[
+        Path, typer.Argument(help="The file to import (.jsonl, .csv, .json); - reads stdin.")
+    ],
     kind: Annotated[Kind, typer.Option("--kind", "-k", help="What the file holds.")],
+    fmt: Annotated[
+        InputFormat | None,
+        typer.Option(
+            "--format", "-f", help="The file's format (default: by extension; stdin: jsonl)."
+        ),
+    ] = None,
     answers: Annotated[
         Path | None, typer.Option(help="kqa only: the model's answers ([{Question, result}]).")
     ] = None,
@@ -119,6 +135,7 @@ def import_(
     \b
     Example:
       medjudge import trial.db answers.jsonl --kind pairwise
+      jq -c '.[]' answers.json | medjudge import trial.db - --kind pairwise
       medjudge import kqa.db questions_w_answers.jsonl --kind kqa \\
           --answers gpt4_results.json --source gpt-4
     """
@@ -129,7 +146,14 @@ def import_(
             grant(s, login_name(), "lead", by=login_name())
         try:
             result = import_file(
-                s, file, kind.value, actor=login_name(), answers=answers, source=source, batch=batch
+                s,
+                file,
+                kind.value,
+                actor=login_name(),
+                answers=answers,
+                source=source,
+                batch=batch,
+                fmt=fmt.value if fmt else None,
             )
         except BaseException:
             s.close()

@@ -18,7 +18,7 @@ class ImportProblem(Exception):
         self, file: str | Path, message: str, *, line: int | None = None, field: str | None = None
     ) -> None:
         """Describe one problem with an input file."""
-        self.file = str(file)
+        self.file = "standard input" if str(file) == "-" else str(file)
         self.line = line
         self.field = field
         self.message = message

@@ -9,14 +9,32 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from .problems import SURROGATE_MESSAGE, ImportProblem, Record, surrogate_field, type_name
 
+STDIN = Path("-")
+"""The path that means standard input (``medjudge import STUDY - --kind …``)."""
+FORMATS = ("jsonl", "csv", "json")
+_stdin: list[bytes] = []  # standard input, read once per process
+
+
+def is_stdin(path: Path) -> bool:
+    """Whether ``path`` names standard input."""
+    return str(path) == str(STDIN)
+
 
 def read_bytes(path: Path) -> bytes:
-    """The whole file, with clear messages for missing or unreadable files."""
+    """The whole file, with clear messages for missing or unreadable files.
+
+    ``-`` is standard input, read once (a second call returns the same bytes).
+    """
+    if is_stdin(path):
+        if not _stdin:
+            _stdin.append(sys.stdin.buffer.read())
+        return _stdin[0]
     if not path.exists():
         raise ImportProblem(path, "no such file")
     if path.is_dir():
@@ -130,13 +148,18 @@ def read_json_array(path: Path) -> Iterator[Record]:
         yield _record(path, line, element)
 
 
-def read_records(path: Path) -> Iterator[Record]:
-    """Pick the reader by file extension (.jsonl/.ndjson, .csv, .json)."""
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
+def read_records(path: Path, fmt: str | None = None) -> Iterator[Record]:
+    """Read ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``json``); without one, pick the reader by
+    file extension (.jsonl/.ndjson, .csv, .json) — standard input (``-``) is JSONL by default."""
+    if fmt is None:
+        suffix = path.suffix.lower()
+        fmt = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".json": "json"}.get(suffix)
+        if fmt is None and is_stdin(path):
+            fmt = "jsonl"
+    if fmt == "jsonl":
         return read_jsonl(path)
-    if suffix == ".csv":
+    if fmt == "csv":
         return read_csv(path)
-    if suffix == ".json":
+    if fmt == "json":
         return read_json_array(path)
-    raise ImportProblem(path, "unknown file type: use .jsonl, .csv or .json")
+    raise ImportProblem(path, "unknown file type: use .jsonl, .csv or .json (or --format)")

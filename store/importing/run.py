@@ -23,6 +23,7 @@ def import_file(
     answers: Path | None = None,
     source: str | None = None,
     batch: str | None = None,
+    fmt: str | None = None,
 ) -> ImportSummary:
     """Import one file into a study.
 
@@ -34,6 +35,8 @@ def import_file(
         answers: ``kqa`` only: the model answers file (K-QA result format).
         source: ``kqa`` only: the name of the model that wrote the answers.
         batch: a batch name for items that do not name their own.
+        fmt: ``jsonl``, ``csv`` or ``json``; None picks by extension (``-``, standard input,
+            is JSONL unless named).
 
     Raises:
         ImportProblem: bad input (file, line and field named); the study is unchanged.
@@ -52,7 +55,7 @@ def import_file(
             actor=actor,
             settings_extra={"kqa_questions": n_questions},
         )
-    items = parse_all(read_records(path), kind, study.settings, batch)
+    items = parse_all(read_records(path, fmt), kind, study.settings, batch)
     if not items:
         raise ImportProblem(path, "has no records")
     return store_items(study, items, file=path, kind=kind, actor=actor)

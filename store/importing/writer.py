@@ -22,6 +22,7 @@ from ..settings import STATEMENT_CRITERION
 from ..study import Study, audit, dumps, utcnow
 from .parsed import ItemIn, LabelIn
 from .problems import ImportProblem
+from .readers import is_stdin, read_bytes
 
 
 @dataclass
@@ -146,8 +147,8 @@ def store_items(
         ImportProblem: an id conflict or a label conflict, before anything is written.
     """
     unchanged = _check(study, items)
-    summary = ImportSummary(file=file.name, kind=kind)
-    sha = hashlib.sha256(file.read_bytes()).hexdigest() if file.exists() else ""
+    summary = ImportSummary(file="standard input" if is_stdin(file) else file.name, kind=kind)
+    sha = hashlib.sha256(read_bytes(file)).hexdigest() if is_stdin(file) or file.exists() else ""
     settings = study.settings
     criteria = settings.criteria_for(kind)
     with study.tx() as conn:

@@ -1,0 +1,51 @@
+"""`medjudge import STUDY -` reads standard input (#15): JSONL by default, --format for others,
+errors name "standard input" and the line, and a failed import leaves no study behind."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import pairwise_row
+
+
+def run(args: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "medjudge", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def test_jsonl_from_stdin(tmp_path: Path) -> None:
+    rows = "".join(json.dumps(pairwise_row(i)) + "\n" for i in range(3))
+    r = run(["import", "s.db", "-", "--kind", "pairwise"], rows, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "standard input: 3 new pairwise item(s)" in r.stdout
+    conn = sqlite3.connect(tmp_path / "s.db")
+    assert [x[0] for x in conn.execute("SELECT ext_id FROM items ORDER BY id")] == ["p0", "p1", "p2"]
+    assert conn.execute("SELECT file, sha256 != '' FROM imports").fetchall() == [("-", 1)]
+
+
+def test_csv_from_stdin_needs_format(tmp_path: Path) -> None:
+    row = pairwise_row(0)
+    text = ",".join(row) + "\n" + ",".join(str(v) for v in row.values()) + "\n"
+    r = run(["import", "s.db", "-", "--kind", "pairwise", "--format", "csv"], text, tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = run(["import", "t.db", "-", "--kind", "pairwise"], text, tmp_path)
+    assert r.returncode == 1 and "standard input, line 1: not valid JSON" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "t.db").exists(), "a failed first import leaves no study"
+
+
+def test_bad_record_on_stdin_names_the_line_and_field(tmp_path: Path) -> None:
+    rows = json.dumps(pairwise_row(0)) + "\n" + json.dumps({"id": "x", "question": "Q"}) + "\n"
+    r = run(["import", "s.db", "-", "--kind", "pairwise"], rows, tmp_path)
+    assert r.returncode == 1
+    assert r.stderr.startswith("error: standard input, line 2, field ")
