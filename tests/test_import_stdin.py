@@ -29,7 +29,11 @@ def test_jsonl_from_stdin(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "standard input: 3 new pairwise item(s)" in r.stdout
     conn = sqlite3.connect(tmp_path / "s.db")
-    assert [x[0] for x in conn.execute("SELECT ext_id FROM items ORDER BY id")] == ["p0", "p1", "p2"]
+    assert [x[0] for x in conn.execute("SELECT ext_id FROM items ORDER BY id")] == [
+        "p0",
+        "p1",
+        "p2",
+    ]
     assert conn.execute("SELECT file, sha256 != '' FROM imports").fetchall() == [("-", 1)]
 
 
