@@ -60,6 +60,12 @@ class Item:
     statements: list[Statement] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
 
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The import row's extra fields (``specialty``, ``test``, ``p``, …): item metadata."""
+        meta: dict[str, Any] = self.data.get("meta") or {}
+        return meta
+
     def shown_answers(self) -> tuple[Answer, Answer]:
         """The two answers of a pairwise item in the order reviewers see them (left, right)."""
         a, b = self.answers["A"], self.answers["B"]

@@ -131,6 +131,30 @@ def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> Item
 
 PARSERS = {"pairwise": pairwise_item, "statements": statements_item, "rating": rating_item}
 
+_COMMON = {"id", "question", "context", "batch", "labels", "human_labels", "judge_labels"}
+KNOWN_FIELDS = {
+    "pairwise": _COMMON | {"answer_a", "answer_b", "source_a", "source_b"},
+    "statements": _COMMON | {"answer", "source", "statements", "must_have", "nice_to_have"},
+    "rating": _COMMON | {"options", "correct", "explanation", "source"},
+}
+"""The fields each kind reads; every other field of a row is kept as item metadata."""
+
+
+def metadata(rec: Record, kind: str) -> dict[str, object]:
+    """A row's extra fields (e.g. ``specialty``, ``test``, ``p``), kept as item metadata for
+    display, export and slicing (``report --by FIELD``). Label columns (``human:RATER:CRITERION``)
+    are not metadata; empty cells are dropped; text is stripped."""
+    meta: dict[str, object] = {}
+    for key, value in rec.data.items():
+        if key in KNOWN_FIELDS[kind] or key.count(":") == 2:
+            continue
+        if isinstance(value, str):
+            value = value.strip()
+        if value in ("", None):
+            continue
+        meta[str(key).strip()] = value
+    return meta
+
 
 def parse_all(
     records: Iterable[Record], kind: str, settings: StudySettings, batch: str | None
@@ -141,6 +165,9 @@ def parse_all(
     seen: dict[str, int] = {}
     for rec in records:
         item = parse(rec, settings, batch)
+        meta = metadata(rec, kind)
+        if meta:
+            item.data["meta"] = meta
         if item.ext_id in seen:
             raise rec.problem(
                 f"duplicate id {item.ext_id!r} (first on line {seen[item.ext_id]})", "id"
