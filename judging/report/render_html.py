@@ -258,6 +258,11 @@ def render_html(report: dict[str, Any]) -> str:
         ),
         ("reference", "Each rater vs the adjudicated reference", _adjudication(report)),
         ("consistency", "Judge self-consistency", _consistency(report)),
+        (
+            "anchoring",
+            "Anchoring",
+            f"<p>{esc(rt.ANCHORING_NOTE)}</p>" + table(tb.anchoring(report)),
+        ),
     ]
     if report["win_rates"]:
         sections.append(("wins", "Win rates (pairwise)", _win_rates(report)))

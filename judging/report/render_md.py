@@ -213,6 +213,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += _criterion(c)
     out += _adjudication(report)
     out += ["## Judge self-consistency", "", *table(tb.consistency(report))]
+    out += ["## Anchoring", "", md(rt.ANCHORING_NOTE), "", *table(tb.anchoring(report))]
     out += _win_rates(report) + _kqa(report)
     if report["ratings"]:
         out += ["## Rating means", "", *table(tb.ratings(report["ratings"]))]

@@ -224,6 +224,29 @@ def consistency(report: dict[str, Any]) -> Table:
     return _table("Judge self-consistency", columns, rows)
 
 
+def anchoring(report: dict[str, Any]) -> Table:
+    """Labels changed after the reveal, per reviewer, and toward whom."""
+    columns = (
+        *_cols("Reviewer", "Labels", numeric=(1,)),
+        Column("Changed after the reveal", True, "Changed"),
+        Column("Of those: toward a judge's verdict", True, "Toward judge"),
+        Column("Of those: toward the other reviewers' majority", True, "Toward reviewers"),
+        Column("Of those: elsewhere", True, "Elsewhere"),
+    )
+    rows = (
+        (
+            Text(r["reviewer"]),
+            Count(r["n_labels"]),
+            Share(r["changed"]),
+            Share(r["toward_judge"]),
+            Share(r["toward_reviewers"]),
+            Share(r["elsewhere"]),
+        )
+        for r in report["anchoring"]
+    )
+    return _table("Anchoring: labels changed after the reveal", columns, rows)
+
+
 def win_notes(report: dict[str, Any]) -> list[tuple[str, str]]:
     """``(criterion, note)`` once per criterion with win rates: how wins are counted."""
     return list(dict.fromkeys((r["criterion"], r["note"]) for r in report["win_rates"]))

@@ -151,3 +151,10 @@ def two_metric_names(c: dict[str, Any]) -> list[str]:
     if c.get("ordinal"):
         names += ["weighted_kappa", "spearman", "pearson"]
     return names
+
+
+ANCHORING_NOTE = (
+    "A change is a label a reviewer changed after the judge's verdict and the other reviewers' "
+    "labels were shown; 'toward' means the new value matches a judge's current verdict (or the "
+    "other reviewers' majority) and the old one did not. Shares with 95% Wilson intervals."
+)
