@@ -24,6 +24,7 @@ from importlib.metadata import version as _package_version
 from typing import Any
 
 from medjudge.judging.analysis.anchoring import anchoring
+from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
@@ -309,6 +310,7 @@ def build_report(
         "adjudication": adjudication_section(data, opts),
         "consistency": judge_consistency(data, options.confidence),
         "anchoring": anchoring(study, options.confidence),
+        "consensus": consensus(data),
         "kqa": kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         "win_rates": win_rates(data, options.confidence),
         "ratings": rating_means(data, options.confidence),

@@ -264,6 +264,18 @@ def render_html(report: dict[str, Any]) -> str:
             f"<p>{esc(rt.ANCHORING_NOTE)}</p>" + table(tb.anchoring(report)),
         ),
     ]
+    if report["consensus"]:
+        sections.append(
+            (
+                "consensus",
+                "Consensus beyond the majority (Dawid–Skene)",
+                f"<p>{esc(rt.CONSENSUS_NOTE)}</p>"
+                + "".join(
+                    f"<p>{esc(rt.consensus_line(rec))}</p>" + table(tb.consensus_accuracy(rec))
+                    for rec in report["consensus"]
+                ),
+            )
+        )
     if report["win_rates"]:
         sections.append(("wins", "Win rates (pairwise)", _win_rates(report)))
     if report.get("kqa"):

@@ -214,6 +214,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _adjudication(report)
     out += ["## Judge self-consistency", "", *table(tb.consistency(report))]
     out += ["## Anchoring", "", md(rt.ANCHORING_NOTE), "", *table(tb.anchoring(report))]
+    if report["consensus"]:
+        out += ["## Consensus beyond the majority (Dawid–Skene)", "", md(rt.CONSENSUS_NOTE), ""]
+        for rec in report["consensus"]:
+            out += [md(rt.consensus_line(rec)), "", *table(tb.consensus_accuracy(rec))]
     out += _win_rates(report) + _kqa(report)
     if report["ratings"]:
         out += ["## Rating means", "", *table(tb.ratings(report["ratings"]))]

@@ -247,6 +247,24 @@ def anchoring(report: dict[str, Any]) -> Table:
     return _table("Anchoring: labels changed after the reveal", columns, rows)
 
 
+def consensus_accuracy(rec: dict[str, Any]) -> Table:
+    """One criterion's Dawid–Skene fit: each reviewer's accuracy and confusion-matrix diagonal."""
+    cats = rec["categories"]
+    columns = (
+        *_cols("Reviewer", "Estimated accuracy", numeric=(1,)),
+        *(Column(f"P(says {c} | truth {c})", True, f"{c}") for c in cats),
+    )
+    rows = (
+        (
+            Text(name),
+            Number(rec["accuracy"][name], 3),
+            *(Number(rec["confusion"][name][i][i], 3) for i in range(len(cats))),
+        )
+        for name in rec["reviewers"]
+    )
+    return _table(f"Dawid–Skene consensus: {rec['criterion']}", columns, rows)
+
+
 def win_notes(report: dict[str, Any]) -> list[tuple[str, str]]:
     """``(criterion, note)`` once per criterion with win rates: how wins are counted."""
     return list(dict.fromkeys((r["criterion"], r["note"]) for r in report["win_rates"]))

@@ -158,3 +158,21 @@ ANCHORING_NOTE = (
     "labels were shown; 'toward' means the new value matches a judge's current verdict (or the "
     "other reviewers' majority) and the old one did not. Shares with 95% Wilson intervals."
 )
+
+CONSENSUS_NOTE = (
+    "For criteria with three or more reviewers: a Dawid-Skene model (EM from the soft majority, "
+    "pseudo-count 0.01, at most 200 iterations) estimates each reviewer's confusion matrix and "
+    "each unit's most probable label. Accuracy is the chance a reviewer gives the true label of "
+    "a unit drawn from the study; the columns are the diagonal of the confusion matrix."
+)
+
+
+def consensus_line(rec: dict[str, Any]) -> str:
+    """One sentence on where the Dawid–Skene consensus differs from the majority."""
+    m = rec["method"]
+    fit = f"{m['iterations']} EM iterations" + ("" if m["converged"] else ", not converged")
+    return (
+        f"{rec['criterion']}: {rec['n_units']} units, {len(rec['reviewers'])} reviewers ({fit}); "
+        f"the consensus differs from the strict majority on {rec['differs']} unit(s) and settles "
+        f"{rec['settled']} unit(s) without a strict majority."
+    )

@@ -1,0 +1,89 @@
+"""Consensus beyond the majority: a Dawid–Skene model per criterion with three or more reviewers.
+
+For each criterion that three or more reviewers labelled, the reviewers' current labels are fed
+to :func:`~medjudge.judging.stats.dawid_skene.dawid_skene` on the criterion's declared label set
+(the observed labels for option sets). The report shows each reviewer's estimated accuracy and
+confusion matrix, and where the model's consensus differs from the strict majority of the
+reviewers — a unit without a strict majority that the model settles counts apart. Judges are
+not part of the model: the consensus is the physicians' reference the judges are compared to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from medjudge.judging.analysis.study_data import StudyData, categories_for, strict_majority
+from medjudge.judging.stats.dawid_skene import dawid_skene
+
+MIN_REVIEWERS = 3
+MAX_LISTED = 20
+"""At most this many differing units are listed by name per criterion."""
+
+
+def consensus(data: StudyData) -> list[dict[str, Any]]:
+    """One record per criterion with at least :data:`MIN_REVIEWERS` reviewers.
+
+    Each record: ``criterion``, ``reviewers``, ``categories``, ``n_units`` (units with a label),
+    ``method`` (the model's conventions and whether it converged), ``accuracy`` and
+    ``confusion`` per reviewer, ``differs`` (units with a strict majority whose consensus is
+    another label), ``settled`` (units without a strict majority), and ``examples``: up to
+    :data:`MAX_LISTED` differing units (``unit``, ``majority``, ``consensus``).
+    """
+    out = []
+    for criterion in data.criteria():
+        humans = data.raters(criterion, "human")
+        if len(humans) < MIN_REVIEWERS:
+            continue
+        units = data.labelled_units(criterion)
+        columns = {h: data.column(criterion, h, units) for h in humans}
+        triples = [
+            (u, h, str(v))
+            for h in humans
+            for u, v in zip(units, columns[h], strict=True)
+            if v is not None
+        ]
+        if not triples:
+            continue
+        declared = categories_for(data.criterion(criterion))
+        observed = sorted({t[2] for t in triples})
+        cats = [str(c) for c in declared] if declared is not None else observed
+        cats += [c for c in observed if c not in cats]  # an undeclared value still counts
+        model = dawid_skene(triples, cats)
+        by_unit = dict(zip(model.units, model.consensus, strict=True))
+        differs, settled, examples = 0, 0, []
+        for i, u in enumerate(units):
+            if u not in by_unit:
+                continue
+            maj = strict_majority(columns[h][i] for h in humans)
+            if maj is None:
+                settled += 1
+            elif str(maj) != by_unit[u]:
+                differs += 1
+                if len(examples) < MAX_LISTED:
+                    info = data.units[u]
+                    name = f"{info.item}/{criterion}"
+                    if info.statement_id is not None:
+                        name += f"/statement {info.statement_id}"
+                    examples.append({"unit": name, "majority": str(maj), "consensus": by_unit[u]})
+        accuracy = model.accuracy
+        out.append(
+            {
+                "criterion": criterion,
+                "reviewers": humans,
+                "categories": cats,
+                "n_units": len(by_unit),
+                "method": {
+                    "name": "Dawid-Skene (EM)",
+                    "start": "soft majority",
+                    "alpha": 0.01,
+                    "iterations": model.iterations,
+                    "converged": model.converged,
+                },
+                "accuracy": {h: accuracy[h] for h in humans},
+                "confusion": {h: model.confusion_of(h) for h in humans},
+                "differs": differs,
+                "settled": settled,
+                "examples": examples,
+            }
+        )
+    return out
