@@ -252,7 +252,7 @@ def consensus_accuracy(rec: dict[str, Any]) -> Table:
     cats = rec["categories"]
     columns = (
         *_cols("Reviewer", "Estimated accuracy", numeric=(1,)),
-        *(Column(f"P(says {c} | truth {c})", True, f"{c}") for c in cats),
+        *(Column(f"Says {c} when it is {c}", True, f"{c}") for c in cats),
     )
     rows = (
         (
