@@ -26,6 +26,7 @@ from typing import Any
 from medjudge.judging.analysis.anchoring import anchoring
 from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
+from medjudge.judging.analysis.gold import gold_accuracy
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
 from medjudge.judging.analysis.study_data import (
@@ -311,6 +312,7 @@ def build_report(
         "consistency": judge_consistency(data, options.confidence),
         "anchoring": anchoring(study, options.confidence),
         "consensus": consensus(data),
+        "gold": gold_accuracy(study, data, options.confidence),
         "kqa": kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         "win_rates": win_rates(data, options.confidence),
         "ratings": rating_means(data, options.confidence),

@@ -264,6 +264,10 @@ def render_html(report: dict[str, Any]) -> str:
             f"<p>{esc(rt.ANCHORING_NOTE)}</p>" + table(tb.anchoring(report)),
         ),
     ]
+    if report["gold"]:
+        sections.append(
+            ("gold", "Gold items", f"<p>{esc(rt.GOLD_NOTE)}</p>" + table(tb.gold(report)))
+        )
     if report["consensus"]:
         sections.append(
             (

@@ -214,6 +214,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _adjudication(report)
     out += ["## Judge self-consistency", "", *table(tb.consistency(report))]
     out += ["## Anchoring", "", md(rt.ANCHORING_NOTE), "", *table(tb.anchoring(report))]
+    if report["gold"]:
+        out += ["## Gold items", "", md(rt.GOLD_NOTE), "", *table(tb.gold(report))]
     if report["consensus"]:
         out += ["## Consensus beyond the majority (Dawid–Skene)", "", md(rt.CONSENSUS_NOTE), ""]
         for rec in report["consensus"]:

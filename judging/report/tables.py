@@ -265,6 +265,26 @@ def consensus_accuracy(rec: dict[str, Any]) -> Table:
     return _table(f"Dawid–Skene consensus: {rec['criterion']}", columns, rows)
 
 
+def gold(report: dict[str, Any]) -> Table:
+    """Each rater's accuracy on the gold units, per criterion."""
+    columns = (
+        *_cols("Rater", "Kind", "Criterion", "Gold units", "Correct", numeric=(3, 4)),
+        Column("Accuracy on gold", True, "Accuracy"),
+    )
+    rows = (
+        (
+            Text(r["rater"]),
+            Text(r["rater_kind"]),
+            Text(r["criterion"]),
+            Count(r["n"]),
+            Count(r["correct"]),
+            Share(r["accuracy"]),
+        )
+        for r in report["gold"]
+    )
+    return _table("Accuracy on gold items", columns, rows)
+
+
 def win_notes(report: dict[str, Any]) -> list[tuple[str, str]]:
     """``(criterion, note)`` once per criterion with win rates: how wins are counted."""
     return list(dict.fromkeys((r["criterion"], r["note"]) for r in report["win_rates"]))

@@ -159,6 +159,12 @@ ANCHORING_NOTE = (
     "other reviewers' majority) and the old one did not. Shares with 95% Wilson intervals."
 )
 
+GOLD_NOTE = (
+    "Gold items carry an expected value in the import file; they sit in reviewers' queues "
+    "unmarked. Accuracy is the share of a rater's labels on gold units that equal it (95% Wilson "
+    "intervals); a judge's missing verdicts are not counted."
+)
+
 CONSENSUS_NOTE = (
     "For criteria with three or more reviewers: a Dawid-Skene model (EM from the soft majority, "
     "pseudo-count 0.01, at most 200 iterations) estimates each reviewer's confusion matrix and "

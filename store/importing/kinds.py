@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..settings import StudySettings
-from .parsed import ItemIn, parse_labels
+from .parsed import ItemIn, normalise_value, parse_labels
 from .problems import Record
 
 
@@ -131,13 +131,49 @@ def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> Item
 
 PARSERS = {"pairwise": pairwise_item, "statements": statements_item, "rating": rating_item}
 
-_COMMON = {"id", "question", "context", "batch", "labels", "human_labels", "judge_labels"}
+_COMMON = {"id", "question", "context", "batch", "labels", "human_labels", "judge_labels", "gold"}
 KNOWN_FIELDS = {
     "pairwise": _COMMON | {"answer_a", "answer_b", "source_a", "source_b"},
     "statements": _COMMON | {"answer", "source", "statements", "must_have", "nice_to_have"},
     "rating": _COMMON | {"options", "correct", "explanation", "source"},
 }
 """The fields each kind reads; every other field of a row is kept as item metadata."""
+
+
+def parse_gold(
+    rec: Record, kind: str, settings: StudySettings, n_statements: int
+) -> list[list[object]]:
+    """An item's expected values (``gold``): ``{criterion: value}``; for statements items
+    ``{"entailment": [value per statement]}`` (null for a statement without one). Returned as
+    ``[criterion, statement position or None, value]`` triples, values in canonical spelling."""
+    raw = rec.data.get("gold")
+    if raw in (None, "", {}):
+        return []
+    if isinstance(raw, str) and raw.strip().startswith("{"):
+        raw = rec.json_cell("gold", raw, "a JSON object")
+    if not isinstance(raw, dict):
+        raise rec.problem(
+            'expected an object {criterion: value}, e.g. {"correctness": "A"}', "gold"
+        )
+    allowed = {c.name for c in settings.criteria_for(kind)}
+    out: list[list[object]] = []
+    for criterion, value in raw.items():
+        where = f"gold.{criterion}"
+        if criterion not in allowed:
+            raise rec.problem(f"criterion {criterion!r} does not apply to {kind} items", where)
+        if kind == "statements":
+            if not isinstance(value, list) or len(value) != n_statements:
+                raise rec.problem(
+                    f"expected a list of {n_statements} values (one per statement)", where
+                )
+            for position, v in enumerate(value):
+                if v is not None:
+                    out.append(
+                        [criterion, position, normalise_value(rec, where, settings, criterion, v)]
+                    )
+        else:
+            out.append([criterion, None, normalise_value(rec, where, settings, criterion, value)])
+    return out
 
 
 def metadata(rec: Record, kind: str) -> dict[str, object]:
@@ -168,6 +204,9 @@ def parse_all(
         meta = metadata(rec, kind)
         if meta:
             item.data["meta"] = meta
+        gold = parse_gold(rec, kind, settings, len(item.statements))
+        if gold:
+            item.data["gold"] = gold
         if item.ext_id in seen:
             raise rec.problem(
                 f"duplicate id {item.ext_id!r} (first on line {seen[item.ext_id]})", "id"
