@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
 from typing import IO, Annotated
@@ -18,6 +19,7 @@ from medjudge.store.literal import json_escaped, printable
 from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
+from medjudge.store.slices import StatusSlice, UnknownField, status_by
 from medjudge.store.study import Study
 from medjudge.store.summary import summary
 
@@ -171,6 +173,14 @@ def import_(
 def status(
     study: StudyArg,
     json_output: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    by: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--by",
+            help="Also give the figures per value of an item field: batch, kind or any metadata "
+            "field of the import rows (specialty, p, …). Repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Show items, labels per reviewer, judge coverage and spend.
 
@@ -178,9 +188,16 @@ def status(
     Example:
       medjudge status trial.db
       medjudge status trial.db --json | jq .reviewers
+      medjudge status trial.db --by specialty --by p
     """
     with opened(study) as s:
         data = summary(s)
+        try:
+            sliced = {name: status_by(s, name) for name in by or []}
+        except UnknownField as exc:
+            raise UserError(f"--by: {exc}") from None
+    if sliced:
+        data["by"] = {name: [asdict(x) for x in rows] for name, rows in sliced.items()}
     if json_output:
         sys.stdout.write(json_escaped(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
         return
@@ -207,6 +224,22 @@ def status(
         out(f"{role}s: " + ", ".join(logins))
     if data["adjudications"]:
         out(f"adjudicated units: {data['adjudications']}")
+    for name, rows in sliced.items():
+        _print_slices(name, rows)
+
+
+def _print_slices(name: str, rows: list[StatusSlice]) -> None:
+    """One line per value of a field: items, units, labels per reviewer, verdicts, spend."""
+    out(f"by {name}:")
+    for r in rows:
+        labels = ", ".join(f"{k} {v}" for k, v in sorted(r.labels.items())) or "no labels"
+        verdicts = ", ".join(f"{k} {v}" for k, v in sorted(r.verdicts.items()))
+        line = f"  {name} = {r.value}: {r.items} items, {r.units} units; labels: {labels}"
+        if verdicts:
+            line += f"; verdicts: {verdicts}"
+        if r.calls:
+            line += f"; {r.calls} calls, ${r.cost_usd:.4f}"
+        out(line)
 
 
 class _TerminalSafe(io.TextIOBase):

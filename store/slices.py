@@ -1,0 +1,131 @@
+"""Study figures per value of an item field: ``status --by FIELD`` (and the report's slices).
+
+A field is ``batch``, ``kind`` or any metadata field of the import rows (``specialty``, ``p``,
+…). Items without the field fall in the ``(missing)`` slice. Values sort numerically when every
+value is a number (``p`` = 0, 20, 40, 100), as text otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .study import Study
+
+MISSING = "(missing)"
+BUILT_IN = ("batch", "kind")
+
+
+class UnknownField(ValueError):
+    """No item has the field; the message lists the fields there are."""
+
+
+@dataclass
+class StatusSlice:
+    """``status`` figures for the items with one value of a field."""
+
+    value: str
+    items: int = 0
+    units: int = 0
+    labels: dict[str, int] = field(default_factory=dict)
+    """Reviewer → units labelled in this slice."""
+    verdicts: dict[str, int] = field(default_factory=dict)
+    """Judge → units with a current ``ok`` verdict in this slice."""
+    calls: int = 0
+    cost_usd: float = 0.0
+
+
+def metadata_fields(study: Study) -> list[str]:
+    """Every metadata field any item carries, sorted."""
+    rows = study.conn.execute(
+        "SELECT DISTINCT m.key FROM items i, json_each(i.data, '$.meta') m ORDER BY m.key"
+    )
+    return [str(r[0]) for r in rows]
+
+
+def _key_sql(study: Study, name: str) -> tuple[str, tuple[str, ...]]:
+    """The SQL expression (over ``items i``) giving an item's value of the field, and its args."""
+    if name in BUILT_IN:
+        return f"i.{name}", ()
+    fields = metadata_fields(study)
+    if name not in fields:
+        there = ", ".join([*BUILT_IN, *fields])
+        raise UnknownField(f"no item has the field {name!r} (fields: {there})")
+    path = '$.meta."' + name.replace('"', '\\"') + '"'
+    return "json_extract(i.data, ?)", (path,)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def sort_values(values: list[str]) -> list[str]:
+    """Numerically when every value (but the missing slice) is a number, else as text;
+    ``(missing)`` last."""
+    present = [v for v in values if v != MISSING]
+    numbers = [_number(v) for v in present]
+    if present and all(n is not None for n in numbers):
+        ordered = [v for _, v in sorted(zip(numbers, present, strict=True))]  # type: ignore[type-var]
+    else:
+        ordered = sorted(present)
+    return ordered + ([MISSING] if MISSING in values else [])
+
+
+def _text(value: object) -> str:
+    if value is None or value == "":
+        return MISSING
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def status_by(study: Study, name: str) -> list[StatusSlice]:
+    """``status`` figures per value of ``name``.
+
+    Raises:
+        UnknownField: no item has the field.
+    """
+    key, args = _key_sql(study, name)
+    conn = study.conn
+    out: dict[str, StatusSlice] = {}
+
+    def get(value: object) -> StatusSlice:
+        text = _text(value)
+        return out.setdefault(text, StatusSlice(text))
+
+    for value, items, units in conn.execute(
+        f"SELECT {key}, count(DISTINCT i.id), count(u.id) FROM items i "
+        f"LEFT JOIN units u ON u.item_id = i.id GROUP BY 1",
+        args,
+    ):
+        s = get(value)
+        s.items += items
+        s.units += units
+    for value, rater, n in conn.execute(
+        f"SELECT {key}, r.name, count(*) FROM labels l JOIN units u ON u.id = l.unit_id "
+        f"JOIN items i ON i.id = u.item_id JOIN raters r ON r.id = l.rater_id "
+        f"WHERE r.kind = 'human' GROUP BY 1, 2",
+        args,
+    ):
+        s = get(value)
+        s.labels[rater] = s.labels.get(rater, 0) + n
+    for value, judge, n in conn.execute(
+        f"SELECT {key}, r.name, count(*) FROM verdicts v JOIN units u ON u.id = v.unit_id "
+        f"JOIN items i ON i.id = u.item_id JOIN raters r ON r.id = v.rater_id "
+        f"WHERE v.status = 'ok' AND v.id = (SELECT max(v2.id) FROM verdicts v2 "
+        f"WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id) GROUP BY 1, 2",
+        args,
+    ):
+        s = get(value)
+        s.verdicts[judge] = s.verdicts.get(judge, 0) + n
+    for value, calls, cost in conn.execute(
+        f"SELECT {key}, count(*), coalesce(sum(c.cost_usd), 0) FROM judge_calls c "
+        f"JOIN items i ON i.id = c.item_id GROUP BY 1",
+        args,
+    ):
+        s = get(value)
+        s.calls += calls
+        s.cost_usd += float(cost)
+    return [out[v] for v in sort_values(list(out))]
