@@ -7,9 +7,10 @@ import json
 from collections.abc import Iterator
 from typing import IO, Any
 
+from .ledger import LEDGER_SQL
 from .study import Study
 
-TABLES = ("labels", "verdicts", "calls", "history", "adjudications")
+TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger")
 
 _QUERIES = {
     "labels": """
@@ -53,6 +54,9 @@ _QUERIES = {
         FROM adjudications d JOIN units u ON u.id = d.unit_id JOIN items i ON i.id = u.item_id
         LEFT JOIN statements s ON s.id = u.statement_id ORDER BY d.id""",
 }
+
+
+_QUERIES["ledger"] = LEDGER_SQL
 
 
 def rows(study: Study, table: str) -> Iterator[dict[str, Any]]:

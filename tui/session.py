@@ -19,6 +19,7 @@ from medjudge.store import visibility
 from medjudge.store.items import Item, ItemRef, get_item, list_items
 from medjudge.store.judgments import VerdictView
 from medjudge.store.labels import Saved, item_labels
+from medjudge.store.ledger import IDLE_GAP_S
 from medjudge.store.review_queries import (
     has_assignments,
     has_others,
@@ -27,9 +28,6 @@ from medjudge.store.review_queries import (
 )
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
-
-IDLE_GAP_S = 300.0
-"""A pause between two keypresses counts as at most this long (lunch is not review time)."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
 from medjudge.judging.analysis.gold import gold_accuracy
 from medjudge.judging.analysis.kqa import kqa_metrics
+from medjudge.judging.analysis.ledger import per_item_effort
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
@@ -91,12 +92,14 @@ class ReportOptions:
         seed: Bootstrap seed; None uses the study's own seed setting.
         confidence: Confidence level.
         slices: Include sliced views (batch, answer source, statement category).
+        project_items: Project reviewer time and judge cost for this many more items.
     """
 
     n_boot: int = 1000
     seed: int | None = None
     confidence: float = 0.95
     slices: bool = True
+    project_items: int = 100
 
 
 def json_safe(value: Any) -> Any:
@@ -306,7 +309,10 @@ def build_report(
             "kqa_questions": data.kqa_questions,
         },
         "protocol": protocol_section(study, data, opts),
-        "effort": effort_section(study),
+        "effort": {
+            **effort_section(study),
+            "per_item": per_item_effort(study, options.project_items),
+        },
         "criteria": [criterion_section(data, c, opts) for c in data.criteria()],
         "adjudication": adjudication_section(data, opts),
         "consistency": judge_consistency(data, options.confidence),

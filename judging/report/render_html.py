@@ -241,6 +241,9 @@ def _effort(e: dict[str, Any]) -> str:
         f"{esc(rt.duration(e['review_seconds']))}.</p>"
         + table(tb.judge_effort(e))
         + table(tb.reviewer_effort(e))
+        + f"<p>{esc(rt.per_item_note(e['per_item']))}</p>"
+        + table(tb.per_item_reviewers(e))
+        + table(tb.per_item_judges(e))
     )
 
 

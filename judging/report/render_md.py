@@ -105,7 +105,9 @@ def _effort(report: dict[str, Any]) -> list[str]:
         f"Reviewer time: {rt.duration(e['review_seconds'])}.",
         "",
     ]
-    return out + table(tb.judge_effort(e)) + table(tb.reviewer_effort(e))
+    out += table(tb.judge_effort(e)) + table(tb.reviewer_effort(e))
+    out += [md(rt.per_item_note(e["per_item"])), ""]
+    return out + table(tb.per_item_reviewers(e)) + table(tb.per_item_judges(e))
 
 
 def _confusion(r: dict[str, Any]) -> list[str]:

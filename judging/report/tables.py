@@ -285,6 +285,54 @@ def gold(report: dict[str, Any]) -> Table:
     return _table("Accuracy on gold items", columns, rows)
 
 
+def per_item_reviewers(e: dict[str, Any]) -> Table:
+    """Active seconds per item per reviewer (median, IQR) and the projection."""
+    p = e["per_item"]
+    columns = _cols(
+        "Reviewer",
+        "Items timed",
+        "Median per item",
+        "IQR",
+        f"Projected for {p['n_more']:,} items",
+        numeric=(1, 2, 4),
+    )
+    rows = (
+        (
+            Text(r["reviewer"]),
+            Count(r["items"]),
+            Duration(r["median_s"]),
+            Concat((Duration(r["q1_s"]), Label("–"), Duration(r["q3_s"]))),
+            Duration(r["projected_s"]),
+        )
+        for r in p["reviewers"]
+    )
+    return _table("Reviewer time per item", columns, rows)
+
+
+def per_item_judges(e: dict[str, Any]) -> Table:
+    """Cost and calls per judged item per judge, and the projection."""
+    p = e["per_item"]
+    columns = _cols(
+        "Judge",
+        "Items judged",
+        "Calls per item",
+        "Cost per item",
+        f"Projected for {p['n_more']:,} items",
+        numeric=(1, 2, 3, 4),
+    )
+    rows = (
+        (
+            Text(r["judge"]),
+            Count(r["items"]),
+            Number(r["calls_per_item"], 1),
+            Money(r["cost_per_item_usd"]),
+            Money(r["projected_cost_usd"]),
+        )
+        for r in p["judges"]
+    )
+    return _table("Judge cost per item", columns, rows)
+
+
 def win_notes(report: dict[str, Any]) -> list[tuple[str, str]]:
     """``(criterion, note)`` once per criterion with win rates: how wins are counted."""
     return list(dict.fromkeys((r["criterion"], r["note"]) for r in report["win_rates"]))

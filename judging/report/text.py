@@ -182,3 +182,13 @@ def consensus_line(rec: dict[str, Any]) -> str:
         f"the consensus differs from the strict majority on {rec['differs']} unit(s) and settles "
         f"{rec['settled']} unit(s) without a strict majority."
     )
+
+
+def per_item_note(p: dict[str, Any]) -> str:
+    """How the per-item time and cost and their projection are computed."""
+    return (
+        f"Per item (the ledger, medjudge export STUDY ledger): reviewer time is active time, "
+        f"with pauses longer than {duration(p['idle_cap_s'])} counted as that long; the median "
+        f"and interquartile range per item, projected for {p['n_more']:,} more items by the "
+        f"median. Judge cost is the mean per judged item, projected by the mean."
+    )

@@ -66,6 +66,10 @@ def report(
     slices: Annotated[
         bool, typer.Option(help="Include figures per batch, answer source and statement category.")
     ] = True,
+    project: Annotated[
+        int,
+        typer.Option(min=1, help="Project reviewer time and judge cost for this many more items."),
+    ] = 100,
 ) -> None:
     """Write the study's report: agreement, judge consistency, win rates, K-QA, cost and time.
 
@@ -80,7 +84,9 @@ def report(
       medjudge report trial.db -f json | jq '.criteria[0].comparisons[0]'
     """
     with opened(study) as s:
-        data = build_report(s, ReportOptions(n_boot=n_boot, seed=seed, slices=slices))
+        data = build_report(
+            s, ReportOptions(n_boot=n_boot, seed=seed, slices=slices, project_items=project)
+        )
         text = render(data, fmt.value)
         if fmt.value == "json":
             text = json_escaped(text)  # same JSON; C1 controls and bidi overrides as \uXXXX

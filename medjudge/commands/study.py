@@ -53,6 +53,7 @@ class Table(str, Enum):
     calls = "calls"
     history = "history"
     adjudications = "adjudications"
+    ledger = "ledger"
 
 
 class Format(str, Enum):
@@ -274,7 +275,8 @@ def export(
         ),
     ] = False,
 ) -> None:
-    """Export labels, verdicts (with their trail), judge calls, adjudications or the history.
+    """Export labels, verdicts (with their trail), judge calls, adjudications, the history or
+    the ledger (per item: each reviewer's active seconds, each judge's calls, tokens and cost).
 
     \b
     Example:
