@@ -220,8 +220,18 @@ CREATE TRIGGER adjudications_append_only_u BEFORE UPDATE ON adjudications
 BEGIN SELECT RAISE(ABORT, 'adjudications are append-only'); END;
 """
 
+M002_APPEND_ONLY = """
+CREATE TRIGGER verdicts_append_only_d BEFORE DELETE ON verdicts
+BEGIN SELECT RAISE(ABORT, 'verdicts are append-only'); END;
+CREATE TRIGGER adjudications_append_only_d BEFORE DELETE ON adjudications
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only'); END;
+"""
+"""``verdicts`` and ``adjudications`` block DELETE as well as UPDATE, like ``label_history``
+and ``audit``: all four append-only tables are append-only at the database level."""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("001_initial", M001_INITIAL),
+    ("002_append_only", M002_APPEND_ONLY),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

@@ -119,7 +119,9 @@ def test_exact_schema(study: Study) -> None:
         "audit_append_only_u",
         "audit_append_only_d",
         "verdicts_append_only_u",
+        "verdicts_append_only_d",
         "adjudications_append_only_u",
+        "adjudications_append_only_d",
     } == triggers
 
 
@@ -190,3 +192,37 @@ def test_corrupted_file_gives_a_clear_message(study: Study) -> None:
 def test_create_refuses_existing_file(study: Study) -> None:
     with pytest.raises(StudyError, match="exists"):
         Study.create(study.path)
+
+
+@pytest.mark.parametrize("table", ["label_history", "audit", "verdicts", "adjudications"])
+def test_append_only_tables_refuse_update_and_delete_through_plain_sqlite(
+    pairwise_study: Study, table: str
+) -> None:
+    """All four append-only tables: a row can be added, never changed or removed — not even by
+    another program writing to the file with plain sqlite3."""
+    from medjudge.store.adjudications import adjudicate
+    from medjudge.store.judgments import NewVerdict, write_verdicts
+    from medjudge.store.labels import set_label
+    from medjudge.store.roles import grant
+
+    s = pairwise_study
+    unit = s.conn.execute("SELECT id FROM units LIMIT 1").fetchone()[0]
+    set_label(s, unit, "alice", "A")
+    write_verdicts(s, "openai:j", {}, [NewVerdict(unit, "A", "r", {})], run_id=None, actor="t")
+    grant(s, "lead", "adjudicator", by="tester")
+    adjudicate(s, unit, "A", rationale="agreed", actor="lead")
+    path = s.path
+    s.close()
+    conn = sqlite3.connect(path)
+    try:
+        before = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        assert before >= 1
+        column = conn.execute(f"PRAGMA table_info({table})").fetchall()[1][1]
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute(f"UPDATE {table} SET {column} = {column}")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute(f"DELETE FROM {table}")
+        conn.rollback()
+        assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == before
+    finally:
+        conn.close()
