@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .people import person_name
 from .roles import require
 from .study import Study, audit, dumps, utcnow
 
@@ -32,6 +33,7 @@ def assign(
         login → number of newly assigned items.
     """
     require(study, by, "assign")
+    logins = list(dict.fromkeys(person_name(x, "reviewer login") for x in logins))
     k = len(logins) if overlap is None else max(1, min(overlap, len(logins)))
     plan: list[tuple[int, str]] = []
     for i, item_id in enumerate(item_ids):
@@ -67,6 +69,7 @@ def assignment_counts(study: Study) -> dict[str, int]:
 def unassign(study: Study, login: str, *, by: str, batch: str | None = None) -> int:
     """Remove a reviewer's assignments (optionally one batch); returns how many."""
     require(study, by, "assign")
+    login = person_name(login, "reviewer login")
     with study.tx() as conn:
         if batch is None:
             cur = conn.execute("DELETE FROM assignments WHERE login = ?", (login,))

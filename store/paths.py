@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import unicodedata
 from pathlib import Path
 
 import platformdirs
@@ -35,8 +36,9 @@ def settings_file() -> Path:
 
 
 def login_name() -> str:
-    """Who is at the keyboard: the login name."""
+    """Who is at the keyboard: the login name (NFC, stripped, like every person's name)."""
     try:
-        return getpass.getuser()
+        name = getpass.getuser()
     except (KeyError, OSError):
-        return os.environ.get("USER") or "unknown"
+        name = os.environ.get("USER") or ""
+    return unicodedata.normalize("NFC", name).strip() or "unknown"

@@ -17,6 +17,7 @@ Rules:
 from __future__ import annotations
 
 from .db import StudyError
+from .people import person_name
 from .study import Study, audit, utcnow
 
 ROLES = ("lead", "reviewer", "adjudicator")
@@ -28,6 +29,7 @@ class PermissionDenied(StudyError):
 
 def roles_of(study: Study, login: str) -> set[str]:
     """The roles a login holds."""
+    login = person_name(login, "login")
     return {r[0] for r in study.conn.execute("SELECT role FROM roles WHERE login = ?", (login,))}
 
 
@@ -50,6 +52,7 @@ def require(study: Study, login: str, action: str) -> None:
     Raises:
         PermissionDenied: with a message saying which role is needed and who can grant it.
     """
+    login = person_name(login, "login")
     held = roles_of(study, login)
     if action in ("settings", "assign", "roles"):
         if "lead" in held or not has_lead(study):
@@ -76,6 +79,7 @@ def grant(study: Study, login: str, role: str, *, by: str) -> bool:
     """Give a role (True if it was new). The first lead may be named by anyone."""
     if role not in ROLES:
         raise StudyError(f"unknown role {role!r}: use {', '.join(ROLES)}")
+    login, by = person_name(login, "login"), person_name(by, "login")
     require(study, by, "roles")
     with study.tx() as conn:
         cur = conn.execute(
@@ -88,9 +92,21 @@ def grant(study: Study, login: str, role: str, *, by: str) -> bool:
 
 
 def revoke(study: Study, login: str, role: str, *, by: str) -> bool:
-    """Take a role away (True if it was held)."""
+    """Take a role away (True if it was held).
+
+    Raises:
+        PermissionDenied: ``by`` is not a lead, or this would remove the study's last lead.
+    """
+    login, by = person_name(login, "login"), person_name(by, "login")
     require(study, by, "roles")
     with study.tx() as conn:
+        if role == "lead":
+            leads = [r[0] for r in conn.execute("SELECT login FROM roles WHERE role = 'lead'")]
+            if leads == [login]:
+                raise PermissionDenied(
+                    f"{login} is the last lead of this study and cannot be removed; "
+                    f"name another lead first (`medjudge role {study.path} add LOGIN --as lead`)"
+                )
         cur = conn.execute("DELETE FROM roles WHERE login = ? AND role = ?", (login, role))
         if cur.rowcount:
             audit(conn, by, "role:remove", f"role:{login}", role, None)

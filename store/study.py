@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from .db import StudyError, connect, transaction
 from .migrations import migrate
+from .people import person_name
 from .settings import StudySettings
 
 
@@ -163,8 +164,10 @@ class Study:
     ) -> int:
         """The id of a rater, creating the rater row on first use.
 
-        Pass ``conn`` when already inside a transaction.
+        Pass ``conn`` when already inside a transaction. The name is normalised
+        (:func:`~medjudge.store.people.person_name`).
         """
+        name = person_name(name, "rater name")
         if name in self._rater_ids:
             return self._rater_ids[name]
         c = conn or self.conn

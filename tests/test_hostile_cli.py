@@ -89,7 +89,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
             }
         )
     with Study.open(path) as s:
-        import_file(s, write_jsonl(folder / "in.jsonl", rows), "pairwise", actor="lead")
+        import_file(s, write_jsonl(folder / "in.jsonl", rows), "pairwise", actor=login_name())
         set_label(s, 1, REVIEWER, "tie", note=f"note {HOSTILE}")
         grant(s, login_name(), "adjudicator", by=login_name())
         adjudicate(s, 1, "B", f"because {HOSTILE}", actor=login_name())

@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from medjudge.store import paths
 from medjudge.store.db import StudyError
+from medjudge.store.people import BadName, person_name
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
 
@@ -348,6 +349,11 @@ def make_app(
     study = Study.open(Path(db_path))
     try:
         login = paths.login_name()
+        if reviewer is not None:
+            try:
+                reviewer = person_name(reviewer, "--reviewer: the name")
+            except BadName as exc:
+                raise ReviewSetupError(str(exc)) from None
         name = reviewer or login
         if (
             reviewer is not None
@@ -358,8 +364,6 @@ def make_app(
                 f"--reviewer: this study does not allow reviewing under another name; you review "
                 f"as your login name {login!r} (the study lead can set allow_reviewer_override)"
             )
-        if not name.strip():
-            raise ReviewSetupError("--reviewer: the name is empty")
         require(study, name, "adjudicate" if start == "adjudicate" else "review")
         session = ReviewSession(study, name, assigned_only=assigned_only, batch=batch)
     except BaseException:

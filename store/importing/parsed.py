@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,7 +131,7 @@ def parse_labels(
             note = lab.get("note")
             out.append(
                 LabelIn(
-                    rater.strip(),
+                    unicodedata.normalize("NFC", rater).strip(),
                     rkind,
                     criterion,
                     value,
@@ -153,7 +154,9 @@ def parse_labels(
                 where = f"{key}.{rater}.{criterion}"
                 _no_statement(rec, kind, where)
                 v = normalise_value(rec, where, settings, criterion, value)
-                out.append(LabelIn(rater.strip(), rkind, criterion, v))
+                out.append(
+                    LabelIn(unicodedata.normalize("NFC", rater).strip(), rkind, criterion, v)
+                )
     for column, value in rec.data.items():
         parts = column.split(":")
         if len(parts) == 3 and parts[0] in ("human", "judge") and isinstance(value, str):
@@ -162,7 +165,9 @@ def parse_labels(
                     raise rec.problem("missing rater name in the column name", column)
                 _no_statement(rec, kind, column)
                 v = normalise_value(rec, column, settings, parts[2], value)
-                out.append(LabelIn(parts[1].strip(), parts[0], parts[2], v))
+                out.append(
+                    LabelIn(unicodedata.normalize("NFC", parts[1]).strip(), parts[0], parts[2], v)
+                )
     if kind != "statements":
         allowed = {c.name for c in settings.criteria_for(kind)}
         for lab in out:

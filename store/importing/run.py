@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..people import person_name
+from ..roles import has_lead, roles_of
 from ..study import Study
 from .kinds import parse_all
 from .kqa import parse_kqa
+from .parsed import ItemIn
 from .problems import ImportProblem
 from .readers import read_records
 from .writer import ImportSummary, store_items
@@ -58,4 +61,28 @@ def import_file(
     items = parse_all(read_records(path, fmt), kind, study.settings, batch)
     if not items:
         raise ImportProblem(path, "has no records")
+    check_label_owners(study, items, actor)
     return store_items(study, items, file=path, kind=kind, actor=actor)
+
+
+def check_label_owners(study: Study, items: list[ItemIn], actor: str) -> None:
+    """A reviewer imports labels only under their own name; a lead (or anyone, in a study
+    without a lead) imports labels of any reviewer or judge.
+
+    Raises:
+        ImportProblem: at the first label under another name, naming its line and rater.
+    """
+    me = person_name(actor, "login")
+    if not has_lead(study) or "lead" in roles_of(study, me):
+        return
+    for item in items:
+        for label in item.labels:
+            if label.rater_kind != "human" or label.rater != me:
+                whose = "judge " if label.rater_kind == "judge" else ""
+                raise ImportProblem(
+                    item.file,
+                    f"labels of {whose}{label.rater!r}: you ({me}) may import only your own "
+                    "labels; a lead may import anyone's",
+                    line=item.line,
+                    field="labels",
+                )
