@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -76,26 +76,3 @@ def out(text: str) -> None:
 def is_tty() -> bool:
     """Whether stdout is a terminal (progress bars only then)."""
     return sys.stdout.isatty()
-
-
-@contextmanager
-def atomic_output(output: Path) -> Iterator[TextIO]:
-    """A text file written as ``output.part`` and renamed into place when complete.
-
-    A full disk or an unwritable folder gives one clear line and leaves no half-written file.
-
-    Raises:
-        UserError: the folder is missing, ``output`` is a folder, or it cannot be written.
-    """
-    if not output.parent.is_dir():
-        raise UserError(f"{output}: folder {output.parent} does not exist")
-    if output.is_dir():
-        raise UserError(f"{output}: is a folder; give a file name")
-    tmp = output.with_name(output.name + ".part")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="") as fh:
-            yield fh
-        tmp.replace(output)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"{output}: cannot write it ({exc.strerror})") from None

@@ -15,7 +15,8 @@ from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRater
 from medjudge.judging.stats.label_file import SliceStats, read_label_table, table_stats
 from medjudge.store.literal import json_escaped
 
-from .common import UserError, atomic_output, opened, out, user_errors
+from .common import UserError, opened, out, user_errors
+from .output import atomic_output, refuse_study
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -29,7 +30,7 @@ class ReportFormat(str, Enum):
     csv = "csv"
 
 
-def write_output(text: str, output: Path | None) -> None:
+def write_output(text: str, output: Path | None, study: Path | None = None) -> None:
     """Write to stdout, or to ``output`` via ``output.part`` and a rename (never half a file).
 
     Raises:
@@ -39,7 +40,7 @@ def write_output(text: str, output: Path | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    with atomic_output(output) as fh:
+    with atomic_output(output, study=study) as fh:
         fh.write(text)
 
 
@@ -83,6 +84,9 @@ def report(
       medjudge report trial.db --format md > results.md
       medjudge report trial.db -f json | jq '.criteria[0].comparisons[0]'
     """
+    if output is not None:
+        with user_errors():  # before the study is even read
+            refuse_study(output, study)
     with opened(study) as s:
         data = build_report(
             s, ReportOptions(n_boot=n_boot, seed=seed, slices=slices, project_items=project)
@@ -90,7 +94,7 @@ def report(
         text = render(data, fmt.value)
         if fmt.value == "json":
             text = json_escaped(text)  # same JSON; C1 controls and bidi overrides as \uXXXX
-        write_output(text, output)
+        write_output(text, output, study)
     if output is not None:
         out(f"wrote the {fmt.value} report to {output}")
 

@@ -23,7 +23,8 @@ from medjudge.store.slices import StatusSlice, UnknownField, status_by
 from medjudge.store.study import Study
 from medjudge.store.summary import summary
 
-from .common import UserError, atomic_output, console, is_tty, opened, out, user_errors
+from .common import UserError, console, is_tty, opened, out, user_errors
+from .output import atomic_output, refuse_study
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -296,11 +297,14 @@ def export(
                 raise UserError(f"{study}: cannot export wide labels: {exc}") from None
         return exporting.write(s, table.value, fmt.value, stream)
 
+    if output is not None:
+        with user_errors():  # before the study is even read
+            refuse_study(output, study)
     with opened(study) as s:
         if output is None:
             # Piped, the rows are the data, byte for byte; on a terminal they cannot act on it.
             write(s, _TerminalSafe(sys.stdout, fmt) if is_tty() else sys.stdout)
             return
-        with atomic_output(output) as fh:  # a full disk or a read-only folder: no half file
+        with atomic_output(output, study=study) as fh:  # never the study; never half a file
             n = write(s, fh)
     out(f"wrote {n} {'wide ' if wide else ''}{table.value} rows to {output}")
