@@ -107,6 +107,7 @@ SLOW_FILES = {
     "test_secrets.py",
     "test_fuzz_import.py",
     "test_concurrency.py",
+    "test_concurrent_import.py",
     "test_file_faults.py",
     "test_wheel.py",
     "test_local_model.py",

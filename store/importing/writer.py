@@ -64,12 +64,15 @@ def _existing(conn: sqlite3.Connection, ext_id: str) -> sqlite3.Row | None:
     ).fetchone()
 
 
-def _check(study: Study, items: list[ItemIn]) -> dict[str, int]:
-    """Validate against the stored study; returns ext_id → existing item id for unchanged items."""
-    conn = study.conn
+def _check(study: Study, conn: sqlite3.Connection, items: list[ItemIn]) -> dict[str, int]:
+    """Validate against the stored study; returns ext_id → existing item id for unchanged items.
+
+    Runs inside the import's write transaction, so what it checked is what the import writes
+    over: a concurrent import either committed before (and is checked against) or waits.
+    """
     unchanged: dict[str, int] = {}
-    human_names = {r["name"] for r in study.raters("human")}
-    judge_names = {r["name"] for r in study.raters("judge")}
+    human_names = {r[0] for r in conn.execute("SELECT name FROM raters WHERE kind = 'human'")}
+    judge_names = {r[0] for r in conn.execute("SELECT name FROM raters WHERE kind = 'judge'")}
     for item in items:
         row = _existing(conn, item.ext_id)
         if row is not None:
@@ -141,17 +144,21 @@ def store_items(
     actor: str,
     settings_extra: dict[str, object] | None = None,
 ) -> ImportSummary:
-    """Check then store parsed items and their labels in one transaction.
+    """Check then store parsed items and their labels in one write transaction.
+
+    The checks and the writes share one ``BEGIN IMMEDIATE`` transaction (retried while another
+    process holds the lock), so concurrent imports are serialised: each either stores all of
+    its items and labels or fails with one message and stores nothing.
 
     Raises:
-        ImportProblem: an id conflict or a label conflict, before anything is written.
+        ImportProblem: an id conflict or a label conflict; nothing is written.
     """
-    unchanged = _check(study, items)
     summary = ImportSummary(file="standard input" if is_stdin(file) else file.name, kind=kind)
     sha = hashlib.sha256(read_bytes(file)).hexdigest() if is_stdin(file) or file.exists() else ""
     settings = study.settings
     criteria = settings.criteria_for(kind)
     with study.tx() as conn:
+        unchanged = _check(study, conn, items)
         now = utcnow()
         import_id = conn.execute(
             "INSERT INTO imports (file, sha256, kind, actor, at, n_items, n_labels) "
