@@ -47,6 +47,12 @@ def _classify(path: Path, exc: sqlite3.Error) -> StudyError:
     text = str(exc)
     if isinstance(exc, sqlite3.DatabaseError) and "not a database" in text:
         return StudyError(f"{path}: not a medjudge study (the file is not an SQLite database)")
+    if "Could not decode to UTF-8" in text:
+        column = text.split(" with text")[0].removeprefix("Could not decode to UTF-8 ")
+        return StudyError(
+            f"{path}: the study file is damaged (text that is not valid UTF-8 in {column}); "
+            "restore it from a backup or run `sqlite3 FILE .recover` on a copy"
+        )
     if "malformed" in text or "corrupt" in text:
         return StudyError(
             f"{path}: the study file is damaged ({text}); restore it from a backup "
@@ -70,6 +76,26 @@ def _classify(path: Path, exc: sqlite3.Error) -> StudyError:
             f"{path}: the study is busy (another process holds its lock); try again"
         )
     return StudyError(f"{path}: {text}")
+
+
+def check_pages(conn: sqlite3.Connection, path: str | os.PathLike[str]) -> None:
+    """``PRAGMA quick_check``: every page and index readable and consistent (about 2 ms per MB).
+
+    Commands that write run it before they change anything (and ``judge`` before it pays for a
+    call), so a damaged file is never written to.
+
+    Raises:
+        StudyError: the file is damaged (with SQLite's first finding).
+    """
+    try:
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.Error as exc:
+        raise _classify(Path(path), exc) from None
+    if [tuple(r) for r in rows] != [("ok",)]:
+        raise StudyError(
+            f"{path}: the study file is damaged ({rows[0][0]}); restore it from a backup "
+            "or run `sqlite3 FILE .recover` on a copy"
+        )
 
 
 def _disk_full(path: Path) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .db import StudyError, connect, transaction
+from .db import StudyError, check_pages, connect, transaction
 from .migrations import migrate
 from .people import person_name
 from .settings import StudySettings
@@ -73,8 +73,11 @@ class Study:
         return study
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> Study:
+    def open(cls, path: str | os.PathLike[str], *, check: bool = False) -> Study:
         """Open an existing study, migrating an older schema.
+
+        With ``check``, every page is checked first (:func:`~medjudge.store.db.check_pages`):
+        what commands that write do, so a damaged file is never written to.
 
         Raises:
             StudyError: missing, not a study, damaged, or from a newer medjudge.
@@ -84,6 +87,8 @@ class Study:
             raise StudyError(f"{p}: is a folder, not a study file")
         conn = connect(p)
         try:
+            if check:
+                check_pages(conn, p)
             migrate(conn, p)
             study = cls(p, conn)
             study.settings  # noqa: B018 - validate now, not in the middle of a review
@@ -96,9 +101,14 @@ class Study:
         return study
 
     @classmethod
-    def open_or_create(cls, path: str | os.PathLike[str], *, actor: str = "system") -> Study:
-        """Open the study, creating it with default settings when the file does not exist."""
-        return cls.open(path) if Path(path).exists() else cls.create(path, actor=actor)
+    def open_or_create(
+        cls, path: str | os.PathLike[str], *, actor: str = "system", check: bool = False
+    ) -> Study:
+        """Open the study (``check``: see :meth:`open`), creating it with default settings when
+        the file does not exist."""
+        if Path(path).exists():
+            return cls.open(path, check=check)
+        return cls.create(path, actor=actor)
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by SQLite when the last one closes)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from medjudge.store import paths
-from medjudge.store.db import StudyError
+from medjudge.store.db import StudyError, classify
 from medjudge.store.people import BadName, person_name
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
@@ -66,6 +67,8 @@ class ReviewApp(App[None]):
         """Use :func:`make_app`."""
         super().__init__()
         self.study = study
+        self.failure: str | None = None
+        """Set when the app ended on a damaged or unreadable study: the message to print."""
         self.session = session
         self.start = start
         """The first screen: ``review`` or ``adjudicate`` (the adjudication queue)."""
@@ -100,6 +103,18 @@ class ReviewApp(App[None]):
         self._data_version = self.study.data_version()
         if self.poll_interval:
             self.set_interval(self.poll_interval, self.poll_study)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A damaged or unreadable study met while reviewing ends the app with the store's one
+        clear line (``failure``, printed by the command), not a traceback; anything else is
+        Textual's usual handling."""
+        if isinstance(error, sqlite3.Error):
+            error = classify(self.study.path, error)
+        if isinstance(error, StudyError):
+            self.failure = str(error)
+            self.exit(return_code=1)
+            return
+        super()._handle_exception(error)
 
     def on_unmount(self) -> None:
         """Close connections."""

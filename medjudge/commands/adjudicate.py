@@ -6,7 +6,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -18,7 +18,8 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import require
 from medjudge.store.study import Study
 
-from .common import UserError, fail, opened, out, user_errors
+from .common import UserError, opened, out
+from .review import run_app
 
 
 def resolve_unit(study: Study, ref: str) -> int:
@@ -71,7 +72,7 @@ def adjudicate(
     """
     if kind is not None and kind not in KINDS:
         raise typer.BadParameter(f"use one of {', '.join(KINDS)}", param_hint="--kind")
-    with opened(study) as s:
+    with opened(study, check=value is not None) as s:
         if unit is not None:
             if not value or rationale is None:
                 raise UserError("--unit needs --value and --rationale")
@@ -108,14 +109,8 @@ def adjudicate(
             return
     # The app opens its own connection; the one above is closed first.
     from medjudge.tui.adjudication_screen import QueueFilters  # the UI only for this path
-    from medjudge.tui.app import ReviewSetupError, make_app
 
-    with user_errors():
-        try:
-            app = make_app(study, start="adjudicate")
-        except ReviewSetupError as exc:
-            raise UserError(str(exc)) from None
-    app.queue_filters = QueueFilters(kind, criterion, source, reviewer, unresolved)
-    app.run()
-    if app.return_code not in (None, 0):
-        fail("the adjudication app stopped with an error")
+    def configure(app: Any) -> None:
+        app.queue_filters = QueueFilters(kind, criterion, source, reviewer, unresolved)
+
+    run_app(study, "adjudication", configure, start="adjudicate")

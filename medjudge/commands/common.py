@@ -57,10 +57,14 @@ def user_errors(study: Path | None = None) -> Iterator[None]:
 
 
 @contextmanager
-def opened(path: Path) -> Iterator[Study]:
-    """Open a study for a command, closing it afterwards."""
+def opened(path: Path, *, check: bool = False) -> Iterator[Study]:
+    """Open a study for a command, closing it afterwards.
+
+    ``check``: commands that write check every page first, so a damaged file is refused before
+    anything is written (see :meth:`Study.open`).
+    """
     with user_errors():
-        study = Study.open(path)
+        study = Study.open(path, check=check)
     try:
         with user_errors(path):
             yield study

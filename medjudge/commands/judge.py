@@ -146,7 +146,7 @@ def judge(
       medjudge judge trial.db -j openai:llama3@http://127.0.0.1:8000/v1 --concurrency 16
       medjudge judge trial.db -j local:smollm2 --samples 1
     """
-    with opened(study) as s:
+    with opened(study, check=True) as s:
         try:
             configs = [
                 JudgeConfig(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -39,13 +40,26 @@ def review(
       medjudge review trial.db --batch week-2
       medjudge review demo.sqlite --reviewer dr_demo
     """
+    run_app(study, "review", reviewer=reviewer, assigned_only=assigned_only, batch=batch)
+
+
+def run_app(
+    study: Path, what: str, configure: Callable[[Any], None] | None = None, **options: Any
+) -> None:
+    """Open the review app on ``study`` (``options`` go to ``make_app``), run it, and turn how
+    it ended into the command's exit: a setup problem or a damaged study is one clear line and
+    exit 1. ``configure`` may adjust the app before it runs."""
     from medjudge.tui.app import ReviewSetupError, make_app  # the UI loads only here
 
-    with user_errors():
+    with user_errors(study):
         try:
-            app = make_app(study, reviewer=reviewer, assigned_only=assigned_only, batch=batch)
+            app = make_app(study, **options)
         except ReviewSetupError as exc:
             raise UserError(str(exc)) from None
+    if configure is not None:
+        configure(app)
     app.run()
+    if app.failure is not None:
+        fail(app.failure)
     if app.return_code not in (None, 0):
-        fail("the review app stopped with an error")
+        fail(f"the {what} app stopped with an error")

@@ -145,7 +145,7 @@ def import_(
     """
     with user_errors(study):
         existed = study.exists()
-        s = Study.open_or_create(study, actor=login_name())
+        s = Study.open_or_create(study, actor=login_name(), check=True)
         if not existed:
             grant(s, login_name(), "lead", by=login_name())
         try:

@@ -48,7 +48,7 @@ def role(
       medjudge role trial.db add drchen --as adjudicator
       medjudge role trial.db list
     """
-    with opened(study) as s:
+    with opened(study, check=True) as s:
         if action is Action.list:
             for r, logins in members(s).items():
                 out(f"{r}s: " + (", ".join(logins) if logins else "-"))
@@ -87,7 +87,7 @@ def assign(
       medjudge assign trial.db drchen drpatel --batch week-1
       medjudge assign trial.db drchen drpatel drlee --kind pairwise --overlap 2
     """
-    with opened(study) as s:
+    with opened(study, check=True) as s:
         if remove:
             for r in reviewers:
                 out(f"{r}: {unassign(s, r, by=login_name(), batch=batch)} assignment(s) removed")
@@ -132,7 +132,7 @@ def settings(
       medjudge settings trial.db
       medjudge settings trial.db --show-verdicts --roles-enforced
     """
-    with opened(study) as s:
+    with opened(study, check=True) as s:
         changes = {
             k: v
             for k, v in {
