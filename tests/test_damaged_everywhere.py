@@ -64,10 +64,11 @@ def every_command(study: Path, folder: Path, judge_url: str) -> list[list[str]]:
     ]
     cmds += [["export", s, t] for t in ("labels", "verdicts", "calls", "history", "adjudications")]
     cmds += [["export", s, "labels", "--wide"], ["export", s, "ledger"]]
+    cmds += [["backup", s, str(folder / "copy.db")]]
     return cmds
 
 
-WRITERS = {"import", "judge", "assign", "role", "settings"}
+WRITERS = {"import", "judge", "assign", "role", "settings", "backup"}
 
 
 @pytest.mark.parametrize("kind", sorted(DAMAGES))

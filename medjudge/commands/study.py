@@ -1,4 +1,4 @@
-"""Study commands: init, import, status, export."""
+"""Study commands: init, import, status, export, backup."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import typer
 
 from medjudge.store import export as exporting
 from medjudge.store import export_wide
+from medjudge.store.backup import backup as backup_study
+from medjudge.store.db import StudyError
 from medjudge.store.importing.run import import_file
 from medjudge.store.literal import json_escaped, printable
 from medjudge.store.paths import login_name
@@ -308,3 +310,25 @@ def export(
         with atomic_output(output, study=study) as fh:  # never the study; never half a file
             n = write(s, fh)
     out(f"wrote {n} {'wide ' if wide else ''}{table.value} rows to {output}")
+
+
+def backup(
+    study: StudyArg,
+    dest: Annotated[Path, typer.Argument(help="Where to write the copy (a new file).")],
+    force: Annotated[bool, typer.Option("--force", help="Replace DEST if it exists.")] = False,
+) -> None:
+    """Copy the study safely while reviewers may be working (SQLite's online backup).
+
+    Copying the file with cp while it is in use can lose the latest labels; this copies a
+    consistent snapshot, checks it and writes it as one self-contained file.
+
+    \b
+    Example:
+      medjudge backup trial.db backups/trial-2024-06-01.db
+    """
+    with opened(study) as s:
+        try:
+            size = backup_study(s, dest, overwrite=force)
+        except StudyError as exc:
+            raise UserError(str(exc)) from None
+    out(f"backed up {study} to {dest} ({size:,} bytes, integrity checked)")
