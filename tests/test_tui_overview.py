@@ -16,7 +16,7 @@ from medjudge.tui.dialogs import PromptDialog
 from medjudge.tui.overview_screen import OverviewScreen
 from medjudge.tui.review_screen import ReviewScreen
 
-from .fakellm import FakeLLMServer
+from .fakellm import FakeLLMServer, Reply
 from .judges import pairwise_responder, prefer_first, rating_responder, routing
 from .test_tui_support import add_verdicts, build_study, run_async, scalar, screen_text
 
@@ -206,6 +206,26 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
     voted = scalar(path, "SELECT min(at) FROM label_history WHERE actor = 'alice'")
     assert voted < scalar(path, "SELECT finished_at FROM judge_runs")
     assert scalar(path, "SELECT count(DISTINCT item_id) FROM judge_calls") == 5
+
+
+@run_async
+async def test_a_judge_whose_calls_fail_says_why_in_the_app(tmp_path: Path) -> None:
+    """A 401 stops the background run at once; the reviewer sees the cause as an error."""
+    path = build_study(tmp_path, statements=0)
+    with FakeLLMServer(lambda req: Reply.error(401, "Incorrect API key provided")) as server:
+        app = make_app(path, reviewer="alice", poll_interval=0.05)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            app.start_judge(f"openai:fake-model@{server.openai_url}")
+            await until(
+                pilot,
+                lambda: app.judge_state is not None and app.judge_state.status == "failed",
+                timeout=30,
+            )
+            await app.workers.wait_for_complete()
+            failed = [n for n in app._notifications if "failed" in n.title]
+            assert failed and failed[-1].severity == "error"
+            assert "HTTP 401" in failed[-1].message and "Incorrect API key" in failed[-1].message
+    assert scalar(path, "SELECT status FROM judge_runs") == "failed"
 
 
 @run_async

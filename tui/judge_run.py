@@ -86,8 +86,11 @@ class TuiRunDisplay:
         )
         if summary.stopped:
             message += f"; stopped: {summary.stopped}"
+        status = "done"
+        if summary.failure:  # the calls kept failing: the cause first, as an error
+            status, message = "failed", f"{summary.failure} ({message})"
         self.state = dataclasses.replace(
-            self.state, status="done", message=message, cost_usd=summary.cost_usd
+            self.state, status=status, message=message, cost_usd=summary.cost_usd
         )
         self._emit(force=True)
 

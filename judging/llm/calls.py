@@ -195,7 +195,8 @@ async def make_call(
         try:
             result = await provider.complete(req)
         except ProviderError as exc:
-            row.update(status="error", error=str(exc))
+            # error_kind / error_status are not stored; the run's failure watch reads them.
+            row.update(status="error", error=str(exc), error_kind=exc.kind, error_status=exc.status)
             row["attempts"] += getattr(exc, "attempts", 0) or 1
             return row
         row["input_tokens"] += result.input_tokens

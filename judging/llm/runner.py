@@ -13,6 +13,8 @@ Concurrency and storage contract (the calls themselves: :mod:`judging.calls`):
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 from collections import defaultdict
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from medjudge.judging.llm.calls import LocalCostGuard, execute
+from medjudge.judging.llm.failures import FailureWatch, Halt
 from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
 from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol import rules as protocol
@@ -87,6 +90,10 @@ class RunSummary:
     missing_verdicts: int = 0
     position_inconsistent: int = 0
     stopped: str | None = None
+    """Why the run stopped before every call was made (``--max-cost`` or a cancel)."""
+    failure: str | None = None
+    """Why the run failed: its calls kept failing (see :mod:`.failures`); no verdict is missing
+    for lack of trying, the judge could not be reached or used."""
     elapsed_s: float = 0.0
     run_id: int | None = None
 
@@ -166,16 +173,32 @@ async def run_judges(
         len(calls),
     )
     summary.run_id = run_id
-    if display:
-        display.started(summary)
-    status = "done"
-    if todo:
-        status = await _execute(study, todo, options, prices, summary, run_id, display)
-    outcomes = {
-        k: Outcome(v.status, v.parsed, v.error)
-        for k, v in cached_calls(study, [c.key for c in calls]).items()
-    }
-    _resolve_all(study, judges, items, calls, outcomes, options, summary, run_id)
+    try:
+        if display:
+            display.started(summary)
+        status = "done"
+        if todo:
+            status = await _execute(study, todo, options, prices, summary, run_id, display)
+        outcomes = {
+            k: Outcome(v.status, v.parsed, v.error)
+            for k, v in cached_calls(study, [c.key for c in calls]).items()
+        }
+        _resolve_all(study, judges, items, calls, outcomes, options, summary, run_id)
+    except BaseException as exc:
+        # A run never stays "running": whatever ended it (a key the client cannot send, a
+        # full disk, Ctrl-C) is recorded before it propagates, if the study can still be written.
+        interrupted = isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError))
+        with contextlib.suppress(Exception):
+            finish_run(
+                study,
+                run_id,
+                status="interrupted" if interrupted else "failed",
+                made=summary.requests,
+                cached=summary.cached,
+                failed=summary.failed,
+                cost=summary.cost_usd,
+            )
+        raise
     finish_run(
         study,
         run_id,
@@ -200,8 +223,12 @@ async def _execute(
     run_id: int,
     display: RunDisplay | None,
 ) -> str:
+    halt = Halt(options.cancel)
+    watch = FailureWatch(halt)
+
     def on_row(row: dict[str, Any]) -> None:
         account(summary, row)
+        watch.see(row)
         if display:
             display.call_done(
                 CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), summary
@@ -221,7 +248,7 @@ async def _execute(
             todo,
             n,
             limit=options.max_cost,
-            cancel=options.cancel,
+            cancel=halt,
             on_row=on_row,
             concurrency=options.concurrency,
             prices=prices,
@@ -233,10 +260,13 @@ async def _execute(
             todo,
             concurrency=options.concurrency,
             prices=prices,
-            guard=LocalCostGuard(options.max_cost, options.cancel),
+            guard=LocalCostGuard(options.max_cost, halt),
             on_row=on_row,
             **common,
         )
+    if watch.cause is not None:
+        summary.failure = watch.cause
+        return "failed"
     if not complete:
         cancelled = options.cancel is not None and options.cancel.is_set()
         summary.stopped = "cancelled" if cancelled else f"--max-cost {options.max_cost:g} reached"

@@ -20,7 +20,7 @@ from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store import user_settings
 from medjudge.store.paths import login_name
 
-from .common import UserError, console, is_tty, opened, out
+from .common import UserError, console, fail, is_tty, opened, out
 
 
 class _Counts(ProgressColumn):
@@ -139,6 +139,10 @@ def judge(
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
 
+    Exit codes: 0 done; 1 the run failed (a server that cannot be reached, a rejected key, an
+    unknown model: the run stops after the first such error, or after 5 identical errors in a
+    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts.
+
     \b
     Example:
       medjudge judge trial.db -j openai:gpt-4o --dry-run
@@ -183,8 +187,31 @@ def judge(
             raise UserError(str(exc)) from None
     if json_output:
         sys.stdout.write(json.dumps(summary.__dict__, indent=2) + "\n")
-        return
-    _print_summary(summary, dry_run)
+    else:
+        _print_summary(summary, dry_run)
+    code = exit_code(summary)
+    if code == 1:
+        fail(f"the judge run failed: {summary.failure}")
+    if code:
+        raise typer.Exit(code)
+
+
+EXIT_STOPPED = 3
+"""Stopped at a limit (``--max-cost``): run again with a higher limit to finish."""
+EXIT_MISSING = 4
+"""Finished, but some units have no verdict (every sample failed to parse): see the summary."""
+
+
+def exit_code(summary: RunSummary) -> int:
+    """DESIGN §5: 1 the run failed (its calls kept failing), 3 stopped at ``--max-cost``,
+    4 finished with missing verdicts, 0 otherwise (a dry run is always 0)."""
+    if summary.failure:
+        return 1
+    if summary.stopped and summary.stopped.startswith("--max-cost"):
+        return EXIT_STOPPED
+    if summary.missing_verdicts:
+        return EXIT_MISSING
+    return 0
 
 
 def _print_summary(s: RunSummary, dry_run: bool) -> None:
@@ -204,6 +231,11 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
             f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
             f"AB/BA inconsistent: {s.position_inconsistent}"
         )
+        if s.missing_verdicts:
+            out(
+                f"{s.missing_verdicts} unit(s) have no verdict: no sample of theirs gave a "
+                "usable reply (see `medjudge export STUDY calls`; --retry-failed asks again)"
+            )
         if s.errors:
             out("calls that failed to reach the model are retried by the next run")
         if s.stopped:

@@ -1,0 +1,124 @@
+"""Every judge failure is said, with the right exit code (#11): an unreachable server, a 401, a
+wrong model name, a server where every call fails — each stops early, names the cause (status,
+provider message, URL, never the key), exits non-zero and leaves no run marked "running"."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medjudge.cli import app
+
+from .conftest import small_study
+from .fakellm import FakeLLMServer, Reply
+from .judges import pairwise_responder, prefer_marked, routing
+
+cli = CliRunner()
+KEY = "sk-test-9f8e7d6c5b4a"
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    path = tmp_path / "j.db"
+    small_study(path, pairwise=20, statements=0).close()
+    return path
+
+
+def runs(path: Path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return [r[0] for r in conn.execute("SELECT status FROM judge_runs ORDER BY id")]
+    finally:
+        conn.close()
+
+
+def judge(study: Path, spec: str, *extra: str, key: str = KEY) -> object:
+    return cli.invoke(
+        app,
+        ["judge", str(study), "-j", spec, "--samples", "1", "--concurrency", "2", *extra],
+        env={"OPENAI_API_KEY": key, "ANTHROPIC_API_KEY": key},
+    )
+
+
+def _check_failed(r: object, study: Path, *words: str) -> str:
+    assert r.exit_code == 1, r.output  # type: ignore[attr-defined]
+    err = r.stderr  # type: ignore[attr-defined]
+    assert "Traceback" not in r.output and KEY not in r.output  # type: ignore[attr-defined]
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("error: the judge run failed: "), err
+    for w in words:
+        assert w in line, line
+    assert runs(study)[-1] == "failed" and "running" not in runs(study)
+    return line
+
+
+@pytest.mark.slow  # five calls, each with its retries and back-off
+def test_unreachable_server(study: Path) -> None:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    r = judge(study, f"openai:m@http://127.0.0.1:{port}/v1", "--timeout", "5")
+    _check_failed(r, study, "cannot connect", f"127.0.0.1:{port}", "5 calls in a row")
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "words"),
+    [
+        (401, "Incorrect API key provided", ("HTTP 401", "Incorrect API key", "first call")),
+        (403, "Your account is not allowed", ("HTTP 403",)),
+        (404, "The model `gpt-9` does not exist", ("HTTP 404", "gpt-9")),
+    ],
+)
+def test_fatal_errors_stop_at_once(
+    study: Path, status: int, message: str, words: tuple[str, ...]
+) -> None:
+    with FakeLLMServer(lambda req: Reply.error(status, message)) as server:
+        r = judge(study, f"openai:gpt-9@{server.openai_url}")
+        assert server.count() <= 2, "stopped at the first failures (2 in flight)"
+        _check_failed(r, study, server.openai_url, *words)
+
+
+@pytest.mark.slow
+def test_a_server_where_every_call_fails(study: Path) -> None:
+    with FakeLLMServer(lambda req: Reply.error(500, "upstream exploded")) as server:
+        r = judge(study, f"anthropic:m@{server.anthropic_url}")
+        _check_failed(r, study, "HTTP 500", "upstream exploded", "5 calls in a row")
+        # 5 failing calls (+ the ones in flight), each with its retries: not 40 calls' worth
+        assert server.count() <= (5 + 2) * 5
+
+
+def test_occasional_errors_do_not_stop_a_run(study: Path, tmp_path: Path) -> None:
+    good = routing(pairwise_responder(prefer_marked("Answer A")))
+    n = {"i": 0}
+
+    def flaky(req):  # type: ignore[no-untyped-def]
+        n["i"] += 1
+        return Reply.error(400, "bad luck") if n["i"] % 3 == 0 else good(req)
+
+    with FakeLLMServer(flaky) as server:
+        r = judge(study, f"openai:m@{server.openai_url}")
+    assert r.exit_code == 0, r.output
+    assert runs(study)[-1] == "done"
+
+
+def test_max_cost_exits_3_and_missing_verdicts_exit_4(study: Path) -> None:
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked("Answer A")))) as server:
+        r = judge(
+            study, f"openai:m@{server.openai_url}", "--price", "1000,1000", "--max-cost", "0.5"
+        )
+        assert r.exit_code == 3, r.output
+        assert "stopped: --max-cost 0.5 reached" in r.stdout
+    with FakeLLMServer(lambda req: Reply("I will not answer in JSON.")) as server:
+        r = judge(study, f"openai:other@{server.openai_url}")
+        assert r.exit_code == 4, r.output
+        assert "have no verdict: no sample of theirs gave a usable reply" in r.stdout
+
+
+def test_help_documents_the_exit_codes() -> None:
+    r = cli.invoke(app, ["judge", "--help"])
+    assert "3 stopped at --max-cost" in " ".join(r.stdout.split())
