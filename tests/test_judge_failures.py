@@ -122,3 +122,59 @@ def test_max_cost_exits_3_and_missing_verdicts_exit_4(study: Path) -> None:
 def test_help_documents_the_exit_codes() -> None:
     r = cli.invoke(app, ["judge", "--help"])
     assert "3 stopped at --max-cost" in " ".join(r.stdout.split())
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("sk-abc\u00a0def1234567", ("non-ASCII character at position 7", "NO-BREAK SPACE")),
+        ("sk-\u201cabcdef1234567\u201d", ("position 4", "LEFT DOUBLE QUOTATION MARK")),
+        ("sk-abcdef1234567\n", ("space or control character at position 17",)),
+    ],
+)
+def test_a_key_http_cannot_carry_is_named_not_a_traceback(
+    study: Path, key: str, words: tuple[str, ...]
+) -> None:
+    with FakeLLMServer() as server:
+        r = judge(study, "openai:gpt-4o", key=key)
+        assert server.count() == 0
+    assert r.exit_code == 1 and "Traceback" not in r.output, r.output
+    assert "OPENAI_API_KEY" in r.stderr and all(w in r.stderr for w in words), r.stderr
+    assert key.strip() not in r.output and "abcdef1234567" not in r.output
+    assert "running" not in runs(study)
+
+
+@pytest.mark.parametrize(
+    "spec", ["openai:gpt-4o@http://127.0.0.1:", "openai:m@notaurl", "anthropic:m@localhost:8000"]
+)
+def test_a_malformed_judge_url_is_a_usage_error(study: Path, spec: str) -> None:
+    r = judge(study, spec)
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "Invalid value for --judge: malformed server URL" in r.output
+    assert runs(study) == []
+
+
+def test_model_versions_after_at_are_model_names(study: Path) -> None:
+    r = judge(study, "anthropic:claude-3-5-sonnet@20240620", "--dry-run")
+    assert r.exit_code == 0, r.output
+
+
+def test_a_reply_echoing_the_key_is_stored_redacted(study: Path) -> None:
+    good = routing(pairwise_responder(prefer_marked("Answer A")))
+
+    def echo(req):  # type: ignore[no-untyped-def]
+        reply = good(req)
+        key = req.headers.get("authorization", "").removeprefix("Bearer ")
+        body = reply.text.replace('"reason": "', f'"reason": "your key {key} ', 1)
+        return Reply(body)
+
+    with FakeLLMServer(echo) as server:
+        r = judge(study, f"openai:m@{server.openai_url}")
+    assert r.exit_code == 0, r.output
+    wal = Path(str(study) + "-wal")
+    raw = study.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    assert KEY.encode() not in raw
+    conn = sqlite3.connect(study)
+    texts = [r[0] for r in conn.execute("SELECT raw FROM judge_calls")]
+    conn.close()
+    assert texts and all("your key ***" in t for t in texts)

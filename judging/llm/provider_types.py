@@ -7,6 +7,7 @@ formatted traceback (see :func:`redact`). Import these from :mod:`judging.provid
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -163,6 +164,30 @@ class ProviderConfigError(ProviderError):
     def __init__(self, message: str, **kwargs: Any) -> None:
         kwargs.setdefault("kind", "config")
         super().__init__(message, **kwargs)
+
+
+def check_key(key: str, source: str, name: str) -> None:
+    """Refuse a key that HTTP cannot carry, before any request: a pasted key often brings a
+    non-breaking space, a smart quote or a newline. The message names the position and the
+    character, never the key.
+
+    Args:
+        key: The API key.
+        source: Where it came from, for the message (e.g. ``OPENAI_API_KEY or settings.toml``).
+        name: The judge's name.
+
+    Raises:
+        ProviderConfigError: the key holds a character outside printable ASCII.
+    """
+    for i, ch in enumerate(key):
+        if not 33 <= ord(ch) <= 126:
+            what = unicodedata.name(ch, f"U+{ord(ch):04X}")
+            kind = "non-ASCII" if ord(ch) > 126 else "space or control"
+            raise ProviderConfigError(
+                f"{name}: the API key ({source}) contains a {kind} character at position "
+                f"{i + 1} ({what}); paste the key again as plain text",
+                provider=name,
+            )
 
 
 def redact(text: str, secrets: tuple[str, ...] | list[str] = ()) -> str:

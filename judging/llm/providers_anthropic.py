@@ -27,6 +27,7 @@ from medjudge.judging.llm.provider_types import (
     ChatResult,
     ProviderConfigError,
     ProviderError,
+    check_key,
 )
 from medjudge.judging.llm.retrying import RetryingProvider
 
@@ -99,6 +100,7 @@ class AnthropicProvider(RetryingProvider):
                         "variable (or use anthropic:MODEL@URL for a compatible server).",
                         provider=name,
                     )
+        check_key(api_key, f"{ANTHROPIC_KEY_ENV} or settings.toml", name)
         super().__init__(
             model,
             name=name,

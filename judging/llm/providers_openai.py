@@ -21,6 +21,7 @@ from medjudge.judging.llm.provider_types import (
     ChatResult,
     ProviderConfigError,
     ProviderError,
+    check_key,
 )
 from medjudge.judging.llm.retrying import RetryingProvider
 
@@ -87,6 +88,7 @@ class OpenAIProvider(RetryingProvider):
                         "variable (or use openai:MODEL@URL for an OpenAI-compatible server).",
                         provider=name,
                     )
+        check_key(api_key, f"{OPENAI_KEY_ENV} or settings.toml", name)
         super().__init__(
             model,
             name=name,

@@ -25,6 +25,7 @@ from medjudge.judging.llm.provider_types import (
     ProviderConfigError,
     ProviderError,
     ProviderTimeoutError,
+    redact,
 )
 
 log = logging.getLogger(__name__)
@@ -290,6 +291,8 @@ class RetryingProvider(ABC):
             else:
                 result.latency_s = time.perf_counter() - started
                 result.attempts = attempts
+                # A server that echoes the key in its reply: scrubbed before anything stores it.
+                result.text = redact(result.text, self._secrets)
                 return result
             # Deliberately outside the except blocks: nothing is chained to the error we raise,
             # so the SDK exception (and the request headers it holds) never reaches a traceback.

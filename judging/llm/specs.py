@@ -162,9 +162,10 @@ def _split_model_url(rest: str) -> tuple[str, str | None]:
         model, _, tail = rest.rpartition("@")
         if not tail.strip():
             raise SpecError("empty server URL after '@'")
-        # "@20240620" (a model version) is part of the name; "@localhost:8000" is a URL
-        # written without a scheme, which we refuse rather than silently misread.
-        if any(ch in tail for ch in ":/.") or tail.lower() == "localhost":
+        # "@20240620" or "@001" (a model version: it starts with a digit) is part of the
+        # name; anything else after '@' ("localhost:8000", "notaurl") is a server URL written
+        # without a scheme, which we refuse rather than silently misread.
+        if not tail.strip()[0].isdigit() or any(ch in tail for ch in ":/"):
             raise SpecError(
                 f"malformed server URL {tail!r}: it must start with http:// or https://"
             )
@@ -201,6 +202,8 @@ def _normalise_url(url: str) -> str:
         raise SpecError(f"malformed server URL {url!r}: it must start with http:// or https://")
     if not parts.hostname:
         raise SpecError(f"malformed server URL {url!r}: no host")
+    if parts.netloc.endswith(":"):
+        raise SpecError(f"malformed server URL {url!r}: empty port after ':'")
     if parts.username is not None or parts.password is not None:
         raise SpecError(
             "server URL must not contain credentials; pass API keys through the environment"

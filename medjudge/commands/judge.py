@@ -162,8 +162,8 @@ def judge(
                 )
                 for j in judges
             ]
-        except SpecError as exc:
-            raise UserError(f"--judge: {exc}") from None
+        except SpecError as exc:  # a usage error: exit 2, like any bad option
+            raise typer.BadParameter(str(exc), param_hint="--judge") from None
         if statements_protocol not in ("nli", "kqa"):
             raise UserError("--statements-protocol must be nli or kqa")
         if panel_rule not in ("conservative", "plurality"):
