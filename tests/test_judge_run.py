@@ -251,7 +251,7 @@ def test_cli_judge_and_export_verdicts_show_the_trail(tmp_path: Path) -> None:
     assert rows[0]["trail"]["orders"]["AB"]["votes"] == ["A", "A", "A"]
     assert len(rows[0]["trail"]["orders"]["AB"]["calls"]) == 3
     r = runner.invoke(app, ["judge", path, "-j", "nonsense"])
-    assert r.exit_code == 1 and "--judge" in r.output
+    assert r.exit_code == 2 and "--judge" in r.output  # a usage error
     r = runner.invoke(app, ["judge", path, "-j", "openai:gpt-4o"])
     assert r.exit_code == 1 and "OPENAI_API_KEY" in r.output and "Traceback" not in r.output
 
