@@ -56,15 +56,29 @@ def cached_calls(study: Study, keys: Iterable[str]) -> dict[str, StoredCall]:
     return out
 
 
+_SUMMED = ("input_tokens", "output_tokens", "cost_usd", "latency_s", "attempts")
+"""Columns a re-asked call adds to its earlier attempt (the ledger keeps what was paid)."""
+
+
 def record_call(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
-    """Store one call result (inside a transaction); an earlier ``error`` row is replaced."""
+    """Store one call result (inside a transaction).
+
+    An earlier ``error`` row (nothing came back) is replaced. An earlier ``failed`` row (a
+    reply that never parsed) is replaced only by a call re-asked with ``--retry-failed``
+    (``row["retry"]``); its tokens, cost, latency and attempts are added to the earlier ones,
+    so the ledger keeps everything that was paid. ``ok`` rows are never replaced.
+    """
     cols = CALL_COLUMNS
     values = [row.get(c) for c in cols]
+    updates = ", ".join(
+        f"{c} = judge_calls.{c} + excluded.{c}" if c in _SUMMED else f"{c} = excluded.{c}"
+        for c in cols[1:]
+    )
+    replaceable = "('error', 'failed')" if row.get("retry") else "('error')"
     conn.execute(
         f"INSERT INTO judge_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
-        "ON CONFLICT (key) DO UPDATE SET "
-        + ", ".join(f"{c} = excluded.{c}" for c in cols[1:])
-        + " WHERE judge_calls.status = 'error'",
+        f"ON CONFLICT (key) DO UPDATE SET {updates} "
+        f"WHERE judge_calls.status IN {replaceable}",
         values,
     )
 

@@ -178,3 +178,50 @@ def test_a_reply_echoing_the_key_is_stored_redacted(study: Path) -> None:
     texts = [r[0] for r in conn.execute("SELECT raw FROM judge_calls")]
     conn.close()
     assert texts and all("your key ***" in t for t in texts)
+
+
+def test_retry_failed_asks_only_the_failed_samples_again(study: Path) -> None:
+    good = routing(pairwise_responder(prefer_marked("Answer A")))
+    seen: dict[str, int] = {}
+
+    def first_garbled(req):  # type: ignore[no-untyped-def]
+        ident = req.prompt_text
+        seen[ident] = seen.get(ident, 0) + 1
+        item = int(ident.split("Question ")[1].split("?")[0])
+        if item % 4 == 0 and seen[ident] <= 2:  # unparseable, also on the parse retry
+            return Reply("Sorry, no JSON today.")
+        return good(req)
+
+    def ledger() -> tuple[int, float, int]:
+        conn = sqlite3.connect(study)
+        try:
+            return conn.execute(
+                "SELECT sum(status = 'failed'), sum(cost_usd), sum(attempts) FROM judge_calls"
+            ).fetchone()
+        finally:
+            conn.close()
+
+    with FakeLLMServer(first_garbled) as server:
+        spec = f"openai:m@{server.openai_url}"
+        r = judge(study, spec, "--price", "1,1")
+        assert r.exit_code == 4, r.output  # units of items 0, 4, 8, … have no verdict
+        failed, cost, attempts = ledger()
+        assert failed == 5 * 2  # items 0, 4, 8, 12, 16 × AB and BA
+        server.clear()
+        r = judge(study, spec, "--price", "1,1")
+        assert r.exit_code == 4 and server.count() == 0, "failed samples are cached by default"
+        r = judge(study, spec, "--price", "1,1", "--retry-failed")
+        assert r.exit_code == 0, r.output
+        assert server.count() == 10, "only the failed samples were asked again"
+        failed2, cost2, attempts2 = ledger()
+        assert failed2 == 0 and cost2 > cost and attempts2 == attempts + 10
+        server.clear()
+        r = judge(study, spec, "--price", "1,1", "--retry-failed")
+        assert r.exit_code == 0 and server.count() == 0, "nothing left to ask"
+    conn = sqlite3.connect(study)
+    missing = conn.execute(
+        "SELECT count(*) FROM verdicts v WHERE v.id = (SELECT max(id) FROM verdicts v2 "
+        "WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id) AND v.status = 'missing'"
+    ).fetchone()[0]
+    conn.close()
+    assert missing == 0, "the re-resolved verdicts were appended and are the current ones"

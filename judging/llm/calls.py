@@ -228,6 +228,7 @@ async def execute(
     max_retries: int,
     parse_retries: int,
     on_row: Callable[[dict[str, Any]], None],
+    retry_failed: bool = False,
 ) -> bool:
     """Make every call in ``todo`` and commit each result as it arrives.
 
@@ -261,6 +262,7 @@ async def execute(
                 finally:
                     guard.settle(worst, row["cost_usd"] if row else 0.0)
                 row["run_id"] = run_id
+                row["retry"] = retry_failed  # may replace a stored 'failed' row (record_call)
                 await writer.submit(row)  # the slot is held until the row is on disk
                 on_row(row)
 

@@ -53,6 +53,9 @@ class RunOptions:
     actor: str = "medjudge"
     workers: int | None = None
     """Worker processes for the calls (None: automatic, see :mod:`judging.workers`)."""
+    retry_failed: bool = False
+    """Ask again the samples whose reply never parsed (``failed``); by default they are cached
+    like any paid call. The new attempt's cost is added to the old one's."""
     cancel: threading.Event | None = None
     """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
     the items whose calls are all in get their verdicts."""
@@ -144,7 +147,8 @@ async def run_judges(
     items, calls = plan(study, judges, options)
     summary = RunSummary(calls_needed=len(calls))
     stored = cached_calls(study, [c.key for c in calls])
-    todo = [c for c in calls if c.key not in stored or stored[c.key].status == "error"]
+    again = ("error", "failed") if options.retry_failed else ("error",)
+    todo = [c for c in calls if c.key not in stored or stored[c.key].status in again]
     summary.cached = len(calls) - len(todo)
     summary.to_call = len(todo)
     prices = {
@@ -240,6 +244,7 @@ async def _execute(
         "timeout_s": options.timeout_s,
         "max_retries": options.max_retries,
         "parse_retries": options.parse_retries,
+        "retry_failed": options.retry_failed,
     }
     n = worker_count(todo, options.workers)
     if n > 1:

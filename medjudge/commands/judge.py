@@ -135,6 +135,14 @@ def judge(
     dry_run: Annotated[
         bool, typer.Option(help="Only count the calls and estimate tokens and cost.")
     ] = False,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="Ask again the samples whose reply never parsed (cached as failed otherwise); "
+            "nothing that succeeded is asked or paid again.",
+        ),
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
@@ -179,6 +187,7 @@ def judge(
             price_override=_parse_price(price),
             api_keys=prefs.api_keys(),
             actor=login_name(),
+            retry_failed=retry_failed,
         )
         try:
             display = None if dry_run or json_output else ProgressDisplay()
