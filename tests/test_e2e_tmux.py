@@ -126,3 +126,47 @@ def test_typing_a_review_in_a_real_terminal(tmp_path: Path) -> None:
     finally:
         again.kill()
     assert os.path.exists(path)
+
+
+def test_keys_after_the_reveal_never_change_the_revealed_item(tmp_path: Path) -> None:
+    """#11, in a real terminal: after the reveal, ↑/↓ and label keys meant for the next item
+    leave the revealed item as it is; Enter moves on and those keys label the next item; E
+    makes one deliberate change, recorded as after the reveal."""
+    from .test_tui_support import add_verdicts
+
+    path = build_study(tmp_path, pairwise=2, statements=0, rating=0)
+    add_verdicts(path, "p0", {"correctness": "A", "bias": "B"})
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    term = Terminal(review_command(path), home)
+    try:
+        term.wait(lambda s: "p0" in s and "a A" in s, "the first item")
+        term.keys(*"aaaaaa")
+        term.wait(lambda s: "revealed" in s, "the reveal")
+        first = dict(labels(path, "e2e"))
+        term.keys("Up", "Down", "t", "t", "Up", "b")  # meant for the next item
+        time.sleep(0.5)
+        term.wait(lambda s: s.lstrip().startswith("p0"), "still on p0")
+        assert labels(path, "e2e") == first, "the revealed item changed"
+        term.keys("Enter")
+        term.wait(lambda s: s.lstrip().startswith("p1"), "item p1")
+        term.keys("t")
+        term.wait(lambda s: "saved correctness = tie" in s, "p1's first label")
+        term.keys("[")
+        term.wait(lambda s: s.lstrip().startswith("p0"), "back to p0")
+        term.keys("E")
+        term.wait(lambda s: "changing correctness after the reveal" in s, "the armed change")
+        term.keys("n")
+        term.wait(lambda s: "(changed after" in s, "the change")
+        term.keys("q")
+        term.wait_closed()
+    finally:
+        term.kill()
+    got = labels(path, "e2e")
+    assert got[("p1", "correctness")] == "tie"
+    assert got[("p0", "correctness")] == "neither"
+    assert {k: v for k, v in got.items() if k[0] == "p0" and k[1] != "correctness"} == {
+        k: v for k, v in first.items() if k[1] != "correctness"
+    }
+    after = [r for r in history(path, "e2e") if r[4]]
+    assert len(after) == 1 and after[0][2] == "neither", "one change, flagged after the reveal"

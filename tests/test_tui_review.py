@@ -151,7 +151,7 @@ async def test_blind_review_reveals_the_verdict_only_when_every_label_is_saved(
         await pilot.press("b")  # the sixth label: reveal
         await pilot.pause()
         assert scalar(path, "SELECT count(*) FROM reveals") == 1
-        assert screen.holding and screen.session.item.ext_id == "p0"
+        assert screen.session.locked() and screen.session.item.ext_id == "p0"
         detail = static_text(app, "#detail")
         assert "Judge openai:fake-judge" in detail
         assert "AB:" in detail and "BA:" in detail
@@ -159,17 +159,28 @@ async def test_blind_review_reveals_the_verdict_only_when_every_label_is_saved(
         shown_a = "A" if not item_swap(path, "p0") else "B"
         assert f"judge {shown_a}" in screen_text(app)
         assert "✓" in screen_text(app) and "✗" in screen_text(app)
-        # A vote key now must not silently change the revealed item.
-        await pilot.press("t")
+        before = labels(path, "alice")
+        # A vote key now must not silently change the revealed item — not even after moving
+        # the cursor (the old bug: ↑/↓ unlocked the item and Enter stopped advancing).
+        await pilot.press("t", "up", "down", "t", "up", "a")
         await pilot.pause()
-        assert labels(path, "alice")[("p0", "bias")] == stored(path, "p0", "B")
-        # Moving first makes the change deliberate: it is flagged as after the reveal.
-        await pilot.press("up", "down", "t")
+        assert labels(path, "alice") == before
+        assert not any(h[4] for h in history(path, "alice")), "no change after the reveal"
+        # The change key makes it deliberate: one label, flagged as after the reveal.
+        await pilot.press("down", "E")
+        await pilot.pause()
+        assert "changing bias after the reveal" in screen_text(app)
+        await pilot.press("t")
         await pilot.pause()
         assert labels(path, "alice")[("p0", "bias")] == "tie"
         assert history(path, "alice")[-1][4] == 1
-        await pilot.press("enter")
+        await pilot.press("a")  # the item is locked again: one armed change, one label
         await pilot.pause()
+        assert labels(path, "alice")[("p0", "bias")] == "tie"
+        # Escape disarms; Enter always moves on.
+        await pilot.press("E", "escape", "t", "enter")
+        await pilot.pause()
+        assert labels(path, "alice")[("p0", "bias")] == "tie"
         assert screen.session.item.ext_id == "p1"
 
 

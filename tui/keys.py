@@ -33,12 +33,23 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
+        "After the reveal (your labels saved, the verdicts and others' labels shown)",
+        [
+            (
+                "E",
+                "change the label under the cursor: the next label key changes that one "
+                "label, recorded as a change after the reveal; other keys never change it",
+            ),
+            ("escape", "cancel a change armed with E"),
+        ],
+    ),
+    (
         "Moving",
         [
             ("↑ ↓", "previous / next criterion or statement (scroll, in a focused pane)"),
             ("] or →", "next item"),
             ("[ or ←", "previous item"),
-            ("enter", "after the reveal (your labels saved, the verdicts shown): the next item"),
+            ("enter", "the next item — always (on an options row with unsaved ticks: save them)"),
             ("j", "jump to the next item you have not finished"),
             ("g", "go to an item by its id or number"),
             (

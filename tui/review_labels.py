@@ -30,7 +30,7 @@ class LabelActions:
     session: ReviewSession
     view: ItemView | None
     cursor: int
-    holding: bool
+    changing: int | None
     unit_list: UnitRows
     LabelSaved: Any
     LabelUndone: Any
@@ -60,14 +60,40 @@ class LabelActions:
         return saved
 
     def _held(self) -> bool:
-        """After a reveal, a vote key must not silently change the revealed item."""
-        if self.holding:
-            self.notify(
-                "This item is done and its verdicts are shown: enter or ] for the next "
-                "item; ↑ ↓ first to change one of your labels.",
-                title="item done",
-            )
-        return self.holding
+        """On a done and revealed item a label key writes only after the change key armed it
+        for the row under the cursor; otherwise it is refused, visibly."""
+        view = self.view
+        if not self.session.locked() or view is None or not view.rows:
+            return False
+        if self.changing == view.rows[self.cursor].unit.id:
+            return False
+        self.notify(
+            "This item is done and its verdicts are shown. Enter: next item. "
+            "E: change the label under the cursor (recorded as a change after the reveal).",
+            title="item done",
+        )
+        return True
+
+    def action_change_after_reveal(self) -> None:
+        """Arm a change of the label under the cursor on a done, revealed item (one label)."""
+        view = self.view
+        if view is None or not view.rows or not self.session.locked():
+            return
+        row = view.rows[self.cursor]
+        self.changing = row.unit.id
+        what = row.criterion.name if row.statement is None else f"statement {row.number}"
+        self._status(
+            render.lit(f"✎ changing {what} after the reveal: press its new label (Esc cancels)"),
+            "pending",
+        )
+        self._bindings_changed()
+
+    def action_cancel_change(self) -> None:
+        """Disarm a change armed with E."""
+        if self.changing is not None:
+            self.changing = None
+            self._status(Text("change cancelled"), "info")
+            self._bindings_changed()
 
     def _label_current(self, value: str) -> None:
         view = self.view
@@ -84,6 +110,14 @@ class LabelActions:
         what = row.criterion.name if row.statement is None else f"statement {row.number}"
         status = Text("✓ saved ", style="bold")
         status.append_text(render.lit(f"{what} = {shown}"))
+        if self.changing is not None:  # the one armed change is made; the item locks again
+            self.changing = None
+            status.append(" (changed after the reveal) · enter: next")
+            self._rerender()
+            self._status(status, "saved")
+            self._detail()
+            self._bindings_changed()
+            return
         self._after_label(index, status)
 
     def _after_label(self, index: int, status: Text) -> None:
@@ -100,12 +134,11 @@ class LabelActions:
             nxt = None
         if nxt is not None:
             self.cursor = nxt
-        self.holding = stay and nxt is None
         self._rerender()
         self.unit_list.set_cursor(self.cursor)
         self._progress()
         if stay:
-            status.append(" · revealed · enter: next")
+            status.append(" · revealed · enter: next · E: change a label")
         self._status(status, "saved")
         self._detail()
         self._bindings_changed()

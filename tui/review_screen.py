@@ -55,6 +55,9 @@ class ReviewScreen(LabelActions, Screen[None]):
         Binding("space", "toggle_option('')", "Tick", show=False),
         Binding("enter", "save_options", "Save ticks"),
         Binding("enter", "continue_on", "Next item"),
+        Binding("enter", "continue_on_quietly", "Next item", show=False),
+        Binding("E", "change_after_reveal", "Change", key_display="E"),
+        Binding("escape", "cancel_change", "Cancel change", show=False),
         Binding("right_square_bracket,right", "next_item", "Next", key_display="]"),
         Binding("left_square_bracket,left", "previous_item", "Prev", key_display="["),
         Binding("u,ctrl+z", "undo", "Undo"),
@@ -106,8 +109,9 @@ class ReviewScreen(LabelActions, Screen[None]):
         self.session = session
         self.view: ItemView | None = None
         self.cursor = 0
-        self.holding = False
-        """True after a reveal: the item stays so the reviewer can compare; votes wait."""
+        self.changing: int | None = None
+        """The unit whose label the change key (E) armed on a done, revealed item; a label
+        key changes that one label, then the item is locked again."""
         self._binding_key: tuple[object, ...] = ()
 
     # -- layout ------------------------------------------------------------------------------
@@ -144,7 +148,7 @@ class ReviewScreen(LabelActions, Screen[None]):
     def show_index(self, index: int, *, cursor_unit: int | None = None) -> None:
         """Leave the current item (its time, unsaved ticks) and show the one at ``index``."""
         self.leave_item()
-        self.holding = False
+        self.changing = None
         s = self.session
         item = s.load(index)
         view = self.view = ItemView.of(s)
@@ -276,7 +280,10 @@ class ReviewScreen(LabelActions, Screen[None]):
         key = (
             view.item.kind if view else None,
             (row.criterion.options, row.criterion.scale, row.option is not None) if row else None,
-            self.holding,
+            self.session.locked(),
+            self.session.complete(),
+            self.changing,
+            self._ticks_to_save(),
         )
         if key != self._binding_key:
             self._binding_key = key
@@ -286,8 +293,16 @@ class ReviewScreen(LabelActions, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Vote keys apply to the current item kind and criterion only."""
         view = self.view
-        if action == "continue_on":
-            return self.holding
+        if action in ("continue_on", "continue_on_quietly"):
+            # Enter always moves on (unless it saves ticks); the footer shows it once the
+            # item is done, to keep the footer short while labelling.
+            if self.session.item is None or self._ticks_to_save():
+                return False
+            return self.session.complete() == (action == "continue_on")
+        if action == "change_after_reveal":
+            return self.session.locked()
+        if action == "cancel_change":
+            return self.changing is not None
         if action in ("vote_pair", "vote_statement", "rate", "toggle_option", "save_options"):
             if view is None or not view.rows:
                 return False
@@ -304,7 +319,7 @@ class ReviewScreen(LabelActions, Screen[None]):
                 if parameters[0] == "":
                     return row.option is not None
                 return view.item.kind == "rating" and parameters[0] in letters
-            return bool(row.criterion.options) and not self.holding
+            return self._ticks_to_save()
         if action in (
             "next_item",
             "previous_item",
@@ -326,9 +341,9 @@ class ReviewScreen(LabelActions, Screen[None]):
         if view is None or not view.rows:
             return
         new = max(0, min(len(view.rows) - 1, self.cursor + step))
-        if new == self.cursor and not self.holding:
+        if new == self.cursor:
             return
-        self.holding = False
+        self.changing = None  # an armed change belongs to the row it was armed on
         old_unit, new_unit = view.rows[self.cursor].unit.id, view.rows[new].unit.id
         self.cursor = new
         self._rerender({i for i, r in enumerate(view.rows) if r.unit.id in (old_unit, new_unit)})
@@ -337,9 +352,24 @@ class ReviewScreen(LabelActions, Screen[None]):
         self._bindings_changed()
 
     def action_continue_on(self) -> None:
-        """After a reveal: on to the next item."""
-        self.holding = False
+        """Enter: on to the next item, always (a revealed item's labels stay as they are)."""
+        self.changing = None
         self._advance_after_item(Text(""))
+
+    def action_continue_on_quietly(self) -> None:
+        """Enter on an item not yet done: the next item too (not shown in the footer)."""
+        self.action_continue_on()
+
+    def _ticks_to_save(self) -> bool:
+        """Enter saves the ticks of the options row under the cursor while it has unsaved
+        ticks, or no saved label yet (nothing ticked is saved as "none of them")."""
+        view = self.view
+        if view is None or not view.rows:
+            return False
+        row = view.rows[self.cursor]
+        if not row.criterion.options or self.session.locked() and self.changing is None:
+            return False
+        return row.unit.id in view.unsaved() or view.mine(row.unit.id) is None
 
     def action_next_item(self) -> None:
         """The next item in the queue."""

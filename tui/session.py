@@ -235,6 +235,14 @@ class ReviewSession:
             return False
         return not self.settings.blind or self.complete()
 
+    def locked(self) -> bool:
+        """Whether the current item is done and revealed: its labels change only by an
+        explicit, visible act (the review screen's change key), never as a side effect of a
+        key meant for the next item. The reveal must have been recorded (something was shown)
+        and every unit labelled."""
+        item = self.item
+        return item is not None and item.id in self._revealed and self.complete()
+
     def anything_to_reveal(self) -> bool:
         """Whether a judge verdict or another rater's label exists on the current item."""
         return self.item is not None and has_others(self.study, self.item.id, self.reviewer)
