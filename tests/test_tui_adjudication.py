@@ -533,6 +533,7 @@ def test_cli_refuses_a_non_adjudicator_and_opens_the_queue_for_one(
         self.study.close()
 
     monkeypatch.setattr(ReviewApp, "run", fake_run)
+    monkeypatch.setattr("medjudge.commands.review.has_terminal", lambda: True)
     path = disputed(tmp_path)
     r = CliRunner().invoke(cli, ["adjudicate", str(path)])
     assert r.exit_code == 1 and "is not an adjudicator" in r.output and not ran

@@ -26,6 +26,8 @@ def ran(monkeypatch: pytest.MonkeyPatch) -> list[object]:
         self.study.close()
 
     monkeypatch.setattr(ReviewApp, "run", fake_run)
+    # The app stands in for the terminal too (tests run without one).
+    monkeypatch.setattr("medjudge.commands.review.has_terminal", lambda: True)
     return calls
 
 
@@ -71,3 +73,28 @@ def test_importing_the_cli_does_not_load_textual() -> None:
     code = "import sys, medjudge.cli; print('textual' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "False", r.stderr
+
+
+@pytest.mark.parametrize("command", ["review", "adjudicate"])
+def test_without_a_terminal_the_apps_stop_at_once(tmp_path: Path, command: str) -> None:
+    """#11: piped stdin/stdout used to spin at 100% CPU; now one line and exit 1."""
+    import time
+
+    from medjudge.store.paths import login_name
+    from medjudge.store.roles import grant
+    from medjudge.store.study import Study
+
+    path = build_study(tmp_path)
+    with Study.open(path) as s:
+        grant(s, login_name(), "adjudicator", by="lead")
+    started = time.monotonic()
+    r = subprocess.run(
+        [sys.executable, "-m", "medjudge", command, str(path)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "needs a terminal" in r.stderr and "Traceback" not in r.stderr
+    assert time.monotonic() - started < 20

@@ -77,6 +77,11 @@ def out(text: str) -> None:
     console.print(printable(text))
 
 
+def has_terminal() -> bool:
+    """Whether the review app can run here: standard input and output are both a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def is_tty() -> bool:
     """Whether stdout is a terminal (progress bars only then)."""
     return sys.stdout.isatty()

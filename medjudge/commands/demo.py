@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,12 +10,8 @@ import typer
 from medjudge.demo.build import build_demo
 from medjudge.store import paths
 
-from .common import out, user_errors
-
-
-def has_terminal() -> bool:
-    """Whether the app can run here (standard input and output are a terminal)."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+from .common import has_terminal, out, user_errors
+from .review import run_app
 
 
 def demo(
@@ -54,8 +49,4 @@ def demo(
         status(path)
         out("the review app needs a terminal: run `medjudge demo` in one to open the study")
         return
-    from medjudge.tui.app import make_app  # the UI loads only here
-
-    with user_errors():
-        app = make_app(path)
-    app.run()
+    run_app(path, "review")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import UserError, fail, user_errors
+from .common import UserError, fail, has_terminal, user_errors
 
 
 def review(
@@ -56,6 +56,12 @@ def run_app(
             app = make_app(study, **options)
         except ReviewSetupError as exc:
             raise UserError(str(exc)) from None
+    if not has_terminal():  # Textual would spin without one; say so and stop at once
+        app.study.close()
+        fail(
+            f"the {what} app needs a terminal: standard input and output must both be one "
+            "(over SSH, connect with ssh -t)"
+        )
     if configure is not None:
         configure(app)
     app.run()
