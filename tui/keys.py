@@ -47,6 +47,7 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
         "Moving",
         [
             ("↑ ↓", "previous / next criterion or statement (scroll, in a focused pane)"),
+            ("v", "read the whole item full screen (↑ ↓ page up / down scroll; escape returns)"),
             ("] or →", "next item"),
             ("[ or ←", "previous item"),
             ("enter", "the next item — always (on an options row with unsaved ticks: save them)"),

@@ -23,6 +23,7 @@ from medjudge.store.labels import Saved
 from . import render
 from .dialogs import PromptDialog
 from .messages import StudyChanged
+from .read_screen import ReadScreen
 from .review_labels import LabelActions
 from .rows import ItemView
 from .session import ReviewSession
@@ -58,6 +59,7 @@ class ReviewScreen(LabelActions, Screen[None]):
         Binding("enter", "continue_on_quietly", "Next item", show=False),
         Binding("E", "change_after_reveal", "Change", key_display="E"),
         Binding("escape", "cancel_change", "Cancel change", show=False),
+        Binding("v", "read", "Read"),
         Binding("right_square_bracket,right", "next_item", "Next", key_display="]"),
         Binding("left_square_bracket,left", "previous_item", "Prev", key_display="["),
         Binding("u,ctrl+z", "undo", "Undo"),
@@ -330,6 +332,7 @@ class ReviewScreen(LabelActions, Screen[None]):
             "move",
             "zoom",
             "toggle_context",
+            "read",
         ):
             return self.session.item is not None or action == "undo"
         return True
@@ -445,6 +448,11 @@ class ReviewScreen(LabelActions, Screen[None]):
         context = self.query_one("#context", Collapsible)
         if context.display:
             context.collapsed = not context.collapsed
+
+    def action_read(self) -> None:
+        """The whole item, full screen, to read in full (escape returns)."""
+        if self.session.item is not None:
+            self.app.push_screen(ReadScreen(self.session.item))
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (escape returns)."""

@@ -1,0 +1,82 @@
+"""The reading screen (``v``): the whole item, full screen, scrollable.
+
+At 80×24 an answer gets a few lines on the review screen; a physician must be able to read
+all of it before voting. Everything shown is the item's own text, literally (no markup), in
+the order the review screen shows it (for pairwise items: the display order, "Answer A" being
+the left / upper one). Escape, ``v`` or ``q`` returns to the review screen.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from medjudge.store.items import Item
+
+from . import render
+
+
+def item_sections(item: Item) -> list[tuple[str, Text]]:
+    """The item as (title, text) sections: question (or case), answers, statements, context."""
+    parts: list[tuple[str, Text]] = []
+    if item.kind == "rating":
+        parts.append(("Case", render.case_text(item)))
+        parts.append(("Explanation", render.lit(item.answers["explanation"].text)))
+    else:
+        parts.append(("Question", render.question_text(item)))
+        if item.kind == "pairwise":
+            first, second = item.shown_answers()
+            parts.append(("Answer A", render.lit(first.text)))
+            parts.append(("Answer B", render.lit(second.text)))
+        else:
+            parts.append(("Answer", render.lit(item.answers["answer"].text)))
+            lines = Text()
+            for n, st in enumerate(item.statements, start=1):
+                lines.append_text(render.lit(f"{n}. {st.text}\n"))
+            parts.append(("Statements", lines))
+    if item.context:
+        parts.append(("Context documents", render.context_text(item)))
+    return parts
+
+
+class ReadScreen(ModalScreen[None]):
+    """One item, full screen, to read in full (↑ ↓ page up / down scroll)."""
+
+    BINDINGS = [
+        Binding("escape,v,q", "close", "Back"),
+        Binding("up", "scroll(-1)", "Up", show=False),
+        Binding("down", "scroll(1)", "Down", show=False),
+    ]
+    DEFAULT_CSS = """
+    ReadScreen { background: $background; }
+    ReadScreen > VerticalScroll { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
+    ReadScreen .read-body { margin-bottom: 1; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        """The item to show."""
+        super().__init__()
+        self.item = item
+
+    def compose(self) -> ComposeResult:
+        """The item's text in a scrolling view."""
+        with VerticalScroll(id="read"):
+            for title, body in item_sections(self.item):
+                yield Static(Text(title, style="bold underline"), classes="read-title")
+                yield Static(body, markup=False, classes="read-body")
+
+    def on_mount(self) -> None:
+        """Focus the scroll view so page keys work at once."""
+        self.query_one("#read", VerticalScroll).focus()
+
+    def action_scroll(self, lines: int) -> None:
+        """Scroll by ``lines``."""
+        self.query_one("#read", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_close(self) -> None:
+        """Back to the review screen."""
+        self.dismiss(None)
