@@ -17,7 +17,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -35,6 +35,7 @@ from .judge_run import JudgeRunState, TuiRunDisplay, run_judge_blocking
 from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
 from .review_screen import ReviewScreen
 from .session import ReviewSession
+from .too_small import TooSmallScreen, too_small
 
 
 class ReviewSetupError(Exception):
@@ -98,8 +99,23 @@ class ReviewApp(App[None]):
         assert isinstance(screen, ReviewScreen)
         return screen
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Below the size the screens need, cover them with the 'too small' screen."""
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        showing = isinstance(self.screen, TooSmallScreen)
+        if too_small(width, height):
+            if showing:
+                self.screen.show(width, height)  # type: ignore[attr-defined]
+            else:
+                self.push_screen(TooSmallScreen())
+        elif showing:
+            self.pop_screen()
+
     def on_mount(self) -> None:
         """Start watching the study file for other writers."""
+        self._fit(self.size.width, self.size.height)
         self._data_version = self.study.data_version()
         if self.poll_interval:
             self.set_interval(self.poll_interval, self.poll_study)
