@@ -12,7 +12,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.agreement_screen import AgreementScreen
 from medjudge.tui.app import make_app
-from medjudge.tui.dialogs import PromptDialog
+from medjudge.tui.dialogs import ConfirmDialog, PromptDialog
 from medjudge.tui.overview_screen import OverviewScreen
 from medjudge.tui.review_screen import ReviewScreen
 
@@ -185,6 +185,8 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
             await pilot.press("J")
             await until(pilot, lambda: isinstance(app.screen, PromptDialog))
             await pilot.press(*f"openai:fake-model@{server.openai_url}", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
             await until(
                 pilot, lambda: app.judge_state is not None and app.judge_state.status == "running"
             )
@@ -229,6 +231,45 @@ async def test_a_judge_whose_calls_fail_says_why_in_the_app(tmp_path: Path) -> N
 
 
 @run_async
+async def test_j_needs_a_lead_and_confirms_calls_and_cost(tmp_path: Path) -> None:
+    """#11: a paid run from the app is a lead's decision, shown with its call count and cost
+    estimate (the planner's own dry run) before anything is sent."""
+    from medjudge.store.paths import login_name
+    from medjudge.store.roles import grant
+
+    path = build_study(tmp_path, statements=0, rating=0, pairwise=3)
+    with Study.open(path) as s:
+        grant(s, "someone-else", "lead", by="someone-else")
+    with FakeLLMServer(routing(pairwise_responder(prefer_first))) as server:
+        spec = f"openai:gpt-4o@{server.openai_url}"
+        app = make_app(path, reviewer="alice", poll_interval=None)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await pilot.press("o")
+            await until(pilot, lambda: isinstance(app.screen, OverviewScreen))
+            await pilot.press("J")
+            await pilot.pause()
+            assert not isinstance(app.screen, PromptDialog)
+            assert any(n.title == "leads only" for n in app._notifications)
+        with Study.open(path) as s:
+            grant(s, login_name(), "lead", by="someone-else")
+        app = make_app(path, reviewer="alice", poll_interval=None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("o")
+            await until(pilot, lambda: isinstance(app.screen, OverviewScreen))
+            await pilot.press("J")
+            await until(pilot, lambda: isinstance(app.screen, PromptDialog))
+            await pilot.press(*spec, "enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            text = screen_text(app)
+            assert "18 calls to make (0 of 18 already cached)" in text, text  # 3 × 2 × 3
+            assert "estimated cost: $" in text and "estimated tokens:" in text
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.judge_state is None and server.count() == 0, "no means nothing sent"
+    assert scalar(path, "SELECT count(*) FROM judge_runs") == 0
+
+
+@run_async
 async def test_a_bad_judge_spec_is_reported_not_fatal(tmp_path: Path) -> None:
     path = build_study(tmp_path)
     app = make_app(path, reviewer="alice", poll_interval=None)
@@ -268,6 +309,8 @@ async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> N
             await pilot.press("J")
             await until(pilot, lambda: isinstance(app.screen, PromptDialog))
             await pilot.press(*f"openai:fake-model@{server.openai_url}", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
             await until(pilot, lambda: app.judge_state is not None and app.judge_state.done >= 2)
             await pilot.press("K")
             await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=30)

@@ -17,21 +17,24 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from medjudge.judging.llm.runner import RunSummary
 from medjudge.store import paths
 from medjudge.store.db import StudyError, classify
 from medjudge.store.people import BadName, person_name
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
 
+from . import render
 from .adjudication_screen import AdjudicationScreen, QueueFilters
 from .agreement_feed import AgreementFeed
-from .dialogs import HelpScreen, PromptDialog
-from .judge_run import JudgeRunState, TuiRunDisplay, run_judge_blocking
+from .dialogs import ConfirmDialog, HelpScreen, PromptDialog
+from .judge_run import JudgeRunState, TuiRunDisplay, dry_run_estimate, run_judge_blocking
 from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
 from .review_screen import ReviewScreen
 from .session import ReviewSession
@@ -325,19 +328,62 @@ class ReviewApp(App[None]):
         )
 
     def ask_judge(self) -> None:
-        """Ask for a judge spec, then start it."""
+        """Ask for a judge spec, show its calls and estimated cost, start it once confirmed.
 
-        def start(answer: str | None) -> None:
+        Paid runs are a lead's decision: others get a clear refusal (the acting person is the
+        login name, as on the command line)."""
+        try:
+            require(self.study, paths.login_name(), "settings")
+        except PermissionDenied as exc:
+            self.notify(
+                f"{exc}. Running a judge spends money: a lead starts it (J) or runs "
+                "`medjudge judge`.",
+                title="leads only",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
+            return
+
+        def estimate(answer: str | None) -> None:
             if answer and answer.strip():
-                self.start_judge(answer)
+                self._estimate_worker(answer.strip())
 
         self.push_screen(
             PromptDialog(
                 "Run an LLM judge over this study",
                 "openai:MODEL · anthropic:MODEL · openai:MODEL@http://host:port/v1 · local:smollm2",
             ),
-            start,
+            estimate,
         )
+
+    @work(thread=True, group="judge-estimate", exclusive=True, exit_on_error=False)
+    def _estimate_worker(self, spec_text: str) -> None:
+        try:
+            summary = dry_run_estimate(self.study.path, spec_text)
+        except Exception as exc:  # noqa: BLE001 - a bad spec or settings: said, not fatal
+            self.call_from_thread(
+                self.notify, str(exc), title="judge not started", severity="error", markup=False
+            )
+            return
+        self.call_from_thread(self._confirm_judge, spec_text, summary)
+
+    def _confirm_judge(self, spec_text: str, summary: RunSummary) -> None:
+        body = Text()
+        body.append_text(render.lit(spec_text, "bold"))
+        body.append(
+            f"\n{summary.to_call:,} calls to make ({summary.cached:,} of {summary.calls_needed:,} "
+            f"already cached)\nestimated tokens: {summary.est_input_tokens:,} in, "
+            f"≤{summary.est_output_tokens:,} out\nestimated cost: ${summary.est_cost_usd:.4f}"
+        )
+        if summary.unknown_prices:
+            body.append("\nno price is known for this model: its cost is counted as $0")
+
+        def start(yes: bool | None) -> None:
+            if yes:
+                self.start_judge(spec_text)
+
+        self.push_screen(ConfirmDialog("Start this judge run?", body), start)
 
     async def action_quit(self) -> None:
         """Record the time on the current item, then leave (labels are already on disk)."""

@@ -63,6 +63,33 @@ def help_text() -> Group:
     return Group(*parts)
 
 
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes / no question (y or enter: yes; n or escape: no); the text is medjudge's own
+    wording with study values already made literal by the caller."""
+
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, title: str, body: Text) -> None:
+        """A title and the text to confirm."""
+        super().__init__()
+        self._title = title
+        self._body = body
+
+    def compose(self) -> ComposeResult:
+        """Title, text, the keys."""
+        with Vertical(id="prompt"):
+            yield Static(Text(self._title, style="bold"), id="prompt-title")
+            yield Static(self._body, id="confirm-text")
+            yield Static(Text("y / enter: yes  ·  n / escape: no"), id="prompt-hint")
+
+    def action_answer(self, yes: bool) -> None:
+        """Close with the answer."""
+        self.dismiss(yes)
+
+
 class HelpScreen(ModalScreen[None]):
     """The key help (``?``)."""
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary, run_judges
+from medjudge.judging.llm.specs import parse_judge_spec
 from medjudge.judging.protocol.plan import JudgeConfig
+from medjudge.store import user_settings
 from medjudge.store.study import Study
 
 
@@ -96,7 +98,7 @@ class TuiRunDisplay:
 
 
 def run_judge_blocking(
-    path: Path, config: JudgeConfig, options: RunOptions, display: TuiRunDisplay
+    path: Path, config: JudgeConfig, options: RunOptions, display: TuiRunDisplay | None
 ) -> RunSummary:
     """Run one judge over the study on a private connection (blocks; call from a thread)."""
     study = Study.open(path)
@@ -104,3 +106,18 @@ def run_judge_blocking(
         return asyncio.run(run_judges(study, [config], options, display))
     finally:
         study.close()
+
+
+def dry_run_estimate(path: Path, spec_text: str) -> RunSummary:
+    """What a run of one judge (default settings) would do: the judge planner's own dry run,
+    the same figures as ``medjudge judge --dry-run`` (blocks; call from a thread).
+
+    Raises:
+        SpecError: the spec is malformed.
+        SettingsError: the user's settings file cannot be used.
+    """
+    config = JudgeConfig(parse_judge_spec(spec_text))
+    prefs = user_settings.load()
+    return run_judge_blocking(
+        path, config, RunOptions(dry_run=True, api_keys=prefs.api_keys()), None
+    )
