@@ -40,18 +40,6 @@ class UndoEntry:
     item_id: int
 
 
-def shown_verdict(item: Item, stored: str) -> str:
-    """A stored pairwise value in display terms: 'A' means the left (first shown) answer."""
-    if item.swap and stored in ("A", "B"):
-        return "B" if stored == "A" else "A"
-    return stored
-
-
-def stored_verdict(item: Item, shown: str) -> str:
-    """The value to store for a verdict given in display terms (the mapping is its own inverse)."""
-    return shown_verdict(item, shown)
-
-
 class ReviewSession:
     """The state of one reviewer working through a study."""
 
