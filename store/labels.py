@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from .db import StudyError
-from .settings import StudySettings
+from .settings import PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS, StudySettings
 from .study import Study, utcnow
 
 
@@ -51,6 +51,22 @@ def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
     if any(not p.isalnum() or len(p) > 3 for p in parts):
         raise LabelError(f"{criterion}: {value!r} is not a list of option letters")
     return ",".join(parts) or "-"
+
+
+def canonical_value(settings: StudySettings, criterion: str, value: str) -> str:
+    """A label value as typed by a person (``answer_b``, ``response_b``, ``b``, ``Entails`` …)
+    → the canonical value, with the spellings imports accept (:data:`PAIRWISE_SPELLINGS`,
+    :data:`STATEMENT_SPELLINGS`). Pairwise letters stay in the file frame: ``b`` is ``answer_b``.
+
+    Raises:
+        LabelError: the value is not allowed for the criterion.
+    """
+    try:
+        kind = settings.criterion(criterion).kind
+    except KeyError:
+        raise LabelError(f"unknown criterion {criterion!r}") from None
+    spellings = {"pairwise": PAIRWISE_SPELLINGS, "statements": STATEMENT_SPELLINGS}.get(kind, {})
+    return validate_value(settings, criterion, spellings.get(value.strip().lower(), value.strip()))
 
 
 def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
