@@ -7,6 +7,7 @@ view that spoke in display letters would show the other letter.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,13 @@ from textual.widgets import DataTable
 from typer.testing import CliRunner
 
 from medjudge.cli import app as cli
+from medjudge.store.importing.run import import_file
+from medjudge.store.items import get_item
+from medjudge.store.labels import set_label
+from medjudge.store.study import Study
+from medjudge.tui.session import ReviewSession
 
+from .conftest import pairwise_row, write_jsonl
 from .test_tui_adjudication import adjudications, adjudicator_app, disputed, loaded, open_unit
 from .test_tui_support import item_swap, run_async, screen_text
 
@@ -73,3 +80,62 @@ async def test_the_app_shows_the_value_the_cli_recorded(tmp_path: Path) -> None:
         entry = next(d for d in queue.rows if d.where == "p0/correctness")
         row = queue.query_one(DataTable).get_row(str(entry.unit_id))
         assert [str(c) for c in row[3:]] == ["B", "A×2  B×1"]  # final, then votes
+
+
+def _frames(path: Path, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        return [tuple(r) for r in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+def test_every_new_note_and_rationale_records_its_frame(tmp_path: Path) -> None:
+    path = disputed(tmp_path)  # alice's note via set_label, bob's item note via set_note
+    assert _frames(path, "SELECT note, note_frame FROM labels WHERE note IS NOT NULL") == [
+        ("A names the red flags", "file")
+    ]
+    assert set(_frames(path, "SELECT note_frame FROM labels WHERE note IS NULL")) == {(None,)}
+    assert ("A names the red flags", "file") in _frames(
+        path, "SELECT note, note_frame FROM label_history"
+    )
+    assert _frames(path, "SELECT note, note_frame FROM item_notes") == [
+        ("bob's note on p0", "display")
+    ]
+    with Study.open(path) as s:
+        unit = get_item(s, 1).unit_for("correctness").id
+        set_label(s, unit, "alice", "B")  # a change without a note keeps the note and its frame
+        session = ReviewSession(s, "dave")
+        session.load(0)
+        session.set_note("A (the left one) is vague")
+    assert ("A names the red flags", "file") in _frames(
+        path, "SELECT note, note_frame FROM labels WHERE note IS NOT NULL"
+    )
+    assert ("A (the left one) is vague", "display") in _frames(
+        path, "SELECT note, note_frame FROM item_notes"
+    )
+    assert _adjudicate(path, "B").exit_code == 0  # type: ignore[attr-defined]
+    assert _frames(path, "SELECT rationale, rationale_frame FROM adjudications") == [("x", "file")]
+
+
+def test_imported_notes_are_in_the_file_frame(tmp_path: Path) -> None:
+    path = tmp_path / "imp.db"
+    study = Study.create(path, actor="lead")
+    try:
+        row = pairwise_row(
+            0,
+            labels=[
+                {
+                    "rater": "ext",
+                    "criterion": "correctness",
+                    "value": "answer_b",
+                    "note": "B cites the guideline",
+                }
+            ],
+        )
+        import_file(study, write_jsonl(tmp_path / "pw.jsonl", [row]), "pairwise", actor="lead")
+    finally:
+        study.close()
+    assert _frames(path, "SELECT value, note, note_frame FROM labels") == [
+        ("B", "B cites the guideline", "file")
+    ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from medjudge.store import labels as store_labels
 from medjudge.store import visibility
+from medjudge.store.frames import DISPLAY
 from medjudge.store.items import Item, ItemRef, get_item, list_items
 from medjudge.store.judgments import VerdictView
 from medjudge.store.labels import Saved, item_labels
@@ -279,4 +280,5 @@ class ReviewSession:
     def set_note(self, text: str) -> None:
         """Store (or clear) the reviewer's note on the current item; committed on return."""
         assert self.item is not None
-        store_labels.set_note(self.study, self.item.id, self.reviewer, text)
+        # typed on the review screen: "A" there is the answer shown first
+        store_labels.set_note(self.study, self.item.id, self.reviewer, text, frame=DISPLAY)
