@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, Protocol, TypeVar
 
-FILE = "file"
+FILE: Literal["file"] = "file"
 """Letters of the import file: ``A`` = ``answer_a``."""
-DISPLAY = "display"
+DISPLAY: Literal["display"] = "display"
 """Letters of the reviewer's review screen: ``A`` = the answer shown first (left/top)."""
 
 Frame = Literal["file", "display"]
