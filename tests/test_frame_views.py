@@ -139,3 +139,16 @@ def test_imported_notes_are_in_the_file_frame(tmp_path: Path) -> None:
     assert _frames(path, "SELECT value, note, note_frame FROM labels") == [
         ("B", "B cites the guideline", "file")
     ]
+
+
+@run_async
+async def test_the_detail_says_which_notes_speak_in_display_letters(tmp_path: Path) -> None:
+    path = disputed(tmp_path)  # p0 is swapped; bob's item note was typed on the review screen
+    app = adjudicator_app(path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await open_unit(pilot, "p0/correctness")
+        lines = screen_text(app).splitlines()
+        bob = next(x for x in lines if "note on the item: bob's note on p0" in x)
+        assert "(in display letters: its A = answer_b)" in bob
+        alice = next(x for x in lines if "note: A names the red flags" in x)
+        assert "letters" not in alice  # an imported/headless note: file letters already

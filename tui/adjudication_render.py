@@ -23,7 +23,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from medjudge.judging.analysis.disagreements import Disagreement
-from medjudge.store.frames import FRAME_HINT, display_order
+from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
 from medjudge.store.items import Item
 
 from .render import EMPTY, case_text, lit
@@ -56,6 +56,20 @@ def shown(value: object) -> str:
     if isinstance(value, list):
         return ",".join(str(v) for v in value) or "-"
     return str(value)
+
+
+def frame_hint(item: Item, frame: str | None) -> str:
+    """What a reviewer's free text means by A and B, when that differs from the file frame.
+
+    Values are converted; notes cannot be, so one written on the review screen of a swapped
+    item (``display``: its "A" is the answer shown first, the file's B) says so, as does one
+    written before frames were recorded (NULL).
+    """
+    if not is_swapped(item) or frame == FILE:
+        return ""
+    if frame == DISPLAY:
+        return "  (in display letters: its A = answer_b)"
+    return "  (frame not recorded: its A may mean answer_b)"
 
 
 def kinds_text(kinds: list[str]) -> str:
@@ -266,9 +280,11 @@ def votes_lines(item: Item, detail: dict[str, Any]) -> Lines:
         if r.get("changed_after_reveal"):
             line.append("  ⚑ changed after the reveal", "bold")
         if r.get("note"):
-            out.add(4, Text("note: ", "dim"), lit(r["note"]))
+            note = out.add(4, Text("note: ", "dim"), lit(r["note"]))
+            note.append(frame_hint(item, r.get("note_frame")), "dim italic")
         if r.get("item_note"):
-            out.add(4, Text("note on the item: ", "dim"), lit(r["item_note"]))
+            note = out.add(4, Text("note on the item: ", "dim"), lit(r["item_note"]))
+            note.append(frame_hint(item, r.get("item_note_frame")), "dim italic")
     out.blank()
     line = out.add(0, "Judges", style="bold underline")
     if item.kind == "pairwise":
@@ -304,7 +320,8 @@ def history_lines(out: Lines, item: Item, adjudications: list[dict[str, Any]]) -
             lit(a["actor"]),
         )
         line.append("  (current)" if last else "  (revised later)", "bold" if last else "dim")
-        out.add(4, lit(a["rationale"]))
+        why = out.add(4, lit(a["rationale"]))
+        why.append(frame_hint(item, a.get("rationale_frame")), "dim italic")
         if a.get("settles"):
             settles = ", ".join(KIND_NAMES.get(k, k) for k in a["settles"])
             out.add(4, Text("settles: ", "dim"), lit(settles, "dim"))
