@@ -152,3 +152,41 @@ async def test_the_detail_says_which_notes_speak_in_display_letters(tmp_path: Pa
         assert "(in display letters: its A = answer_b)" in bob
         alice = next(x for x in lines if "note: A names the red flags" in x)
         assert "letters" not in alice  # an imported/headless note: file letters already
+
+
+def test_labels_export_carries_display_order_and_notes(tmp_path: Path) -> None:
+    path = disputed(tmp_path)
+    runner = CliRunner(env={"LOGNAME": "lead", "USER": "lead"})
+    r = runner.invoke(cli, ["export", str(path), "labels"])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in r.output.splitlines()]
+    by = {(x["item"], x["criterion"], x["rater"]): x for x in rows}
+    alice = by[("p0", "correctness", "alice")]
+    assert (alice["value"], alice["display_order"]) == ("A", "BA")  # p0: answer_b shown first
+    assert (alice["note"], alice["note_frame"]) == ("A names the red flags", "file")
+    bob = by[("p0", "correctness", "bob")]
+    assert (bob["value"], bob["note"], bob["note_frame"]) == ("B", None, None)
+    assert (bob["item_note"], bob["item_note_frame"]) == ("bob's note on p0", "display")
+    assert by[("p1", "correctness", "alice")]["display_order"] == (
+        "BA" if item_swap(path, "p1") else "AB"
+    )
+    assert {x["display_order"] for x in rows if x["kind"] != "pairwise"} == {None}
+    csv_out = runner.invoke(cli, ["export", str(path), "labels", "--format", "csv"]).output
+    header = csv_out.splitlines()[0].split(",")
+    assert header[-5:] == ["sources", "display_order", "note_frame", "item_note", "item_note_frame"]
+    assert "p0,pairwise,,correctness,,,alice,human,A,A names the red flags," in csv_out
+
+
+def test_labels_export_leaves_display_order_empty_for_imported_labels(tmp_path: Path) -> None:
+    path = tmp_path / "imp.db"
+    study = Study.create(path, actor="lead")
+    try:
+        row = pairwise_row(0, labels=[{"rater": "ext", "criterion": "correctness", "value": "b"}])
+        import_file(study, write_jsonl(tmp_path / "pw.jsonl", [row]), "pairwise", actor="lead")
+    finally:
+        study.close()
+    out = CliRunner(env={"LOGNAME": "lead", "USER": "lead"}).invoke(
+        cli, ["export", str(path), "labels"]
+    )
+    (label,) = [json.loads(x) for x in out.output.splitlines()]
+    assert (label["value"], label["display_order"]) == ("B", None)  # never shown in the app
