@@ -190,3 +190,38 @@ def test_labels_export_leaves_display_order_empty_for_imported_labels(tmp_path: 
     )
     (label,) = [json.loads(x) for x in out.output.splitlines()]
     assert (label["value"], label["display_order"]) == ("B", None)  # never shown in the app
+
+
+@run_async
+async def test_agreement_detail_confusion_matrix_is_in_the_file_frame(tmp_path: Path) -> None:
+    from medjudge.tui.agreement_screen import AgreementScreen
+    from medjudge.tui.app import make_app
+
+    from .test_tui_overview import until
+    from .test_tui_support import build_study
+
+    path = build_study(tmp_path, blind=False)
+    assert item_swap(path, "p0")
+    with Study.open(path) as s:
+        set_label(s, get_item(s, 1).unit_for("correctness").id, "bob", "B")
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(120, 45)) as pilot:
+        await pilot.press("a")  # p0/correctness: the answer shown on the LEFT, the file's B
+        await pilot.pause()
+        assert _frames(
+            path,
+            "SELECT value FROM labels l JOIN raters r ON r.id = l.rater_id WHERE r.name = 'alice'",
+        ) == [("B",)]
+        await pilot.press("o")
+        await until(pilot, lambda: "correctness" in screen_text(app))
+        app.screen.query_one("#ov-agreement", DataTable).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, AgreementScreen) and app.screen.pair)
+        await until(pilot, lambda: "Confusion matrix" in screen_text(app))
+        text = screen_text(app)
+        assert "rows: alice   columns: bob" in text
+        assert "A/B: file order: A = answer_a, B = answer_b" in text
+        matrix = text[text.index("alice ↓  bob →") :].splitlines()
+        assert matrix[0].split()[4:6] == ["A", "B"]
+        row_b = next(line.split() for line in matrix if line.split()[:1] == ["B"])
+        assert row_b[:3] == ["B", "0", "1"]  # both said the file's B: agreement on the diagonal
