@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from .db import StudyError
+from .frames import FILE, Frame
 from .labels import validate_value
 from .roles import require
 from .study import Study, audit, dumps, utcnow
@@ -23,6 +24,7 @@ def adjudicate(
     *,
     actor: str,
     settles: Sequence[str] = (),
+    frame: Frame = FILE,
 ) -> int:
     """Record the reference label for a unit.
 
@@ -33,6 +35,8 @@ def adjudicate(
         rationale: why; required, not blank.
         actor: the adjudicator's login.
         settles: which disagreement kinds this settles (from the queue).
+        frame: the answer-letter frame the rationale was written in; the adjudication screens
+            and the CLI speak in the file frame (:mod:`store.frames`), the default.
 
     Returns:
         The adjudication row id.
@@ -57,8 +61,9 @@ def adjudicate(
             "SELECT value FROM adjudications WHERE unit_id = ? ORDER BY id DESC LIMIT 1", (unit_id,)
         ).fetchone()
         cur = conn.execute(
-            "INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at) VALUES (?, ?, ?, ?, ?, ?)",
-            (unit_id, value, rationale.strip(), dumps(list(settles)), actor, utcnow()),
+            "INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at, "
+            "rationale_frame) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (unit_id, value, rationale.strip(), dumps(list(settles)), actor, utcnow(), frame),
         )
         audit(
             conn,

@@ -1,4 +1,16 @@
-"""Exporting a study's tables as JSONL or CSV rows (streamed, any size)."""
+"""Exporting a study's tables as JSONL or CSV rows (streamed, any size).
+
+Pairwise values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`store.frames`):
+``A`` is the import file's ``answer_a``. The ``labels`` table adds, per label:
+
+- ``display_order``: the order the reviewer saw the item's answers in, in file letters, first
+  shown first (``AB``, or ``BA`` when answer B was on the left); empty for judges, for labels
+  that came in with an import (never shown in the app) and for items that are not pairwise;
+- ``note`` and ``note_frame``: the label's note and the frame its letters are in (``file`` /
+  ``display``; empty when unknown);
+- ``item_note`` and ``item_note_frame``: the rater's note on the whole item (the review app's
+  note) and its frame.
+"""
 
 from __future__ import annotations
 
@@ -18,9 +30,15 @@ _QUERIES = {
                s.category AS statement_category, r.name AS rater, r.kind AS rater_kind,
                l.value, l.note, l.updated_at,
                (SELECT group_concat(a.position || '=' || a.source, ';') FROM answers a
-                 WHERE a.item_id = i.id) AS sources
+                 WHERE a.item_id = i.id) AS sources,
+               CASE WHEN i.kind = 'pairwise' AND r.kind = 'human' AND (
+                   SELECT h.action FROM label_history h WHERE h.unit_id = l.unit_id
+                   AND h.rater_id = l.rater_id ORDER BY h.id DESC LIMIT 1) != 'import'
+                 THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END AS display_order,
+               l.note_frame, n.note AS item_note, n.note_frame AS item_note_frame
         FROM labels l JOIN units u ON u.id = l.unit_id JOIN items i ON i.id = u.item_id
         JOIN raters r ON r.id = l.rater_id LEFT JOIN statements s ON s.id = u.statement_id
+        LEFT JOIN item_notes n ON n.item_id = i.id AND n.rater_id = l.rater_id
         ORDER BY i.id, u.position, r.name""",
     "verdicts": """
         SELECT v.id, i.ext_id AS item, i.kind, u.criterion, s.position AS statement,

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .frames import display_order
 from .study import Study
 
 
@@ -67,9 +68,10 @@ class Item:
         return meta
 
     def shown_answers(self) -> tuple[Answer, Answer]:
-        """The two answers of a pairwise item in the order reviewers see them (left, right)."""
-        a, b = self.answers["A"], self.answers["B"]
-        return (b, a) if self.swap else (a, b)
+        """The two answers of a pairwise item in the order reviewers see them (left, right):
+        the display order of :func:`store.frames.display_order`."""
+        order = display_order(self) or "AB"
+        return self.answers[order[0]], self.answers[order[1]]
 
     def unit_for(self, criterion: str, statement_id: int | None = None) -> Unit:
         """The unit of a criterion (or of one statement)."""

@@ -12,7 +12,8 @@ import sqlite3
 from dataclasses import dataclass
 
 from .db import StudyError
-from .settings import StudySettings
+from .frames import DISPLAY, FILE, Frame
+from .settings import PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS, StudySettings
 from .study import Study, utcnow
 
 
@@ -53,6 +54,22 @@ def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
     return ",".join(parts) or "-"
 
 
+def canonical_value(settings: StudySettings, criterion: str, value: str) -> str:
+    """A label value as typed by a person (``answer_b``, ``response_b``, ``b``, ``Entails`` …)
+    → the canonical value, with the spellings imports accept (:data:`PAIRWISE_SPELLINGS`,
+    :data:`STATEMENT_SPELLINGS`). Pairwise letters stay in the file frame: ``b`` is ``answer_b``.
+
+    Raises:
+        LabelError: the value is not allowed for the criterion.
+    """
+    try:
+        kind = settings.criterion(criterion).kind
+    except KeyError:
+        raise LabelError(f"unknown criterion {criterion!r}") from None
+    spellings = {"pairwise": PAIRWISE_SPELLINGS, "statements": STATEMENT_SPELLINGS}.get(kind, {})
+    return validate_value(settings, criterion, spellings.get(value.strip().lower(), value.strip()))
+
+
 def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
     row = conn.execute(
         "SELECT id, item_id, criterion FROM units WHERE id = ?", (unit_id,)
@@ -80,9 +97,15 @@ def write_label(
     actor: str,
     action: str,
     note: str | None = None,
+    note_frame: Frame = FILE,
     after_reveal: bool = False,
 ) -> Saved:
-    """Set (or clear, with None) one rater's label inside an open transaction."""
+    """Set (or clear, with None) one rater's label inside an open transaction.
+
+    A note is stored with ``note_frame``, the answer-letter frame it was written in
+    (:mod:`store.frames`); without a note the frame is NULL and an earlier note keeps its own.
+    """
+    frame = note_frame if note is not None else None
     old = conn.execute(
         "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id)
     ).fetchone()
@@ -92,21 +115,30 @@ def write_label(
         conn.execute("DELETE FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id))
     else:
         conn.execute(
-            "INSERT INTO labels (unit_id, rater_id, value, note, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "INSERT INTO labels (unit_id, rater_id, value, note, note_frame, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (unit_id, rater_id) DO UPDATE SET value = excluded.value, "
-            "note = coalesce(excluded.note, labels.note), updated_at = excluded.updated_at",
-            (unit_id, rater_id, value, note, now),
+            "note = coalesce(excluded.note, labels.note), "
+            "note_frame = coalesce(excluded.note_frame, labels.note_frame), "
+            "updated_at = excluded.updated_at",
+            (unit_id, rater_id, value, note, frame, now),
         )
     cur = conn.execute(
-        "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, note, action, "
-        "after_reveal, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (unit_id, rater_id, old_value, value, note, action, int(after_reveal), actor, now),
+        "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, note, note_frame, "
+        "action, after_reveal, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (unit_id, rater_id, old_value, value, note, frame, action, int(after_reveal), actor, now),
     )
     return Saved(int(cur.lastrowid or 0), unit_id, old_value, value, after_reveal)
 
 
 def set_label(
-    study: Study, unit_id: int, reviewer: str, value: str, *, note: str | None = None
+    study: Study,
+    unit_id: int,
+    reviewer: str,
+    value: str,
+    *,
+    note: str | None = None,
+    note_frame: Frame = FILE,
 ) -> Saved:
     """Store a reviewer's label for one unit as its own committed transaction.
 
@@ -116,6 +148,8 @@ def set_label(
         reviewer: the reviewer's name (login name by default).
         value: the label; checked against the unit's criterion.
         note: optional free text kept with the label and its history row.
+        note_frame: the answer-letter frame the note was written in (the value itself is
+            always in the file frame).
 
     Returns:
         The history row written; ``after_reveal`` is True when the reviewer had already seen
@@ -137,6 +171,7 @@ def set_label(
             actor=reviewer,
             action="label",
             note=note,
+            note_frame=note_frame,
             after_reveal=revealed,
         )
 
@@ -238,8 +273,14 @@ def is_revealed(study: Study, item_id: int, reviewer: str) -> bool:
     )
 
 
-def set_note(study: Study, item_id: int, reviewer: str, note: str) -> None:
-    """Store (or with an empty string, clear) a reviewer's free-text note on an item."""
+def set_note(
+    study: Study, item_id: int, reviewer: str, note: str, *, frame: Frame = DISPLAY
+) -> None:
+    """Store (or with an empty string, clear) a reviewer's free-text note on an item.
+
+    ``frame`` is the answer-letter frame the note was written in: by default ``display``, as on
+    the review screen, where "A" is the answer shown first (:mod:`store.frames`).
+    """
     rater_id = study.rater_id(reviewer, "human")
     with study.tx() as conn:
         old = conn.execute(
@@ -247,10 +288,11 @@ def set_note(study: Study, item_id: int, reviewer: str, note: str) -> None:
         ).fetchone()
         if note.strip():
             conn.execute(
-                "INSERT INTO item_notes (item_id, rater_id, note, updated_at) VALUES (?, ?, ?, ?) "
+                "INSERT INTO item_notes (item_id, rater_id, note, note_frame, updated_at) "
+                "VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (item_id, rater_id) DO UPDATE SET note = excluded.note, "
-                "updated_at = excluded.updated_at",
-                (item_id, rater_id, note, utcnow()),
+                "note_frame = excluded.note_frame, updated_at = excluded.updated_at",
+                (item_id, rater_id, note, frame, utcnow()),
             )
         else:
             conn.execute(

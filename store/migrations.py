@@ -229,9 +229,21 @@ BEGIN SELECT RAISE(ABORT, 'adjudications are append-only'); END;
 """``verdicts`` and ``adjudications`` block DELETE as well as UPDATE, like ``label_history``
 and ``audit``: all four append-only tables are append-only at the database level."""
 
+M003_NOTE_FRAMES = """
+ALTER TABLE labels ADD COLUMN note_frame TEXT CHECK (note_frame IN ('file', 'display'));
+ALTER TABLE label_history ADD COLUMN note_frame TEXT CHECK (note_frame IN ('file', 'display'));
+ALTER TABLE item_notes ADD COLUMN note_frame TEXT CHECK (note_frame IN ('file', 'display'));
+ALTER TABLE adjudications ADD COLUMN rationale_frame TEXT
+    CHECK (rationale_frame IN ('file', 'display'));
+"""
+"""Free text records the answer-letter frame it was written in (#11, ``store.frames``): a note
+typed on the review screen says "A" for the answer shown first (``display``); imported notes and
+rationales use the file's letters (``file``). NULL: written before this migration, unknown."""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
+    ("003_note_frames", M003_NOTE_FRAMES),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

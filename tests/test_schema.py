@@ -33,7 +33,7 @@ EXPECTED = {
     "units": ["id", "item_id", "criterion", "statement_id", "position"],
     "raters": ["id", "name", "kind", "config", "created_at"],
     "roles": ["login", "role", "granted_by", "at"],
-    "labels": ["id", "unit_id", "rater_id", "value", "note", "updated_at"],
+    "labels": ["id", "unit_id", "rater_id", "value", "note", "updated_at", "note_frame"],
     "label_history": [
         "id",
         "unit_id",
@@ -45,8 +45,9 @@ EXPECTED = {
         "after_reveal",
         "actor",
         "at",
+        "note_frame",
     ],
-    "item_notes": ["item_id", "rater_id", "note", "updated_at"],
+    "item_notes": ["item_id", "rater_id", "note", "updated_at", "note_frame"],
     "item_time": ["item_id", "rater_id", "seconds", "visits"],
     "reveals": ["item_id", "rater_id", "at"],
     "assignments": ["item_id", "login", "batch", "assigned_by", "at"],
@@ -99,7 +100,16 @@ EXPECTED = {
         "run_id",
         "created_at",
     ],
-    "adjudications": ["id", "unit_id", "value", "rationale", "settles", "actor", "at"],
+    "adjudications": [
+        "id",
+        "unit_id",
+        "value",
+        "rationale",
+        "settles",
+        "actor",
+        "at",
+        "rationale_frame",
+    ],
     "audit": ["id", "at", "actor", "action", "entity", "old", "new"],
 }
 
@@ -226,3 +236,36 @@ def test_append_only_tables_refuse_update_and_delete_through_plain_sqlite(
         assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == before
     finally:
         conn.close()
+
+
+def test_note_frames_migrate_an_older_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#11: a study made before 003_note_frames opens; its notes' frame is unknown (NULL)."""
+    from medjudge.store import migrations
+
+    from .conftest import small_study
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
+    old = small_study(path, pairwise=1, statements=0)
+    with old.tx() as conn:
+        conn.execute(
+            "INSERT INTO adjudications (unit_id, value, rationale, actor, at) "
+            "VALUES (1, 'A', 'old rationale', 'carol', 'x')"
+        )
+    assert "rationale_frame" not in [c[1] for c in conn.execute("PRAGMA table_info(adjudications)")]
+    old.close()
+    monkeypatch.undo()
+    new = Study.open(path)
+    try:
+        assert applied(new.conn)[-1] == "003_note_frames"
+        row = new.conn.execute("SELECT rationale, rationale_frame FROM adjudications").fetchone()
+        assert tuple(row) == ("old rationale", None)
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            new.conn.execute(
+                "INSERT INTO adjudications (unit_id, value, rationale, actor, at, rationale_frame)"
+                " VALUES (1, 'A', 'r', 'carol', 'x', 'left')"
+            )
+    finally:
+        new.close()

@@ -180,13 +180,6 @@ async def loaded(pilot: Any) -> AdjudicationScreen:
     return screen
 
 
-def shown_letter(path: Path, ext_id: str, stored: str) -> str:
-    """A stored pairwise value as the adjudicator sees it (display order)."""
-    if stored in ("A", "B") and item_swap(path, ext_id):
-        return "B" if stored == "A" else "A"
-    return stored
-
-
 def notifications(app: Any) -> list[tuple[str, str]]:
     """(severity, message) of every notification the app raised."""
     return [(n.severity, n.message) for n in app._notifications]
@@ -236,9 +229,10 @@ async def test_queue_lists_every_disagreement_with_counts_and_filters(tmp_path: 
         p0 = table.get_row(
             str(screen.rows[[d.where for d in screen.rows].index("p0/correctness")].unit_id)
         )
-        a, b = shown_letter(path, "p0", "A"), shown_letter(path, "p0", "B")
+        assert item_swap(path, "p0")  # reviewers saw answer B first: letters must not follow
         assert "".join(str(c) for c in p0[:2]) == "p0/correctnessR↔R R↔J failed"
-        assert str(p0[4]) == f"{a}×2  {b}×1"  # alice A, judge A; bob B (display terms)
+        assert str(p0[4]) == "A×2  B×1"  # alice A, judge A; bob B (file frame, #11)
+        assert "(A = answer_a, B = answer_b)" in text
 
         await pilot.press("k")  # kinds cycle through those present: R↔R first
         assert screen.filters.kind == "reviewer_vs_reviewer" and len(screen.rows) == 4
@@ -273,12 +267,15 @@ async def test_detail_shows_the_item_and_every_vote(tmp_path: Path) -> None:
     app = adjudicator_app(path)
     async with app.run_test(size=(110, 90)) as pilot:
         detail = await open_unit(pilot, "p0/correctness")
-        a, b = shown_letter(path, "p0", "A"), shown_letter(path, "p0", "B")
+        assert item_swap(path, "p0")  # shown in the file frame all the same (#11)
+        a, b = "A", "B"
         text = screen_text(app)
         for piece in (
             "p0/correctness  4/6 in the queue",
             "Disputed: reviewer vs reviewer · reviewer vs judge · failed judge samples",
-            "Sources (hidden from reviewers): Answer A = model-",
+            "Sources (hidden from reviewers): A = model-x, B = model-y",
+            "reviewers saw B first",
+            "Item (answers in file order)",
             "Question 0?",
             f"• alice: {a}  ⚑ changed after the reveal",
             "note: A names the red flags",
@@ -298,7 +295,8 @@ async def test_detail_shows_the_item_and_every_vote(tmp_path: Path) -> None:
             "no final label yet",
         ):
             assert piece in text, piece
-        assert f"Answer {a} 0." in text and f"Answer {b} 0." in text
+        order = ["Answer A (answer_a)", "Answer A 0.", "Answer B (answer_b)", "Answer B 0."]
+        assert [text.index(piece) for piece in order] == sorted(text.index(p) for p in order)
         assert "Context documents: 2 (x to show or hide)" in text
         assert "Document one about fever." not in text
         await pilot.press("x")
@@ -340,11 +338,11 @@ async def test_recording_and_revising_a_final_label_at_80x24(tmp_path: Path) -> 
         await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, RationaleDialog)
-        assert "Final label for p0/correctness: answer shown as A" in screen_text(app)
+        assert "Final label for p0/correctness: A (answer_a, model-x)" in screen_text(app)
         await pilot.press(*"A names the red flags", "enter")
         await pilot.pause()
         assert app.screen is detail
-        first = "A" if not item_swap(path, "p0") else "B"  # what "answer shown as A" stores
+        first = "A"  # the key a records the file's answer_a, though reviewers saw it second
         assert adjudications(path) == [
             ("p0/correctness", first, "A names the red flags", "carol", kinds)
         ]

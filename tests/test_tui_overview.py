@@ -112,12 +112,12 @@ async def test_agreement_detail_for_a_pair_with_confusion_matrix(tmp_path: Path)
             pilot, lambda: isinstance(app.screen, AgreementScreen) and bool(app.screen.pair)
         )
         text = screen_text(app)
-        assert "correctness" in text and "A: alice" in text and "B: bob" in text
+        assert "correctness" in text and "rows: alice" in text and "columns: bob" in text
         assert "Cohen's κ" in text and "Gwet's AC1" in text and "Confusion matrix" in text
         assert "2 units labelled by both" in text
-        await pilot.press("b")  # side B: next rater (the judge)
+        await pilot.press("b")  # the columns: next rater (the judge)
         await until(pilot, lambda: app.screen.pair[1:] == ["openai:fake-judge"])
-        await until(pilot, lambda: "B: openai:fake-judge" in screen_text(app))
+        await until(pilot, lambda: "columns: openai:fake-judge" in screen_text(app))
         await pilot.press("right_square_bracket")
         await until(pilot, lambda: "helpfulness" in screen_text(app))
         await pilot.press("escape")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from medjudge.store.frames import convert, is_swapped
 from medjudge.store.study import Study
 from medjudge.tui.rows import ItemView
-from medjudge.tui.session import IDLE_GAP_S, ReviewSession, shown_verdict, stored_verdict
+from medjudge.tui.session import IDLE_GAP_S, ReviewSession
 
 from .test_tui_support import add_verdicts, build_study, item_swap, scalar
 
@@ -26,8 +27,8 @@ def test_display_mapping_is_its_own_inverse(tmp_path: Path) -> None:
         item = s.load(0)
         assert item.swap == item_swap(path, "p0")
         for v in ("A", "B", "tie", "neither"):
-            assert stored_verdict(item, shown_verdict(item, v)) == v
-        assert shown_verdict(item, "A") == ("B" if item.swap else "A")
+            assert convert(convert(v, is_swapped(item)), is_swapped(item)) == v
+        assert convert("A", is_swapped(item)) == ("B" if item.swap else "A")
         assert [a.position for a in item.shown_answers()] == (
             ["B", "A"] if item.swap else ["A", "B"]
         )

@@ -1,7 +1,8 @@
 """One disagreement in full, and recording its final label.
 
-The item is shown as reviewers saw it (pairwise answers in display order, "Answer A" on the
-left/top), plus the answers' sources, which only the adjudicator sees. Below or beside it:
+The item is shown in the file frame (DESIGN §2 "Answer-letter frame"): pairwise answers in
+the import file's order, ``A`` = ``answer_a``, labelled so, with the answers' sources, which only
+the adjudicator sees; the keys a / b record exactly that letter, as ``adjudicate --value`` does. Below or beside it:
 every reviewer's label with their notes, every judge's verdict with its AB and BA samples and
 reasons, the raw reply of each failed sample, and the adjudication history.
 
@@ -35,11 +36,13 @@ from . import render
 from .adjudication_render import KIND_NAMES, item_text, shown, votes_text
 from .adjudication_widgets import ItemPane, RationaleDialog
 from .messages import StudyChanged
-from .session import stored_verdict
 from .widgets import Pane, StatusLine
 
 if TYPE_CHECKING:
     from .app import ReviewApp
+
+ITEM_TITLE = "Item (answers in file order)"
+"""The item pane's title: the answers are the import file's, not a reviewer's display order."""
 
 RATE = Binding.Group("Final", compact=True)
 TICK = Binding.Group("Tick", compact=True)
@@ -116,7 +119,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         yield StatusLine(id="status")
         yield Static("", id="adj-about")
         with Container(id="adj-panes"):
-            yield ItemPane("Item as reviewers saw it", id="adj-item")
+            yield ItemPane(ITEM_TITLE, id="adj-item")
             yield Pane("Votes, reasons, history", id="adj-votes")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -142,7 +145,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
             return
         item = self.item
         self.query_one("#adj-item", ItemPane).show(
-            item_text(item, entry.statement), title="Item as reviewers saw it"
+            item_text(item, entry.statement), title=ITEM_TITLE
         )
         context = self.query_one("#adj-context", Collapsible)
         context.display = bool(item.context)
@@ -176,7 +179,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         out.append(" · ".join(KIND_NAMES.get(k, k) for k in self.entry.kinds))
         final = self._final()
         out.append("   Final: ", "dim")
-        out.append_text(render.lit(shown(final, item.swap), "bold") if final else Text("none yet"))
+        out.append_text(render.lit(shown(final), "bold") if final else Text("none yet"))
         out.append("  (", "dim")
         out.append(self._keys_hint(), "dim")
         out.append(")", "dim")
@@ -239,9 +242,9 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
 
     # -- recording ---------------------------------------------------------------------------
     def action_pick_pair(self, letter: str) -> None:
-        """A pairwise final label in display terms ('A' = the answer shown as Answer A)."""
+        """A pairwise final label in the file frame ('A' = the file's answer_a)."""
         if self.item is not None:
-            self._record(stored_verdict(self.item, letter))
+            self._record(letter)
 
     def action_pick_statement(self, value: str) -> None:
         """Entailed / neutral / contradicted."""
@@ -300,11 +303,13 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
             votes = self.query_one("#adj-votes", Pane)  # bring the new history row into view
             votes.call_after_refresh(votes.scroll_end, animate=False)
             status = Text("✓ saved final label ", style="bold")
-            status.append_text(render.lit(shown(value, item.swap)))
+            status.append_text(render.lit(shown(value)))
             self._status(status, "saved")
 
-        display = shown(value, item.swap)
-        what = f"answer shown as {display}" if value in ("A", "B") else display
+        what = shown(value)
+        if item.kind == "pairwise" and value in item.answers:
+            answer = item.answers[value]
+            what = f"{value} (answer_{value.lower()}, {answer.source})"  # the dialog escapes it
         self.app.push_screen(
             RationaleDialog(
                 f"Final label for {entry.where}: {what}",

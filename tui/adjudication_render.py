@@ -5,10 +5,12 @@ from the study — item text, reviewer and judge names, notes, reasons, raw mode
 rationales — goes through :func:`render.lit`, so markup stays as typed and escape sequences
 are made visible.
 
-Pairwise values are shown in display terms throughout: ``A`` is the answer reviewers saw on
-the left (labelled "Answer A"), whatever the item's stored order; judges' AB and BA votes,
-which the store keeps in the item's own terms (BA already mapped back), are converted the same
-way.
+Pairwise values are shown in the file frame throughout (DESIGN §2 "Answer-letter frame",
+:mod:`store.frames`): ``A`` is the import file's ``answer_a``, as in the store, the CLI and the
+exports, whatever order a reviewer saw; answers are listed in file order and labelled so, with
+their sources (the adjudicator may see them). Judges' AB and BA votes are stored in the same
+frame (BA already mapped back) and shown as stored. Only reviewers' free-text notes may speak
+in display letters; those written so say which answer their ``A`` was.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from medjudge.judging.analysis.disagreements import Disagreement
+from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
 from medjudge.store.items import Item
 
 from .render import EMPTY, case_text, lit
@@ -46,16 +49,27 @@ KIND_NAMES = {
 """Long names of the disagreement kinds (detail header, filter line)."""
 
 
-def shown(value: object, swap: bool) -> str:
-    """A stored value in display terms (pairwise A/B follow the display order)."""
+def shown(value: object) -> str:
+    """A stored value as shown (pairwise A/B in the file frame, as stored)."""
     if value is None:
         return EMPTY
     if isinstance(value, list):
         return ",".join(str(v) for v in value) or "-"
-    text = str(value)
-    if swap and text in ("A", "B"):
-        return "B" if text == "A" else "A"
-    return text
+    return str(value)
+
+
+def frame_hint(item: Item, frame: str | None) -> str:
+    """What a reviewer's free text means by A and B, when that differs from the file frame.
+
+    Values are converted; notes cannot be, so one written on the review screen of a swapped
+    item (``display``: its "A" is the answer shown first, the file's B) says so, as does one
+    written before frames were recorded (NULL).
+    """
+    if not is_swapped(item) or frame == FILE:
+        return ""
+    if frame == DISPLAY:
+        return "  (in display letters: its A = answer_b)"
+    return "  (frame not recorded: its A may mean answer_b)"
 
 
 def kinds_text(kinds: list[str]) -> str:
@@ -63,9 +77,9 @@ def kinds_text(kinds: list[str]) -> str:
     return " ".join(KIND_LABELS.get(k, k) for k in kinds)
 
 
-def votes_summary(entry: Disagreement, swap: bool) -> str:
+def votes_summary(entry: Disagreement) -> str:
     """``A×2 B×1`` — how many raters gave each value (missing verdicts counted apart)."""
-    tally = Counter(shown(v, swap) for v in entry.votes.values() if v is not None)
+    tally = Counter(shown(v) for v in entry.votes.values() if v is not None)
     parts = [f"{value}×{n}" for value, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))]
     missing = sum(1 for v in entry.votes.values() if v is None)
     if missing:
@@ -96,21 +110,23 @@ def _heading(out: Text, title: str) -> None:
 
 
 def sources_text(item: Item) -> Text:
-    """Which model wrote which answer — hidden from reviewers, shown to the adjudicator."""
+    """Which model wrote which answer — hidden from reviewers, shown to the adjudicator — and,
+    for a pairwise item, which answer reviewers saw first."""
     out = Text("Sources (hidden from reviewers): ", style="dim italic", end="")
     if item.kind == "pairwise":
-        first, second = item.shown_answers()
-        out.append("Answer A = ", "dim")
-        out.append_text(lit(first.source))
-        out.append(", Answer B = ", "dim")
-        out.append_text(lit(second.source))
+        out.append("A = ", "dim")
+        out.append_text(lit(item.answers["A"].source))
+        out.append(", B = ", "dim")
+        out.append_text(lit(item.answers["B"].source))
+        first = (display_order(item) or "AB")[0]
+        out.append(f"   ({FRAME_HINT}; reviewers saw {first} first)", "dim")
     else:
         out.append_text(lit(", ".join(sorted({a.source for a in item.answers.values()}))))
     return out
 
 
 def item_text(item: Item, statement: int | None) -> Text:
-    """Question, answers (display order), statements with badges; ``statement`` highlighted."""
+    """Question, answers (file order), statements with badges; ``statement`` highlighted."""
     out = Text(end="")
     out.append_text(sources_text(item))
     if item.kind == "rating":
@@ -122,11 +138,10 @@ def item_text(item: Item, statement: int | None) -> Text:
     _heading(out, "Question")
     out.append_text(lit(item.question))
     if item.kind == "pairwise":
-        first, second = item.shown_answers()
-        _heading(out, "Answer A")
-        out.append_text(lit(first.text))
-        _heading(out, "Answer B")
-        out.append_text(lit(second.text))
+        _heading(out, "Answer A (answer_a)")
+        out.append_text(lit(item.answers["A"].text))
+        _heading(out, "Answer B (answer_b)")
+        out.append_text(lit(item.answers["B"].text))
         return out
     _heading(out, "Answer")
     out.append_text(lit(item.answers["answer"].text))
@@ -147,7 +162,7 @@ def item_text(item: Item, statement: int | None) -> Text:
 
 
 def _values(item: Item, values: list[Any] | None) -> str:
-    return " ".join(shown(v, item.swap) for v in values or []) or "none"
+    return " ".join(shown(v) for v in values or []) or "none"
 
 
 class Lines:
@@ -201,13 +216,13 @@ def _samples(out: Lines, item: Item, block: dict[str, Any], raw: dict[str, Any],
     line = out.add(pad, "votes: ", lit(_values(item, votes), "bold"))
     if block.get("verdict") is not None or block.get("rule"):
         line.append(" → ")
-        line.append_text(lit(shown(block.get("verdict"), item.swap), "bold"))
+        line.append_text(lit(shown(block.get("verdict")), "bold"))
     if block.get("rule"):
         line.append("  (", "dim")
         line.append_text(lit(block["rule"], "dim"))
         line.append(")", "dim")
     for n, reason in enumerate(reasons, 1):
-        vote = shown(votes[n - 1], item.swap) if n - 1 < len(votes) else "?"
+        vote = shown(votes[n - 1]) if n - 1 < len(votes) else "?"
         out.add(pad + 2, f"{n}. ", lit(vote, "bold"), " ", lit(reason))
     _failed(out, block.get("failed") or [], raw, pad)
 
@@ -220,14 +235,12 @@ def judge_lines(out: Lines, item: Item, judge: dict[str, Any]) -> None:
         "• ",
         lit(judge["judge"], "bold"),
         ": ",
-        lit(shown(value, item.swap), "bold")
-        if value is not None
-        else lit("missing (no valid sample)"),
+        lit(shown(value), "bold") if value is not None else lit("missing (no valid sample)"),
     )
     trail = judge.get("trail") if isinstance(judge.get("trail"), dict) else {}
     raw = judge.get("failed_raw") or {}
     if trail.get("members"):
-        members = ", ".join(f"{k}={shown(v, item.swap)}" for k, v in trail["members"].items())
+        members = ", ".join(f"{k}={shown(v)}" for k, v in trail["members"].items())
         out.add(4, "panel of: ", lit(members))
     orders = trail.get("orders")
     if isinstance(orders, dict) and orders:
@@ -235,7 +248,7 @@ def judge_lines(out: Lines, item: Item, judge: dict[str, Any]) -> None:
             block = orders.get(order)
             if not isinstance(block, dict):
                 continue
-            first = shown("A" if order == "AB" else "B", item.swap)
+            first = order[0]  # file letters: BA shows the item's answer B as Response A
             line = out.add(4, Text(f"{order} order ", "bold"))
             if order == "AB":
                 line.append(f"(the judge's Response A: Answer {first})", "dim")
@@ -257,23 +270,25 @@ def votes_lines(item: Item, detail: dict[str, Any]) -> Lines:
     """Every reviewer's label (notes, changes after the reveal), every judge's verdict, and the
     adjudication history."""
     out = Lines()
-    out.add(0, "Reviewers", style="bold underline")
+    line = out.add(0, "Reviewers", style="bold underline")
+    if item.kind == "pairwise":
+        line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["reviewers"]:
         out.add(2, "none", style="dim")
     for r in detail["reviewers"]:
-        line = out.add(
-            0, "• ", lit(r["reviewer"], "bold"), ": ", lit(shown(r["value"], item.swap), "bold")
-        )
+        line = out.add(0, "• ", lit(r["reviewer"], "bold"), ": ", lit(shown(r["value"]), "bold"))
         if r.get("changed_after_reveal"):
             line.append("  ⚑ changed after the reveal", "bold")
         if r.get("note"):
-            out.add(4, Text("note: ", "dim"), lit(r["note"]))
+            note = out.add(4, Text("note: ", "dim"), lit(r["note"]))
+            note.append(frame_hint(item, r.get("note_frame")), "dim italic")
         if r.get("item_note"):
-            out.add(4, Text("note on the item: ", "dim"), lit(r["item_note"]))
+            note = out.add(4, Text("note on the item: ", "dim"), lit(r["item_note"]))
+            note.append(frame_hint(item, r.get("item_note_frame")), "dim italic")
     out.blank()
     line = out.add(0, "Judges", style="bold underline")
     if item.kind == "pairwise":
-        line.append("  (A/B: the answers as shown)", "dim")
+        line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["judges"]:
         out.add(2, "none", style="dim")
     for j in detail["judges"]:
@@ -298,14 +313,15 @@ def history_lines(out: Lines, item: Item, adjudications: list[dict[str, Any]]) -
         line = out.add(
             0,
             "• " if last else "  ",
-            lit(shown(a["value"], item.swap), "bold"),
+            lit(shown(a["value"]), "bold"),
             "  ",
             lit(str(a["at"])[:19].replace("T", " ") + "Z", "dim"),
             Text("  by ", "dim"),
             lit(a["actor"]),
         )
         line.append("  (current)" if last else "  (revised later)", "bold" if last else "dim")
-        out.add(4, lit(a["rationale"]))
+        why = out.add(4, lit(a["rationale"]))
+        why.append(frame_hint(item, a.get("rationale_frame")), "dim italic")
         if a.get("settles"):
             settles = ", ".join(KIND_NAMES.get(k, k) for k in a["settles"])
             out.add(4, Text("settles: ", "dim"), lit(settles, "dim"))

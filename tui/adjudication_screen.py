@@ -85,8 +85,6 @@ class LoadedQueue:
     """One read of the queue."""
 
     entries: list[Disagreement] = field(default_factory=list)
-    swaps: dict[int, bool] = field(default_factory=dict)
-    """item id → whether reviewers saw answer B on the left."""
     error: str | None = None
 
 
@@ -174,12 +172,9 @@ class AdjudicationScreen(Screen[None]):
             study = Study.open(self.review_app.study.path)
             try:
                 entries = queue(study)
-                swaps = {
-                    int(i): bool(s) for i, s in study.conn.execute("SELECT id, swap FROM items")
-                }
             finally:
                 study.close()
-            loaded = LoadedQueue(entries, swaps)
+            loaded = LoadedQueue(entries)
         except Exception as exc:  # noqa: BLE001 - shown, never fatal
             loaded = LoadedQueue(error=f"the queue could not be read: {exc}")
         self.post_message(self.QueueLoaded(serial, loaded))
@@ -216,13 +211,12 @@ class AdjudicationScreen(Screen[None]):
         self.rows = [d for d in entries if f.keep(d)]
         table.clear()
         for d in self.rows:
-            swap = self.loaded.swaps.get(d.item_id, False)
             table.add_row(
                 render.lit(d.where, "bold" if d.reference is None else ""),
                 Text(kinds_text(d.kinds)),
                 Text(f"{d.split:.2f}"),
-                render.lit(shown(d.reference, swap), "bold"),
-                render.lit(votes_summary(d, swap)),
+                render.lit(shown(d.reference), "bold"),
+                render.lit(votes_summary(d)),
                 key=str(d.unit_id),
             )
         if self.rows:
@@ -232,6 +226,7 @@ class AdjudicationScreen(Screen[None]):
         done = sum(1 for d in self.rows if d.reference is not None)
         line.append(f"\n{len(self.rows)} unit{'s' if len(self.rows) != 1 else ''} shown", "bold")
         line.append(f", {done} with a final label", "")
+        line.append("   (A = answer_a, B = answer_b)", "dim")  # the file frame, as everywhere
         if not self.rows:
             line.append(
                 "  —  nothing to adjudicate"

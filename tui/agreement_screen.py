@@ -1,5 +1,9 @@
 """Agreement detail: two raters on one criterion, coefficients with intervals, confusion matrix.
 
+Raters are named by side (rows, columns), never "A"/"B": those letters are answers. Pairwise
+values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`store.frames`): ``A`` is the
+import file's ``answer_a`` for every rater, whichever order each reviewer saw, as stored.
+
 The figures come from the app's agreement feed in a thread worker and arrive as
 :class:`AgreementScreen.PairComputed`.
 """
@@ -19,6 +23,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from medjudge.store.frames import FRAME_HINT
+
 from . import render
 from .messages import StudyChanged
 
@@ -33,8 +39,8 @@ class AgreementScreen(Screen[None]):
         Binding("escape", "back", "Back"),
         Binding("left_square_bracket", "criterion(-1)", "Prev criterion", key_display="["),
         Binding("right_square_bracket", "criterion(1)", "Next criterion", key_display="]"),
-        Binding("a", "rater(0)", "Rater A"),
-        Binding("b", "rater(1)", "Rater B"),
+        Binding("a", "rater(0)", "Rows rater"),
+        Binding("b", "rater(1)", "Columns rater"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
     ]
 
@@ -134,9 +140,9 @@ class AgreementScreen(Screen[None]):
             else ""
         )
         if message.pair:
-            head.append("\nA: ")
+            head.append("\nrows: ")
             head.append_text(render.lit(message.pair[0], "bold"))
-            head.append("   B: ")
+            head.append("   columns: ")
             head.append_text(render.lit(message.pair[1], "bold"))
         self.query_one("#ag-head", Static).update(head)
         figures = self.query_one("#ag-figures", Static)
@@ -154,8 +160,7 @@ class AgreementScreen(Screen[None]):
         else:
             figures.update(self._figures(message.stats, *message.pair))
 
-    @staticmethod
-    def _figures(stats: Any, a: str, b: str) -> Group:
+    def _figures(self, stats: Any, a: str, b: str) -> Group:
         table = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 2))
         table.add_column("coefficient", style="bold", no_wrap=True)
         table.add_column("value [95% CI]")
@@ -178,9 +183,23 @@ class AgreementScreen(Screen[None]):
             + (f"; {dropped} labelled by only one left out" if dropped else "")
             + "\n"
         )
-        return Group(
-            table, note, Text("Confusion matrix (rows A, columns B)\n", style="bold"), confusion
-        )
+        title = Text("Confusion matrix", style="bold")
+        title.append(" (rows: ", "dim")
+        title.append_text(render.lit(a))
+        title.append(", columns: ", "dim")
+        title.append_text(render.lit(b))
+        title.append(")", "dim")
+        if self._pairwise:
+            title.append(f"\nA/B: {FRAME_HINT}, as stored; not the order reviewers saw", "dim")
+        title.append("\n")
+        return Group(table, note, title, confusion)
+
+    @property
+    def _pairwise(self) -> bool:
+        try:
+            return self.review_app.study.settings.criterion(self.criterion).kind == "pairwise"
+        except KeyError:
+            return False
 
     # -- actions ---------------------------------------------------------------------------
     def action_back(self) -> None:
@@ -201,7 +220,7 @@ class AgreementScreen(Screen[None]):
         if len(self.raters) < 2 or len(self.pair) != 2:
             return
         if side == 0 and self._blind:
-            self.notify("Blind review: side A is you; b picks whom you are compared with.")
+            self.notify("Blind review: the rows are you; b picks whom you are compared with.")
             return
         other = self.pair[1 - side]
         i = self.raters.index(self.pair[side]) if self.pair[side] in self.raters else -1

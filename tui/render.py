@@ -19,12 +19,11 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from medjudge.store.frames import convert, is_swapped
 from medjudge.store.items import Item, Statement
 from medjudge.store.judgments import VerdictView
 from medjudge.store.literal import printable
 from medjudge.store.settings import Criterion
-
-from .session import shown_verdict
 
 EMPTY = "—"
 """Shown where the reviewer has not labelled yet."""
@@ -36,11 +35,11 @@ def lit(text: object, style: str = "") -> Text:
 
 
 def display_value(item: Item, criterion: Criterion, value: str | None) -> str:
-    """A stored label as the reviewer sees it (pairwise A/B in display order)."""
+    """A stored label (file frame) as the reviewer sees it: pairwise A/B in display order."""
     if value is None:
         return EMPTY
     if criterion.kind == "pairwise":
-        return shown_verdict(item, value)
+        return convert(value, is_swapped(item))
     return value
 
 
@@ -161,9 +160,7 @@ def option_row(letter: str, text: str, ticked: bool, cursor: bool) -> Renderable
 def _votes(item: Item, votes: Sequence[Any]) -> str:
     if not votes:
         return "none"
-    return " ".join(
-        shown_verdict(item, str(v)) if item.kind == "pairwise" else str(v) for v in votes
-    )
+    return " ".join(convert(str(v), is_swapped(item)) for v in votes)
 
 
 def verdict_lines(

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from medjudge.store.db import StudyError
+from medjudge.store.frames import convert, is_swapped
 from medjudge.store.labels import Saved
 
 from . import render
-from .session import stored_verdict
 
 if TYPE_CHECKING:
     from .rows import ItemView
@@ -158,9 +158,10 @@ class LabelActions:
             self.notify("That was the last item; j jumps to one you have not finished.")
 
     def action_vote_pair(self, shown: str) -> None:
-        """Pairwise verdict in display terms ('A' = the left answer)."""
+        """Pairwise verdict in display letters ('A' = the left answer), stored in the file frame."""
         if self.view is not None:
-            self._label_current(stored_verdict(self.view.item, shown))
+            item = self.view.item
+            self._label_current(convert(shown, is_swapped(item)))
 
     def action_vote_statement(self, value: str) -> None:
         """Entailed / neutral / contradicted for the current statement."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from medjudge.store import labels as store_labels
 from medjudge.store import visibility
+from medjudge.store.frames import DISPLAY
 from medjudge.store.items import Item, ItemRef, get_item, list_items
 from medjudge.store.judgments import VerdictView
 from medjudge.store.labels import Saved, item_labels
@@ -36,18 +37,6 @@ class UndoEntry:
 
     saved: Saved
     item_id: int
-
-
-def shown_verdict(item: Item, stored: str) -> str:
-    """A stored pairwise value in display terms: 'A' means the left (first shown) answer."""
-    if item.swap and stored in ("A", "B"):
-        return "B" if stored == "A" else "A"
-    return stored
-
-
-def stored_verdict(item: Item, shown: str) -> str:
-    """The value to store for a verdict given in display terms (the mapping is its own inverse)."""
-    return shown_verdict(item, shown)
 
 
 class ReviewSession:
@@ -297,4 +286,5 @@ class ReviewSession:
     def set_note(self, text: str) -> None:
         """Store (or clear) the reviewer's note on the current item; committed on return."""
         assert self.item is not None
-        store_labels.set_note(self.study, self.item.id, self.reviewer, text)
+        # typed on the review screen: "A" there is the answer shown first
+        store_labels.set_note(self.study, self.item.id, self.reviewer, text, frame=DISPLAY)

@@ -185,7 +185,8 @@ def counts(entries: list[Disagreement]) -> dict[str, int]:
 
 
 def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
-    """Every vote on a unit, for the adjudicator: reviewers' labels with notes and whether they
+    """Every vote on a unit, for the adjudicator: reviewers' labels with notes (and the
+    answer-letter frame each note was written in, :mod:`store.frames`) and whether they
     changed after the reveal, judges' verdicts with AB/BA per-sample votes and reasons, the raw
     replies of failed samples, and the adjudication history."""
     conn = study.conn
@@ -193,9 +194,10 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
     for r in conn.execute(
         "SELECT r.name, l.value, l.note, (SELECT count(*) FROM label_history h WHERE h.unit_id = l.unit_id "
         "AND h.rater_id = l.rater_id AND h.after_reveal = 1) AS changed_after_reveal, "
-        "(SELECT n.note FROM item_notes n JOIN units u ON u.item_id = n.item_id "
-        " WHERE u.id = l.unit_id AND n.rater_id = l.rater_id) AS item_note "
-        "FROM labels l JOIN raters r ON r.id = l.rater_id WHERE l.unit_id = ? AND r.kind = 'human' "
+        "n.note AS item_note, l.note_frame, n.note_frame AS item_note_frame "
+        "FROM labels l JOIN raters r ON r.id = l.rater_id JOIN units u ON u.id = l.unit_id "
+        "LEFT JOIN item_notes n ON n.item_id = u.item_id AND n.rater_id = l.rater_id "
+        "WHERE l.unit_id = ? AND r.kind = 'human' "
         "ORDER BY r.name",
         (unit_id,),
     ):
@@ -204,7 +206,9 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
                 "reviewer": r[0],
                 "value": r[1],
                 "note": r[2],
+                "note_frame": r[5],
                 "item_note": r[4],
+                "item_note_frame": r[6],
                 "changed_after_reveal": bool(r[3]),
             }
         )
@@ -240,6 +244,7 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
         {
             "value": a["value"],
             "rationale": a["rationale"],
+            "rationale_frame": a["rationale_frame"],
             "actor": a["actor"],
             "at": a["at"],
             "settles": json.loads(a["settles"]),

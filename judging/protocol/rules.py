@@ -28,13 +28,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median_low
 
+from medjudge.store.frames import convert
+
 MISSING = None
 """A verdict that could not be reached (no valid sample); never silently a tie."""
 
 
 def unswap(verdict: str) -> str:
-    """Map a BA-order verdict back to the item's own answers."""
-    return {"A": "B", "B": "A"}.get(verdict, verdict)
+    """Map a BA-order verdict back to the item's own answers (the file frame).
+
+    The BA order is a swap like a swapped display order: :func:`store.frames.convert` does it.
+    """
+    return convert(verdict, swapped=True)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,8 @@
-"""``medjudge adjudicate``: the queue of disagreements, and recording final labels."""
+"""``medjudge adjudicate``: the queue of disagreements, and recording final labels.
+
+Pairwise letters are in the file frame (DESIGN §2 "Answer-letter frame"): ``A`` is the import
+file's ``answer_a`` in ``--list``, ``--json`` and ``--value``, as in the app's queue and detail.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ import typer
 
 from medjudge.judging.analysis.disagreements import KINDS, counts, queue
 from medjudge.store.adjudications import adjudicate as record
+from medjudge.store.frames import FILE, FRAME_HINT
 from medjudge.store.items import find_item, get_item
+from medjudge.store.labels import LabelError, canonical_value
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
 from medjudge.store.roles import require
@@ -20,6 +26,17 @@ from medjudge.store.study import Study
 
 from .common import UserError, opened, out
 from .review import run_app
+
+
+def final_value(study: Study, unit_id: int, value: str) -> str:
+    """``--value`` as typed → the canonical label, with the spellings imports accept."""
+    criterion = study.conn.execute(
+        "SELECT criterion FROM units WHERE id = ?", (unit_id,)
+    ).fetchone()
+    try:
+        return canonical_value(study.settings, criterion[0], value)
+    except LabelError as exc:
+        raise UserError(f"--value {value!r}: {exc}") from None
 
 
 def resolve_unit(study: Study, ref: str) -> int:
@@ -59,7 +76,13 @@ def adjudicate(
         str | None,
         typer.Option(help="Record a final label: ITEM/CRITERION or ITEM/N (statement N, from 1)."),
     ] = None,
-    value: Annotated[str | None, typer.Option(help="With --unit: the final label.")] = None,
+    value: Annotated[
+        str | None,
+        typer.Option(
+            help="With --unit: the final label; pairwise A/B are the file's answer_a/answer_b "
+            "(also answer_b, response_b, b …)."
+        ),
+    ] = None,
     rationale: Annotated[str | None, typer.Option(help="With --unit: why (required).")] = None,
 ) -> None:
     """Walk the disagreements and record final labels with a rationale (adjudicators only).
@@ -77,9 +100,11 @@ def adjudicate(
             if not value or rationale is None:
                 raise UserError("--unit needs --value and --rationale")
             uid = resolve_unit(s, unit)
+            final = final_value(s, uid, value)
             settles = next((d.kinds for d in queue(s) if d.unit_id == uid), [])
-            record(s, uid, value, rationale, actor=login_name(), settles=settles)
-            out(f"{unit}: final label {value} recorded")
+            record(s, uid, final, rationale, actor=login_name(), settles=settles)
+            frame = f" ({FRAME_HINT})" if final in ("A", "B") else ""
+            out(f"{unit}: final label {final} recorded{frame}")
             return
         if not (list_ or json_output):
             require(s, login_name(), "adjudicate")  # a clear error before the UI loads
@@ -93,13 +118,18 @@ def adjudicate(
                 unresolved_only=unresolved,
             )
             if json_output:
-                data = {"counts": counts(entries), "units": [asdict(e) for e in entries]}
+                data = {
+                    "frame": FILE,
+                    "counts": counts(entries),
+                    "units": [asdict(e) for e in entries],
+                }
                 sys.stdout.write(
                     json_escaped(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
                 )
                 return
             c = counts(entries)
             out(" · ".join(f"{k}: {v}" for k, v in c.items()))
+            out(f"pairwise A/B: {FRAME_HINT}")
             for e in entries:
                 votes = ", ".join(
                     f"{r}={v if v is not None else 'missing'}" for r, v in e.votes.items()

@@ -16,6 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..frames import FILE
 from ..items import display_swap
 from ..labels import write_label
 from ..settings import STATEMENT_CRITERION
@@ -276,7 +277,16 @@ def _write_imported_label(
     ).fetchone()
     if row is not None:
         return False
-    write_label(conn, unit_id, rater_id, lab.value, actor=actor, action="import", note=lab.note)
+    write_label(  # an import file's notes use its own letters
+        conn,
+        unit_id,
+        rater_id,
+        lab.value,
+        actor=actor,
+        action="import",
+        note=lab.note,
+        note_frame=FILE,
+    )
     if lab.rater_kind == "judge":
         conn.execute(
             "INSERT INTO verdicts (unit_id, rater_id, value, status, reason, trail, run_id, created_at) "
