@@ -6,6 +6,8 @@ Headless commands never import the review app; ``review``/``demo`` import it ins
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from .commands import adjudicate, demo, judge, study, team
@@ -21,6 +23,28 @@ app = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"medjudge {version('medjudge')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print medjudge's version."
+        ),
+    ] = False,
+) -> None:
+    """Expert review of LLM answers to medical questions: import, judge, review, report."""
+
 
 app.command()(demo.demo)
 app.command()(study.init)

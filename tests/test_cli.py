@@ -112,3 +112,27 @@ def test_demo_without_a_terminal_does_not_hang(tmp_path: Path) -> None:
     assert "local:smollm2: 117 verdicts, 3 missing" in r.stdout
     assert "needs a terminal" in r.stdout
     assert "\x1b" not in r.stdout  # the app did not start on the pipe
+
+
+def test_version_and_enum_choices() -> None:
+    """#11: `medjudge --version`; options with fixed choices refuse others as usage errors."""
+    from importlib.metadata import version
+
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    r = CliRunner().invoke(app, ["--version"])
+    assert r.exit_code == 0 and r.stdout.strip() == f"medjudge {version('medjudge')}"
+    for args in (
+        ["judge", "x.db", "-j", "openai:m", "--kind", "bogus"],
+        ["judge", "x.db", "-j", "openai:m", "--panel-rule", "bogus"],
+        ["judge", "x.db", "-j", "openai:m", "--statements-protocol", "bogus"],
+        ["adjudicate", "x.db", "--list", "--kind", "bogus"],
+        ["assign", "x.db", "ann", "--kind", "bogus"],
+        ["import", "x.db", "f.jsonl", "--kind", "bogus"],
+        ["export", "x.db", "bogus"],
+        ["report", "x.db", "-f", "bogus"],
+    ):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 2 and "is not one of" in r.output, (args, r.output)

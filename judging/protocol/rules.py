@@ -26,11 +26,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from statistics import median_low
 
 from medjudge.store.frames import convert
 
 MISSING = None
+
+
+class StatementsProtocol(StrEnum):
+    """How judges label statements: one 3-way NLI prompt, or K-QA's entails/contradicts pair."""
+
+    nli = "nli"
+    kqa = "kqa"
+
+
+class PanelRule(StrEnum):
+    """How a panel of judges settles: a split gives the null verdict, or the plurality wins."""
+
+    conservative = "conservative"
+    plurality = "plurality"
+
+
 """A verdict that could not be reached (no valid sample); never silently a tie."""
 
 

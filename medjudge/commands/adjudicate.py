@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from medjudge.judging.analysis.disagreements import KINDS, counts, queue
+from medjudge.judging.analysis.disagreements import DisagreementKind, counts, queue
 from medjudge.store.adjudications import adjudicate as record
 from medjudge.store.frames import FILE, FRAME_HINT
 from medjudge.store.items import find_item, get_item
@@ -65,7 +65,9 @@ def adjudicate(
         bool, typer.Option("--list", help="Print the queue instead of opening the app.")
     ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the queue as JSON.")] = False,
-    kind: Annotated[str | None, typer.Option(help=f"Only one kind: {', '.join(KINDS)}.")] = None,
+    kind: Annotated[
+        DisagreementKind | None, typer.Option(help="Only this kind of disagreement.")
+    ] = None,
     criterion: Annotated[str | None, typer.Option(help="Only one criterion.")] = None,
     source: Annotated[
         str | None, typer.Option(help="Only items with an answer from this model.")
@@ -93,8 +95,6 @@ def adjudicate(
       medjudge adjudicate trial.db --list --kind reviewer_vs_judge
       medjudge adjudicate trial.db --unit pw-03/harmfulness --value B --rationale "B delays antibiotics"
     """
-    if kind is not None and kind not in KINDS:
-        raise typer.BadParameter(f"use one of {', '.join(KINDS)}", param_hint="--kind")
     with opened(study, check=value is not None) as s:
         if unit is not None:
             if not value or rationale is None:

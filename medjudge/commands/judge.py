@@ -17,7 +17,9 @@ from medjudge.judging.llm.providers import ProviderError
 from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary, run_judges
 from medjudge.judging.llm.specs import SpecError, parse_judge_spec
 from medjudge.judging.protocol.plan import JudgeConfig
+from medjudge.judging.protocol.rules import PanelRule, StatementsProtocol
 from medjudge.store import user_settings
+from medjudge.store.kinds import ITEM_KINDS, ItemKind
 from medjudge.store.paths import login_name
 
 from .common import UserError, console, fail, is_tty, opened, out
@@ -117,15 +119,17 @@ def judge(
         float | None, typer.Option(min=1.0, help="Per-call timeout in seconds.")
     ] = None,
     statements_protocol: Annotated[
-        str,
+        StatementsProtocol,
         typer.Option(
             help="nli: one 3-way prompt per statement; kqa: K-QA's entails/contradicts pair."
         ),
-    ] = "nli",
+    ] = StatementsProtocol.nli,
     panel_rule: Annotated[
-        str, typer.Option(help="conservative (split → null verdict) or plurality.")
-    ] = "conservative",
-    kind: Annotated[list[str] | None, typer.Option(help="Only these item kinds (repeat).")] = None,
+        PanelRule, typer.Option(help="conservative (split → null verdict) or plurality.")
+    ] = PanelRule.conservative,
+    kind: Annotated[
+        list[ItemKind] | None, typer.Option(help="Only these item kinds (repeat).")
+    ] = None,
     max_cost: Annotated[
         float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")
     ] = None,
@@ -166,24 +170,20 @@ def judge(
                     samples=samples,
                     temperature=temperature,
                     max_tokens=max_tokens,
-                    statements_protocol=statements_protocol,
+                    statements_protocol=statements_protocol.value,
                 )
                 for j in judges
             ]
         except SpecError as exc:  # a usage error: exit 2, like any bad option
             raise typer.BadParameter(str(exc), param_hint="--judge") from None
-        if statements_protocol not in ("nli", "kqa"):
-            raise UserError("--statements-protocol must be nli or kqa")
-        if panel_rule not in ("conservative", "plurality"):
-            raise UserError("--panel-rule must be conservative or plurality")
         prefs = user_settings.load()
         options = RunOptions(
             concurrency=concurrency or prefs.concurrency,
             timeout_s=timeout or prefs.timeout_s,
             max_cost=max_cost,
             dry_run=dry_run,
-            panel_rule=panel_rule,
-            kinds=tuple(kind) if kind else ("pairwise", "statements", "rating"),
+            panel_rule=panel_rule.value,
+            kinds=tuple(k.value for k in kind) if kind else ITEM_KINDS,
             price_override=_parse_price(price),
             api_keys=prefs.api_keys(),
             actor=login_name(),

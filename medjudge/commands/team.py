@@ -11,6 +11,7 @@ import typer
 from medjudge.store.assignments import assign as assign_items
 from medjudge.store.assignments import assignment_counts, unassign
 from medjudge.store.items import list_items
+from medjudge.store.kinds import ItemKind
 from medjudge.store.paths import login_name
 from medjudge.store.roles import grant, members, require, revoke
 
@@ -69,7 +70,7 @@ def assign(
     batch: Annotated[
         str | None, typer.Option(help="Only items of this batch (and name the assignment so).")
     ] = None,
-    kind: Annotated[str | None, typer.Option(help="Only items of this kind.")] = None,
+    kind: Annotated[ItemKind | None, typer.Option(help="Only items of this kind.")] = None,
     first: Annotated[
         int | None, typer.Option(min=1, help="Only the first N matching items.")
     ] = None,
