@@ -127,6 +127,11 @@ def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Co
         raise StudyError(f"{p}: no such study (create it with `medjudge init {p}`)")
     if create and not p.parent.exists():
         raise StudyError(f"{p}: folder {p.parent} does not exist")
+    if create and not p.exists() and not os.access(p.parent, os.W_OK):
+        raise StudyError(
+            f"{p}: cannot create the study: folder {p.parent} is not writable for you "
+            "(or is on a read-only file system)"
+        )
     try:
         conn = sqlite3.connect(
             p, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False

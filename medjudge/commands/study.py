@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Annotated
 
 import typer
+from pydantic import ValidationError
 
 from medjudge.store import export as exporting
 from medjudge.store import export_wide
@@ -104,9 +105,23 @@ def init(
                 pairwise = [parse_criterion_option(c) for c in criteria]
             except ValueError as exc:
                 raise UserError(f"--criterion: {exc}") from None
+            names = [c.name for c in pairwise]
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:
+                raise UserError(f"--criterion: {', '.join(twice)} given more than once")
             others = [c for c in DEFAULT_CRITERIA if c.kind != "pairwise"]
+            clash = sorted(set(names) & {c.name for c in others})
+            if clash:
+                raise UserError(
+                    f"--criterion: {', '.join(clash)} is the name of a built-in rating or "
+                    "statements criterion; choose another name"
+                )
             settings = settings.model_copy(update={"criteria": pairwise + others})
-            settings = StudySettings.model_validate(settings.model_dump())
+            try:
+                settings = StudySettings.model_validate(settings.model_dump())
+            except ValidationError as exc:
+                why = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+                raise UserError(f"--criterion: {why}") from None
         created = Study.create(study, settings, actor=login_name())
         grant(created, login_name(), "lead", by=login_name())
         created.close()

@@ -42,11 +42,12 @@ def _statement_list(rec: Record, field: str, *, required: bool = False) -> list[
 
 def parse_kqa(
     reference: Path, answers: Path, source: str, settings: StudySettings, batch: str | None
-) -> tuple[list[ItemIn], int]:
+) -> tuple[list[ItemIn], int, list[str]]:
     """Read the reference and answers files.
 
     Returns:
-        The statements items (one per answered question) and the number of reference questions.
+        The statements items (one per answered question), the number of reference questions,
+        and the entries skipped for an empty answer (an absent ``result`` is an error).
     """
     del settings  # K-QA items carry no labels
     if not source.strip():
@@ -69,22 +70,34 @@ def parse_kqa(
     if not refs:
         raise ImportProblem(reference, "has no questions")
     items: list[ItemIn] = []
+    skipped: list[str] = []
     seen: dict[str, int] = {}
     slug = _source_slug(source)
-    for rec in read_records(answers):
-        question = rec.text("Question") or ""
+    for entry, rec in enumerate(read_records(answers), start=1):
+        try:
+            question = rec.text("Question") or ""
+            if rec.data.get("result") is None:  # absent or null: an error, never skipped
+                raise rec.problem("missing (required): the model's answer", "result")
+            answer = rec.text("result", required=False) or ""
+        except ImportProblem as exc:
+            raise ImportProblem(
+                exc.file, f"entry {entry}: {exc.message}", line=exc.line, field=exc.field
+            ) from None
         key = _key(question)
         if key not in refs:
             raise rec.problem(
-                "this question is not in the reference file " + reference.name, "Question"
+                f"entry {entry}: this question is not in the reference file {reference.name}",
+                "Question",
             )
         if key in seen:
             raise rec.problem(
-                f"a second answer to the same question (first on line {seen[key]})", "Question"
+                f"entry {entry}: a second answer to the same question (first on line "
+                f"{seen[key]})",
+                "Question",
             )
         seen[key] = rec.line
-        answer = rec.text("result", required=False)
-        if not answer:
+        if not answer.strip():  # an empty answer: not an item, and said so in the summary
+            skipped.append(f"entry {entry}, line {rec.line}: empty result")
             continue
         ref_rec, ref_question, statements = refs[key]
         items.append(
@@ -103,4 +116,4 @@ def parse_kqa(
                 },
             )
         )
-    return items, n_questions
+    return items, n_questions, skipped

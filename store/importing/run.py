@@ -49,7 +49,9 @@ def import_file(
     if kind == "kqa":
         if answers is None:
             raise ImportProblem(path, "a K-QA import needs --answers FILE (the model's answers)")
-        items, n_questions = parse_kqa(path, answers, source or "", study.settings, batch)
+        items, n_questions, skipped = parse_kqa(
+            path, answers, source or "", study.settings, batch
+        )
         return store_items(
             study,
             items,
@@ -57,6 +59,7 @@ def import_file(
             kind="statements",
             actor=actor,
             settings_extra={"kqa_questions": n_questions},
+            skipped=skipped,
         )
     items = parse_all(read_records(path, fmt), kind, study.settings, batch)
     if not items:

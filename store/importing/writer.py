@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..frames import FILE
@@ -37,6 +37,8 @@ class ImportSummary:
     statements_added: int = 0
     labels_added: int = 0
     labels_unchanged: int = 0
+    skipped: list[str] = field(default_factory=list)
+    """Entries deliberately not imported, each with why (K-QA: an empty answer)."""
 
     def describe(self) -> str:
         """One line for the terminal."""
@@ -49,6 +51,9 @@ class ImportSummary:
             parts.append(f"{self.labels_added} new label(s)")
         if self.labels_unchanged:
             parts.append(f"{self.labels_unchanged} label(s) already present")
+        if self.skipped:
+            shown = "; ".join(self.skipped[:5]) + ("; …" if len(self.skipped) > 5 else "")
+            parts.append(f"{len(self.skipped)} skipped ({shown})")
         return f"{self.file}: " + ", ".join(parts)
 
 
@@ -144,6 +149,7 @@ def store_items(
     kind: str,
     actor: str,
     settings_extra: dict[str, object] | None = None,
+    skipped: list[str] | None = None,
 ) -> ImportSummary:
     """Check then store parsed items and their labels in one write transaction.
 
@@ -154,7 +160,9 @@ def store_items(
     Raises:
         ImportProblem: an id conflict or a label conflict; nothing is written.
     """
-    summary = ImportSummary(file="standard input" if is_stdin(file) else file.name, kind=kind)
+    summary = ImportSummary(
+        file="standard input" if is_stdin(file) else file.name, kind=kind, skipped=skipped or []
+    )
     sha = hashlib.sha256(read_bytes(file)).hexdigest() if is_stdin(file) or file.exists() else ""
     settings = study.settings
     criteria = settings.criteria_for(kind)
