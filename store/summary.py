@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .assignments import assignment_counts
 from .items import count_items
 from .labels import progress
 from .study import Study
@@ -19,11 +20,24 @@ def summary(study: Study) -> dict[str, Any]:
             "SELECT i.kind, count(*) FROM units u JOIN items i ON i.id = u.item_id GROUP BY i.kind"
         )
     }
-    reviewers = []
-    judges = []
+    reviewers: list[dict[str, Any]] = []
+    judges: list[dict[str, Any]] = []
+    assigned = assignment_counts(study)
     for p in progress(study):
-        row = {"name": p.rater, "units_labelled": p.units_labelled, "items_done": p.items_done}
-        (reviewers if p.kind == "human" else judges).append(row)
+        row: dict[str, Any] = {
+            "name": p.rater,
+            "units_labelled": p.units_labelled,
+            "items_done": p.items_done,
+        }
+        if p.kind == "human":
+            row["items_assigned"] = assigned.pop(p.rater, 0)
+            reviewers.append(row)
+        else:
+            judges.append(row)
+    for login, n in sorted(assigned.items()):  # assigned, nothing labelled yet
+        reviewers.append(
+            {"name": login, "units_labelled": 0, "items_done": 0, "items_assigned": n}
+        )
     missing = {
         r[0]: r[1]
         for r in conn.execute(

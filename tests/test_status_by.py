@@ -67,3 +67,18 @@ def test_sort_values() -> None:
     assert sort_values(["b", "(missing)", "a"]) == ["a", "b", "(missing)"]
     assert sort_values(["10", "9", "2.5"]) == ["2.5", "9", "10"]
     assert sort_values(["10", "x"]) == ["10", "x"]
+
+
+def test_status_shows_assignments_per_reviewer(tmp_path: Path) -> None:
+    """#11: assigned items per reviewer, also for one who has labelled nothing yet."""
+    from medjudge.store.assignments import assign
+
+    path = _study(tmp_path)
+    with Study.open(path) as s:
+        assign(s, ["ann", "zoe"], [1, 2, 3], by="t")
+    data = json.loads(cli.invoke(app, ["status", str(path), "--json"]).stdout)
+    rows = {r["name"]: r for r in data["reviewers"]}
+    assert rows["ann"]["items_assigned"] == 3 and rows["ann"]["units_labelled"] == 4
+    assert rows["zoe"] == {"name": "zoe", "units_labelled": 0, "items_done": 0, "items_assigned": 3}
+    text = cli.invoke(app, ["status", str(path)]).stdout
+    assert "  zoe: 0 labels, 0 items complete, 3 assigned" in text

@@ -229,7 +229,11 @@ def status(
     )
     out("reviewers:" if data["reviewers"] else "reviewers: none yet")
     for r in data["reviewers"]:
-        out(f"  {r['name']}: {r['units_labelled']} labels, {r['items_done']} items complete")
+        assigned = f", {r['items_assigned']} assigned" if r["items_assigned"] else ""
+        out(
+            f"  {r['name']}: {r['units_labelled']} labels, {r['items_done']} items complete"
+            + assigned
+        )
     out("judges:" if data["judges"] else "judges: none yet")
     for j in data["judges"]:
         out(f"  {j['name']}: {j['units_labelled']} verdicts, {j['missing_verdicts']} missing")
