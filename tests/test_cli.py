@@ -33,7 +33,9 @@ def test_init_import_status_export(tmp_path: Path) -> None:
     r = runner.invoke(app, ["status", str(db), "--json"])
     data = json.loads(r.output)
     assert data["items"] == {"total": 2, "pairwise": 2}
-    assert data["reviewers"] == [{"name": "dr", "units_labelled": 1, "items_done": 1}]
+    assert data["reviewers"] == [
+        {"name": "dr", "units_labelled": 1, "items_done": 1, "items_assigned": 0}
+    ]
     r = runner.invoke(app, ["export", str(db), "labels", "--format", "csv"])
     assert r.exit_code == 0
     assert r.output.splitlines()[0].startswith("item,kind,batch,criterion")
