@@ -77,8 +77,9 @@ _QUERIES = {
 _QUERIES["ledger"] = LEDGER_SQL
 
 
-def rows(study: Study, table: str) -> Iterator[dict[str, Any]]:
-    """Rows of one export table as dicts.
+def rows(study: Study, table: str, *, only_rater: str | None = None) -> Iterator[dict[str, Any]]:
+    """Rows of one export table as dicts (``only_rater``: the labels of that rater only — what
+    a reviewer may export of a blind study).
 
     Raises:
         KeyError: unknown table.
@@ -86,14 +87,18 @@ def rows(study: Study, table: str) -> Iterator[dict[str, Any]]:
     cur = study.conn.execute(_QUERIES[table])
     names = [d[0] for d in cur.description]
     for row in cur:
-        yield dict(zip(names, row, strict=True))
+        record = dict(zip(names, row, strict=True))
+        if only_rater is None or record.get("rater") == only_rater:
+            yield record
 
 
-def write(study: Study, table: str, fmt: str, out: IO[str]) -> int:
+def write(
+    study: Study, table: str, fmt: str, out: IO[str], *, only_rater: str | None = None
+) -> int:
     """Write one table as ``jsonl`` or ``csv``; returns the number of rows."""
     n = 0
     if fmt == "jsonl":
-        for row in rows(study, table):
+        for row in rows(study, table, only_rater=only_rater):
             for key in ("trail", "parsed", "params", "settles", "messages"):
                 if isinstance(row.get(key), str):
                     try:
@@ -104,7 +109,7 @@ def write(study: Study, table: str, fmt: str, out: IO[str]) -> int:
             n += 1
         return n
     if fmt == "csv":
-        it = rows(study, table)
+        it = rows(study, table, only_rater=only_rater)
         writer: csv.DictWriter[str] | None = None
         for row in it:
             if writer is None:

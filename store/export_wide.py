@@ -78,8 +78,9 @@ def wide_rows(study: Study) -> Iterator[WideRow]:
         yield current
 
 
-def write_wide(study: Study, fmt: str, out: IO[str]) -> int:
+def write_wide(study: Study, fmt: str, out: IO[str], *, only_rater: str | None = None) -> int:
     """Write the wide labels table as ``csv`` or ``jsonl``; returns the number of rows.
+    ``only_rater``: that rater's column only (and the units they labelled).
 
     Raises:
         ValueError: unknown format.
@@ -87,6 +88,8 @@ def write_wide(study: Study, fmt: str, out: IO[str]) -> int:
     if fmt not in ("csv", "jsonl"):
         raise ValueError(f"unknown format {fmt!r}")
     raters = rater_columns(study)
+    if only_rater is not None:
+        raters = [r for r in raters if r == only_rater]
     clash = sorted(set(raters) & set(KEY_COLUMNS))
     if clash:
         raise ValueError(f"a rater is named like a key column: {', '.join(clash)}")
@@ -95,6 +98,8 @@ def write_wide(study: Study, fmt: str, out: IO[str]) -> int:
         writer.writerow([*KEY_COLUMNS, *raters])
     n = 0
     for row in wide_rows(study):
+        if only_rater is not None and row.values.get(only_rater) is None:
+            continue
         keys = [row.unit, row.item, row.kind, row.criterion, row.statement]
         cells = [row.values.get(name) for name in raters]
         if writer is not None:

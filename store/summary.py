@@ -35,9 +35,7 @@ def summary(study: Study) -> dict[str, Any]:
         else:
             judges.append(row)
     for login, n in sorted(assigned.items()):  # assigned, nothing labelled yet
-        reviewers.append(
-            {"name": login, "units_labelled": 0, "items_done": 0, "items_assigned": n}
-        )
+        reviewers.append({"name": login, "units_labelled": 0, "items_done": 0, "items_assigned": n})
     missing = {
         r[0]: r[1]
         for r in conn.execute(

@@ -1,13 +1,18 @@
-"""What a reviewer may see of other raters on an item: nothing, while blind, until their own
-labels for the item are all saved; everything afterwards (or always, in a non-blind study).
+"""What a reviewer may see of other raters: in the review app, nothing on an item, while blind,
+until their own labels for it are all saved; everything afterwards (or always, in a non-blind
+study). On the command line (reports, exports, the adjudication list), while the study is
+blind, only leads and adjudicators see judge verdicts and other reviewers' labels
+(:func:`require_unblinded`); a reviewer exports only their own labels.
 
-The review app reads other raters' labels and judge verdicts only through here.
+The acting person is the login name. This keeps colleagues honest; it is not a security
+boundary — the study file's permissions are (see :mod:`.roles`).
 """
 
 from __future__ import annotations
 
 from .judgments import VerdictView, item_verdicts
 from .labels import item_labels, other_labels
+from .roles import PermissionDenied, has_lead, roles_of
 from .study import Study
 
 
@@ -36,3 +41,27 @@ def visible_other_labels(study: Study, item_id: int, reviewer: str) -> dict[int,
     return {
         u: {r: v for r, v in by.items()} for u, by in other_labels(study, item_id, reviewer).items()
     }
+
+
+def sees_everything(study: Study, login: str) -> bool:
+    """Whether ``login`` may see every verdict and label on the command line: the study is not
+    blind, or they are a lead or an adjudicator (or no lead is named yet)."""
+    if not study.settings.blind or not has_lead(study):
+        return True
+    return bool(roles_of(study, login) & {"lead", "adjudicator"})
+
+
+def require_unblinded(study: Study, login: str, what: str) -> None:
+    """Refuse ``what`` (e.g. "the report") to a reviewer while the study is blind.
+
+    Raises:
+        PermissionDenied: naming the roles that may and how to get one.
+    """
+    if sees_everything(study, login):
+        return
+    raise PermissionDenied(
+        f"{what} shows judge verdicts and other reviewers' labels, and this study is blind: "
+        f"it needs the lead or adjudicator role ({login} has "
+        f"{', '.join(sorted(roles_of(study, login))) or 'no role'}); a lead can grant it with "
+        f"`medjudge role {study.path} add {login} --as adjudicator`"
+    )

@@ -23,6 +23,7 @@ from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
 from medjudge.store.roles import require
 from medjudge.store.study import Study
+from medjudge.store.visibility import require_unblinded
 
 from .common import UserError, opened, out
 from .review import run_app
@@ -109,6 +110,7 @@ def adjudicate(
         if not (list_ or json_output):
             require(s, login_name(), "adjudicate")  # a clear error before the UI loads
         else:
+            require_unblinded(s, login_name(), "the adjudication list")
             entries = queue(
                 s,
                 kind=kind,

@@ -14,6 +14,8 @@ from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRaterStats
 from medjudge.judging.stats.label_file import SliceStats, read_label_table, table_stats
 from medjudge.store.literal import json_escaped
+from medjudge.store.paths import login_name
+from medjudge.store.visibility import require_unblinded
 
 from .common import UserError, opened, out, user_errors
 from .output import atomic_output, refuse_study
@@ -88,6 +90,7 @@ def report(
         with user_errors():  # before the study is even read
             refuse_study(output, study)
     with opened(study) as s:
+        require_unblinded(s, login_name(), "the report")
         data = build_report(
             s, ReportOptions(n_boot=n_boot, seed=seed, slices=slices, project_items=project)
         )

@@ -25,6 +25,7 @@ from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_crite
 from medjudge.store.slices import StatusSlice, UnknownField, status_by
 from medjudge.store.study import Study
 from medjudge.store.summary import summary
+from medjudge.store.visibility import require_unblinded, sees_everything
 
 from .common import UserError, console, is_tty, opened, out, user_errors
 from .output import atomic_output, refuse_study
@@ -311,12 +312,19 @@ def export(
         raise typer.BadParameter("--wide applies to the labels table only", param_hint="--wide")
 
     def write(s: Study, stream: IO[str]) -> int:
+        # While blind, a reviewer exports only their own labels; the rest needs a role.
+        me = login_name()
+        only = None
+        if not sees_everything(s, me):
+            if table is not Table.labels and table is not Table.ledger:
+                require_unblinded(s, me, f"export {table.value}")
+            only = me
         if wide:
             try:
-                return export_wide.write_wide(s, fmt.value, stream)
+                return export_wide.write_wide(s, fmt.value, stream, only_rater=only)
             except ValueError as exc:
                 raise UserError(f"{study}: cannot export wide labels: {exc}") from None
-        return exporting.write(s, table.value, fmt.value, stream)
+        return exporting.write(s, table.value, fmt.value, stream, only_rater=only)
 
     if output is not None:
         with user_errors():  # before the study is even read

@@ -91,8 +91,7 @@ def parse_kqa(
             )
         if key in seen:
             raise rec.problem(
-                f"entry {entry}: a second answer to the same question (first on line "
-                f"{seen[key]})",
+                f"entry {entry}: a second answer to the same question (first on line {seen[key]})",
                 "Question",
             )
         seen[key] = rec.line

@@ -49,9 +49,7 @@ def import_file(
     if kind == "kqa":
         if answers is None:
             raise ImportProblem(path, "a K-QA import needs --answers FILE (the model's answers)")
-        items, n_questions, skipped = parse_kqa(
-            path, answers, source or "", study.settings, batch
-        )
+        items, n_questions, skipped = parse_kqa(path, answers, source or "", study.settings, batch)
         return store_items(
             study,
             items,
