@@ -14,6 +14,7 @@ import pytest
 from textual.widgets import DataTable
 from typer.testing import CliRunner
 
+from medjudge.store.adjudications import adjudicate
 from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, record_call, write_verdicts
 from medjudge.store.labels import mark_revealed, set_label, set_note
@@ -593,3 +594,26 @@ def test_snapshot_detail_wide(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(
         adjudicator_app(disputed(tmp_path)), terminal_size=(140, 40), run_before=_detail_ready
     )
+
+
+def test_the_queue_puts_what_needs_a_physician_first(tmp_path: Path) -> None:
+    """#11: reviewers who disagree first, then a reviewer against a judge, then judges' own
+    inconsistencies; failed judge samples last; a unit with a final label after all open ones."""
+    from medjudge.judging.analysis.disagreements import NEED, queue
+
+    path = disputed(tmp_path)
+    with Study.open(path) as s:
+        entries = queue(s)
+        tiers = [min(NEED[k] for k in e.kinds) for e in entries]
+        assert tiers == sorted(tiers), [(e.where, e.kinds) for e in entries]
+        assert entries[-1].kinds != ["failed_samples"] or tiers[-1] == 3
+        first = entries[0]
+        assert "reviewer_vs_reviewer" in first.kinds
+        helpfulness = next(e for e in entries if e.kinds == ["samples_disagreed"])
+        rev_judge = next(e for e in entries if e.kinds[0] == "reviewer_vs_judge")
+        assert entries.index(rev_judge) < entries.index(helpfulness)
+        grant(s, "carol", "adjudicator", by="lead")
+        value = next(v for v in first.votes.values() if v)
+        adjudicate(s, first.unit_id, value, "settled", actor="carol")
+        again = queue(s)
+        assert again[-1].unit_id == first.unit_id, "a settled unit goes after the open ones"

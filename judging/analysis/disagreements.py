@@ -180,8 +180,27 @@ def queue(
         and (reviewer is None or reviewer in d.reviewers)
         and (not unresolved_only or d.reference is None)
     ]
-    out.sort(key=lambda d: (-d.split, d.item_id, d.statement or 0, d.criterion))
+    out.sort(key=need_order)
     return out
+
+
+NEED: dict[str, int] = {
+    DisagreementKind.reviewer_vs_reviewer: 0,
+    DisagreementKind.reviewer_vs_judge: 1,
+    DisagreementKind.judge_vs_judge: 2,
+    DisagreementKind.position_inconsistency: 2,
+    DisagreementKind.samples_disagreed: 2,
+    DisagreementKind.failed_samples: 3,
+}
+"""How much a kind of disagreement needs a physician: reviewers who disagree first, then a
+reviewer against a judge, then judges' own inconsistencies; failed judge samples last."""
+
+
+def need_order(d: Disagreement) -> tuple[bool, int, float, int, int, str]:
+    """The queue's order: units without a final label first; then by :data:`NEED` of the
+    unit's most pressing kind; then the most split votes; then item order."""
+    tier = min(NEED[k] for k in d.kinds)
+    return (d.reference is not None, tier, -d.split, d.item_id, d.statement or 0, d.criterion)
 
 
 def counts(entries: list[Disagreement]) -> dict[str, int]:

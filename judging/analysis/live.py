@@ -21,6 +21,7 @@ import threading
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.study_data import (
     KIND_ORDER,
     MAJORITY,
@@ -60,7 +61,8 @@ class AgreementRow:
         human_kappa: Cohen's κ (two reviewers) or Fleiss' κ (three or more).
         judge_human: Percent agreement of the reviewers' majority with :attr:`judge`.
         judge_kappa: Cohen's κ of the reviewers' majority with :attr:`judge`.
-        judge: The first judge by name with verdicts on this criterion, or None.
+        judge: The headline judge (:func:`.headline.headline_judge`: the most complete, then
+            by name), or None.
     """
 
     criterion: str
@@ -238,7 +240,7 @@ class LiveAgreement:
         else:
             ms = _multi(m.table(humans), humans, cats)
             hh, hk = ms.mean_pairwise_percent, ms.fleiss
-        judge = judges[0] if judges else None
+        judge = headline_judge({j: m.count(j) for j in judges})
         if judge is None:
             jh = jk = Estimate.undefined(NO_JUDGE)
         elif not humans:

@@ -27,6 +27,7 @@ from medjudge.judging.analysis.anchoring import anchoring
 from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
 from medjudge.judging.analysis.gold import gold_accuracy
+from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.ledger import per_item_effort
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
@@ -244,6 +245,9 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> dic
         "n_labels": len(m) if m is not None else 0,
         "reviewers": data.raters(criterion, "human"),
         "judges": data.raters(criterion, "judge"),
+        "headline_judge": headline_judge(
+            {j: m.count(j) for j in data.raters(criterion, "judge")} if m is not None else {}
+        ),
         "adjudicated": sum(u in data.adjudications for u in units),
         "unresolved": unresolved_disagreements(data, criterion),
         "comparisons": criterion_comparisons(data, criterion, opts),

@@ -101,7 +101,8 @@ def whole(c: dict[str, Any], *, ties: str | None = "with") -> list[dict[str, Any
 
 
 def headline(c: dict[str, Any]) -> dict[str, Any]:
-    """The summary figures of a criterion: reviewer agreement and reviewers vs first judge.
+    """The summary figures of a criterion: reviewer agreement and reviewers vs the headline
+    judge (:func:`medjudge.judging.analysis.headline.headline_judge`).
 
     Returns:
         ``reviewer_percent``, ``reviewer_kappa`` (Cohen for two reviewers, Fleiss for more),
@@ -129,9 +130,8 @@ def headline(c: dict[str, Any]) -> dict[str, Any]:
         out.update(
             reviewer_percent=pair["metrics"]["percent"], reviewer_kappa=pair["metrics"]["cohen"]
         )
-    judges = c.get("judges") or []
-    if judges:
-        first = judges[0]
+    first = c.get("headline_judge")  # the most complete judge, then by name
+    if first:
         for view in ("majority_judge", "human_judge"):
             r = next((r for r in rows if r["view"] == view and r["rater_b"] == first), None)
             if r is not None:

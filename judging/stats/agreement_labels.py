@@ -175,6 +175,10 @@ class LabelMatrix:
         """Raters with at least one label, in first-seen order."""
         return list(self._rater_counts)
 
+    def count(self, rater: Hashable) -> int:
+        """How many units carry a label of ``rater``."""
+        return self._rater_counts.get(rater, 0)
+
     def units(self) -> list[Hashable]:
         """Units with at least one label, in first-seen order."""
         return list(self._labels)
