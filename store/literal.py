@@ -50,3 +50,8 @@ def json_escaped(json_text: str) -> str:
     if not _UNSAFE.search(json_text):
         return json_text
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 judge``, ``2 judges`` (``many`` for irregular plurals); thousands separated."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"

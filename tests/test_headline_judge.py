@@ -13,7 +13,6 @@ from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.live import LiveAgreement
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
-from medjudge.store.study import Study
 
 from .conftest import small_study
 

@@ -322,3 +322,23 @@ async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> N
     assert 2 <= made < 36
     assert scalar(path, "SELECT status FROM judge_runs") == "stopped"
     assert scalar(path, "SELECT count(*) FROM judge_calls") == made  # every paid call is kept
+
+
+@run_async
+async def test_overview_at_80x24_with_a_long_judge_name_and_plain_counts(tmp_path: Path) -> None:
+    """#11: a long judge name is clipped, not a broken layout; counts say what they count."""
+    path = build_study(tmp_path, statements=0, rating=0, pairwise=1)
+    long = "openai:a-very-long-fine-tuned-model-name@http://127.0.0.1:8000/v1"
+    add_verdicts(path, "p0", {"correctness": "A"}, judge=long)
+    with Study.open(path) as s:
+        set_label(s, 1, "alice", "A")
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, OverviewScreen))
+        await until(pilot, lambda: "1 verdict" in screen_text(app))
+        text = screen_text(app)
+        assert long not in text and long[:23] + "…" in text
+        assert "1 labelled" in text and "1 verdict " in text and "1 verdicts" not in text
+        assert "1 item in your queue" in text
+        assert all(len(line) <= 80 for line in text.splitlines())

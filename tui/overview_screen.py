@@ -19,6 +19,8 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
+from medjudge.store.literal import plural
+
 from . import render
 from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
 from .session import ReviewSession
@@ -36,6 +38,10 @@ def _pair_cell(percent: Any, kappa: Any) -> Text:
     out = Text(f"{p:.0%}" if p is not None else "–", end="")
     out.append(f"  κ {k:.2f}" if k is not None else "  κ –", "bold")
     return out
+
+
+JUDGE_WIDTH = 24
+"""Longest rater name shown in the overview's tables (longer ones end in …)."""
 
 
 class OverviewScreen(Screen[int | None]):
@@ -90,7 +96,7 @@ class OverviewScreen(Screen[int | None]):
         head.append_text(render.lit(s.settings.name, "bold"))
         head.append("  ·  reviewer ")
         head.append_text(render.lit(s.reviewer, "bold"))
-        head.append(f"  ·  {len(s.refs)} items in your queue")
+        head.append(f"  ·  {plural(len(s.refs), 'item')} in your queue")
         if s.batch:
             head.append(" of batch ")
             head.append_text(render.lit(s.batch))
@@ -99,9 +105,9 @@ class OverviewScreen(Screen[int | None]):
         head.append("  ·  blind review" if s.settings.blind else "  ·  open review (not blind)")
         self.query_one("#ov-head", Static).update(head)
         agreement = self.query_one("#ov-agreement", DataTable)
-        agreement.add_columns("criterion", "n", "reviewers", "judge vs reviewers", "judge")
+        agreement.add_columns("criterion", "units", "reviewers", "judge vs reviewers", "judge")
         people = self.query_one("#ov-raters", DataTable)
-        people.add_columns("rater", "kind", "units", "items done")
+        people.add_columns("rater", "kind", "done", "items done")
         items = self.query_one("#ov-items", DataTable)
         items.add_columns("#", "item", "kind", "batch", "you")
         self._status = {r.id: self._state(r.id) for r in s.refs}
@@ -143,7 +149,7 @@ class OverviewScreen(Screen[int | None]):
                 Text(str(row.n_units)),
                 _pair_cell(row.human_human, row.human_kappa),
                 _pair_cell(row.judge_human, row.judge_kappa),
-                render.lit(row.judge or "–"),
+                render.lit(render.clip(row.judge or "–", JUDGE_WIDTH)),
             )
         if self._rows:
             agreement.move_cursor(row=min(cursor, len(self._rows) - 1), animate=False)
@@ -153,8 +159,14 @@ class OverviewScreen(Screen[int | None]):
         people = self.query_one("#ov-raters", DataTable)
         people.clear()
         for p in snap.progress:
-            name = render.lit(p.rater, "bold" if p.rater == self.session.reviewer else "")
-            people.add_row(name, Text(p.kind), Text(str(p.units_labelled)), Text(str(p.items_done)))
+            name = render.lit(
+                render.clip(p.rater, JUDGE_WIDTH),
+                "bold" if p.rater == self.session.reviewer else "",
+            )
+            # Say what is counted: a reviewer's labels, a judge's verdicts (units either way).
+            n = p.units_labelled
+            done = f"{n:,} labelled" if p.kind == "human" else plural(n, "verdict")
+            people.add_row(name, Text(p.kind), Text(done), Text(str(p.items_done)))
 
     @on(StudyChanged)
     def _changed(self) -> None:

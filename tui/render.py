@@ -29,6 +29,11 @@ EMPTY = "—"
 """Shown where the reviewer has not labelled yet."""
 
 
+def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, ending in … when cut (long judge names)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def lit(text: object, style: str = "") -> Text:
     """Untrusted text as a literal Rich ``Text`` (escapes made visible, markup not parsed)."""
     return Text(printable(str(text)), style=style, end="")

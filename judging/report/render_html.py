@@ -14,6 +14,7 @@ from typing import Any
 
 from medjudge.judging.report.html_kit import CSP, CSS, table
 from medjudge.judging.report.svg import COLORS, ForestRow, bars, esc, forest, heatmap, stacked
+from medjudge.store.literal import plural
 
 from . import tables as tb
 from . import text as rt
@@ -27,10 +28,11 @@ def _cards(report: dict[str, Any]) -> str:
     judges = len(report["protocol"]["judges"])
     a = report["adjudication"]
     cards = [
-        (f"{items:,}", "items"),
-        (f"{labels:,}", "labels"),
-        (f"{reviewers}", "reviewers"),
-        (f"{judges}", "judges"),
+        *(tuple(plural(n, w).split(" ", 1)) for n, w in ((items, "item"), (labels, "label"))),
+        *(
+            tuple(plural(n, w).split(" ", 1))
+            for n, w in ((reviewers, "reviewer"), (judges, "judge"))
+        ),
         (rt.money(e["judge_calls"]["cost_usd"]), "judge cost"),
         (
             f"{e['judge_calls']['input_tokens'] + e['judge_calls']['output_tokens']:,}",
