@@ -15,26 +15,12 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
+from medjudge.judging.analysis.queue_kinds import KINDS, DisagreementKind  # noqa: E402, F401
 from medjudge.store.adjudications import reference_labels, unit_adjudications
 from medjudge.store.judgments import call_rows
 from medjudge.store.study import Study
-
-
-class DisagreementKind(StrEnum):
-    """Why a unit is in the adjudication queue."""
-
-    reviewer_vs_reviewer = "reviewer_vs_reviewer"
-    reviewer_vs_judge = "reviewer_vs_judge"
-    judge_vs_judge = "judge_vs_judge"
-    position_inconsistency = "position_inconsistency"
-    samples_disagreed = "samples_disagreed"
-    failed_samples = "failed_samples"
-
-
-KINDS: tuple[str, ...] = tuple(k.value for k in DisagreementKind)
 
 
 @dataclass

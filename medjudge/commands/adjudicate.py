@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from medjudge.judging.analysis.disagreements import DisagreementKind, counts, queue
+from medjudge.judging.analysis.queue_kinds import DisagreementKind
 from medjudge.store.adjudications import adjudicate as record
 from medjudge.store.frames import FILE, FRAME_HINT
 from medjudge.store.items import find_item, get_item
@@ -96,6 +96,8 @@ def adjudicate(
       medjudge adjudicate trial.db --list --kind reviewer_vs_judge
       medjudge adjudicate trial.db --unit pw-03/harmfulness --value B --rationale "B delays antibiotics"
     """
+    from medjudge.judging.analysis.disagreements import counts, queue  # numpy: at run time
+
     with opened(study, check=value is not None) as s:
         if unit is not None:
             if not value or rationale is None:

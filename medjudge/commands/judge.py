@@ -7,22 +7,21 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from medjudge.judging.llm.providers import ProviderError
-from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary, run_judges
-from medjudge.judging.llm.specs import SpecError, parse_judge_spec
-from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.judging.protocol.rules import PanelRule, StatementsProtocol
 from medjudge.store import user_settings
 from medjudge.store.kinds import ITEM_KINDS, ItemKind
 from medjudge.store.paths import login_name
 
 from .common import UserError, console, fail, is_tty, opened, out
+
+if TYPE_CHECKING:  # the runner (and the SDKs it loads) only when a run starts
+    from medjudge.judging.llm.runner import CallEvent, RunSummary
 
 
 class _Counts(ProgressColumn):
@@ -162,6 +161,11 @@ def judge(
       medjudge judge trial.db -j openai:llama3@http://127.0.0.1:8000/v1 --concurrency 16
       medjudge judge trial.db -j local:smollm2 --samples 1
     """
+    from medjudge.judging.llm.providers import ProviderError
+    from medjudge.judging.llm.runner import RunOptions, run_judges
+    from medjudge.judging.llm.specs import SpecError, parse_judge_spec
+    from medjudge.judging.protocol.plan import JudgeConfig
+
     with opened(study, check=True) as s:
         try:
             configs = [

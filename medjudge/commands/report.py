@@ -6,19 +6,20 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from medjudge.judging.report.build import ReportOptions, build_report, render
-from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRaterStats
-from medjudge.judging.stats.label_file import SliceStats, read_label_table, table_stats
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
 from medjudge.store.visibility import require_unblinded
 
 from .common import UserError, opened, out, user_errors
 from .output import atomic_output, refuse_study
+
+if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when a command runs
+    from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRaterStats
+    from medjudge.judging.stats.label_file import SliceStats
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -89,6 +90,8 @@ def report(
     if output is not None:
         with user_errors():  # before the study is even read
             refuse_study(output, study)
+    from medjudge.judging.report.build import ReportOptions, build_report, render
+
     with opened(study) as s:
         require_unblinded(s, login_name(), "the report")
         data = build_report(
@@ -231,6 +234,8 @@ def agreement(
     """
     with user_errors():
         names = [r.strip() for r in raters.split(",")]
+        from medjudge.judging.stats.label_file import read_label_table, table_stats
+
         table = read_label_table(file, names, unit=unit, by=by, ordinal=ordinal)
         try:
             results = table_stats(
@@ -262,6 +267,8 @@ def agreement(
 
 
 def _print_slice(r: SliceStats, by: str | None) -> None:
+    from medjudge.judging.stats.agreement import TwoRaterStats  # noqa: F811 - at run time
+
     if by is not None:
         out("")
         out(f"{'all rows' if r.slice == 'all' else f'{by} = {r.slice}'} ({r.n_rows} units)")

@@ -1,0 +1,46 @@
+"""Start-up stays light (#12): `medjudge --help`, `--version` and `status` load none of the
+heavy libraries (the statistics, the terminal UI, the provider SDKs); each command imports what
+it needs when it runs. Checked in a fresh process, as harlequin does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import small_study
+
+HEAVY = ("scipy", "numpy", "textual", "openai", "anthropic", "httpx")
+
+PROBE = """
+import contextlib, io, json, sys
+sys.argv = ["medjudge", *json.loads(sys.argv[1])]
+import medjudge.cli
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        medjudge.cli.app()
+    except SystemExit:
+        pass
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {heavy})))
+"""
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["--version"], ["status", "{study}"], ["judge", "--help"]]
+)
+def test_light_commands_load_no_heavy_library(tmp_path: Path, args: list[str]) -> None:
+    path = tmp_path / "s.db"
+    small_study(path, pairwise=2, statements=1).close()
+    argv = [a.format(study=path) for a in args]
+    r = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=set(HEAVY)), json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    loaded = json.loads(r.stdout.strip().splitlines()[-1])
+    assert loaded == [], f"{' '.join(args)} loaded {sorted({m.split('.')[0] for m in loaded})}"
