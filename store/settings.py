@@ -153,6 +153,9 @@ class StudySettings(BaseModel):
     """Seed for the per-item display order of pairwise answers."""
     roles_enforced: bool = False
     """When True, only logins with a role may review; otherwise anyone may review."""
+    headline_judge: str | None = None
+    """The judge the summaries show when several judges are equally complete on a criterion
+    (the most complete judge always comes first; see ``judging.analysis.headline``)."""
 
     @field_validator("criteria")
     @classmethod

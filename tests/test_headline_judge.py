@@ -21,6 +21,8 @@ def test_rule() -> None:
     assert headline_judge({}) is None
     assert headline_judge({"a": 1, "z": 5}) == "z"
     assert headline_judge({"b": 3, "a": 3}) == "a"
+    assert headline_judge({"b": 3, "a": 3}, preferred="b") == "b", "the study's setting breaks ties"
+    assert headline_judge({"b": 3, "a": 5}, preferred="b") == "a", "completeness comes first"
 
 
 def test_report_and_live_agree_on_the_most_complete_judge(tmp_path: Path) -> None:
@@ -44,3 +46,21 @@ def test_report_and_live_agree_on_the_most_complete_judge(tmp_path: Path) -> Non
     report = json.loads(CliRunner().invoke(app, ["report", str(path), "-f", "json"]).stdout)
     crit = next(c for c in report["criteria"] if c["name"] == "correctness")
     assert crit["headline_judge"] == "zzz:complete"
+
+
+def test_the_setting_breaks_ties(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    s = small_study(path, pairwise=2, statements=0)
+    units = [u for (u,) in s.conn.execute("SELECT id FROM units WHERE criterion='correctness'")]
+    for judge in ("aaa:one", "zzz:two"):
+        write_verdicts(
+            s, judge, {}, [NewVerdict(u, "A", "r", {}) for u in units], run_id=None, actor="t"
+        )
+    s.close()
+    cli = CliRunner()
+    r = cli.invoke(app, ["settings", str(path), "--headline-judge", "zzz:two"])
+    assert r.exit_code == 0 and "headline judge: zzz:two" in r.stdout, r.output
+    report = json.loads(cli.invoke(app, ["report", str(path), "-f", "json"]).stdout)
+    assert report["criteria"][0]["headline_judge"] == "zzz:two"
+    r = cli.invoke(app, ["settings", str(path), "--headline-judge", ""])
+    assert "headline judge: the most complete, then by name" in r.stdout

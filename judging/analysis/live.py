@@ -240,7 +240,7 @@ class LiveAgreement:
         else:
             ms = _multi(m.table(humans), humans, cats)
             hh, hk = ms.mean_pairwise_percent, ms.fleiss
-        judge = headline_judge({j: m.count(j) for j in judges})
+        judge = headline_judge({j: m.count(j) for j in judges}, self._study.settings.headline_judge)
         if judge is None:
             jh = jk = Estimate.undefined(NO_JUDGE)
         elif not humans:

@@ -246,7 +246,8 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> dic
         "reviewers": data.raters(criterion, "human"),
         "judges": data.raters(criterion, "judge"),
         "headline_judge": headline_judge(
-            {j: m.count(j) for j in data.raters(criterion, "judge")} if m is not None else {}
+            {j: m.count(j) for j in data.raters(criterion, "judge")} if m is not None else {},
+            data.settings.headline_judge,
         ),
         "adjudicated": sum(u in data.adjudications for u in units),
         "unresolved": unresolved_disagreements(data, criterion),

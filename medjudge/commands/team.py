@@ -125,6 +125,12 @@ def settings(
         ),
     ] = None,
     name: Annotated[str | None, typer.Option(help="Rename the study.")] = None,
+    headline_judge: Annotated[
+        str | None,
+        typer.Option(
+            help="The judge summaries show when judges are equally complete ('' clears it)."
+        ),
+    ] = None,
 ) -> None:
     """Show or change the study's settings (leads only); every change is in the history.
 
@@ -144,6 +150,8 @@ def settings(
             }.items()
             if v is not None
         }
+        if headline_judge is not None:  # '' clears it
+            changes["headline_judge"] = headline_judge.strip() or None
         if changes:
             require(s, login_name(), "settings")
             s.save_settings(s.settings.model_copy(update=changes), actor=login_name())
@@ -152,6 +160,7 @@ def settings(
         out(f"blind: {'yes' if st.blind else 'no (verdicts shown from the start)'}")
         out(f"reviewer override: {'allowed' if st.allow_reviewer_override else 'login name only'}")
         out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
+        out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
         for c in st.criteria:
             extra = c.polarity or (f"{c.scale[0]}–{c.scale[1]}" if c.scale else "options")
             out(f"criterion {c.name} ({c.kind}, {extra}): {c.question}")
