@@ -76,7 +76,8 @@ def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
     ).fetchone()
     if row is None:
         raise LabelError(f"no unit {unit_id}")
-    return row
+    unit: sqlite3.Row = row
+    return unit
 
 
 def _revealed(conn: sqlite3.Connection, item_id: int, rater_id: int) -> bool:
@@ -235,7 +236,8 @@ def history(
 ) -> list[sqlite3.Row]:
     """Label history rows (oldest first), optionally for one unit and/or rater."""
     sql = "SELECT h.*, r.name AS rater FROM label_history h JOIN raters r ON r.id = h.rater_id"
-    where, args = [], []
+    where: list[str] = []
+    args: list[object] = []
     if unit_id is not None:
         where.append("h.unit_id = ?")
         args.append(unit_id)

@@ -67,7 +67,8 @@ def sort_values(values: list[str]) -> list[str]:
     present = [v for v in values if v != MISSING]
     numbers = [_number(v) for v in present]
     if present and all(n is not None for n in numbers):
-        ordered = [v for _, v in sorted(zip(numbers, present, strict=True))]  # type: ignore[type-var]
+        keyed = [(n or 0.0, v) for n, v in zip(numbers, present, strict=True)]
+        ordered = [v for _, v in sorted(keyed)]
     else:
         ordered = sorted(present)
     return ordered + ([MISSING] if MISSING in values else [])

@@ -21,7 +21,7 @@ def own_labels_complete(study: Study, item_id: int, reviewer: str) -> bool:
     total = study.conn.execute(
         "SELECT count(*) FROM units WHERE item_id = ?", (item_id,)
     ).fetchone()[0]
-    return total > 0 and len(item_labels(study, item_id, reviewer)) == total
+    return bool(total > 0 and len(item_labels(study, item_id, reviewer)) == total)
 
 
 def may_see_others(study: Study, item_id: int, reviewer: str) -> bool:

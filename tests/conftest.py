@@ -108,6 +108,7 @@ SLOW_FILES = {
     "test_fuzz_import.py",
     "test_concurrency.py",
     "test_concurrent_import.py",
+    "test_static_checks.py",
     "test_file_faults.py",
     "test_wheel.py",
     "test_local_model.py",

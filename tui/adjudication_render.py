@@ -199,7 +199,7 @@ class Lines:
 
 def _failed(out: Lines, failed: list[dict[str, Any]], raw: dict[str, Any], pad: int) -> None:
     for f in failed:
-        stored = raw.get(f.get("key"), {})
+        stored = raw.get(str(f.get("key")), {})
         error = stored.get("error") or f.get("error") or "no error recorded"
         out.add(pad, Text(f"✗ failed sample {f.get('sample', '?')}: ", "bold"), lit(error))
         reply = stored.get("raw")
@@ -237,7 +237,8 @@ def judge_lines(out: Lines, item: Item, judge: dict[str, Any]) -> None:
         ": ",
         lit(shown(value), "bold") if value is not None else lit("missing (no valid sample)"),
     )
-    trail = judge.get("trail") if isinstance(judge.get("trail"), dict) else {}
+    got = judge.get("trail")
+    trail: dict[str, Any] = got if isinstance(got, dict) else {}
     raw = judge.get("failed_raw") or {}
     if trail.get("members"):
         members = ", ".join(f"{k}={shown(v)}" for k, v in trail["members"].items())

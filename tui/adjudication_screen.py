@@ -25,7 +25,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from medjudge.judging.analysis.disagreements import KINDS, Disagreement, counts, queue
+from medjudge.judging.analysis.disagreements import Disagreement, counts, queue
+from medjudge.judging.analysis.queue_kinds import KINDS
 from medjudge.store.study import Study
 
 from . import render

@@ -89,7 +89,7 @@ class ReviewApp(App[None]):
         self._agreement_running = False
         self._agreement_again = False
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[None]:
         """The review screen is the base of the stack (the queue, for ``start="adjudicate"``)."""
         if self.start == "adjudicate":
             return AdjudicationScreen(base=True, filters=self.queue_filters)
@@ -229,7 +229,11 @@ class ReviewApp(App[None]):
     @work(thread=True, group="judge", exclusive=True, exit_on_error=False)
     def _judge_worker(self, config: object, options: object) -> None:
         state = self.judge_state or JudgeRunState(judge="judge")
-        display = TuiRunDisplay(state, lambda st: self.post_message(JudgeRunProgressed(st)))
+
+        def post(st: JudgeRunState) -> None:
+            self.post_message(JudgeRunProgressed(st))
+
+        display = TuiRunDisplay(state, post)
         try:
             run_judge_blocking(self.study.path, config, options, display)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - any failure is reported, the app goes on

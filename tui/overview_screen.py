@@ -75,16 +75,18 @@ class OverviewScreen(Screen[int | None]):
         """Heading, agreement and progress tables, judge progress, the item list."""
         yield Static("", id="ov-head")
         with Horizontal(id="ov-top"):
-            agreement = DataTable(id="ov-agreement", cursor_type="row", zebra_stripes=False)
+            agreement: DataTable[Text] = DataTable(
+                id="ov-agreement", cursor_type="row", zebra_stripes=False
+            )
             agreement.border_title = "Agreement, live (enter: detail)"
             yield agreement
-            people = DataTable(id="ov-raters", cursor_type="none")
+            people: DataTable[Text] = DataTable(id="ov-raters", cursor_type="none")
             people.border_title = "Progress"
             yield people
         with Container(id="ov-judge"):
             yield Static("", id="judge-line")
             yield ProgressBar(id="judge-bar", show_eta=False)
-        items = DataTable(id="ov-items", cursor_type="row")
+        items: DataTable[Text] = DataTable(id="ov-items", cursor_type="row")
         items.border_title = "Your items (enter: open)"
         yield items
         yield Footer(compact=True, show_command_palette=False)
@@ -229,7 +231,7 @@ class OverviewScreen(Screen[int | None]):
         event.stop()
         self._open_from(event.data_table)
 
-    def _open_from(self, table: DataTable) -> None:
+    def _open_from(self, table: DataTable[Text]) -> None:
         if table.id == "ov-items" and self.session.refs:
             self.dismiss(self.session.refs[table.cursor_row].id)
         elif table.id == "ov-agreement" and self._rows:

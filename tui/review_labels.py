@@ -31,12 +31,14 @@ class LabelActions:
     view: ItemView | None
     cursor: int
     changing: int | None
-    unit_list: UnitRows
     LabelSaved: Any
     LabelUndone: Any
     Revealed: Any
 
     if TYPE_CHECKING:  # provided by ReviewScreen / Screen
+
+        @property
+        def unit_list(self) -> UnitRows: ...
 
         def _status(self, saved: str | Text, state: str) -> None: ...
         def _detail(self) -> None: ...

@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from .render import progress_text
 
-_SCROLL_KEYS = [
+_SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding("up", "scroll_up", "Scroll up", show=False),
     Binding("down", "scroll_down", "Scroll down", show=False),
     Binding("pageup", "page_up", "Page up", show=False),

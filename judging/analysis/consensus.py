@@ -50,7 +50,8 @@ def consensus(data: StudyData) -> list[dict[str, Any]]:
         cats += [c for c in observed if c not in cats]  # an undeclared value still counts
         model = dawid_skene(triples, cats)
         by_unit = dict(zip(model.units, model.consensus, strict=True))
-        differs, settled, examples = 0, 0, []
+        differs, settled = 0, 0
+        examples: list[dict[str, str]] = []
         for i, u in enumerate(units):
             if u not in by_unit:
                 continue

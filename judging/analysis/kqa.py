@@ -50,7 +50,8 @@ def mean_estimate(
         return Estimate(value, value, value, n, method="bootstrap")
 
     def stat(w: np.ndarray) -> np.ndarray:
-        return (w @ x) / w.sum(axis=1)
+        means: np.ndarray = (w @ x) / w.sum(axis=1)
+        return means
 
     dist = bootstrap_distribution(n, stat, n_boot=n_boot, seed=seed, confidence=confidence)
     return bootstrap_estimate(value, n, dist, confidence)

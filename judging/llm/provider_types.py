@@ -46,10 +46,10 @@ class ChatRequest:
     """
 
     system: str | None = None
-    messages: list[dict] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
     max_tokens: int = 1024
     temperature: float = 0.0
-    json_schema: dict | None = None
+    json_schema: dict[str, Any] | None = None
     seed: int | None = None
 
     def __post_init__(self) -> None:

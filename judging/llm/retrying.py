@@ -142,8 +142,10 @@ def error_param_from_body(body: object) -> str | None:
     """Extract OpenAI's ``error.param`` from a decoded error body."""
     if isinstance(body, Mapping):
         inner = body.get("error")
-        if isinstance(inner, Mapping) and isinstance(inner.get("param"), str):
-            return inner["param"]
+        if isinstance(inner, Mapping):
+            param = inner.get("param")
+            if isinstance(param, str):
+                return param
     return None
 
 

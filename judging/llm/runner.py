@@ -238,7 +238,7 @@ async def _execute(
                 CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), summary
             )
 
-    common = {
+    common: dict[str, Any] = {
         "run_id": run_id,
         "api_keys": options.api_keys,
         "timeout_s": options.timeout_s,

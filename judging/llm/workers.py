@@ -57,7 +57,7 @@ class SharedCostGuard:
 
     def stopped(self) -> bool:
         """Whether the limit was reached."""
-        return self.stop.is_set()
+        return bool(self.stop.is_set())
 
 
 def worker_count(todo: list[CallSpec], requested: int | None) -> int:

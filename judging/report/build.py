@@ -336,7 +336,8 @@ def build_report(
             "used, so chance agreement is 1 and κ is 0/0)",
         },
     }
-    return json_safe(report)
+    safe: dict[str, Any] = json_safe(report)
+    return safe
 
 
 def render(report: dict[str, Any], fmt: str) -> str:

@@ -116,7 +116,11 @@ def forest(
     plot_w = width - left - right
     ys, headers = _layout([r.group for r in rows], top, row_h)
     height = int((ys[-1] if ys else top) + row_h + 30)
-    x = lambda v: left + (max(lo, min(hi, v)) - lo) / (hi - lo) * plot_w  # noqa: E731
+    scale_lo = lo
+
+    def x(v: float) -> float:
+        return left + (max(scale_lo, min(hi, v)) - scale_lo) / (hi - scale_lo) * plot_w
+
     body = [f'<text x="0" y="14" font-size="14" font-weight="600" fill="{INK}">{esc(title)}</text>']
     step = 0.2 if hi - lo <= 1.2 else 0.5
     tick = lo

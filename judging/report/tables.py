@@ -254,14 +254,14 @@ def consensus_accuracy(rec: dict[str, Any]) -> Table:
         *_cols("Reviewer", "Estimated accuracy", numeric=(1,)),
         *(Column(f"Says {c} when it is {c}", True, f"{c}") for c in cats),
     )
-    rows = (
+    rows: list[tuple[Cell, ...]] = [
         (
             Text(name),
             Number(rec["accuracy"][name], 3),
             *(Number(rec["confusion"][name][i][i], 3) for i in range(len(cats))),
         )
         for name in rec["reviewers"]
-    )
+    ]
     return _table(f"Dawid–Skene consensus: {rec['criterion']}", columns, rows)
 
 

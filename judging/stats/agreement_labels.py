@@ -75,13 +75,14 @@ def resolve_categories(
             if label not in known:
                 raise ValueError(f"label {label!r} is not one of the categories {cats!r}")
         if ordinal and cats and all(is_number(c) for c in cats):
-            if any(b <= a for a, b in zip(cats, cats[1:], strict=False)):
+            nums = [float(c) for c in cats]  # type: ignore[arg-type]  # checked: numbers
+            if any(b <= a for a, b in zip(nums, nums[1:], strict=False)):
                 raise ValueError("numeric ordinal categories must be in increasing order")
         return cats
     if ordinal:
         if not all(is_number(x) for x in seen):
             raise ValueError("ordinal=True needs numeric labels or an ordered `categories` list")
-        return sorted(seen)
+        return sorted(seen, key=float)  # type: ignore[arg-type]  # checked: numbers
     try:
         return sorted(seen)  # type: ignore[type-var]
     except TypeError:
@@ -91,7 +92,7 @@ def resolve_categories(
 def category_scores(categories: Sequence[Hashable]) -> np.ndarray:
     """Scores used for correlations: the labels themselves if numeric, else their ranks."""
     if categories and all(is_number(c) for c in categories):
-        return np.asarray([float(c) for c in categories], dtype=float)
+        return np.asarray([float(c) for c in categories], dtype=float)  # type: ignore[arg-type]
     return np.arange(len(categories), dtype=float)
 
 
@@ -158,7 +159,7 @@ class LabelMatrix:
             return
         if row is None:
             row = self._labels[unit] = {}
-        row[rater] = value  # type: ignore[assignment]
+        row[rater] = value
         if not had:
             self._rater_counts[rater] = self._rater_counts.get(rater, 0) + 1
 

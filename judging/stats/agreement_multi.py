@@ -268,7 +268,7 @@ def multi_rater_stats(
     _check_options(ci, weights, confidence, n_boot)
     rows = [list(row) for row in table]
     n_raters = len(raters) if raters is not None else (len(rows[0]) if rows else 0)
-    names = list(raters) if raters is not None else list(range(n_raters))
+    names: list[Hashable] = list(raters) if raters is not None else list(range(n_raters))
     if len(set(names)) != len(names):
         raise ValueError("rater names must be unique")
     for i, row in enumerate(rows):

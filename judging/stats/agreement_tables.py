@@ -50,7 +50,8 @@ def cohen_table(t: np.ndarray) -> np.ndarray:
 def _gwet_pe(p1: np.ndarray, p2: np.ndarray) -> np.ndarray:
     q = p1.shape[-1]
     pi = (p1 + p2) / 2.0
-    return (pi * (1.0 - pi)).sum(axis=-1) / max(q - 1, 1)
+    pe: np.ndarray = (pi * (1.0 - pi)).sum(axis=-1) / max(q - 1, 1)
+    return pe
 
 
 def ac1_table(t: np.ndarray) -> np.ndarray:
@@ -109,7 +110,8 @@ def pearson_table(t: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 def _midranks(counts: np.ndarray) -> np.ndarray:
     below = np.cumsum(counts, axis=-1) - counts
-    return below + (counts + 1.0) / 2.0
+    ranks: np.ndarray = below + (counts + 1.0) / 2.0
+    return ranks
 
 
 def spearman_table(t: np.ndarray) -> np.ndarray:

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.text import Text
 
 from medjudge.judging.protocol.rules import PanelRule, StatementsProtocol
@@ -44,7 +52,7 @@ class ProgressDisplay:
 
     def __init__(self) -> None:
         self.progress: Progress | None = None
-        self.task = 0
+        self.task = TaskID(0)
         self.done = 0
         self.last_line = 0.0
 

@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, Annotated, cast
 
 import typer
 from pydantic import ValidationError
@@ -332,7 +332,8 @@ def export(
     with opened(study) as s:
         if output is None:
             # Piped, the rows are the data, byte for byte; on a terminal they cannot act on it.
-            write(s, _TerminalSafe(sys.stdout, fmt) if is_tty() else sys.stdout)
+            stream = cast(IO[str], _TerminalSafe(sys.stdout, fmt)) if is_tty() else sys.stdout
+            write(s, stream)
             return
         with atomic_output(output, study=study) as fh:  # never the study; never half a file
             n = write(s, fh)

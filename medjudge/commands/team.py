@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -140,7 +140,7 @@ def settings(
       medjudge settings trial.db --show-verdicts --roles-enforced
     """
     with opened(study, check=True) as s:
-        changes = {
+        changes: dict[str, Any] = {
             k: v
             for k, v in {
                 "blind": blind,

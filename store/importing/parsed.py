@@ -157,14 +157,14 @@ def parse_labels(
                 out.append(
                     LabelIn(unicodedata.normalize("NFC", rater).strip(), rkind, criterion, v)
                 )
-    for column, value in rec.data.items():
+    for column, cell in rec.data.items():
         parts = column.split(":")
-        if len(parts) == 3 and parts[0] in ("human", "judge") and isinstance(value, str):
-            if value.strip():
+        if len(parts) == 3 and parts[0] in ("human", "judge") and isinstance(cell, str):
+            if cell.strip():
                 if not parts[1].strip():
                     raise rec.problem("missing rater name in the column name", column)
                 _no_statement(rec, kind, column)
-                v = normalise_value(rec, column, settings, parts[2], value)
+                v = normalise_value(rec, column, settings, parts[2], cell)
                 out.append(
                     LabelIn(unicodedata.normalize("NFC", parts[1]).strip(), parts[0], parts[2], v)
                 )

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..frames import FILE
 from ..items import display_swap
 from ..labels import write_label
-from ..settings import STATEMENT_CRITERION
+from ..settings import STATEMENT_CRITERION, Criterion
 from ..study import Study, audit, dumps, utcnow
 from .parsed import ItemIn, LabelIn
 from .problems import ImportProblem
@@ -63,11 +63,12 @@ def _storable(name: str) -> str:
 
 
 def _existing(conn: sqlite3.Connection, ext_id: str) -> sqlite3.Row | None:
-    return conn.execute(
+    row: sqlite3.Row | None = conn.execute(
         "SELECT i.id, i.content_hash, im.file FROM items i LEFT JOIN imports im ON im.id = i.import_id "
         "WHERE i.ext_id = ?",
         (ext_id,),
     ).fetchone()
+    return row
 
 
 def _check(study: Study, conn: sqlite3.Connection, items: list[ItemIn]) -> dict[str, int]:
@@ -223,7 +224,7 @@ def _insert_item(
     item: ItemIn,
     import_id: int | None,
     seed: int,
-    criteria: list,
+    criteria: list[Criterion],
     now: str,
 ) -> int:
     swap = display_swap(seed, item.ext_id) if item.kind == "pairwise" else False

@@ -1,0 +1,29 @@
+"""The typed core stays typed and clean (#13): mypy (configured in pyproject.toml: strict for
+store/ and judging/) over every module under its real ``medjudge.*`` name, and ruff. Both are
+test dependencies, so CI's one test command runs them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_mypy_passes() -> None:
+    api = pytest.importorskip("mypy.api", reason="mypy is a test dependency")
+    out, err, status = api.run(["--no-incremental", "-p", "medjudge"])
+    assert status == 0, out + err
+
+
+def test_ruff_is_clean() -> None:
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not Path(ruff).exists():
+        pytest.skip("ruff is a test dependency")
+    for args in (["check", "."], ["format", "--check", "."]):
+        r = subprocess.run([ruff, *args], cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
