@@ -121,3 +121,20 @@ def test_agreement_on_the_wide_export_equals_the_report(labelled: Path, tmp_path
 def test_wide_applies_to_labels_only(labelled: Path) -> None:
     r = cli.invoke(app, ["export", str(labelled), "verdicts", "--wide"])
     assert r.exit_code == 2 and "labels table only" in r.output
+
+
+def test_chance_agreement_is_printed_beside_cohens_kappa(labelled: Path) -> None:
+    """#15: pₑ beside κ in the Markdown report's two-rater tables, equal to the JSON's chance."""
+    md = cli.invoke(app, ["report", str(labelled), "-f", "md"]).stdout
+    header = next(line for line in md.splitlines() if "| Cohen's κ |" in line)
+    cols = [c.strip() for c in header.strip("|").split("|")]
+    assert cols[cols.index("Cohen's κ") + 1] == "Chance (pₑ)"
+    report = json.loads(cli.invoke(app, ["report", str(labelled), "-f", "json"]).stdout)
+    rec = next(
+        c
+        for c in report["criteria"][0]["comparisons"]
+        if c["view"] == "human_human" and c["ties"] == "with" and c["slice"] == "all"
+    )
+    assert f"| {rec['chance']:.3f} |" in md
+    html = cli.invoke(app, ["report", str(labelled), "-f", "html"]).stdout
+    assert "Chance (pₑ)" in html

@@ -113,10 +113,17 @@ def comparison_records(c: dict[str, Any], ties: str | None = "with") -> list[dic
 def comparisons(c: dict[str, Any], records: list[dict[str, Any]]) -> Table:
     """Two-rater comparisons of a criterion, with its metrics (ordinal scales get more)."""
     names = rt.two_metric_names(c)
-    columns = _cols(
-        *_PAIR, "n", *[rt.METRIC_NAMES[m] for m in names], numeric=range(3, 4 + len(names))
-    )
-    rows = ((*_pair(r), Count(r["n"]), *[_metric(r, m) for m in names]) for r in records)
+    # Chance agreement (pₑ of Cohen's κ) sits beside κ: a high percent agreement with a
+    # high pₑ is what a low κ means.
+    at = names.index("cohen") + 1 if "cohen" in names else len(names)
+    heads = [rt.METRIC_NAMES[m] for m in names]
+    heads.insert(at, "Chance (pₑ)")
+    columns = _cols(*_PAIR, "n", *heads, numeric=range(3, 5 + len(names)))
+    rows = []
+    for r in records:
+        cells: list[Cell] = [_metric(r, m) for m in names]
+        cells.insert(at, Number(r.get("chance"), 3))
+        rows.append((*_pair(r), Count(r["n"]), *cells))
     return _table(f"{c['name']}: two-rater comparisons", columns, rows)
 
 
