@@ -78,6 +78,8 @@ class UnitInfo:
     category: str | None = None
     """Statements only: ``must_have`` or ``nice_to_have``."""
     statement_id: int | None = None
+    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    """The item's metadata (extra fields of its import row), as text, for ``--by`` slices."""
 
     @property
     def source_label(self) -> str:
@@ -165,6 +167,13 @@ class StudyData:
         return [m.get(u, rater) for u in units]
 
 
+def _meta_text(value: object) -> str:
+    """A metadata value as slice text (20.0 → "20")."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     """Read a study's units, current labels, verdicts and adjudications.
 
@@ -184,6 +193,12 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         sources.setdefault(item_id, {})[position] = source
     units: dict[int, UnitInfo] = {}
     by_criterion: dict[str, list[int]] = {}
+    metas: dict[int, dict[str, str]] = {}
+    for item_id, meta in conn.execute(
+        "SELECT id, json_extract(data, '$.meta') FROM items "
+        "WHERE json_extract(data, '$.meta') IS NOT NULL"
+    ):
+        metas[item_id] = {str(k): _meta_text(v) for k, v in json.loads(meta).items()}
     for r in conn.execute(
         "SELECT u.id, u.item_id, u.criterion, u.statement_id, i.ext_id, i.kind, i.batch, "
         "s.category FROM units u JOIN items i ON i.id = u.item_id "
@@ -194,7 +209,9 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
             srcs: tuple[str, ...] = (answers.get("A", ""), answers.get("B", ""))
         else:
             srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
-        units[r[0]] = UnitInfo(r[0], r[1], r[4], r[5], r[2], r[6], srcs, r[7], r[3])
+        units[r[0]] = UnitInfo(
+            r[0], r[1], r[4], r[5], r[2], r[6], srcs, r[7], r[3], metas.get(r[1], {})
+        )
         by_criterion.setdefault(r[2], []).append(r[0])
 
     rater_kinds = {r[0]: r[1] for r in conn.execute("SELECT name, kind FROM raters")}

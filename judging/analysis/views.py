@@ -74,6 +74,8 @@ class ViewOptions:
     seed: int = 0
     confidence: float = 0.95
     slices: bool = True
+    by: tuple[str, ...] = ()
+    """Item fields (metadata of the import rows) to slice every figure by, besides the usual."""
 
 
 def two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
@@ -125,13 +127,26 @@ def _two(
         return two_rater_stats(a, b, **{**kw, "ordinal": False})
 
 
-def _slicers(data: StudyData, units: Sequence[int]) -> dict[str, Callable[[UnitInfo], str | None]]:
-    """Slice dimensions that split this criterion's units into two or more groups."""
+def slice_order(values: list[str]) -> list[str]:
+    """Slice values in order: numerically when all are numbers (p = 0, 20, 100), else as text."""
+    try:
+        return sorted(values, key=float)
+    except ValueError:
+        return sorted(values)
+
+
+def _slicers(
+    data: StudyData, units: Sequence[int], by: Sequence[str] = ()
+) -> dict[str, Callable[[UnitInfo], str | None]]:
+    """Slice dimensions that split this criterion's units into two or more groups: batch,
+    answer source, statement category, and each metadata field of ``by``."""
     candidates: dict[str, Callable[[UnitInfo], str | None]] = {
         "batch": lambda u: u.batch,
         "source": lambda u: u.source_label or None,
         "category": lambda u: u.category,
     }
+    for name in by:
+        candidates[name] = lambda u, name=name: u.meta.get(name)  # type: ignore[misc]
     out = {}
     for name, key in candidates.items():
         values = {key(data.units[u]) for u in units}
@@ -197,7 +212,7 @@ def criterion_comparisons(
     units = data.labelled_units(criterion)
     pairwise = kind == "pairwise"
     ties: list[str | None] = ["with", "without"] if pairwise else [None]
-    slicers = _slicers(data, units) if opts.slices else {}
+    slicers = _slicers(data, units, opts.by) if opts.slices or opts.by else {}
     out: list[dict[str, Any]] = []
 
     columns: list[tuple[str, str, str, list[Hashable | None], list[Hashable | None]]] = []
@@ -231,7 +246,7 @@ def criterion_comparisons(
                 value = key(data.units[u])
                 if value is not None:
                     groups.setdefault(value, []).append(i)
-            for value in sorted(groups):
+            for value in slice_order(list(groups)):
                 idx = groups[value]
                 s = _two(
                     [ca[i] for i in idx], [cb[i] for i in idx], cats, ordinal, opts.slice_ci, opts

@@ -94,6 +94,7 @@ class ReportOptions:
         confidence: Confidence level.
         slices: Include sliced views (batch, answer source, statement category).
         project_items: Project reviewer time and judge cost for this many more items.
+        by: Item metadata fields to slice every figure by (``report --by``).
     """
 
     n_boot: int = 1000
@@ -101,6 +102,7 @@ class ReportOptions:
     confidence: float = 0.95
     slices: bool = True
     project_items: int = 100
+    by: tuple[str, ...] = ()
 
 
 def json_safe(value: Any) -> Any:
@@ -294,7 +296,11 @@ def build_report(
     options = options or ReportOptions()
     seed = study.settings.seed if options.seed is None else options.seed
     opts = ViewOptions(
-        n_boot=options.n_boot, seed=seed, confidence=options.confidence, slices=options.slices
+        n_boot=options.n_boot,
+        seed=seed,
+        confidence=options.confidence,
+        slices=options.slices,
+        by=options.by,
     )
     data = load_study_data(study)
     when = (now or datetime.now(UTC)).astimezone(UTC)

@@ -12,6 +12,7 @@ import typer
 
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
+from medjudge.store.slices import metadata_fields
 from medjudge.store.visibility import require_unblinded
 
 from .common import UserError, opened, out, user_errors
@@ -70,6 +71,14 @@ def report(
     slices: Annotated[
         bool, typer.Option(help="Include figures per batch, answer source and statement category.")
     ] = True,
+    by: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--by",
+            help="Also give every figure per value of an item field: any metadata field of the "
+            "import rows (specialty, test, p, …). Repeatable; numeric fields sort numerically.",
+        ),
+    ] = None,
     project: Annotated[
         int,
         typer.Option(min=1, help="Project reviewer time and judge cost for this many more items."),
@@ -94,8 +103,19 @@ def report(
 
     with opened(study) as s:
         require_unblinded(s, login_name(), "the report")
+        fields = tuple(by or ())
+        known = set(metadata_fields(s))
+        unknown = [f for f in fields if f not in known]
+        if unknown:
+            there = ", ".join(sorted(known)) or "none"
+            raise UserError(
+                f"--by: no item has the field {unknown[0]!r} (metadata fields: {there})"
+            )
         data = build_report(
-            s, ReportOptions(n_boot=n_boot, seed=seed, slices=slices, project_items=project)
+            s,
+            ReportOptions(
+                n_boot=n_boot, seed=seed, slices=slices, project_items=project, by=fields
+            ),
         )
         text = render(data, fmt.value)
         if fmt.value == "json":
