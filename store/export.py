@@ -9,7 +9,8 @@ Pairwise values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`s
 - ``note`` and ``note_frame``: the label's note and the frame its letters are in (``file`` /
   ``display``; empty when unknown);
 - ``item_note`` and ``item_note_frame``: the rater's note on the whole item (the review app's
-  note) and its frame.
+  note) and its frame;
+- ``meta``: the item's metadata (the import row's extra fields) as a JSON object, or empty.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ _QUERIES = {
                    SELECT h.action FROM label_history h WHERE h.unit_id = l.unit_id
                    AND h.rater_id = l.rater_id ORDER BY h.id DESC LIMIT 1) != 'import'
                  THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END AS display_order,
-               l.note_frame, n.note AS item_note, n.note_frame AS item_note_frame
+               l.note_frame, n.note AS item_note, n.note_frame AS item_note_frame,
+               json_extract(i.data, '$.meta') AS meta
         FROM labels l JOIN units u ON u.id = l.unit_id JOIN items i ON i.id = u.item_id
         JOIN raters r ON r.id = l.rater_id LEFT JOIN statements s ON s.id = u.statement_id
         LEFT JOIN item_notes n ON n.item_id = i.id AND n.rater_id = l.rater_id
@@ -99,7 +101,7 @@ def write(
     n = 0
     if fmt == "jsonl":
         for row in rows(study, table, only_rater=only_rater):
-            for key in ("trail", "parsed", "params", "settles", "messages"):
+            for key in ("trail", "parsed", "params", "settles", "messages", "meta"):
                 if isinstance(row.get(key), str):
                     try:
                         row[key] = json.loads(row[key])

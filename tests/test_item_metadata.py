@@ -41,3 +41,22 @@ def test_csv_metadata_is_text(tmp_path: Path) -> None:
     import_file(s, path, "pairwise", actor="t")
     assert get_item(s, find_item(s, "p0")).meta == {"p": "40"}
     s.close()
+
+
+def test_labels_export_carries_the_metadata(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+    from medjudge.store.labels import set_label
+
+    s = Study.create(tmp_path / "m.db", actor="t")
+    rows = [pairwise_row(0, specialty="cardiology", p=20), pairwise_row(1)]
+    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="t")
+    for (unit,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'bias'").fetchall():
+        set_label(s, unit, "ann", "A")
+    s.close()
+    out = CliRunner().invoke(app, ["export", str(tmp_path / "m.db"), "labels"]).stdout
+    metas = {r["item"]: r["meta"] for r in map(json.loads, out.splitlines())}
+    assert metas == {"p0": {"specialty": "cardiology", "p": 20}, "p1": None}
