@@ -104,23 +104,21 @@ def status_by(study: Study, name: str) -> list[StatusSlice]:
         s = get(value)
         s.items += items
         s.units += units
-    for value, rater, n in conn.execute(
-        f"SELECT {key}, r.name, count(*) FROM labels l JOIN units u ON u.id = l.unit_id "
-        f"JOIN items i ON i.id = u.item_id JOIN raters r ON r.id = l.rater_id "
-        f"WHERE r.kind = 'human' GROUP BY 1, 2",
-        args,
-    ):
-        s = get(value)
-        s.labels[rater] = s.labels.get(rater, 0) + n
-    for value, judge, n in conn.execute(
-        f"SELECT {key}, r.name, count(*) FROM verdicts v JOIN units u ON u.id = v.unit_id "
-        f"JOIN items i ON i.id = u.item_id JOIN raters r ON r.id = v.rater_id "
-        f"WHERE v.status = 'ok' AND v.id = (SELECT max(v2.id) FROM verdicts v2 "
-        f"WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id) GROUP BY 1, 2",
-        args,
-    ):
-        s = get(value)
-        s.verdicts[judge] = s.verdicts.get(judge, 0) + n
+    per_rater = {
+        "labels": "FROM labels x JOIN raters r ON r.id = x.rater_id WHERE r.kind = 'human'",
+        "verdicts": "FROM verdicts x JOIN raters r ON r.id = x.rater_id WHERE x.status = 'ok' "
+        "AND x.id = (SELECT max(v2.id) FROM verdicts v2 "
+        "WHERE v2.unit_id = x.unit_id AND v2.rater_id = x.rater_id)",
+    }
+    for attr, source in per_rater.items():  # reviewers' labels; judges' current verdicts
+        head, where = source.split(" WHERE ", 1)
+        for value, rater, n in conn.execute(
+            f"SELECT {key}, r.name, count(*) {head} JOIN units u ON u.id = x.unit_id "
+            f"JOIN items i ON i.id = u.item_id WHERE {where} GROUP BY 1, 2",
+            args,
+        ):
+            counts: dict[str, int] = getattr(get(value), attr)
+            counts[rater] = counts.get(rater, 0) + n
     for value, calls, cost in conn.execute(
         f"SELECT {key}, count(*), coalesce(sum(c.cost_usd), 0) FROM judge_calls c "
         f"JOIN items i ON i.id = c.item_id GROUP BY 1",
