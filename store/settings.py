@@ -153,6 +153,17 @@ class StudySettings(BaseModel):
     """Seed for the per-item display order of pairwise answers."""
     roles_enforced: bool = False
     """When True, only logins with a role may review; otherwise anyone may review."""
+    decline_phrases: tuple[str, ...] = (
+        "insufficient information",
+        "i cannot answer",
+        "i can't answer",
+        "i am unable to answer",
+        "i'm unable to answer",
+        "i cannot provide",
+        "i can't provide",
+    )
+    """An answer whose first 200 characters hold one of these (any case) declines to answer: an
+    abstention, counted apart in the K-QA figures, never scored as a wrong answer."""
     headline_judge: str | None = None
     """The judge the summaries show when several judges are equally complete on a criterion
     (the most complete judge always comes first; see ``judging.analysis.headline``)."""

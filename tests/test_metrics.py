@@ -242,3 +242,46 @@ def test_rating_means_per_rater_and_model(tmp_path: Path) -> None:
     # t interval: 4 ± t(0.975, 2) · 1/√3
     assert by["m1"]["ci_high"] == pytest.approx(4 + 4.302652729911275 / 3**0.5)
     assert by["m2"]["value"] == 2.0 and by["m2"]["ci_low"] == by["m2"]["ci_high"] == 2.0
+
+
+def test_kqa_answers_that_decline_are_abstentions(tmp_path: Path) -> None:
+    """#15: an answer that declines ("Insufficient information …") is counted apart, not scored
+    as an answer that missed every statement; in 'all questions' it counts 0."""
+    from medjudge.store.abstentions import declines
+
+    s = Study.create(tmp_path / "d.db", actor="t")
+    rows = [
+        {"id": "a1", "question": "Q1", "answer": "x", "source": "m", "must_have": ["p", "q"]},
+        {
+            "id": "a2",
+            "question": "Q2",
+            "answer": "INSUFFICIENT INFORMATION to answer this safely.",
+            "source": "m",
+            "must_have": ["s"],
+        },
+        {
+            "id": "a3",
+            "question": "Q3",
+            "answer": "y " * 150 + "insufficient information",
+            "source": "m",
+            "must_have": ["t"],
+        },
+    ]
+    import_file(s, write_jsonl(tmp_path / "d.jsonl", rows), "statements", actor="t")
+    for ext, values in (("a1", [E, E]), ("a2", [C]), ("a3", [N])):
+        item = get_item(s, find_item(s, ext) or 0)
+        for st, v in zip(item.statements, values, strict=True):
+            set_label(s, item.unit_for("entailment", st.id).id, "ann", v)
+    report = kqa_metrics(load_study_data(s), n_boot=200, seed=1) or {}
+    f = _fig(report, "ann", "m")
+    assert f["declined"] == 1 and f["declined_share"]["count"] == 1
+    assert f["comprehensiveness_answered"]["value"] == 0.5  # a1 = 1, a3 = 0; a2 not scored
+    assert f["comprehensiveness_answered"]["n"] == 2
+    assert f["hallucinations_answered"]["value"] == 0.0  # a2's contradiction is not counted
+    assert abs(f["comprehensiveness_all"]["value"] - 1 / 3) < 1e-12  # a2 counts 0
+    per = {a["item"]: a for a in report["answers"]}
+    assert per["a2"]["declined"] and per["a2"]["comprehensiveness"] is None
+    assert not declines(
+        "A long answer. " * 20 + "insufficient information", ("insufficient information",)
+    )
+    s.close()

@@ -16,6 +16,11 @@ questions as the K-QA paper does: the number of reference questions recorded by 
 questions that have no figure counting as comprehensiveness 0 and hallucinations 0. Its
 interval is the answered one scaled by answered / all (exact for a fixed answered count).
 Also the share of answers with at least one contradicted statement (Wilson interval).
+
+Abstentions: an answer that declines to answer (the study's ``decline_phrases`` near its start,
+:mod:`medjudge.store.abstentions`) gets neither figure — it is not an answer that missed every
+statement — and is counted apart (``declined``, with its share); in the "all questions" figures
+it counts as 0, like a question left unanswered.
 """
 
 from __future__ import annotations
@@ -74,7 +79,13 @@ def _answers(data: StudyData) -> dict[int, dict[str, Any]]:
     for u in data.units_by_criterion.get(STATEMENT_CRITERION, []):
         info = data.units[u]
         a = out.setdefault(
-            info.item_id, {"item": info.item, "source": info.source_label, "units": []}
+            info.item_id,
+            {
+                "item": info.item,
+                "source": info.source_label,
+                "units": [],
+                "declined": info.item_id in data.declined,
+            },
         )
         a["units"].append((u, info.category))
     return out
@@ -92,6 +103,8 @@ def answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
         labelled = [labels[u] for u, _ in a["units"] if labels[u] is not None]
         entailed = sum(v == "entailed" for v in must_labelled)
         contradicted = sum(v == "contradicted" for v in labelled)
+        if a["declined"]:  # an abstention: counted apart, never scored
+            must_labelled, labelled = [], []
         out.append(
             {
                 "item": a["item"],
@@ -105,6 +118,7 @@ def answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
                 "contradicted": contradicted,
                 "comprehensiveness": entailed / len(must_labelled) if must_labelled else None,
                 "hallucinations": contradicted if labelled else None,
+                "declined": a["declined"],
             }
         )
     return out
@@ -121,6 +135,8 @@ def source_figures(
     n_all = max(n_all, len(answers))
     return {
         "answers": len(answers),
+        "declined": sum(a["declined"] for a in answers),
+        "declined_share": share(sum(a["declined"] for a in answers), len(answers), confidence),
         "answers_with_labels": sum(a["labelled"] > 0 for a in answers),
         "statements": sum(a["statements"] for a in answers),
         "statements_labelled": sum(a["labelled"] for a in answers),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from medjudge.judging.stats.agreement import LabelMatrix
+from medjudge.store.abstentions import declining_items
 from medjudge.store.settings import Criterion, StudySettings
 from medjudge.store.study import Study
 
@@ -111,6 +112,8 @@ class StudyData:
     adjudications: dict[int, Hashable]
     verdicts: dict[str, dict[int, VerdictInfo]] = field(default_factory=dict)
     kqa_questions: int | None = None
+    declined: set[int] = field(default_factory=set)
+    """Statements items whose answer declines to answer (``store.abstentions``)."""
     items_by_kind: dict[str, int] = field(default_factory=dict)
     units_by_criterion: dict[str, list[int]] = field(default_factory=dict)
 
@@ -271,6 +274,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         adjudications=adjudications,
         verdicts=latest,
         kqa_questions=kqa_questions,
+        declined=declining_items(study),
         items_by_kind=items_by_kind,
         units_by_criterion=by_criterion,
     )

@@ -191,8 +191,9 @@ def _kqa(report: dict[str, Any]) -> list[str]:
             if n_all
             else "the number of answers of that model"
         )
-        + " (unanswered or unlabelled count as 0). Per-answer figures are in the JSON and "
-        "CSV reports.",
+        + " (unanswered or unlabelled count as 0). Answers that decline to answer (e.g. "
+        "'insufficient information') are abstentions: counted apart, not scored, and 0 in "
+        "'all questions'. Per-answer figures are in the JSON and CSV reports.",
         "",
     ]
     return out + table(tb.kqa(k))

@@ -368,6 +368,7 @@ def kqa(k: dict[str, Any]) -> Table:
         Column("Hallucinations (answered)", True, "Answered"),
         Column("Hallucinations (all)", True, "All questions"),
         Column("Answers with ≥1 contradiction", True),
+        Column("Declined to answer", True, "Declined"),
     )
     rows = tuple(
         (
@@ -380,6 +381,7 @@ def kqa(k: dict[str, Any]) -> Table:
             Est(f["hallucinations_answered"]),
             Est(f["hallucinations_all"]),
             Est(f["contradiction_share"], pct=True),
+            Share(f["declined_share"]),
         )
         for r in k["raters"]
         for src, f in r["by_source"].items()
@@ -389,7 +391,7 @@ def kqa(k: dict[str, Any]) -> Table:
         ("Labelled", 2),
         ("Comprehensiveness", 2),
         ("Hallucinations per answer", 2),
-        ("", 1),
+        ("", 2),
     )
     return Table("K-QA metrics", columns, rows, groups)
 

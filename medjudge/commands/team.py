@@ -125,6 +125,13 @@ def settings(
         ),
     ] = None,
     name: Annotated[str | None, typer.Option(help="Rename the study.")] = None,
+    decline_phrase: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A phrase that marks an answer as declining to answer (an abstention, counted "
+            "apart); repeat for several; replaces the list."
+        ),
+    ] = None,
     headline_judge: Annotated[
         str | None,
         typer.Option(
@@ -150,6 +157,8 @@ def settings(
             }.items()
             if v is not None
         }
+        if decline_phrase:
+            changes["decline_phrases"] = tuple(p.strip() for p in decline_phrase if p.strip())
         if headline_judge is not None:  # '' clears it
             changes["headline_judge"] = headline_judge.strip() or None
         if changes:
@@ -161,6 +170,7 @@ def settings(
         out(f"reviewer override: {'allowed' if st.allow_reviewer_override else 'login name only'}")
         out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
         out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
+        out("declining to answer: " + "; ".join(repr(p) for p in st.decline_phrases))
         for c in st.criteria:
             extra = c.polarity or (f"{c.scale[0]}–{c.scale[1]}" if c.scale else "options")
             out(f"criterion {c.name} ({c.kind}, {extra}): {c.question}")
