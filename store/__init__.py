@@ -4,6 +4,6 @@ Owns: the SQLite schema and its migrations, every SQL query (reads return typed 
 imports and exports, roles and visibility rules, where medjudge keeps files outside a study
 (:mod:`.paths`) and the user's private settings (:mod:`.user_settings`).
 
-May import: the standard library, pydantic, platformdirs, sqlite-utils. Never judging/, tui/,
+May import: the standard library, pydantic, platformdirs. Never judging/, tui/,
 the CLI or Textual (checked by import-linter, see pyproject.toml).
 """
