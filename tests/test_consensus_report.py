@@ -43,6 +43,10 @@ def test_planted_spammers_outvoted_by_the_model(tmp_path: Path) -> None:
     assert max(rec["accuracy"][x] for x in ("s1", "s2", "s3")) < 0.5
     md = CliRunner().invoke(app, ["report", str(path), "-f", "md"]).stdout
     assert "Dawid–Skene" in md and f"differs from the strict majority on {not_a} unit(s)" in md
+    # 'neither' is never used: the model gives it no units, so its diagonal is not shown.
+    assert rec["prior"]["neither"] < 1e-3
+    c1_row = next(line for line in md.splitlines() if line.startswith("| c1 |"))
+    assert c1_row.endswith("| – |")
 
 
 def test_no_section_below_three_reviewers(tmp_path: Path) -> None:

@@ -82,6 +82,7 @@ def consensus(data: StudyData) -> list[dict[str, Any]]:
                 },
                 "accuracy": {h: accuracy[h] for h in humans},
                 "confusion": {h: model.confusion_of(h) for h in humans},
+                "prior": dict(zip(cats, (float(x) for x in model.prior), strict=True)),
                 "differs": differs,
                 "settled": settled,
                 "examples": examples,

@@ -265,7 +265,15 @@ def consensus_accuracy(rec: dict[str, Any]) -> Table:
         (
             Text(name),
             Number(rec["accuracy"][name], 3),
-            *(Number(rec["confusion"][name][i][i], 3) for i in range(len(cats))),
+            # A category the model gives no units (prior ≈ 0) has no confusion row to speak of:
+            # its diagonal is only the smoothing; shown as "–".
+            *(
+                Number(
+                    rec["confusion"][name][i][i] if rec["prior"].get(c, 1.0) >= 1e-3 else None,
+                    3,
+                )
+                for i, c in enumerate(cats)
+            ),
         )
         for name in rec["reviewers"]
     ]
