@@ -43,6 +43,9 @@ class Criterion(BaseModel):
     """Rating only: inclusive integer scale, e.g. (1, 5). None for the options criterion."""
     options: bool = False
     """Rating only: the label is the set of answer options the explanation justifies."""
+    measurement: Literal["nominal", "ordinal", "interval"] | None = None
+    """Level of measurement for the statistics; None: ordinal on a rating scale, else nominal.
+    ``interval`` (ICC, interval α) and ``ordinal`` need a numeric scale."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Criterion:
@@ -52,6 +55,11 @@ class Criterion(BaseModel):
             raise ValueError(f"rating criterion {self.name!r} needs a scale or options=true")
         if self.scale is not None and self.scale[0] >= self.scale[1]:
             raise ValueError(f"criterion {self.name!r}: scale must go from low to high")
+        if self.measurement in ("ordinal", "interval") and self.scale is None:
+            raise ValueError(
+                f"criterion {self.name!r}: only a criterion with a numeric scale can be "
+                f"{self.measurement}"
+            )
         return self
 
     @property
@@ -60,9 +68,16 @@ class Criterion(BaseModel):
         return "neither" if self.polarity == "risk" else "tie"
 
     @property
+    def level(self) -> str:
+        """``nominal``, ``ordinal`` or ``interval``: how the statistics treat the labels."""
+        if self.measurement is not None:
+            return self.measurement
+        return "ordinal" if self.scale is not None else "nominal"
+
+    @property
     def ordinal(self) -> bool:
-        """True when the labels are ordered numbers (a rating scale)."""
-        return self.scale is not None
+        """True when the labels are treated as ordered (an ordinal or interval scale)."""
+        return self.level != "nominal"
 
     def labels(self) -> tuple[str, ...] | None:
         """The allowed label values, or None when any option set is allowed."""

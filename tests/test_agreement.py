@@ -13,8 +13,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from medjudge.judging.stats.agreement import Estimate, TwoRaterStats, two_rater_stats, without_ties
-from medjudge.judging.stats.agreement_tables import pearson_table, spearman_table
-from medjudge.judging.stats.estimates import bootstrap_distribution, percentile_interval
+from medjudge.judging.stats.estimates import UnitPatterns, bca_intervals, mean_bca
 
 TOL = 1e-9
 
@@ -61,7 +60,7 @@ def assert_json_safe(obj: object) -> None:
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
 def test_matches_sklearn_and_statsmodels(seed: int, n: int, k: int) -> None:
     a, b = random_pair(seed, n, k)
-    s = two_rater_stats(a, b, ordinal=True)
+    s = two_rater_stats(a, b, scale="ordinal")
     table = crosstab(a, b)
 
     assert s.n == n
@@ -79,7 +78,8 @@ def test_matches_sklearn_and_statsmodels(seed: int, n: int, k: int) -> None:
 
     lo, hi = proportion_confint(int(np.trace(table)), n, alpha=0.05, method="wilson")
     assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi), abs=TOL)
-    assert s.percent.method == "analytic"
+    assert s.percent.method == "wilson"
+    assert s.cohen.method == "normal_se"
 
 
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
@@ -88,14 +88,12 @@ def test_weighted_kappa_matches_sklearn_and_statsmodels(
     seed: int, n: int, k: int, weights: str
 ) -> None:
     a, b = random_pair(seed, n, k)
-    s = two_rater_stats(a, b, ordinal=True, weights=weights)
-    assert s.weights == weights
-    assert s.weighted_kappa.value == pytest.approx(
-        cohen_kappa_score(a, b, weights=weights), abs=TOL
-    )
+    s = two_rater_stats(a, b, scale="ordinal")
+    wk = getattr(s, f"weighted_kappa_{weights}")
+    assert wk.value == pytest.approx(cohen_kappa_score(a, b, weights=weights), abs=TOL)
     ref = cohens_kappa(crosstab(a, b), wt=weights)
-    assert s.weighted_kappa.value == pytest.approx(ref.kappa, abs=TOL)
-    assert s.weighted_kappa.se == pytest.approx(ref.std_kappa, abs=TOL)
+    assert wk.value == pytest.approx(ref.kappa, abs=TOL)
+    assert wk.se == pytest.approx(ref.std_kappa, abs=TOL)
 
 
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
@@ -129,14 +127,9 @@ def test_gwet_ac1_uses_given_categories_for_q() -> None:
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
 def test_correlations_match_scipy(seed: int, n: int, k: int) -> None:
     a, b = random_pair(seed, n, k)
-    s = two_rater_stats(a, b, ordinal=True)
+    s = two_rater_stats(a, b, scale="ordinal")
     assert s.spearman.value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
     assert s.pearson.value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
-    # The table-based versions used inside the bootstrap agree with scipy too.
-    table = crosstab(a, b)[None]
-    scores = np.asarray(sorted(set(a) | set(b)), dtype=float)
-    assert spearman_table(table)[0] == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
-    assert pearson_table(table, scores)[0] == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
     # Fisher-z interval for Pearson.
     if n > 3:
         r = s.pearson.value
@@ -148,7 +141,7 @@ def test_correlations_match_scipy(seed: int, n: int, k: int) -> None:
 def test_pearson_uses_numeric_values_as_scores() -> None:
     a = [1, 2, 10, 10, 1, 2]
     b = [1, 10, 10, 2, 1, 2]
-    s = two_rater_stats(a, b, ordinal=True, ci="none")
+    s = two_rater_stats(a, b, scale="ordinal", intervals=False)
     assert s.pearson.value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
     assert s.spearman.value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
 
@@ -161,10 +154,10 @@ def test_string_labels_and_ordered_categories() -> None:
     assert nominal.cohen.value == pytest.approx(cohen_kappa_score(a, b), abs=TOL)
     assert nominal.confusion.categories == sorted(scale)  # nominal: sorted labels
 
-    ordered = two_rater_stats(a, b, categories=scale, ordinal=True, weights="quadratic")
+    ordered = two_rater_stats(a, b, categories=scale, scale="ordinal")
     assert ordered.confusion.categories == scale
     expected = cohen_kappa_score(ia, ib, weights="quadratic")
-    assert ordered.weighted_kappa.value == pytest.approx(expected, abs=TOL)
+    assert ordered.weighted_kappa_quadratic.value == pytest.approx(expected, abs=TOL)
     assert ordered.spearman.value == pytest.approx(stats.spearmanr(ia, ib).statistic, abs=TOL)
 
 
@@ -208,7 +201,8 @@ def test_hand_computed_example() -> None:
     assert s.gwet_ac1.value == pytest.approx(8 / 13)
     assert s.percent.ci_low == pytest.approx(0.4902, abs=1e-4)
     assert s.percent.ci_high == pytest.approx(0.9433, abs=1e-4)
-    assert s.percent.format() == "0.80 [0.49, 0.94]"
+    assert s.percent.format() == "0.80 [0.49, 0.94] unstable (n=10 < 20)"
+    assert s.bennett_s.value == pytest.approx((0.8 - 0.5) / 0.5)
 
 
 # ---------------------------------------------------------------------------- edge cases
@@ -229,9 +223,9 @@ def test_one_category_only() -> None:
     s2 = two_rater_stats(["x"] * 6, ["x"] * 6, categories=["x", "y"])
     assert s2.gwet_ac1.value == pytest.approx(1.0)
     assert s2.cohen.value is None
-    s3 = two_rater_stats([2] * 6, [2] * 6, ordinal=True)
-    assert s3.weighted_kappa.value is None
-    assert "chance disagreement is 0" in s3.weighted_kappa.reason
+    s3 = two_rater_stats([2] * 6, [2] * 6, scale="ordinal")
+    assert s3.weighted_kappa_linear.value is None
+    assert "chance disagreement is 0" in s3.weighted_kappa_linear.reason
     assert s3.spearman.value is None and s3.pearson.value is None
     assert s3.spearman.reason == "no variation (correlation undefined)"
     for stats_ in (s, s2, s3):
@@ -239,68 +233,78 @@ def test_one_category_only() -> None:
 
 
 def test_one_rater_constant_gives_kappa_zero_not_nan() -> None:
-    s = two_rater_stats(["x"] * 5, ["x", "x", "x", "x", "y"], ordinal=False)
+    s = two_rater_stats(["x"] * 5, ["x", "x", "x", "x", "y"], scale="nominal")
     assert s.cohen.value == pytest.approx(0.0)
     assert s.cohen.value == pytest.approx(cohen_kappa_score(["x"] * 5, ["x"] * 4 + ["y"]))
-    s2 = two_rater_stats([1] * 5, [1, 1, 1, 1, 2], ordinal=True)
+    s2 = two_rater_stats([1] * 5, [1, 1, 1, 1, 2], scale="ordinal")
     assert s2.spearman.value is None and s2.pearson.value is None
 
 
-@pytest.mark.parametrize("ci", ["analytic", "bootstrap", "none"])
-def test_empty_input(ci: str) -> None:
-    s = two_rater_stats([], [], ordinal=True, ci=ci, n_boot=50)
+ALL_TWO = (
+    "percent",
+    "cohen",
+    "gwet_ac1",
+    "bennett_s",
+    "weighted_kappa_linear",
+    "weighted_kappa_quadratic",
+    "spearman",
+    "pearson",
+)
+
+
+@pytest.mark.parametrize("intervals", [True, False])
+def test_empty_input(intervals: bool) -> None:
+    s = two_rater_stats([], [], scale="ordinal", intervals=intervals)
     assert s.n == 0 and s.chance is None
-    for e in (s.percent, s.cohen, s.gwet_ac1, s.weighted_kappa, s.spearman, s.pearson):
-        assert e.value is None
-        assert e.reason == "no units labelled by both raters"
+    for name in ALL_TWO:
+        e = getattr(s, name)
+        assert e.value is None, name
+        assert e.reason == "no units labelled by both raters", name
         assert e.method == "none"
     assert s.confusion.categories == [] and s.confusion.matrix == []
     assert_json_safe(s.to_dict())
 
 
-@pytest.mark.parametrize("ci", ["analytic", "bootstrap", "none"])
-def test_single_unit(ci: str) -> None:
-    s = two_rater_stats([1], [1], ordinal=True, ci=ci, n_boot=50)
+def test_single_unit() -> None:
+    s = two_rater_stats([1], [1], scale="ordinal")
     assert s.n == 1
     assert s.percent.value == 1.0
-    for e in (s.cohen, s.gwet_ac1, s.weighted_kappa, s.spearman, s.pearson):
+    for e in (s.cohen, s.gwet_ac1, s.weighted_kappa_linear, s.spearman, s.pearson):
         assert e.value is None and e.reason == "n < 2"
-    if ci == "analytic":
-        lo, hi = proportion_confint(1, 1, method="wilson")
-        assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
-    else:
-        assert s.percent.ci_low is None
-    s2 = two_rater_stats([1], [2], ci=ci, n_boot=50)
+    lo, hi = proportion_confint(1, 1, method="wilson")
+    assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
+    assert s.percent.unstable and s.to_dict()["percent"]["unstable"] is True
+    s2 = two_rater_stats([1], [2])
     assert s2.percent.value == 0.0 and s2.cohen.value is None
     assert_json_safe(s.to_dict())
     assert_json_safe(s2.to_dict())
 
 
-@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
-def test_perfect_agreement(ci: str) -> None:
+def test_perfect_agreement_never_claims_a_zero_width_interval() -> None:
     a = [1, 2, 3, 1, 2, 3, 3, 2]
-    s = two_rater_stats(a, list(a), ordinal=True, ci=ci, n_boot=200)
-    for e in (s.percent, s.cohen, s.gwet_ac1, s.weighted_kappa, s.spearman, s.pearson):
+    s = two_rater_stats(a, list(a), scale="ordinal")
+    for e in (s.percent, s.cohen, s.gwet_ac1, s.weighted_kappa_linear, s.spearman, s.pearson):
         assert e.value == pytest.approx(1.0)
-        assert e.ci_high == pytest.approx(1.0)
-        assert e.ci_low is not None and e.ci_low <= 1.0
-    if ci == "bootstrap":
-        # Every resample agrees perfectly: a degenerate, zero-width interval, not NaN.
-        assert (s.cohen.ci_low, s.cohen.ci_high) == (1.0, 1.0)
-        assert (s.percent.ci_low, s.percent.ci_high) == (1.0, 1.0)
+    # Wilson stays informative at n = 8: [0.68, 1], not [1, 1].
+    lo, hi = proportion_confint(8, 8, method="wilson")
+    assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
+    assert s.percent.ci_low < 0.7
+    # Cohen's SE is 0 here: the [1, 1] interval it would give is withheld, with a reason.
+    assert s.cohen.ci_low is None and "zero width" in s.cohen.reason
+    assert s.cohen.unstable
     assert_json_safe(s.to_dict())
 
 
 def test_complete_disagreement() -> None:
     # p_o = 0, marginals (.5, .5) for both -> p_e = .5, kappa = -1; AC1 p_e = .5 -> -1.
     a, b = [1, 2, 1, 2], [2, 1, 2, 1]
-    s = two_rater_stats(a, b, ordinal=True)
+    s = two_rater_stats(a, b, scale="ordinal")
     assert s.percent.value == 0.0
     assert s.cohen.value == pytest.approx(-1.0)
     assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b))
     assert s.gwet_ac1.value == pytest.approx(-1.0)
+    assert s.bennett_s.value == pytest.approx(-1.0)
     assert s.spearman.value == pytest.approx(-1.0)
-    assert s.cohen.ci_low >= -1.0
     assert_json_safe(s.to_dict())
 
 
@@ -308,110 +312,154 @@ def test_all_missing_and_rater_always_none() -> None:
     s = two_rater_stats([None] * 5, [1, 2, 3, 1, 2])
     assert s.n == 0 and s.n_dropped == 5
     assert s.cohen.reason == "no units labelled by both raters"
-    s2 = two_rater_stats([None, None], [None, None], ci="bootstrap", n_boot=20)
-    assert s2.n == 0
     assert_json_safe(s.to_dict())
-    assert_json_safe(s2.to_dict())
 
 
 def test_invalid_input() -> None:
     with pytest.raises(ValueError, match="different numbers"):
         two_rater_stats([1, 2], [1])
-    with pytest.raises(ValueError, match="ci"):
-        two_rater_stats([1], [1], ci="magic")
-    with pytest.raises(ValueError, match="weights"):
-        two_rater_stats([1], [1], weights="cubic")
+    with pytest.raises(ValueError, match="scale"):
+        two_rater_stats([1], [1], scale="ratio")
     with pytest.raises(ValueError, match="not one of the categories"):
         two_rater_stats([1, 5], [1, 2], categories=[1, 2, 3])
     with pytest.raises(ValueError, match="ordinal"):
-        two_rater_stats(["a", "b"], ["a", "b"], ordinal=True)
+        two_rater_stats(["a", "b"], ["a", "b"], scale="ordinal")
+    with pytest.raises(ValueError, match="interval"):
+        two_rater_stats(["a", "b"], ["a", "b"], scale="interval", categories=["a", "b"])
     with pytest.raises(ValueError, match="increasing"):
-        two_rater_stats([1, 2], [1, 2], ordinal=True, categories=[3, 2, 1])
+        two_rater_stats([1, 2], [1, 2], scale="ordinal", categories=[3, 2, 1])
     with pytest.raises(ValueError, match="confidence"):
         two_rater_stats([1], [1], confidence=1.5)
 
 
 def test_nominal_mode_has_no_ordinal_figures() -> None:
     s = two_rater_stats([1, 2, 3], [1, 2, 2])
-    assert s.weighted_kappa is None and s.spearman is None and s.pearson is None
+    assert s.weighted_kappa_linear is None and s.spearman is None and s.icc is None
     d = s.to_dict()
-    assert d["weighted_kappa"] is None and d["weights"] is None
+    assert d["weighted_kappa_quadratic"] is None and d["scale"] == "nominal"
+    assert d["categories_inferred"] is True
     assert isinstance(s, TwoRaterStats)
 
 
-# ----------------------------------------------------------------------------- bootstrap
+# --------------------------------------------------------------- declared scale, new figures
 
 
-def test_bootstrap_is_deterministic_and_contains_estimate() -> None:
-    a, b = random_pair(42, 200, 4, agree=0.7)
-    s1 = two_rater_stats(a, b, ordinal=True, ci="bootstrap", n_boot=200, seed=7)
-    s2 = two_rater_stats(a, b, ordinal=True, ci="bootstrap", n_boot=200, seed=7)
-    assert s1.to_dict() == s2.to_dict()
-    s3 = two_rater_stats(a, b, ordinal=True, ci="bootstrap", n_boot=200, seed=8)
-    assert s3.cohen.ci_low != s1.cohen.ci_low
-    analytic = two_rater_stats(a, b, ordinal=True)
-    for name in ("percent", "cohen", "gwet_ac1", "weighted_kappa", "spearman", "pearson"):
-        e = getattr(s1, name)
-        assert e.method == "bootstrap"
-        assert e.ci_low < e.value < e.ci_high, name
-        assert e.value == getattr(analytic, name).value
-        # The bootstrap and analytic intervals roughly agree on a well-behaved table.
-        assert e.ci_low == pytest.approx(getattr(analytic, name).ci_low, abs=0.06), name
-    assert_json_safe(s1.to_dict())
+def test_quadratic_kappa_on_a_declared_scale_with_an_unused_category() -> None:
+    # A 1–5 scale on which nobody ever said 3: the weights must use the declared positions
+    # (sklearn's `labels`), not the four observed values.
+    a = [1, 2, 2, 4, 5, 5, 1, 4, 2, 5, 4, 1]
+    b = [1, 2, 4, 4, 5, 4, 2, 5, 2, 5, 4, 1]
+    s = two_rater_stats(a, b, categories=[1, 2, 3, 4, 5], scale="ordinal")
+    for kind in ("linear", "quadratic"):
+        expected = cohen_kappa_score(a, b, labels=[1, 2, 3, 4, 5], weights=kind)
+        assert getattr(s, f"weighted_kappa_{kind}").value == pytest.approx(expected, abs=TOL)
+        observed_only = cohen_kappa_score(a, b, weights=kind)
+        assert abs(expected - observed_only) > 1e-3  # the declared scale matters here
+    assert not s.categories_inferred and s.to_dict()["categories"] == [1, 2, 3, 4, 5]
 
 
-def test_bootstrap_interval_equals_scipy_percentile_interval() -> None:
-    a, b = random_pair(3, 120, 3)
-    s = two_rater_stats(a, b, ci="bootstrap", n_boot=300, seed=5)
-    same = (np.array(a) == np.array(b)).astype(float)
+def test_bennett_s_by_hand_and_its_wilson_mapped_interval() -> None:
+    a = ["A", "A", "B", "tie", "A", "B", "neither", "A", "B", "B"]
+    b = ["A", "B", "B", "tie", "A", "B", "A", "A", "B", "tie"]
+    s = two_rater_stats(a, b, categories=["A", "B", "tie", "neither"])
+    po = 7 / 10
+    assert s.bennett_s.value == pytest.approx((po - 1 / 4) / (1 - 1 / 4), abs=TOL)
+    lo, hi = proportion_confint(7, 10, method="wilson")
+    assert s.bennett_s.ci_low == pytest.approx((lo - 0.25) / 0.75, abs=TOL)
+    assert s.bennett_s.ci_high == pytest.approx((hi - 0.25) / 0.75, abs=TOL)
+    assert s.bennett_s.method == "wilson_transform"
+
+
+def test_icc_2_1_matches_shrout_and_fleiss() -> None:
+    # Shrout & Fleiss (1979), Table 2: six targets, four judges; ICC(2,1) = 0.29.
+    from medjudge.judging.stats.agreement_icc import icc_2_1
+
+    y = np.array(
+        [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    )
+    e = icc_2_1(y)
+    assert e.value == pytest.approx(0.2898, abs=5e-4)
+    assert e.method == "f_distribution" and e.ci_low < e.value < e.ci_high
+
+
+def test_icc_interval_covers_the_true_value_about_95_percent_of_the_time() -> None:
+    # Simulate the two-way random model with a known ICC(2,1) and count coverage.
+    from medjudge.judging.stats.agreement_icc import icc_2_1
+
+    rng = np.random.default_rng(0)
+    var_t, var_r, var_e = 1.0, 0.2, 0.5
+    true = var_t / (var_t + var_r + var_e)
+    hits = 0
+    runs = 400
+    for _ in range(runs):
+        y = (
+            rng.normal(0, var_t**0.5, (40, 1))
+            + rng.normal(0, var_r**0.5, (1, 3))
+            + rng.normal(0, var_e**0.5, (40, 3))
+        )
+        e = icc_2_1(y)
+        hits += e.ci_low <= true <= e.ci_high
+    assert 0.90 <= hits / runs <= 0.99
+
+
+def test_interval_scale_adds_icc_from_both_columns() -> None:
+    a, b = random_pair(3, 100, 5)
+    s = two_rater_stats(a, b, scale="interval")
+    from medjudge.judging.stats.agreement_icc import icc_2_1
+
+    assert s.icc.value == pytest.approx(icc_2_1(np.column_stack([a, b])).value, abs=TOL)
+    assert two_rater_stats(a, b, scale="ordinal").icc is None
+
+
+# ------------------------------------------------------------------------- BCa bootstrap
+
+
+def test_bca_interval_matches_scipy_bca_on_a_mean() -> None:
+    # Same statistic, same number of resamples, different random streams: the intervals
+    # agree to Monte Carlo error.
+    rng = np.random.default_rng(4)
+    x = rng.choice([0.0, 0.25, 0.5, 1.0], size=150, p=[0.1, 0.2, 0.3, 0.4])
+    mine = mean_bca(x, n_boot=4000, seed=1)
     ref = stats.bootstrap(
-        (same,),
-        np.mean,
-        n_resamples=300,
-        method="percentile",
-        random_state=np.random.default_rng(5),
-        vectorized=True,
+        (x,), np.mean, n_resamples=4000, method="BCa", random_state=np.random.default_rng(2)
     ).confidence_interval
-    assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((ref.low, ref.high), abs=TOL)
+    assert mine.method == "bca_bootstrap"
+    assert mine.ci_low == pytest.approx(ref.low, abs=0.012)
+    assert mine.ci_high == pytest.approx(ref.high, abs=0.012)
 
 
-def test_bootstrap_with_undefined_resamples() -> None:
-    # One "y" unit among 12: about a third of the resamples miss it and kappa is undefined
-    # there; the interval uses the defined ones and nothing is NaN.
-    a = ["x"] * 11 + ["y"]
-    b = ["x"] * 11 + ["y"]
-    s = two_rater_stats(a, b, ci="bootstrap", n_boot=200, seed=1)
-    assert s.cohen.value == pytest.approx(1.0)
-    assert s.cohen.ci_low == pytest.approx(1.0) and s.cohen.ci_high == pytest.approx(1.0)
-    assert_json_safe(s.to_dict())
+def test_bca_is_deterministic_and_exact_jackknife_by_pattern() -> None:
+    x = np.repeat([0.0, 1.0, 2.0], [30, 50, 20])
+    one = mean_bca(x, seed=3)
+    assert one == mean_bca(x, seed=3)
+    assert one != mean_bca(x, seed=4)
+    assert one.ci_low < one.value < one.ci_high
+    patterns = UnitPatterns.from_units(np.column_stack([x, np.ones_like(x)]))
+    assert patterns.n == 100 and len(patterns.freq) == 3
 
 
-def test_percentile_interval_degenerate_cases() -> None:
-    assert percentile_interval(np.full(100, 0.3), 0.95) == ((0.3, 0.3), None)
-    mostly_nan = np.r_[np.full(60, np.nan), np.linspace(0, 1, 40)]
-    interval, reason = percentile_interval(mostly_nan, 0.95)
-    assert interval is None and "most bootstrap resamples undefined" in reason
-    assert percentile_interval(np.full(10, np.nan), 0.95)[0] is None
-
-
-def test_bootstrap_distribution_shape_and_determinism() -> None:
-    def stat(w: np.ndarray) -> np.ndarray:
-        return np.stack([w.sum(axis=1), w[:, 0]])
-
-    d1 = bootstrap_distribution(10, stat, n_boot=50, seed=3, confidence=0.9)
-    d2 = bootstrap_distribution(10, stat, n_boot=50, seed=3, confidence=0.9)
-    assert d1.shape == (2, 50)
-    assert np.array_equal(d1, d2)
-    assert np.all(d1[0] == 10)  # each resample draws 10 units
-    with pytest.raises(ValueError):
-        bootstrap_distribution(1, stat, n_boot=5, seed=0, confidence=0.9)
+def test_bca_degenerate_and_mostly_undefined() -> None:
+    # Every unit the same: every resample equal -> no interval, said so.
+    same = mean_bca(np.ones(12))
+    assert same.value == 1.0 and same.ci_low is None
+    assert "same value" in same.reason
+    # A statistic undefined in most resamples gets no interval.
+    patterns = UnitPatterns(np.array([[1.0], [0.0]]), np.array([1.0, 99.0]))
+    out = bca_intervals(
+        patterns,
+        lambda s: np.where(s[:, 0] >= 2, s[:, 0], np.nan)[None, :],
+        n_boot=200,
+        seed=0,
+        confidence=0.95,
+    )
+    assert out[0][0] is None
 
 
 # ------------------------------------------------------------------------------ Estimate
 
 
 def test_estimate_format_and_to_dict() -> None:
-    e = Estimate(0.6123, 0.521, 0.7049, 40, method="analytic")
+    e = Estimate(0.6123, 0.521, 0.7049, 40, method="normal_se")
     assert e.defined
     assert e.format() == "0.61 [0.52, 0.70]"
     assert e.format(3) == "0.612 [0.521, 0.705]"
@@ -427,9 +475,11 @@ def test_estimate_format_and_to_dict() -> None:
         "reason": "only one category used",
         "method": "none",
         "se": None,
+        "unstable": False,
     }
     no_ci = Estimate(0.5, None, None, 2, reason="n < 4")
-    assert no_ci.format() == "0.50 (no CI: n < 4)"
+    assert no_ci.format() == "0.50 (no CI: n < 4) unstable (n=2 < 20)"
+    assert Estimate(0.5, 0.5, 0.5, 30, method="wilson").ci_low is None  # zero width
     with pytest.raises(ValueError):
         Estimate(0.5, 0.1, 0.9, 5, method="guess")
     with pytest.raises(AttributeError):
@@ -437,10 +487,10 @@ def test_estimate_format_and_to_dict() -> None:
 
 
 def test_estimate_never_holds_nan_or_inf() -> None:
-    e = Estimate(float("nan"), 0.1, 0.2, 5, method="analytic")
+    e = Estimate(float("nan"), 0.1, 0.2, 5, method="normal_se")
     assert e.value is None and e.ci_low is None and e.method == "none"
     assert e.reason == "undefined"
-    e2 = Estimate(np.float64(0.5), float("-inf"), 0.9, 5, method="analytic", se=float("nan"))
+    e2 = Estimate(np.float64(0.5), float("-inf"), 0.9, 5, method="normal_se", se=float("nan"))
     assert e2.value == 0.5 and type(e2.value) is float
     assert e2.ci_low is None and e2.ci_high is None and e2.method == "none" and e2.se is None
     assert_json_safe(e.to_dict())

@@ -68,9 +68,11 @@ def test_three_raters_print_fleiss_alpha_and_the_pairwise_table(tmp_path: Path) 
     r = runner.invoke(app, ["agreement", str(path), "--raters", "ann,bob,cy", "--unit", "id"])
     assert r.exit_code == 0, r.output
     text = r.stdout
-    fleiss_line = next(line for line in text.splitlines() if "Fleiss' κ" in line)
+    fleiss_line = next(line for line in text.splitlines() if line.strip().startswith("Fleiss' κ "))
     assert f"{ref['fleiss']:.3f}" in fleiss_line
-    alpha_line = next(line for line in text.splitlines() if "Krippendorff's α" in line)
+    alpha_line = next(
+        line for line in text.splitlines() if line.strip().startswith("Krippendorff's α")
+    )
     assert f"{ref['alpha']:.3f}" in alpha_line
     assert "mean pairwise % agreement" in text
     assert "pairwise:" in text
@@ -114,7 +116,10 @@ def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
     s = data["slices"][0]["stats"]
     assert (s["n"], s["n_dropped"]) == (36, 4)
     assert s["cohen"]["value"] == pytest.approx(cohen_kappa_score(a, b))
-    assert s["weighted_kappa"]["value"] == pytest.approx(cohen_kappa_score(a, b, weights="linear"))
+    for kind in ("linear", "quadratic"):
+        assert s[f"weighted_kappa_{kind}"]["value"] == pytest.approx(
+            cohen_kappa_score(a, b, weights=kind)
+        )
     assert s["spearman"]["value"] == pytest.approx(stats.spearmanr(a, b).statistic)
     assert s["pearson"]["value"] == pytest.approx(stats.pearsonr(a, b).statistic)
     r = runner.invoke(app, ["agreement", str(path), "-r", "dr1,dr2", "--ordinal", "--by", "group"])
@@ -152,7 +157,7 @@ def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
             "id,ann,bob\n1,3,x\n",
             "x.csv",
             ["-r", "ann,bob", "--ordinal"],
-            "x.csv, line 2, field 'bob': --ordinal needs numbers",
+            "x.csv, line 2, field 'bob': this scale needs numbers",
         ),
         ("id,ann,bob\n1,A,B\n", "x.csv", ["-r", "ann"], "--raters needs at least two columns"),
         ("a\tb\n", "x.txt", ["-r", "a,b"], "x.txt: unknown file type"),

@@ -56,14 +56,14 @@ def assert_json_safe(obj: object) -> None:
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
 def test_fleiss_matches_statsmodels_and_irrcac(seed, n, r, k, missing) -> None:
     data = random_table(seed, n, r, k, missing)
-    s = multi_rater_stats(as_rows(data), ci="analytic", n_boot=50)
+    s = multi_rater_stats(as_rows(data), n_boot=200)
     complete = data[~np.isnan(data).any(axis=1)].astype(int)
     assert s.n_units == n
     assert s.n_complete == len(complete)
     counts, _ = aggregate_raters(complete)
     assert s.fleiss.value == pytest.approx(fleiss_kappa(counts, method="fleiss"), abs=TOL)
     assert s.fleiss.n == len(complete)
-    assert s.fleiss.method == "analytic"
+    assert s.fleiss.method == "normal_se"
     pd = pytest.importorskip("pandas")
     cac_mod = pytest.importorskip("irrCAC.raw")
     ref = cac_mod.CAC(
@@ -74,10 +74,10 @@ def test_fleiss_matches_statsmodels_and_irrcac(seed, n, r, k, missing) -> None:
 
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
-@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
 def test_alpha_matches_krippendorff(seed, n, r, k, missing, level) -> None:
     data = random_table(seed, n, r, k, missing)
-    s = multi_rater_stats(as_rows(data), ordinal=level == "ordinal", ci="none")
+    s = multi_rater_stats(as_rows(data), scale=level, intervals=False)
     expected = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
     assert s.krippendorff_alpha.value == pytest.approx(expected, abs=TOL)
     assert s.krippendorff_alpha.n == int(((~np.isnan(data)).sum(axis=1) >= 2).sum())
@@ -87,7 +87,7 @@ def test_ordinal_alpha_with_named_ordered_categories() -> None:
     scale = ["low", "mid", "high", "top"]
     data = random_table(8, 70, 4, 4, 0.2)
     rows = [[None if x is None else scale[x] for x in row] for row in as_rows(data)]
-    s = multi_rater_stats(rows, categories=scale, ordinal=True, ci="none")
+    s = multi_rater_stats(rows, categories=scale, scale="ordinal", intervals=False)
     expected = krippendorff.alpha(reliability_data=data.T, level_of_measurement="ordinal")
     assert s.krippendorff_alpha.value == pytest.approx(expected, abs=TOL)
     assert s.categories == scale
@@ -98,9 +98,10 @@ def test_pairwise_mean_and_majority_match_brute_force(seed, n, r, k, missing) ->
     data = random_table(seed, n, r, k, missing)
     rows = as_rows(data)
     names = [f"dr{i}" for i in range(r)]
-    s = multi_rater_stats(rows, names, ci="none")
+    s = multi_rater_stats(rows, names, intervals=False)
 
     percents = []
+    agree_total = pairs_total = 0
     for i, j in combinations(range(r), 2):
         both = [(row[i], row[j]) for row in rows if row[i] is not None and row[j] is not None]
         pair = s.pairwise[(names[i], names[j])]
@@ -111,13 +112,25 @@ def test_pairwise_mean_and_majority_match_brute_force(seed, n, r, k, missing) ->
                 [row[i] for row in rows],
                 [row[j] for row in rows],
                 categories=s.categories,
-                ci="none",
+                intervals=False,
             ).cohen
         )
         if both:
             percents.append(sum(x == y for x, y in both) / len(both))
             assert pair.percent.value == pytest.approx(percents[-1], abs=TOL)
-    assert s.mean_pairwise_percent.value == pytest.approx(np.mean(percents), abs=TOL)
+            agree_total += sum(x == y for x, y in both)
+            pairs_total += len(both)
+    # Pooled: every rater pair weighted by the units it shares.
+    assert s.mean_pairwise_percent.value == pytest.approx(agree_total / pairs_total, abs=TOL)
+    # Per unit: the mean over units of the share of agreeing label pairs on the unit.
+    shares = []
+    for row in rows:
+        present = [x for x in row if x is not None]
+        if len(present) >= 2:
+            pairs = list(combinations(present, 2))
+            shares.append(sum(x == y for x, y in pairs) / len(pairs))
+    assert s.per_unit_pairwise_percent.value == pytest.approx(np.mean(shares), abs=TOL)
+    assert s.unanimous_share.value == pytest.approx(np.mean([v == 1 for v in shares]), abs=TOL)
 
     for i, name in enumerate(names):
         hits = total = 0
@@ -162,6 +175,13 @@ def test_hand_computed_example() -> None:
     assert s.fleiss.value == pytest.approx(1 / 3)
     assert s.krippendorff_alpha.value == pytest.approx(7 / 18)
     assert s.mean_pairwise_percent.value == pytest.approx(2 / 3)
+    assert s.per_unit_pairwise_percent.value == pytest.approx(2 / 3)
+    assert s.randolph_kappa.value == pytest.approx((2 / 3 - 1 / 2) / (1 - 1 / 2))
+    assert s.unanimous_share.value == pytest.approx(0.5)
+    # Fleiss per category (Fleiss 1971): κ_A = 1 - Σ n_iA (3 - n_iA) / (N m (m-1) p q)
+    #   = 1 - (0 + 2 + 0 + 2) / (4 * 3 * 2 * .5 * .5) = 1 - 4/6 = 1/3 (two categories: both 1/3)
+    assert s.fleiss_per_category["A"].value == pytest.approx(1 / 3)
+    assert s.fleiss_per_category["B"].value == pytest.approx(1 / 3)
     assert s.vs_majority["r0"].value == pytest.approx(2 / 3)
     assert s.vs_majority["r1"].value == pytest.approx(1.0)
     assert s.vs_majority["r1"].n == 2
@@ -186,9 +206,14 @@ EDGE_TABLES = {
 
 
 @pytest.mark.parametrize("name", list(EDGE_TABLES))
-@pytest.mark.parametrize("ci", ["analytic", "bootstrap", "none"])
-def test_edge_cases_are_json_safe(name: str, ci: str) -> None:
-    s = multi_rater_stats(EDGE_TABLES[name], ordinal=name != "one category", ci=ci, n_boot=50)
+@pytest.mark.parametrize("intervals", [True, False])
+def test_edge_cases_are_json_safe(name: str, intervals: bool) -> None:
+    s = multi_rater_stats(
+        EDGE_TABLES[name],
+        scale="nominal" if name == "one category" else "ordinal",
+        intervals=intervals,
+        n_boot=200,
+    )
     assert isinstance(s, MultiRaterStats)
     assert_json_safe(s.to_dict())
     for e in (s.fleiss, s.krippendorff_alpha, s.mean_pairwise_percent, *s.vs_majority.values()):
@@ -208,10 +233,13 @@ def test_edge_case_reasons() -> None:
     assert "expected disagreement is 0" in one_cat.krippendorff_alpha.reason
     assert one_cat.mean_pairwise_percent.value == 1.0
 
-    perfect = multi_rater_stats(EDGE_TABLES["perfect"], ci="bootstrap", n_boot=100)
-    for e in (perfect.fleiss, perfect.krippendorff_alpha, perfect.mean_pairwise_percent):
+    # Perfect agreement on 4 units: the bootstrap cannot give an honest interval; it says so
+    # instead of printing [1, 1].
+    perfect = multi_rater_stats(EDGE_TABLES["perfect"])
+    for e in (perfect.krippendorff_alpha, perfect.mean_pairwise_percent):
         assert e.value == pytest.approx(1.0)
-        assert (e.ci_low, e.ci_high) == pytest.approx((1.0, 1.0))
+        assert e.ci_low is None and e.reason and e.unstable
+    assert perfect.unanimous_share.ci_low < 0.6  # Wilson, informative at n = 4
 
     none_rater = multi_rater_stats(EDGE_TABLES["rater always none"], ["a", "b", "c"])
     assert none_rater.n_complete == 0 and none_rater.fleiss.value is None
@@ -223,10 +251,12 @@ def test_edge_case_reasons() -> None:
     two = np.array([[1, 2, 1, 3], [2, 2, 1, 1]], dtype=float)
     expected = krippendorff.alpha(reliability_data=two, level_of_measurement="nominal")
     assert none_rater.krippendorff_alpha.value == pytest.approx(expected, abs=TOL)
+    assert "4 units with at least two labels" in none_rater.units_note
+    assert "0 units labelled by all 3 raters" in none_rater.units_note
 
     single = multi_rater_stats(EDGE_TABLES["single rater"])
     assert single.fleiss.reason == "needs at least two raters"
-    assert single.mean_pairwise_percent.reason == "fewer than two raters"
+    assert single.mean_pairwise_percent.value is None
     assert single.pairwise == {}
 
     one_unit = multi_rater_stats(EDGE_TABLES["one unit"])
@@ -238,34 +268,115 @@ def test_invalid_tables() -> None:
         multi_rater_stats([[1, 2], [1]])
     with pytest.raises(ValueError, match="unique"):
         multi_rater_stats([[1, 2]], ["a", "a"])
-    with pytest.raises(ValueError, match="ci"):
-        multi_rater_stats([[1, 2]], ci="exact")
+    with pytest.raises(ValueError, match="scale"):
+        multi_rater_stats([[1, 2]], scale="ratio")
 
 
-# ----------------------------------------------------------------------------- bootstrap
+# ------------------------------------------------------------------ new figures, references
 
 
-def test_bootstrap_deterministic_and_contains_estimate() -> None:
+@pytest.mark.parametrize(
+    ("seed", "n", "r", "k", "missing"), [c for c in CASES if c[4] == 0.0] + [(9, 80, 4, 3, 0.0)]
+)
+def test_randolph_matches_statsmodels_on_complete_data(seed, n, r, k, missing) -> None:
+    data = random_table(seed, n, r, k, missing)
+    counts, _ = aggregate_raters(data.astype(int), n_cat=k)
+    s = multi_rater_stats(as_rows(data), categories=list(range(k)), intervals=False)
+    assert s.randolph_kappa.value == pytest.approx(fleiss_kappa(counts, method="randolph"), abs=TOL)
+
+
+def test_randolph_counts_declared_categories_not_observed_ones() -> None:
+    rows = [["a", "a", "a"], ["a", "a", "b"], ["a", "a", "a"], ["b", "b", "b"]] * 5
+    inferred = multi_rater_stats(rows, intervals=False)
+    declared = multi_rater_stats(rows, categories=["a", "b", "c", "d"], intervals=False)
+    p = np.mean([1, 1 / 3, 1, 1])
+    assert inferred.randolph_kappa.value == pytest.approx((p - 1 / 2) / (1 / 2))
+    assert declared.randolph_kappa.value == pytest.approx((p - 1 / 4) / (3 / 4))
+    assert inferred.categories_inferred and not declared.categories_inferred
+
+
+@pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
+def test_fleiss_per_category_recombines_to_fleiss(seed, n, r, k, missing) -> None:
+    # Fleiss (1971): κ = Σ_j p_j q_j κ_j / Σ_j p_j q_j; κ itself checked against statsmodels.
+    data = random_table(seed, n, r, k, missing)
+    s = multi_rater_stats(as_rows(data), categories=list(range(k)), intervals=False)
+    complete = data[~np.isnan(data).any(axis=1)].astype(int)
+    if len(complete) < 2:
+        return
+    counts, _ = aggregate_raters(complete, n_cat=k)
+    p = counts.sum(axis=0) / counts.sum()
+    w = p * (1 - p)
+    kappas = [s.fleiss_per_category[j].value for j in range(k)]
+    used = [j for j in range(k) if w[j] > 0]
+    combined = sum(w[j] * kappas[j] for j in used) / w[used].sum()
+    assert combined == pytest.approx(fleiss_kappa(counts, method="fleiss"), abs=1e-9)
+    # And each κ_j by the formula, computed here from the counts.
+    for j in used:
+        m = r
+        expected = 1 - (counts[:, j] * (m - counts[:, j])).sum() / (
+            len(counts) * m * (m - 1) * w[j]
+        )
+        assert kappas[j] == pytest.approx(expected, abs=1e-9)
+
+
+def test_pooled_pairwise_weights_pairs_by_shared_units() -> None:
+    # Unequal overlaps: ann & bob share 10 units (all agree), ann & cy share 2 (both differ).
+    rows = [["x", "x", None]] * 10 + [["x", None, "y"]] * 2
+    s = multi_rater_stats(rows, ["ann", "bob", "cy"], intervals=False)
+    assert s.mean_pairwise_percent.value == pytest.approx(10 / 12)  # pooled over 12 pairs
+    mean_of_pairs = np.mean([1.0, 0.0])  # the old definition: 0.5
+    assert s.mean_pairwise_percent.value != pytest.approx(mean_of_pairs)
+    assert s.per_unit_pairwise_percent.value == pytest.approx(10 / 12)
+
+
+def test_interval_scale_icc_over_complete_units() -> None:
+    from medjudge.judging.stats.agreement_icc import icc_2_1
+
+    data = random_table(2, 60, 4, 5, 0.1)
+    s = multi_rater_stats(as_rows(data), scale="interval")
+    complete = data[~np.isnan(data).any(axis=1)]
+    assert s.icc.value == pytest.approx(icc_2_1(complete).value, abs=TOL)
+    assert s.icc.n == len(complete) == s.n_complete
+    assert s.icc.method == "f_distribution"
+
+
+def test_bca_intervals_deterministic_and_contain_estimate() -> None:
     rows = as_rows(random_table(12, 150, 4, 3, 0.1))
-    kwargs = {"ci": "bootstrap", "n_boot": 200, "seed": 3}
-    s1 = multi_rater_stats(rows, ordinal=True, **kwargs)
-    s2 = multi_rater_stats(rows, ordinal=True, **kwargs)
+    s1 = multi_rater_stats(rows, scale="ordinal", n_boot=500, seed=3)
+    s2 = multi_rater_stats(rows, scale="ordinal", n_boot=500, seed=3)
     assert s1.to_dict() == s2.to_dict()
-    s3 = multi_rater_stats(rows, ordinal=True, ci="bootstrap", n_boot=200, seed=4)
+    s3 = multi_rater_stats(rows, scale="ordinal", n_boot=500, seed=4)
     assert s3.krippendorff_alpha.ci_low != s1.krippendorff_alpha.ci_low
-    for e in (s1.fleiss, s1.krippendorff_alpha, s1.mean_pairwise_percent, *s1.vs_majority.values()):
-        assert e.method == "bootstrap"
+    for e in (
+        s1.krippendorff_alpha,
+        s1.mean_pairwise_percent,
+        s1.per_unit_pairwise_percent,
+        s1.randolph_kappa,
+        *s1.fleiss_per_category.values(),
+    ):
+        assert e.method == "bca_bootstrap"
         assert e.ci_low < e.value < e.ci_high
-    for pair in s1.pairwise.values():
-        assert pair.cohen.method == "bootstrap"
-        assert pair.cohen.ci_low < pair.cohen.value < pair.cohen.ci_high
-    analytic = multi_rater_stats(rows, ordinal=True, ci="analytic", n_boot=200, seed=3)
-    assert analytic.fleiss.method == "analytic"
-    assert analytic.fleiss.ci_low == pytest.approx(s1.fleiss.ci_low, abs=0.05)
-    # Alpha's interval is a bootstrap in analytic mode as well.
-    assert analytic.krippendorff_alpha.method == "bootstrap"
-    assert analytic.krippendorff_alpha.ci_low == s1.krippendorff_alpha.ci_low
+    assert s1.fleiss.method == "normal_se"
+    for e in (s1.unanimous_share, *s1.vs_majority.values()):
+        assert e.method == "wilson"
     assert_json_safe(s1.to_dict())
+
+
+def test_bca_alpha_interval_close_to_a_brute_force_unit_bootstrap() -> None:
+    # An independent percentile-free check: resample units with numpy, recompute α with the
+    # krippendorff package, and compare the spread of the two bootstrap distributions.
+    data = random_table(5, 120, 3, 3, 0.1)
+    s = multi_rater_stats(as_rows(data), n_boot=2000, seed=0)
+    rng = np.random.default_rng(1)
+    draws = []
+    for _ in range(300):
+        idx = rng.integers(0, len(data), len(data))
+        draws.append(
+            krippendorff.alpha(reliability_data=data[idx].T, level_of_measurement="nominal")
+        )
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    assert s.krippendorff_alpha.ci_low == pytest.approx(lo, abs=0.04)
+    assert s.krippendorff_alpha.ci_high == pytest.approx(hi, abs=0.04)
 
 
 # ---------------------------------------------------------------------------- LabelMatrix
@@ -302,8 +413,8 @@ def test_label_matrix_feeds_live_recomputation() -> None:
         u, r = cells[idx]
         m.set(f"unit{u}", names[r], rows[u][r])
     units = sorted(m.units(), key=lambda s: int(s[4:]))
-    live = multi_rater_stats(m.table(names), names, ci="none")
-    direct = multi_rater_stats([rows[int(u[4:])] for u in units], names, ci="none")
+    live = multi_rater_stats(m.table(names), names, intervals=False)
+    direct = multi_rater_stats([rows[int(u[4:])] for u in units], names, intervals=False)
     assert live.krippendorff_alpha.value == pytest.approx(direct.krippendorff_alpha.value)
     assert live.fleiss.value == pytest.approx(direct.fleiss.value)
     a, b = m.pair("ann", "bob")
@@ -314,5 +425,5 @@ def test_label_matrix_feeds_live_recomputation() -> None:
     before = live.krippendorff_alpha.value
     m.set("unit0", "cy", 2 if rows[0][0] != 2 else 0)
     m.set("unit0", "ann", 2 if rows[0][0] != 2 else 0)
-    after = multi_rater_stats(m.table(names), names, ci="none").krippendorff_alpha.value
+    after = multi_rater_stats(m.table(names), names, intervals=False).krippendorff_alpha.value
     assert after != before

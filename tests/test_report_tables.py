@@ -55,7 +55,8 @@ def _tables(report: dict[str, Any]) -> list[Table]:
         out += [tb.comparisons(c, tb.comparison_records(c)), tb.slices(c)]
         multi = next((r for r in c["comparisons"] if r["view"] == "reviewers"), None)
         if multi is not None:
-            out += [tb.majority_agreement(multi), tb.reviewer_figures(multi)]
+            out += [tb.reviewer_figures(multi)]
+        out.append(tb.judge_scores(c))
     return out
 
 

@@ -128,7 +128,7 @@ def test_live_refresh_sees_another_connection(tmp_path: Path) -> None:
         set_label(other, u, "bob", b)
     assert live.refresh() is True
     (row,) = live.rows()
-    expected = two_rater_stats(ann, bob, categories=PW, ci="none")
+    expected = two_rater_stats(ann, bob, categories=PW, intervals=False)
     assert (row.criterion, row.kind, row.n_units) == ("correctness", "pairwise", 8)
     assert row.human_human.value == pytest.approx(6 / 8)
     assert row.human_kappa.value == pytest.approx(expected.cohen.value)
@@ -145,7 +145,7 @@ def test_live_refresh_sees_another_connection(tmp_path: Path) -> None:
     (row,) = live.rows()
     # Majority of two reviewers exists only where they agree: units 0, 2, 3, 4, 5, 7.
     majority = [a if a == b else None for a, b in zip(ann, bob, strict=True)]
-    expected = two_rater_stats(majority, judge, categories=PW, ci="none")
+    expected = two_rater_stats(majority, judge, categories=PW, intervals=False)
     assert row.judge == JUDGE
     assert row.judge_human.value == pytest.approx(4 / 6)
     assert row.judge_human.n == 6
@@ -154,7 +154,7 @@ def test_live_refresh_sees_another_connection(tmp_path: Path) -> None:
     assert live.rater_kind(JUDGE) == "judge"
 
     detail = live.pair(MAJORITY, JUDGE, "correctness")
-    assert detail.n == 6 and detail.percent.has_ci and detail.cohen.method == "analytic"
+    assert detail.n == 6 and detail.percent.has_ci and detail.cohen.method == "normal_se"
     assert detail.confusion.categories == PW
     assert sum(map(sum, detail.confusion.matrix)) == 6
     assert live.pair("ann", "nobody", "correctness").n == 0
@@ -247,7 +247,7 @@ def _find(records: list[dict[str, Any]], **want: Any) -> dict[str, Any]:
 def test_comparisons_match_the_statistics_functions(tmp_path: Path) -> None:
     s, d = _judged_study(tmp_path)
     data = load_study_data(s)
-    recs = criterion_comparisons(data, "correctness", ViewOptions(ci="analytic"))
+    recs = criterion_comparisons(data, "correctness", ViewOptions())
     hh = _find(recs, view="human_human", ties="with", slice="all")
     expected = two_rater_stats(d["ann"], d["bob"], categories=PW)
     assert (hh["rater_a"], hh["rater_b"], hh["n"]) == ("ann", "bob", 7)
@@ -274,23 +274,26 @@ def test_comparisons_match_the_statistics_functions(tmp_path: Path) -> None:
 
     b1 = _find(recs, view="human_human", ties="with", slice="batch=b1")
     assert b1["n"] == 4 and b1["metrics"]["percent"]["value"] == pytest.approx(3 / 4)
-    assert b1["metrics"]["cohen"]["method"] == "analytic"
+    assert b1["metrics"]["cohen"]["method"] == "normal_se"  # the same method as the whole
     src = _find(recs, view="human_human", ties="with", slice="source=model-x vs model-y")
     assert src["n"] == 3  # odd items (1, 3, 5; item 7 has no second label)
 
 
-def test_bootstrap_intervals_are_reproducible(tmp_path: Path) -> None:
+def test_intervals_are_reproducible_and_one_method_per_figure(tmp_path: Path) -> None:
     s, _ = _judged_study(tmp_path)
     data = load_study_data(s)
     one = criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5))
     two = criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5))
     assert one == two
-    assert (
-        _find(one, view="human_judge", rater_a="ann", ties="with", slice="all")["metrics"][
-            "percent"
-        ]["method"]
-        == "bootstrap"
-    )
+    from medjudge.judging.stats.conventions import INTERVAL_METHODS
+
+    for rec in one:
+        for name, est in rec["metrics"].items():
+            assert est["method"] in (INTERVAL_METHODS[name], "none"), (rec["slice"], name)
+    maj = _find(one, view="majority_judge", ties="with", slice="all")
+    cl = maj["classification"]
+    assert cl["n"] == maj["n"]
+    assert cl["accuracy"]["value"] == pytest.approx(maj["metrics"]["percent"]["value"])
 
 
 def test_reference_and_unresolved(tmp_path: Path) -> None:
@@ -305,7 +308,7 @@ def test_reference_and_unresolved(tmp_path: Path) -> None:
     data = load_study_data(s)
     assert data.adjudications[units[1]] == "A"
     assert unresolved_disagreements(data, "correctness") == len(disagreeing) - 2
-    recs = reference_comparisons(data, "correctness", ViewOptions(ci="analytic"))
+    recs = reference_comparisons(data, "correctness", ViewOptions())
     ann = _find(recs, rater_a="ann")
     assert ann["rater_b"] == REFERENCE and ann["n"] == 2
     assert ann["metrics"]["percent"]["value"] == 1.0  # ann said A and neither

@@ -29,7 +29,7 @@ def share(
         est = Estimate.undefined(empty, 0)
     else:
         low, high = wilson_interval(count, n, confidence)
-        est = Estimate(count / n, low, high, n, method="analytic")
+        est = Estimate(count / n, low, high, n, method="wilson")
     return {**est.to_dict(), "count": count}
 
 

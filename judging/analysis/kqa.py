@@ -27,11 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
-from medjudge.judging.stats.estimates import Estimate, bootstrap_distribution, bootstrap_estimate
+from medjudge.judging.stats.estimates import Estimate, mean_bca
 from medjudge.store.settings import STATEMENT_CRITERION
 
 
@@ -43,23 +41,8 @@ def mean_estimate(
     confidence: float,
     empty: str = "no answers with a figure",
 ) -> Estimate:
-    """The mean of ``values`` with a percentile-bootstrap interval (resampling the values)."""
-    n = len(values)
-    if n == 0:
-        return Estimate.undefined(empty, 0)
-    x = np.asarray(values, dtype=float)
-    value = float(x.mean())
-    if n < 2:
-        return Estimate(value, None, None, n, reason="confidence interval needs n >= 2")
-    if np.ptp(x) == 0:
-        return Estimate(value, value, value, n, method="bootstrap")
-
-    def stat(w: np.ndarray) -> np.ndarray:
-        means: np.ndarray = (w @ x) / w.sum(axis=1)
-        return means
-
-    dist = bootstrap_distribution(n, stat, n_boot=n_boot, seed=seed, confidence=confidence)
-    return bootstrap_estimate(value, n, dist, confidence)
+    """The mean of ``values`` with a BCa bootstrap interval (resampling the answers)."""
+    return mean_bca(values, n_boot=n_boot, seed=seed, confidence=confidence, empty=empty)
 
 
 def scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:

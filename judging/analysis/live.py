@@ -9,8 +9,8 @@ Contract:
   app, a judge run) — and marks the touched criteria; :meth:`LiveAgreement.rows` recomputes
   just those. A history row repeats the label's current value, so applying one twice is
   harmless: the object reads the last history id *before* the labels and never misses a write.
-- Rows use ``ci="none"`` (fast); :meth:`LiveAgreement.pair` gives analytic intervals and the
-  confusion table for a detail screen.
+- Rows are point estimates (fast); :meth:`LiveAgreement.pair` gives the figures with the
+  intervals the report shows and the confusion table, for a detail screen.
 - Methods are safe to call from a worker thread: state is guarded by a lock. The object only
   reads the study; it never writes.
 """
@@ -29,13 +29,13 @@ from medjudge.judging.analysis.study_data import (
     strict_majority,
     to_value,
 )
+from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.agreement import (
     Estimate,
     LabelMatrix,
     MultiRaterStats,
     TwoRaterStats,
     multi_rater_stats,
-    two_rater_stats,
 )
 from medjudge.store.labels import changes_since
 from medjudge.store.settings import Criterion
@@ -231,14 +231,15 @@ class LiveAgreement:
     def _compute(self, criterion: str, m: LabelMatrix) -> AgreementRow:
         crit = self._criterion(criterion)
         cats = categories_for(crit)
+        level = crit.level if crit is not None else "nominal"
         humans, judges = self._split(m)
         if len(humans) < 2:
             hh = hk = Estimate.undefined(FEWER_THAN_TWO)
         elif len(humans) == 2:
-            s = _two(*m.pair(humans[0], humans[1]), cats, ci="none")
+            s = two_stats(*m.pair(humans[0], humans[1]), cats, level, intervals=False)
             hh, hk = s.percent, s.cohen
         else:
-            ms = _multi(m.table(humans), humans, cats)
+            ms = _multi(m.table(humans), humans, cats, level)
             hh, hk = ms.mean_pairwise_percent, ms.fleiss
         judge = headline_judge({j: m.count(j) for j in judges}, self._study.settings.headline_judge)
         if judge is None:
@@ -247,14 +248,16 @@ class LiveAgreement:
             jh = jk = Estimate.undefined("no reviewer labels")
         else:
             maj, jud = _majority_vs(m, humans, judge)
-            s = _two(maj, jud, cats, ci="none")
+            s = two_stats(maj, jud, cats, level, intervals=False)
             jh, jk = s.percent, s.cohen
             if s.n == 0:
                 jh = jk = Estimate.undefined(NO_MAJORITY)
         return AgreementRow(criterion, self._kind(criterion), len(m.units()), hh, hk, jh, jk, judge)
 
     def pair(self, rater_a: str, rater_b: str, criterion: str) -> TwoRaterStats:
-        """Agreement of two raters on a criterion, with analytic CIs and the confusion table.
+        """Agreement of two raters on a criterion, with intervals and the confusion table.
+
+        The same figures and intervals as the study report's (:func:`.views.two_stats`).
 
         Either name may be :data:`MAJORITY` (the reviewers' per-unit strict majority), unless
         a real rater has that name. Ordinal criteria also get weighted κ, Spearman, Pearson.
@@ -280,8 +283,8 @@ class LiveAgreement:
                 return [m.get(u, rater) for u in units]
 
             a, b = column(rater_a), column(rater_b)
-        ordinal = bool(crit is not None and crit.ordinal)
-        return _two(a, b, categories_for(crit), ci="analytic", ordinal=ordinal)
+        level = crit.level if crit is not None else "nominal"
+        return two_stats(a, b, categories_for(crit), level)
 
 
 def _majority_vs(
@@ -299,26 +302,13 @@ def _majority_vs(
     return maj, jud
 
 
-def _two(
-    a: list[Hashable | None],
-    b: list[Hashable | None],
-    cats: list[Hashable] | None,
-    *,
-    ci: str,
-    ordinal: bool = False,
-) -> TwoRaterStats:
-    """two_rater_stats with the criterion's label set, falling back to the observed labels."""
-    try:
-        return two_rater_stats(a, b, categories=cats, ci=ci, ordinal=ordinal)
-    except ValueError:  # a stored value outside today's label set (settings changed)
-        return two_rater_stats(a, b, ci=ci, ordinal=False)
-
-
 def _multi(
-    table: list[list[Hashable | None]], raters: list[str], cats: list[Hashable] | None
+    table: list[list[Hashable | None]], raters: list[str], cats: list[Hashable] | None, level: str
 ) -> MultiRaterStats:
-    """multi_rater_stats without intervals, with the same fallback as :func:`_two`."""
+    """multi_rater_stats point estimates (no intervals, no pairwise table), as the report's."""
     try:
-        return multi_rater_stats(table, raters, categories=cats, ci="none")
-    except ValueError:
-        return multi_rater_stats(table, raters, ci="none")
+        return multi_rater_stats(
+            table, raters, categories=cats, scale=level, intervals=False, pairwise=False
+        )
+    except ValueError:  # a stored value outside today's label set (settings changed)
+        return multi_rater_stats(table, raters, intervals=False, pairwise=False)

@@ -114,7 +114,7 @@ def win_rates(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]
 
 
 def mean_t(values: list[float], confidence: float = 0.95) -> Estimate:
-    """The mean with a Student-t interval (analytic)."""
+    """The mean with a Student-t interval."""
     n = len(values)
     if n == 0:
         return Estimate.undefined("no ratings", 0)
@@ -124,7 +124,7 @@ def mean_t(values: list[float], confidence: float = 0.95) -> Estimate:
         return Estimate(mean, None, None, n, reason="confidence interval needs n >= 2")
     se = float(x.std(ddof=1)) / math.sqrt(n)
     half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * se
-    return Estimate(mean, mean - half, mean + half, n, method="analytic", se=se)
+    return Estimate(mean, mean - half, mean + half, n, method="student_t", se=se)
 
 
 def rating_means(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]:

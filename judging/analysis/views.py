@@ -14,8 +14,11 @@ JSON-safe record (see :func:`criterion_comparisons`):
 - ``reference``: each rater (and the reviewers' majority) vs the latest adjudication.
 
 Pairwise criteria get each comparison with ties and without (units where either side said
-``tie`` dropped). Whole-criterion figures carry percentile-bootstrap intervals over units
-(fixed seed); slices (batch, answer source, statement category) carry analytic intervals.
+``tie`` dropped). Every figure carries the one interval its statistic has everywhere in
+medjudge (see :mod:`medjudge.judging.stats.estimates`), whole or sliced; the category set is
+the criterion's declared one, so the figures equal ``medjudge agreement --categories``'s.
+Comparisons with the reviewers' majority also score the judge as a classifier (accuracy,
+precision / recall / F1 per verdict).
 """
 
 from __future__ import annotations
@@ -39,9 +42,29 @@ from medjudge.judging.stats.agreement import (
     two_rater_stats,
     without_ties,
 )
+from medjudge.judging.stats.classification import classification
+from medjudge.judging.stats.estimates import N_BOOT
 
-TWO_METRICS = ("percent", "cohen", "gwet_ac1", "weighted_kappa", "spearman", "pearson")
-MULTI_METRICS = ("fleiss", "krippendorff_alpha", "mean_pairwise_percent")
+TWO_METRICS = (
+    "percent",
+    "cohen",
+    "gwet_ac1",
+    "bennett_s",
+    "weighted_kappa_linear",
+    "weighted_kappa_quadratic",
+    "spearman",
+    "pearson",
+    "icc",
+)
+MULTI_METRICS = (
+    "fleiss",
+    "krippendorff_alpha",
+    "mean_pairwise_percent",
+    "per_unit_pairwise_percent",
+    "randolph_kappa",
+    "unanimous_share",
+    "icc",
+)
 
 VIEW_TITLES = {
     "human_human": "Reviewer vs reviewer",
@@ -57,20 +80,18 @@ VIEW_TITLES = {
 
 @dataclass(frozen=True)
 class ViewOptions:
-    """How intervals are computed.
+    """How the figures are computed.
 
     Attributes:
-        ci: Interval method for whole-criterion figures (``bootstrap``, ``analytic``, ``none``).
-        slice_ci: Interval method for slices.
-        n_boot: Bootstrap resamples.
+        intervals: Compute confidence intervals (each statistic's one method).
+        n_boot: Bootstrap resamples (BCa figures).
         seed: Bootstrap seed (same seed, same intervals).
         confidence: Confidence level.
         slices: Compute slices at all.
     """
 
-    ci: str = "bootstrap"
-    slice_ci: str = "analytic"
-    n_boot: int = 1000
+    intervals: bool = True
+    n_boot: int = N_BOOT
     seed: int = 0
     confidence: float = 0.95
     slices: bool = True
@@ -87,6 +108,8 @@ def two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
         "n": stats.n,
         "n_dropped": stats.n_dropped,
         "chance": stats.chance,
+        "scale": stats.scale,
+        "categories_inferred": stats.categories_inferred,
         "metrics": metrics,
         "confusion": d["confusion"],
     }
@@ -98,33 +121,48 @@ def multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
     return {
         **fields,
         "n": stats.n_units,
+        "n_pairable": stats.n_pairable,
         "n_complete": stats.n_complete,
+        "units_note": stats.units_note,
+        "scale": stats.scale,
         "raters": d["raters"],
-        "metrics": {m: d[m] for m in MULTI_METRICS},
+        "metrics": {m: d[m] for m in MULTI_METRICS if d.get(m) is not None},
+        "fleiss_per_category": d["fleiss_per_category"],
         "vs_majority": d["vs_majority"],
         "confusion": None,
     }
+
+
+def two_stats(
+    a: Sequence[Hashable | None],
+    b: Sequence[Hashable | None],
+    cats: list[Hashable] | None,
+    level: str,
+    *,
+    intervals: bool = True,
+    confidence: float = 0.95,
+) -> TwoRaterStats:
+    """Two columns of a criterion over its declared categories and scale.
+
+    A label outside the declared set (a study whose criteria changed) falls back to the
+    observed labels on a nominal scale, and the record says the categories were inferred.
+    """
+    try:
+        return two_rater_stats(
+            a, b, categories=cats, scale=level, intervals=intervals, confidence=confidence
+        )
+    except ValueError:
+        return two_rater_stats(a, b, intervals=intervals, confidence=confidence)
 
 
 def _two(
     a: Sequence[Hashable | None],
     b: Sequence[Hashable | None],
     cats: list[Hashable] | None,
-    ordinal: bool,
-    ci: str,
+    level: str,
     opts: ViewOptions,
 ) -> TwoRaterStats:
-    kw: dict[str, Any] = {
-        "ci": ci,
-        "n_boot": opts.n_boot,
-        "seed": opts.seed,
-        "confidence": opts.confidence,
-        "ordinal": ordinal,
-    }
-    try:
-        return two_rater_stats(a, b, categories=cats, **kw)
-    except ValueError:  # a value outside today's label set: fall back to what is observed
-        return two_rater_stats(a, b, **{**kw, "ordinal": False})
+    return two_stats(a, b, cats, level, intervals=opts.intervals, confidence=opts.confidence)
 
 
 def slice_order(values: list[str]) -> list[str]:
@@ -207,7 +245,7 @@ def criterion_comparisons(
     opts = opts or ViewOptions()
     crit = data.criterion(criterion)
     kind = data.kind_of(criterion)
-    ordinal = bool(crit is not None and crit.ordinal)
+    level = crit.level if crit is not None else "nominal"
     cats = categories_for(crit)
     units = data.labelled_units(criterion)
     pairwise = kind == "pairwise"
@@ -236,8 +274,18 @@ def criterion_comparisons(
     ) -> None:
         base = {"view": view, "criterion": criterion, "rater_a": a, "rater_b": b, "ties": tie}
         xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
-        stats = _two(xa, xb, cats, ordinal, opts.ci, opts)
-        out.append(two_record(stats, **base, slice="all", slice_by=None, slice_value=None))
+        stats = _two(xa, xb, cats, level, opts)
+        record = two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
+        if view == "majority_judge":
+            record["classification"] = classification(
+                stats.confusion.matrix,
+                stats.confusion.categories,
+                intervals=opts.intervals,
+                n_boot=opts.n_boot,
+                seed=opts.seed,
+                confidence=opts.confidence,
+            ).to_dict()
+        out.append(record)
         if tie == "without":
             return
         for by, key in slicers.items():
@@ -248,9 +296,7 @@ def criterion_comparisons(
                     groups.setdefault(value, []).append(i)
             for value in slice_order(list(groups)):
                 idx = groups[value]
-                s = _two(
-                    [ca[i] for i in idx], [cb[i] for i in idx], cats, ordinal, opts.slice_ci, opts
-                )
+                s = _two([ca[i] for i in idx], [cb[i] for i in idx], cats, level, opts)
                 if s.n == 0:
                     continue
                 out.append(
@@ -269,7 +315,7 @@ def criterion_comparisons(
         ]
         out.append(
             multi_record(
-                _multi(table, humans, cats, ordinal, opts),
+                _multi(table, humans, cats, level, opts),
                 view="reviewers",
                 criterion=criterion,
                 rater_a=f"{len(humans)} reviewers",
@@ -287,19 +333,18 @@ def _multi(
     table: list[list[Hashable | None]],
     raters: list[str],
     cats: list[Hashable] | None,
-    ordinal: bool,
+    level: str,
     opts: ViewOptions,
 ) -> MultiRaterStats:
     kw: dict[str, Any] = {
-        "ci": "analytic" if opts.ci == "bootstrap" else opts.ci,
+        "intervals": opts.intervals,
         "n_boot": opts.n_boot,
         "seed": opts.seed,
         "confidence": opts.confidence,
     }
-    # "analytic" here: Fleiss with its SE, α and mean pairwise by bootstrap (no analytic form).
     try:
-        return multi_rater_stats(table, raters, categories=cats, ordinal=ordinal, **kw)
-    except ValueError:
+        return multi_rater_stats(table, raters, categories=cats, scale=level, **kw)
+    except ValueError:  # a label outside the declared set: observed labels, nominal
         return multi_rater_stats(table, raters, **kw)
 
 
@@ -320,14 +365,14 @@ def reference_comparisons(
     units = [u for u in data.labelled_units(criterion) if u in data.adjudications]
     if not units:
         return []
-    ordinal = bool(crit is not None and crit.ordinal)
+    level = crit.level if crit is not None else "nominal"
     cats = categories_for(crit)
     ref = data.column(criterion, REFERENCE, units)
     humans = data.raters(criterion, "human")
     raters = humans + ([MAJORITY] if len(humans) >= 2 else []) + data.raters(criterion, "judge")
     out = []
     for r in raters:
-        stats = _two(data.column(criterion, r, units), ref, cats, ordinal, opts.ci, opts)
+        stats = _two(data.column(criterion, r, units), ref, cats, level, opts)
         rec = two_record(
             stats,
             view="reference",

@@ -43,6 +43,8 @@ from medjudge.judging.analysis.views import (
     reference_comparisons,
     unresolved_disagreements,
 )
+from medjudge.judging.stats.conventions import INTERVAL_METHODS, STATISTICS
+from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store.study import Study
 
 FORMATS = ("md", "html", "json", "csv")
@@ -67,22 +69,6 @@ VOTING_RULES = [
     "criterion keeps each option named by a strict majority of samples.",
 ]
 
-STATISTICS = [
-    "Two raters are compared over the units both labelled: percent agreement, Cohen's κ "
-    "(chance from each rater's own marginals), Gwet's AC1; ordinal scales add linear "
-    "weighted κ, Spearman and Pearson.",
-    "Three or more reviewers: Fleiss' κ (units labelled by all), Krippendorff's α (nominal, or "
-    "ordinal for scales; tolerates missing labels), mean pairwise percent agreement, and each "
-    "reviewer's agreement with the strict majority of the others.",
-    "The reviewers' majority on a unit is the label held by more than half of the reviewers "
-    "who labelled it; units without one are left out of majority comparisons.",
-    "Pairwise criteria are reported with ties and without (units where either side said tie "
-    "dropped).",
-    "Whole-criterion intervals: 95% percentile bootstrap over units with a fixed seed (Fleiss' "
-    "κ: analytic SE); slices (batch, answer source, statement category) and shares: analytic "
-    "intervals (Wilson for proportions, Fleiss–Cohen–Everitt SE for κ).",
-]
-
 
 @dataclass(frozen=True)
 class ReportOptions:
@@ -97,7 +83,7 @@ class ReportOptions:
         by: Item metadata fields to slice every figure by (``report --by``).
     """
 
-    n_boot: int = 1000
+    n_boot: int = N_BOOT
     seed: int | None = None
     confidence: float = 0.95
     slices: bool = True
@@ -165,8 +151,7 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[s
         "voting_rules": VOTING_RULES,
         "statistics": STATISTICS,
         "intervals": {
-            "whole": opts.ci,
-            "slices": opts.slice_ci,
+            "methods": INTERVAL_METHODS,
             "n_boot": opts.n_boot,
             "seed": opts.seed,
             "confidence": opts.confidence,
@@ -241,6 +226,7 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> dic
         "question": crit.question if crit else None,
         "polarity": crit.polarity if crit else None,
         "ordinal": bool(crit and crit.ordinal),
+        "scale": crit.level if crit is not None else "nominal",
         "categories": cats,
         "n_units_total": len(data.units_by_criterion.get(criterion, [])),
         "n_units": len(m.units()) if m is not None else 0,

@@ -122,14 +122,19 @@ def _criterion(c: dict[str, Any], index: int) -> str:
     multi = next((r for r in c["comparisons"] if r["view"] == "reviewers"), None)
     if multi is not None:
         figures = tb.reviewer_figures(multi)
-        out.append(f"<h4>{figures.title}</h4>" + table(figures))
+        out.append(
+            f"<h4>{figures.title}</h4>"
+            + f'<p class="note">{esc(multi["units_note"])}</p>'
+            + table(figures)
+        )
+    scores = tb.judge_scores(c)
+    if scores.rows:
+        out.append(f"<h4>{scores.title}</h4>" + table(scores))
     sliced = tb.slices(c)
     if sliced.rows:
         out.append(
             f"<details><summary>Slices by batch, answer source and statement category "
-            f"({len(sliced.rows)} rows, analytic intervals)</summary>"
-            + table(sliced)
-            + "</details>"
+            f"({len(sliced.rows)} rows)</summary>" + table(sliced) + "</details>"
         )
     return "".join(out + _heatmaps(c))
 

@@ -138,19 +138,14 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         out += table(tb.comparisons(c, tb.comparison_records(c, None)))
     multi = next((r for r in c["comparisons"] if r["view"] == "reviewers"), None)
     if multi is not None:
-        m = multi["metrics"]
-        out += [
-            f"All {len(multi['raters'])} reviewers ({multi['n']:,} units, "
-            f"{multi['n_complete']:,} labelled by all): Fleiss' κ {rt.est(m['fleiss'])} "
-            f"(n = {m['fleiss']['n']:,}); Krippendorff's α "
-            f"{rt.est(m['krippendorff_alpha'])} (n = {m['krippendorff_alpha']['n']:,}); "
-            f"mean pairwise agreement {rt.est(m['mean_pairwise_percent'], pct=True)}.",
-            "",
-        ]
-        out += table(tb.majority_agreement(multi))
+        out += [md(multi["units_note"]), ""]
+        out += table(tb.reviewer_figures(multi))
+    scores = tb.judge_scores(c)
+    if scores.rows:
+        out += table(scores)
     sliced = tb.slices(c)
     if sliced.rows:
-        out += ["Slices (analytic intervals):", "", *table(sliced)]
+        out += ["Slices:", "", *table(sliced)]
     for r in tb.confusion_records(c):
         out += _confusion(r)
     return out

@@ -127,19 +127,21 @@ def comparisons(c: dict[str, Any], records: list[dict[str, Any]]) -> Table:
     return _table(f"{c['name']}: two-rater comparisons", columns, rows)
 
 
-def majority_agreement(multi: dict[str, Any]) -> Table:
-    """Each reviewer's agreement with the majority of the other reviewers."""
-    columns = _cols("Reviewer", "n", "Agreement with the others' majority", numeric=(1, 2))
-    rows = ((Text(v["rater"]), Count(v["n"]), Est(v, pct=True)) for v in multi["vs_majority"])
-    return _table("Agreement with the others' majority", columns, rows)
-
-
 def reviewer_figures(multi: dict[str, Any]) -> Table:
-    """The all-reviewers figures (Fleiss, Krippendorff, mean pairwise) and each vs majority."""
+    """The all-reviewers figures (Fleiss, α, pairwise, Randolph, unanimous, ICC), each vs majority."""
     m = multi["metrics"]
     rows: list[tuple[Cell, ...]] = [
         (Label(rt.METRIC_NAMES[k]), Est(m[k], pct=k in rt.PERCENT_METRICS), Count(m[k]["n"]))
-        for k in ("fleiss", "krippendorff_alpha", "mean_pairwise_percent")
+        for k in rt.METRIC_NAMES
+        if k in m
+    ]
+    rows += [
+        (
+            Concat((Label("Fleiss' κ, category "), Text(str(e["category"])))),
+            Est(e),
+            Count(e["n"]),
+        )
+        for e in multi.get("fleiss_per_category", [])
     ]
     rows += [
         (
@@ -151,6 +153,49 @@ def reviewer_figures(multi: dict[str, Any]) -> Table:
     ]
     columns = _cols("Figure", "Value [95% CI]", "n", numeric=(1, 2))
     return _table(f"All {len(multi['raters'])} reviewers", columns, rows)
+
+
+def judge_scores(c: dict[str, Any]) -> Table:
+    """Each judge scored against the reviewers' majority: accuracy, per-verdict P / R / F1."""
+    rows: list[tuple[Cell, ...]] = []
+    for r in rt.whole(c, ties="with" if c["kind"] == "pairwise" else None):
+        cl = r.get("classification")
+        if r["view"] != "majority_judge" or cl is None:
+            continue
+        rows.append(
+            (
+                Text(r["rater_b"]),
+                Label("all"),
+                Count(cl["n"]),
+                Est(cl["accuracy"], pct=True),
+                Est(None),
+                Est(None),
+                Est(cl["macro_f1"]),
+            )
+        )
+        for s in cl["labels"]:
+            rows.append(
+                (
+                    Text(r["rater_b"]),
+                    Text(str(s["label"])),
+                    Count(s["support"]),
+                    Est(None),
+                    Est(s["precision"], pct=True),
+                    Est(s["recall"], pct=True),
+                    Est(s["f1"]),
+                )
+            )
+    columns = _cols(
+        "Judge",
+        "Verdict",
+        "n (majority)",
+        "Accuracy",
+        "Precision",
+        "Recall",
+        "F1 (all: macro)",
+        numeric=(2, 3, 4, 5, 6),
+    )
+    return _table("Judge vs the reviewers' majority, per verdict", columns, rows)
 
 
 def slices(c: dict[str, Any]) -> Table:

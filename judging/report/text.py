@@ -12,14 +12,27 @@ METRIC_NAMES = {
     "percent": "% agreement",
     "cohen": "Cohen's κ",
     "gwet_ac1": "Gwet's AC1",
-    "weighted_kappa": "Weighted κ (linear)",
+    "bennett_s": "Bennett's S",
+    "weighted_kappa_linear": "Weighted κ (linear)",
+    "weighted_kappa_quadratic": "Weighted κ (quadratic)",
     "spearman": "Spearman ρ",
     "pearson": "Pearson r",
+    "icc": "ICC(2,1)",
     "fleiss": "Fleiss' κ",
     "krippendorff_alpha": "Krippendorff's α",
-    "mean_pairwise_percent": "Mean pairwise % agreement",
+    "mean_pairwise_percent": "Mean pairwise % agreement (pooled)",
+    "per_unit_pairwise_percent": "Per-unit pairwise % agreement",
+    "randolph_kappa": "Randolph's κ (free-marginal)",
+    "unanimous_share": "Unanimous units",
 }
-PERCENT_METRICS = {"percent", "mean_pairwise_percent"}
+PERCENT_METRICS = {
+    "percent",
+    "mean_pairwise_percent",
+    "per_unit_pairwise_percent",
+    "unanimous_share",
+}
+UNSTABLE_MARK = "†"
+UNSTABLE_NOTE = "† fewer than 20 units: unstable."
 
 VIEW_NAMES = {
     "human_human": "Reviewer vs reviewer",
@@ -48,7 +61,7 @@ def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2, ci: boo
     def num(x: float) -> str:
         return f"{100 * x:.1f}" if pct else f"{x:.{digits}f}"
 
-    text = num(value) + ("%" if pct else "")
+    text = num(value) + ("%" if pct else "") + (UNSTABLE_MARK if e.get("unstable") else "")
     if ci and e.get("ci_low") is not None and e.get("ci_high") is not None:
         text += f" [{num(e['ci_low'])}, {num(e['ci_high'])}]"
     return text
@@ -84,7 +97,9 @@ def criterion_title(c: dict[str, Any]) -> str:
         side = "which is better?" if c["polarity"] == "benefit" else "which is worse?"
         return f"{c['name']} — pairwise, {c['polarity']} ({side})"
     if kind == "rating":
-        return f"{c['name']} — rating, " + ("ordinal scale" if c.get("ordinal") else "options")
+        return f"{c['name']} — rating, " + (
+            f"{c.get('scale') or 'ordinal'} scale" if c.get("ordinal") else "options"
+        )
     return f"{c['name']} — {kind}"
 
 
@@ -146,10 +161,13 @@ def headline(c: dict[str, Any]) -> dict[str, Any]:
 
 
 def two_metric_names(c: dict[str, Any]) -> list[str]:
-    """Metric columns for a criterion's two-rater tables (ordinal scales get more)."""
-    names = ["percent", "cohen", "gwet_ac1"]
-    if c.get("ordinal"):
-        names += ["weighted_kappa", "spearman", "pearson"]
+    """Metric columns for a criterion's two-rater tables (ordered scales get more)."""
+    names = ["percent", "cohen", "gwet_ac1", "bennett_s"]
+    scale = c.get("scale") or ("ordinal" if c.get("ordinal") else "nominal")
+    if scale != "nominal":
+        names += ["weighted_kappa_linear", "weighted_kappa_quadratic", "spearman", "pearson"]
+    if scale == "interval":
+        names.append("icc")
     return names
 
 

@@ -2,12 +2,15 @@
 
 This module is the public face; the work lives in small modules:
 
-* :mod:`.estimates` — :class:`Estimate` (value, confidence interval, reason when undefined)
-  and the interval machinery (Wilson, normal, percentile bootstrap via scipy);
-* :mod:`.agreement_two` — :func:`two_rater_stats`: percent agreement, Cohen's κ, Gwet's AC1
-  and, for ordinal scales, weighted κ, Spearman and Pearson;
-* :mod:`.agreement_multi` — :func:`multi_rater_stats`: Fleiss' κ, Krippendorff's α, mean
-  pairwise agreement, the pairwise table and agreement with the majority of the others;
+* :mod:`.estimates` — :class:`Estimate` (value, confidence interval, its method, reason when
+  undefined) and the interval machinery (Wilson, normal SE, BCa bootstrap over units);
+* :mod:`.agreement_two` — :func:`two_rater_stats`: percent agreement, Cohen's κ, Gwet's AC1,
+  Bennett's S and, for ordered scales, weighted κ (linear and quadratic), Spearman, Pearson
+  and (interval) ICC(2,1);
+* :mod:`.agreement_multi` — :func:`multi_rater_stats`: Fleiss' κ (overall and per
+  category), Krippendorff's α, pooled and per-unit pairwise agreement, Randolph's κ, the
+  unanimous share, ICC(2,1), the pairwise table and agreement with the majority of the others;
+* :mod:`.classification` — a rater against a reference: accuracy, precision/recall/F1;
 * :mod:`.agreement_labels` — missing labels, category lists, :func:`without_ties` and
   :class:`LabelMatrix` for label-by-label updates from a live UI.
 
@@ -22,6 +25,7 @@ Example:
 """
 
 from medjudge.judging.stats.agreement_labels import (
+    SCALES,
     LabelMatrix,
     is_missing,
     resolve_categories,
@@ -32,6 +36,7 @@ from medjudge.judging.stats.agreement_two import Confusion, TwoRaterStats, two_r
 from medjudge.judging.stats.estimates import Estimate
 
 __all__ = [
+    "SCALES",
     "Confusion",
     "Estimate",
     "LabelMatrix",

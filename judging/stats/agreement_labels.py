@@ -40,29 +40,35 @@ def json_label(label: object) -> object:
     return str(label)
 
 
+SCALES = ("nominal", "ordinal", "interval")
+"""Levels of measurement: unordered labels, an ordered scale, numbers with equal steps."""
+
+
 def _sort_key(label: object) -> tuple[str, object]:
     return (type(label).__name__, str(label))
 
 
 def resolve_categories(
-    observed: Iterable[Hashable], categories: Sequence[Hashable] | None, ordinal: bool
+    observed: Iterable[Hashable], categories: Sequence[Hashable] | None, scale: str
 ) -> list[Hashable]:
     """Decide the ordered list of categories.
 
     Args:
         observed: Every non-missing label in the data.
-        categories: Categories given by the caller, in order (ordinal order when
-            ``ordinal``), or ``None`` to use the observed ones.
-        ordinal: Whether the scale is ordered. Without ``categories`` the labels must then be
-            numbers; they are sorted. Numeric ``categories`` must be given in increasing order.
+        categories: The declared categories, in order (the scale's order for ordinal and
+            interval data), or ``None`` to infer them from the observed labels.
+        scale: ``nominal``, ``ordinal`` or ``interval``. Without ``categories`` an ordered
+            scale needs numeric labels (they are sorted); ``interval`` always needs numbers.
+            Numeric ``categories`` of an ordered scale must be increasing.
 
     Returns:
         The ordered category list.
 
     Raises:
-        ValueError: On duplicate categories, a label outside ``categories``, or an ordinal
+        ValueError: On duplicate categories, a label outside ``categories``, or an ordered
             scale whose order is not known.
     """
+    ordered = scale != "nominal"
     seen = list(dict.fromkeys(x for x in observed if not is_missing(x)))
     if categories is not None:
         cats = list(categories)
@@ -74,14 +80,16 @@ def resolve_categories(
         for label in seen:
             if label not in known:
                 raise ValueError(f"label {label!r} is not one of the categories {cats!r}")
-        if ordinal and cats and all(is_number(c) for c in cats):
+        if scale == "interval" and not all(is_number(c) for c in cats):
+            raise ValueError("an interval scale needs numeric categories")
+        if ordered and cats and all(is_number(c) for c in cats):
             nums = [float(c) for c in cats]  # type: ignore[arg-type]  # checked: numbers
-            if any(b <= a for a, b in zip(nums, nums[1:], strict=False)):
+            if any(y <= x for x, y in zip(nums, nums[1:], strict=False)):
                 raise ValueError("numeric ordinal categories must be in increasing order")
         return cats
-    if ordinal:
+    if ordered:
         if not all(is_number(x) for x in seen):
-            raise ValueError("ordinal=True needs numeric labels or an ordered `categories` list")
+            raise ValueError(f"an {scale} scale needs numeric labels or the categories in order")
         return sorted(seen, key=float)  # type: ignore[arg-type]  # checked: numbers
     try:
         return sorted(seen)  # type: ignore[type-var]

@@ -1,8 +1,8 @@
 """Two-rater coefficients as vectorised functions of confusion tables, and their SEs.
 
 The coefficient functions take counts of shape ``(..., k, k)`` (rows = rater a) and return
-arrays of shape ``(...)`` with NaN where the coefficient is undefined, so one call handles the
-point estimate (a single table) or a whole batch of bootstrap resamples. The NaN never leaves
+arrays of shape ``(...)`` with NaN where the coefficient is undefined, so one call handles a
+single table or a batch of them. The NaN never leaves
 the package: :mod:`.agreement_two` turns it into an undefined :class:`~.estimates.Estimate`.
 
 Standard errors (single table):
@@ -82,46 +82,6 @@ def weighted_table(t: np.ndarray, kind: str) -> np.ndarray:
     ok = (n >= 2) & (expected > _EPS)
     with np.errstate(all="ignore"):
         return np.where(ok, 1.0 - observed / expected, np.nan)
-
-
-def _weighted_corr(
-    p: np.ndarray, x: np.ndarray, y: np.ndarray, p1: np.ndarray, p2: np.ndarray
-) -> np.ndarray:
-    mx = (p1 * x).sum(axis=-1)
-    my = (p2 * y).sum(axis=-1)
-    dx = x - mx[..., None]
-    dy = y - my[..., None]
-    cov = (p * dx[..., :, None] * dy[..., None, :]).sum(axis=(-2, -1))
-    vx = (p1 * dx**2).sum(axis=-1)
-    vy = (p2 * dy**2).sum(axis=-1)
-    varied = ((p1 > 0).sum(axis=-1) >= 2) & ((p2 > 0).sum(axis=-1) >= 2)
-    with np.errstate(all="ignore"):
-        r = cov / np.sqrt(vx * vy)
-    return np.where(varied, np.clip(r, -1.0, 1.0), np.nan)
-
-
-def pearson_table(t: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Pearson correlation of the category scores, weighted by the table."""
-    n, p1, p2 = margins(t)
-    p = t / np.where(n > 0, n, 1.0)[..., None, None]
-    r = _weighted_corr(p, scores, scores, p1, p2)
-    return np.where(n >= 2, r, np.nan)
-
-
-def _midranks(counts: np.ndarray) -> np.ndarray:
-    below = np.cumsum(counts, axis=-1) - counts
-    ranks: np.ndarray = below + (counts + 1.0) / 2.0
-    return ranks
-
-
-def spearman_table(t: np.ndarray) -> np.ndarray:
-    """Spearman correlation (Pearson on mid-ranks) from the table; categories in order."""
-    n, p1, p2 = margins(t)
-    p = t / np.where(n > 0, n, 1.0)[..., None, None]
-    x = _midranks(t.sum(axis=-1))
-    y = _midranks(t.sum(axis=-2))
-    r = _weighted_corr(p, x, y, p1, p2)
-    return np.where(n >= 2, r, np.nan)
 
 
 # ------------------------------------------------------------------------ standard errors

@@ -1,22 +1,26 @@
-"""Agreement between two raters: percent agreement, Cohen's κ, Gwet's AC1, weighted κ.
+"""Agreement between two raters: percent agreement, Cohen's κ, Gwet's AC1, Bennett's S,
+weighted κ (linear and quadratic), correlations and ICC(2,1).
 
-Every coefficient is a function of the two raters' confusion table, so the point estimate
-and each bootstrap resample are computed by the same vectorised table functions
-(:mod:`.agreement_tables`); the correlations' point estimates come from :mod:`scipy.stats`.
+Every coefficient is a function of the two raters' confusion table over the declared
+categories (:mod:`.agreement_tables`); the correlations' point estimates come from
+:mod:`scipy.stats`.
 
-Intervals (``ci="analytic"``):
+One interval method per figure (see :mod:`.estimates`), whatever the caller:
 
 * percent agreement: Wilson score interval;
 * Cohen's κ: ``κ ± z·SE`` with the large-sample SE of Fleiss, Cohen & Everitt (1969), the one
   statsmodels ``cohens_kappa`` reports as ``std_kappa``;
 * Gwet's AC1: ``AC1 ± z·SE`` with Gwet's (2008) linearisation variance (as irrCAC computes it);
-* weighted κ: ``κw ± z·SE`` with the Fleiss–Cohen–Everitt weighted SE (statsmodels'
-  ``std_kappa`` for ``wt="linear"``/``"quadratic"``);
+* Bennett's S (= Randolph's free-marginal κ for two raters): the Wilson interval of p_o
+  mapped through ``S = (p_o − 1/q)/(1 − 1/q)``;
+* weighted κ (linear and quadratic, on the declared scale's positions): ``κw ± z·SE`` with the
+  Fleiss–Cohen–Everitt weighted SE (statsmodels' ``std_kappa``);
 * Spearman / Pearson: Fisher z, SE ``sqrt(1.06/(n-3))`` (Fieller et al. 1957) for Spearman and
-  ``1/sqrt(n-3)`` for Pearson; needs n > 3.
+  ``1/sqrt(n-3)`` for Pearson; needs n > 3;
+* ICC(2,1) (interval scales): the F interval of McGraw & Wong (1996).
 
-Normal-theory intervals are clipped to the coefficient's range. With ``ci="bootstrap"``
-every interval is a percentile bootstrap over units (:mod:`.estimates`).
+Scales: ``nominal`` (percent, κ, AC1, S), ``ordinal`` (+ weighted κ, Spearman, Pearson on the
+declared order), ``interval`` (+ ICC(2,1) on the numeric labels).
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from medjudge.judging.stats.agreement_icc import icc_2_1
 from medjudge.judging.stats.agreement_labels import (
+    SCALES,
     category_scores,
     is_missing,
     json_label,
@@ -41,23 +47,16 @@ from medjudge.judging.stats.agreement_tables import (
     cohen_table,
     fisher_interval,
     margins,
-    pearson_table,
     percent_table,
-    spearman_table,
     weighted_se,
     weighted_table,
 )
 from medjudge.judging.stats.estimates import (
     Estimate,
-    bootstrap_distribution,
-    bootstrap_estimate,
     check_confidence,
     normal_interval,
     wilson_interval,
 )
-
-CI_CHOICES = ("analytic", "bootstrap", "none")
-WEIGHT_CHOICES = ("linear", "quadratic")
 
 NO_UNITS = "no units labelled by both raters"
 TOO_FEW = "n < 2"
@@ -97,13 +96,17 @@ class TwoRaterStats:
         percent: Observed agreement p_o.
         chance: Cohen's chance agreement p_e from each rater's own marginals (``None`` if n=0).
         cohen: Cohen's κ.
-        gwet_ac1: Gwet's AC1.
-        weighted_kappa: Weighted κ (only when ordinal, else ``None``).
-        spearman: Spearman correlation (only when ordinal, else ``None``).
-        pearson: Pearson correlation (only when ordinal, else ``None``).
-        confusion: The confusion table.
-        ordinal: Whether the scale was treated as ordinal.
-        weights: Weight scheme of ``weighted_kappa`` (``None`` when not ordinal).
+        gwet_ac1: Gwet's AC1 (Q = the number of declared categories).
+        bennett_s: Bennett's S = (p_o − 1/q)/(1 − 1/q), q declared categories.
+        weighted_kappa_linear: Linearly weighted κ (ordinal/interval scales, else ``None``).
+        weighted_kappa_quadratic: Quadratically weighted κ (ordinal/interval, else ``None``).
+        spearman: Spearman correlation (ordinal/interval, else ``None``).
+        pearson: Pearson correlation (ordinal/interval, else ``None``).
+        icc: ICC(2,1) (interval scale only, else ``None``).
+        confusion: The confusion table over the categories.
+        scale: ``nominal``, ``ordinal`` or ``interval``.
+        categories_inferred: True when no category set was declared and the observed labels
+            stood in for it.
     """
 
     n: int
@@ -112,12 +115,20 @@ class TwoRaterStats:
     chance: float | None
     cohen: Estimate
     gwet_ac1: Estimate
-    weighted_kappa: Estimate | None
+    bennett_s: Estimate
+    weighted_kappa_linear: Estimate | None
+    weighted_kappa_quadratic: Estimate | None
     spearman: Estimate | None
     pearson: Estimate | None
+    icc: Estimate | None
     confusion: Confusion
-    ordinal: bool = False
-    weights: str | None = None
+    scale: str = "nominal"
+    categories_inferred: bool = False
+
+    @property
+    def ordinal(self) -> bool:
+        """Whether the scale is ordered (ordinal or interval)."""
+        return self.scale != "nominal"
 
     def to_dict(self) -> dict[str, object]:
         """Return a JSON-safe dict (``json.dumps(..., allow_nan=False)`` works)."""
@@ -128,15 +139,19 @@ class TwoRaterStats:
         return {
             "n": self.n,
             "n_dropped": self.n_dropped,
-            "ordinal": self.ordinal,
-            "weights": self.weights,
+            "scale": self.scale,
+            "categories": [json_label(c) for c in self.confusion.categories],
+            "categories_inferred": self.categories_inferred,
             "percent": self.percent.to_dict(),
             "chance": self.chance,
             "cohen": self.cohen.to_dict(),
             "gwet_ac1": self.gwet_ac1.to_dict(),
-            "weighted_kappa": opt(self.weighted_kappa),
+            "bennett_s": self.bennett_s.to_dict(),
+            "weighted_kappa_linear": opt(self.weighted_kappa_linear),
+            "weighted_kappa_quadratic": opt(self.weighted_kappa_quadratic),
             "spearman": opt(self.spearman),
             "pearson": opt(self.pearson),
+            "icc": opt(self.icc),
             "confusion": self.confusion.to_dict(),
         }
 
@@ -157,14 +172,34 @@ def _undefined_reason(kind: str, n: int) -> str:
     }[kind]
 
 
-def _check_options(ci: str, weights: str, confidence: float, n_boot: int) -> None:
-    if ci not in CI_CHOICES:
-        raise ValueError(f"ci must be one of {CI_CHOICES}, not {ci!r}")
-    if weights not in WEIGHT_CHOICES:
-        raise ValueError(f"weights must be one of {WEIGHT_CHOICES}, not {weights!r}")
+def check_options(scale: str, confidence: float) -> None:
+    """Raise ``ValueError`` on an unknown scale or a confidence outside (0, 1)."""
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}, not {scale!r}")
     check_confidence(confidence)
-    if n_boot < 1:
-        raise ValueError("n_boot must be positive")
+
+
+def bennett_s(percent: Estimate, q: int) -> Estimate:
+    """Bennett's S from percent agreement over ``q`` categories, with the mapped interval."""
+    if percent.value is None:
+        return Estimate.undefined(percent.reason or "undefined", percent.n)
+    if q < 2:
+        return Estimate.undefined(
+            "only one category on the scale (S needs at least two)", percent.n
+        )
+
+    def s(p: float) -> float:
+        return (p - 1.0 / q) / (1.0 - 1.0 / q)
+
+    if not percent.has_ci:
+        return Estimate(s(percent.value), None, None, percent.n, reason=percent.reason)
+    return Estimate(
+        s(percent.value),
+        s(percent.ci_low),  # type: ignore[arg-type]  # has_ci checked
+        s(percent.ci_high),  # type: ignore[arg-type]
+        percent.n,
+        method="wilson_transform",
+    )
 
 
 def two_rater_stats(
@@ -172,11 +207,8 @@ def two_rater_stats(
     b: Sequence[Hashable | None],
     *,
     categories: Sequence[Hashable] | None = None,
-    ordinal: bool = False,
-    weights: str = "linear",
-    ci: str = "analytic",
-    n_boot: int = 1000,
-    seed: int = 0,
+    scale: str = "nominal",
+    intervals: bool = True,
     confidence: float = 0.95,
 ) -> TwoRaterStats:
     """Agreement between two raters.
@@ -188,17 +220,13 @@ def two_rater_stats(
     Args:
         a: First rater's labels, one per unit (rows of the confusion table).
         b: Second rater's labels, aligned with ``a``.
-        categories: All categories in order. Defaults to the labels observed on the units
-            both raters labelled (sorted). It sets Q for AC1 and the weight positions for
-            weighted κ; a label outside it raises ``ValueError``.
-        ordinal: Also compute weighted κ, Spearman and Pearson. Labels must then be numbers
-            or ``categories`` must give the order. Weights use category positions (as
-            sklearn); correlations use numeric labels as scores, else positions.
-        weights: ``"linear"`` or ``"quadratic"`` weights for weighted κ.
-        ci: ``"analytic"`` (see module docstring), ``"bootstrap"`` (percentile bootstrap over
-            units with ``scipy.stats.bootstrap``) or ``"none"``.
-        n_boot: Bootstrap resamples.
-        seed: Bootstrap seed; the same seed gives the same intervals.
+        categories: The declared categories in order. Without it the labels observed on the
+            units both raters labelled stand in (sorted) and ``categories_inferred`` is set.
+            It sets Q for AC1 and S and the weight positions for weighted κ; a label outside
+            it raises ``ValueError``.
+        scale: ``nominal``, ``ordinal`` or ``interval`` (see the module docstring). Ordered
+            scales need numeric labels or ``categories`` in order; ``interval`` needs numbers.
+        intervals: Compute confidence intervals (each figure's one method).
         confidence: Confidence level of the intervals.
 
     Returns:
@@ -207,120 +235,104 @@ def two_rater_stats(
     Raises:
         ValueError: On sequences of different lengths or invalid options.
     """
-    _check_options(ci, weights, confidence, n_boot)
+    check_options(scale, confidence)
+    ordered = scale != "nominal"
     a, b = list(a), list(b)
     if len(a) != len(b):
         raise ValueError(f"the raters have different numbers of units ({len(a)} vs {len(b)})")
     pairs = [(x, y) for x, y in zip(a, b, strict=True) if not is_missing(x) and not is_missing(y)]
     n = len(pairs)
-    cats = resolve_categories([v for pair in pairs for v in pair], categories, ordinal)
+    cats = resolve_categories([v for pair in pairs for v in pair], categories, scale)
     k = len(cats)
     index = {c: i for i, c in enumerate(cats)}
     codes = np.asarray([index[x] * k + index[y] for x, y in pairs], dtype=np.int64)
     table = np.bincount(codes, minlength=k * k).reshape(k, k).astype(float)
     confusion = Confusion(cats, table.astype(int).tolist())
-
     scores = category_scores(cats)
-    statistics: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-        "percent": percent_table,
-        "cohen": cohen_table,
-        "ac1": ac1_table,
-    }
-    if ordinal:
-        statistics.update(
-            weighted=lambda t: weighted_table(t, weights),
-            spearman=spearman_table,
-            pearson=lambda t: pearson_table(t, scores),
-        )
-    values = {name: float(f(table[None])[0]) if n else math.nan for name, f in statistics.items()}
-    if ordinal:
-        # Point estimates of the correlations straight from scipy.stats; the table versions
-        # above (equal to them) serve the bootstrap.
-        values["spearman"], values["pearson"] = _scipy_correlations(
-            scores[codes // k] if n else scores[:0], scores[codes % k] if n else scores[:0]
-        )
 
-    distributions: dict[str, np.ndarray] | None = None
-    boot_reason = None
-    if ci == "bootstrap":
-        if n >= 2:
-            names = list(statistics)
+    def value_of(f: Callable[[np.ndarray], np.ndarray]) -> float:
+        return float(f(table[None])[0]) if n else math.nan
 
-            def _stat(w: np.ndarray) -> np.ndarray:
-                # Resampled confusion tables: unit multiplicities summed per table cell.
-                flat = np.arange(len(w))[:, None] * (k * k) + codes[None, :]
-                tables = np.bincount(flat.ravel(), weights=w.ravel(), minlength=len(w) * k * k)
-                tables = tables.reshape(-1, k, k)
-                return np.stack([statistics[name](tables) for name in names])
-
-            dist = bootstrap_distribution(
-                n, _stat, n_boot=n_boot, seed=seed, confidence=confidence, width=n + k * k
-            )
-            distributions = dict(zip(names, dist, strict=True))
-        else:
-            boot_reason = "confidence interval needs n >= 2"
-
-    def build(name: str, kind: str, analytic: Callable[[float], Estimate]) -> Estimate:
-        value = values[name]
+    def build(value: float, kind: str, interval: Callable[[float], Estimate]) -> Estimate:
         if math.isnan(value):
             return Estimate.undefined(_undefined_reason(kind, n), n)
-        if ci == "bootstrap":
-            dist = None if distributions is None else distributions[name]
-            return bootstrap_estimate(value, n, dist, confidence, reason=boot_reason)
-        if ci == "none":
+        if not intervals:
             return Estimate(value, None, None, n)
-        return analytic(value)
+        return interval(value)
 
-    def analytic_normal(se_fn: Callable[[float], float]) -> Callable[[float], Estimate]:
+    def by_se(se_fn: Callable[[float], float]) -> Callable[[float], Estimate]:
         def make(value: float) -> Estimate:
             se = se_fn(value)
             low, high = normal_interval(value, se, confidence)
-            return Estimate(value, low, high, n, method="analytic", se=se)
+            return Estimate(value, low, high, n, method="normal_se", se=se)
 
         return make
 
-    def analytic_percent(value: float) -> Estimate:
+    def by_wilson(value: float) -> Estimate:
         low, high = wilson_interval(value * n, n, confidence)
-        return Estimate(value, low, high, n, method="analytic")
+        return Estimate(value, low, high, n, method="wilson")
 
-    def analytic_fisher(spearman: bool) -> Callable[[float], Estimate]:
+    def by_fisher(spearman: bool) -> Callable[[float], Estimate]:
         def make(value: float) -> Estimate:
             if n <= 3:
                 return Estimate(value, None, None, n, reason="Fisher-z interval needs n > 3")
             low, high = fisher_interval(value, n, confidence, spearman)
-            return Estimate(value, low, high, n, method="analytic")
+            return Estimate(value, low, high, n, method="fisher_z")
 
         return make
 
     percent = (
-        build("percent", "percent", analytic_percent) if n else Estimate.undefined(NO_UNITS, 0)
+        build(value_of(percent_table), "percent", by_wilson)
+        if n
+        else Estimate.undefined(NO_UNITS, 0)
     )
-    pe_cohen = None
+    chance = None
     if n:
         _, p1, p2 = margins(table)
-        pe_cohen = float((p1 * p2).sum())
+        chance = float((p1 * p2).sum())
 
-    weighted = spearman = pearson = None
-    if ordinal:
-        weighted = build(
-            "weighted", "weighted", analytic_normal(lambda v: weighted_se(table, v, weights))
+    linear = quadratic = spearman = pearson = icc = None
+    if ordered:
+        linear = build(
+            value_of(lambda t: weighted_table(t, "linear")),
+            "weighted",
+            by_se(lambda v: weighted_se(table, v, "linear")),
         )
-        spearman = build("spearman", "corr", analytic_fisher(True))
-        pearson = build("pearson", "corr", analytic_fisher(False))
+        quadratic = build(
+            value_of(lambda t: weighted_table(t, "quadratic")),
+            "weighted",
+            by_se(lambda v: weighted_se(table, v, "quadratic")),
+        )
+        x = scores[codes // k] if n else scores[:0]
+        y = scores[codes % k] if n else scores[:0]
+        rho, r = _scipy_correlations(x, y)
+        spearman = build(rho, "corr", by_fisher(True))
+        pearson = build(r, "corr", by_fisher(False))
+        if scale == "interval":
+            icc = (
+                icc_2_1(np.column_stack([x, y]), confidence)
+                if n
+                else Estimate.undefined(NO_UNITS, 0)
+            )
+            if not intervals and icc.value is not None:
+                icc = Estimate(icc.value, None, None, icc.n)
 
     return TwoRaterStats(
         n=n,
         n_dropped=len(a) - n,
         percent=percent,
-        chance=pe_cohen,
-        cohen=build("cohen", "cohen", analytic_normal(lambda v: cohen_se(table, v))),
-        gwet_ac1=build("ac1", "ac1", analytic_normal(lambda v: ac1_se(table, v))),
-        weighted_kappa=weighted,
+        chance=chance,
+        cohen=build(value_of(cohen_table), "cohen", by_se(lambda v: cohen_se(table, v))),
+        gwet_ac1=build(value_of(ac1_table), "ac1", by_se(lambda v: ac1_se(table, v))),
+        bennett_s=bennett_s(percent, k),
+        weighted_kappa_linear=linear,
+        weighted_kappa_quadratic=quadratic,
         spearman=spearman,
         pearson=pearson,
+        icc=icc,
         confusion=confusion,
-        ordinal=ordinal,
-        weights=weights if ordinal else None,
+        scale=scale,
+        categories_inferred=categories is None,
     )
 
 

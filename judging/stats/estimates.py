@@ -4,28 +4,76 @@ An :class:`Estimate` is what every agreement figure in :mod:`medjudge.judging.st
 returns. It never holds NaN or infinity: an undefined figure has ``value=None`` and a
 human-readable ``reason``.
 
-The helpers here build intervals three ways:
+Each statistic has exactly one interval method, the same in the command line, the study
+report and the app, and named in every output (``Estimate.method``; :data:`METHOD_TEXT`
+words it for people):
 
-* :func:`wilson_interval` for a proportion (Wilson score interval),
-* :func:`normal_interval` for ``estimate ± z·SE``,
-* :func:`bootstrap_distribution` + :func:`percentile_interval` for a percentile bootstrap over
-  units, computed with :func:`scipy.stats.bootstrap`.
+* ``wilson`` — Wilson score interval, for proportions (percent agreement, agreement with the
+  majority, unanimous share, precision, recall, accuracy); valid at any n;
+* ``normal_se`` — ``estimate ± z·SE`` with the coefficient's standard large-sample SE
+  (Cohen's κ, weighted κ, Gwet's AC1, Fleiss' κ);
+* ``fisher_z`` — Fisher z (Spearman, Pearson);
+* ``f_distribution`` — the F-based interval of McGraw & Wong (1996) for ICC(2,1);
+* ``bca_bootstrap`` — bias-corrected and accelerated bootstrap over units (Krippendorff's α,
+  pooled and per-unit pairwise agreement, Randolph's κ, Fleiss' κ per category, F1, means);
+* ``wilson_transform`` — the Wilson interval of p_o carried through the linear map of
+  Bennett's S.
+
+A zero-width interval is never reported (it is what a normal SE of 0 or a bootstrap whose
+resamples all agree gives, and says nothing); an estimate resting on fewer than
+:data:`MIN_STABLE_N` units is flagged ``unstable``.
+
+The bootstrap resamples *units* by counts: units with the same labels contribute the same
+sufficient sums, so a study is reduced to its distinct label patterns and a resample is a
+multinomial draw of pattern counts (:class:`UnitPatterns`). Its cost does not grow with the
+number of units, only with the number of distinct patterns; the jackknife behind BCa's
+acceleration is exact and just as cheap (leave one unit of each pattern out).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
-METHODS = ("analytic", "bootstrap", "none")
+METHODS = (
+    "wilson",
+    "normal_se",
+    "fisher_z",
+    "f_distribution",
+    "bca_bootstrap",
+    "wilson_transform",
+    "student_t",
+    "none",
+)
+
+METHOD_TEXT = {
+    "wilson": "Wilson score interval",
+    "normal_se": "estimate ± z·SE (large-sample standard error)",
+    "fisher_z": "Fisher z interval",
+    "f_distribution": "F-distribution interval (McGraw & Wong 1996)",
+    "bca_bootstrap": "BCa bootstrap over units",
+    "wilson_transform": "Wilson interval of the observed agreement, mapped through the formula",
+    "student_t": "Student t interval",
+    "none": "no interval",
+}
+"""How each interval method is named for people (reports, ``--help``)."""
+
+#: Figures from fewer units than this are flagged ``unstable`` everywhere they are shown.
+MIN_STABLE_N = 20
 
 #: A bootstrap interval is reported only if at least this share of resamples is defined.
 MIN_DEFINED_SHARE = 0.5
+
+#: Default number of bootstrap resamples (BCa wants a couple of thousand).
+N_BOOT = 2000
+
+ZERO_WIDTH = "no interval: it would have zero width (every unit agrees), which says nothing"
+SAME_RESAMPLES = "no interval: every bootstrap resample gives the same value"
+MOSTLY_UNDEFINED = "confidence interval unavailable: most bootstrap resamples undefined"
 
 
 def clean_float(x: object) -> float | None:
@@ -49,9 +97,9 @@ class Estimate:
         ci_high: Upper confidence bound, or ``None`` when no interval is available.
         n: Number of units the estimate rests on.
         reason: Why the value (or, for a defined value, its interval) is unavailable.
-        method: How the interval was obtained: ``"analytic"``, ``"bootstrap"`` or ``"none"``
-            (always ``"none"`` when there is no interval).
-        se: Standard error behind an analytic interval, when there is one.
+        method: How the interval was obtained (one of :data:`METHODS`; ``"none"`` when
+            there is no interval).
+        se: Standard error behind a ``normal_se`` interval, when there is one.
     """
 
     value: float | None
@@ -74,6 +122,9 @@ class Estimate:
             if reason is None:
                 reason = "undefined"
         method = self.method
+        if low is not None and high is not None and low == high:
+            low = high = None
+            reason = reason or ZERO_WIDTH
         if low is None or high is None:
             low = high = None
             method = "none"
@@ -110,6 +161,11 @@ class Estimate:
         """Whether a confidence interval is available."""
         return self.ci_low is not None and self.ci_high is not None
 
+    @property
+    def unstable(self) -> bool:
+        """A defined figure from fewer than :data:`MIN_STABLE_N` units."""
+        return self.value is not None and self.n < MIN_STABLE_N
+
     def to_dict(self) -> dict[str, object]:
         """Return a JSON-safe dict (no NaN or infinity; undefined parts are ``None``)."""
         return {
@@ -120,6 +176,7 @@ class Estimate:
             "reason": self.reason,
             "method": self.method,
             "se": self.se,
+            "unstable": self.unstable,
         }
 
     def format(self, digits: int = 2) -> str:
@@ -135,10 +192,10 @@ class Estimate:
             return f"undefined ({self.reason})" if self.reason else "undefined"
         text = f"{self.value:.{digits}f}"
         if self.has_ci:
-            return f"{text} [{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}]"
-        if self.reason:
-            return f"{text} (no CI: {self.reason})"
-        return text
+            text = f"{text} [{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}]"
+        elif self.reason:
+            text = f"{text} (no CI: {self.reason})"
+        return text + (f" unstable (n={self.n} < {MIN_STABLE_N})" if self.unstable else "")
 
     def __str__(self) -> str:
         return self.format()
@@ -174,6 +231,14 @@ def wilson_interval(successes: float, n: int, confidence: float) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def proportion(successes: float, n: int, confidence: float, empty: str) -> Estimate:
+    """A proportion with its Wilson interval (undefined with ``empty`` when ``n == 0``)."""
+    if n <= 0:
+        return Estimate.undefined(empty, 0)
+    low, high = wilson_interval(successes, n, confidence)
+    return Estimate(successes / n, low, high, n, method="wilson")
+
+
 def normal_interval(
     value: float, se: float, confidence: float, bounds: tuple[float, float] = (-1.0, 1.0)
 ) -> tuple[float, float]:
@@ -192,120 +257,185 @@ def normal_interval(
     return max(bounds[0], value - z * se), min(bounds[1], value + z * se)
 
 
-def multiplicities(indices: np.ndarray, n_units: int) -> np.ndarray:
-    """Turn resampled unit indices of shape ``(B, n)`` into counts per unit ``(B, n_units)``."""
-    indices = np.atleast_2d(indices)
-    n_batch = indices.shape[0]
-    offsets = (np.arange(n_batch)[:, None] * n_units + indices).ravel()
-    counts = np.bincount(offsets, minlength=n_batch * n_units)
-    return counts.reshape(n_batch, n_units).astype(float)
+# ------------------------------------------------------------------------ BCa bootstrap
 
 
-def bootstrap_distribution(
-    n_units: int,
+@dataclass(frozen=True)
+class UnitPatterns:
+    """Units reduced to their distinct patterns of sufficient sums.
+
+    Every bootstrapped figure is a function of sums over units of per-unit vectors (counts,
+    agreeing pairs, coincidences, …). Units whose vectors are equal are one *pattern*;
+    ``rows[p]`` is the vector of pattern ``p`` and ``freq[p]`` how many units share it.
+
+    Attributes:
+        rows: ``(P, d)`` per-unit sums of each pattern.
+        freq: ``(P,)`` units per pattern.
+    """
+
+    rows: np.ndarray
+    freq: np.ndarray
+
+    @classmethod
+    def from_units(cls, per_unit: np.ndarray) -> UnitPatterns:
+        """Group a ``(n_units, d)`` matrix of per-unit sums into patterns."""
+        per_unit = np.asarray(per_unit, dtype=float)
+        if per_unit.shape[0] == 0:
+            return cls(per_unit.reshape(0, per_unit.shape[1]), np.zeros(0))
+        rows, freq = np.unique(per_unit, axis=0, return_counts=True)
+        return cls(rows, freq.astype(float))
+
+    @property
+    def n(self) -> int:
+        """Number of units."""
+        return int(self.freq.sum())
+
+    def total(self) -> np.ndarray:
+        """The sums over all units, shape ``(d,)``."""
+        total: np.ndarray = self.freq @ self.rows
+        return total
+
+
+def bca_intervals(
+    patterns: UnitPatterns,
     statistic: Callable[[np.ndarray], np.ndarray],
     *,
     n_boot: int,
     seed: int,
     confidence: float,
-    width: int | None = None,
-) -> np.ndarray:
-    """Bootstrap over units with :func:`scipy.stats.bootstrap` (percentile method).
+) -> list[tuple[tuple[float, float] | None, str | None]]:
+    """BCa bootstrap intervals over units for several statistics at once.
 
-    Units are resampled with replacement; ``statistic`` receives, for a batch of ``B``
-    resamples, the matrix ``w`` of shape ``(B, n_units)`` telling how often each unit was
-    drawn, and returns an array of shape ``(m, B)`` (``m`` statistics at once; NaN where a
-    statistic is undefined in a resample). Every figure here is a function of per-unit
-    sums, so this is exact and fast.
-
-    Args:
-        n_units: Number of units (must be >= 2).
-        statistic: See above.
-        n_boot: Number of resamples.
-        seed: Seed for ``numpy.random.default_rng``; the same seed gives the same result.
-        confidence: Confidence level (passed through to scipy).
-        width: Rough number of values ``statistic`` handles per resample (defaults to
-            ``n_units``); only sets the batch size, to bound memory.
+    ``statistic`` maps sums of shape ``(B, d)`` to values of shape ``(m, B)`` (NaN where a
+    statistic is undefined). Resamples draw ``n`` units with replacement (a multinomial draw
+    of pattern counts from ``numpy.random.default_rng(seed)``); the acceleration comes from
+    the exact jackknife (each pattern's leave-one-out sums). The bias correction and the
+    acceleration follow Efron (1987) exactly as :func:`scipy.stats.bootstrap` with
+    ``method="BCa"`` computes them; undefined resamples are left out.
 
     Returns:
-        The bootstrap distribution, shape ``(m, n_boot)``.
+        One ``(interval, None)`` or ``(None, reason)`` per statistic.
     """
-    if n_units < 2:
-        raise ValueError("the bootstrap needs at least two units")
-    if n_boot < 1:
-        raise ValueError("n_boot must be positive")
-    # Keep each batch's (B, n_units) matrices to a few MB.
-    batch = max(1, min(n_boot, 400_000 // max(width or n_units, n_units, 1)))
-
-    def _stat(idx: np.ndarray, axis: int = -1) -> np.ndarray:
-        return np.asarray(statistic(multiplicities(idx, n_units)), dtype=float)
-
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        res = stats.bootstrap(
-            (np.arange(n_units),),
-            _stat,
-            n_resamples=n_boot,
-            batch=batch,
-            vectorized=True,
-            method="percentile",
-            confidence_level=confidence,
-            random_state=np.random.default_rng(seed),
-        )
-    return np.asarray(res.bootstrap_distribution, dtype=float).reshape(-1, n_boot)
-
-
-def percentile_interval(
-    distribution: np.ndarray, confidence: float
-) -> tuple[tuple[float, float] | None, str | None]:
-    """Percentile interval from a bootstrap distribution that may contain NaN.
-
-    Undefined resamples (NaN) are left out. When fewer than :data:`MIN_DEFINED_SHARE` of
-    the resamples are defined, no interval is given. A degenerate distribution (all
-    resamples equal) gives a zero-width interval.
-
-    Args:
-        distribution: One statistic's bootstrap values.
-        confidence: Confidence level.
-
-    Returns:
-        ``((low, high), None)`` or ``(None, reason)``.
-    """
-    values = np.asarray(distribution, dtype=float).ravel()
-    finite = values[np.isfinite(values)]
-    if values.size == 0 or finite.size < MIN_DEFINED_SHARE * values.size or finite.size == 0:
-        return None, "confidence interval unavailable: most bootstrap resamples undefined"
+    n = patterns.n
+    total = patterns.total()
+    theta = np.asarray(statistic(total[None, :]), dtype=float)[:, 0]
+    m = theta.shape[0]
+    if n < 2:
+        return [(None, "confidence interval needs at least two units")] * m
+    rng = np.random.default_rng(seed)
+    probs = patterns.freq / n
+    n_pat = len(probs)
+    chunk = max(1, min(n_boot, 2_000_000 // max(n_pat, 1)))
+    parts = []
+    done = 0
+    with np.errstate(all="ignore"):
+        while done < n_boot:
+            b = min(chunk, n_boot - done)
+            counts = rng.multinomial(n, probs, size=b).astype(float)
+            parts.append(np.asarray(statistic(counts @ patterns.rows), dtype=float))
+            done += b
+        boot = np.concatenate(parts, axis=1)
+        jack = np.asarray(statistic(total[None, :] - patterns.rows), dtype=float)
     alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(finite, [alpha, 1.0 - alpha])
-    return (float(low), float(high)), None
+    z_lo, z_hi = special.ndtri(alpha), special.ndtri(1.0 - alpha)
+    out: list[tuple[tuple[float, float] | None, str | None]] = []
+    for i in range(m):
+        if not math.isfinite(theta[i]):
+            out.append((None, "undefined"))
+            continue
+        values = boot[i]
+        finite = values[np.isfinite(values)]
+        if finite.size == 0 or finite.size < MIN_DEFINED_SHARE * values.size:
+            out.append((None, MOSTLY_UNDEFINED))
+            continue
+        if np.ptp(finite) == 0:
+            out.append((None, SAME_RESAMPLES))
+            continue
+        share = float(np.mean(finite < theta[i]))
+        share = min(max(share, 0.5 / finite.size), 1.0 - 0.5 / finite.size)
+        z0 = float(special.ndtri(share))
+        jk = jack[i]
+        ok = np.isfinite(jk) & (patterns.freq > 0)
+        w = patterns.freq[ok]
+        accel = 0.0
+        if w.sum() >= 2:
+            centre = float((w * jk[ok]).sum() / w.sum())
+            d = centre - jk[ok]
+            den = 6.0 * float((w * d**2).sum()) ** 1.5
+            accel = float((w * d**3).sum()) / den if den > 0 else 0.0
+        a1 = special.ndtr(z0 + (z0 + z_lo) / (1.0 - accel * (z0 + z_lo)))
+        a2 = special.ndtr(z0 + (z0 + z_hi) / (1.0 - accel * (z0 + z_hi)))
+        if not (np.isfinite(a1) and np.isfinite(a2)):
+            out.append((None, "BCa interval undefined (extreme acceleration)"))
+            continue
+        low, high = np.percentile(finite, [100.0 * a1, 100.0 * a2])
+        out.append(((float(low), float(high)), None))
+    return out
 
 
-def bootstrap_estimate(
-    value: float | None,
-    n: int,
-    distribution: np.ndarray | None,
-    confidence: float,
+def bca_estimates(
+    patterns: UnitPatterns,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    reasons: list[str],
     *,
-    reason: str | None = None,
-) -> Estimate:
-    """Combine a point estimate with the percentile interval of its bootstrap distribution.
+    ns: list[int] | None = None,
+    intervals: bool = True,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[Estimate]:
+    """Point estimates of ``statistic`` over all units, each with its BCa interval.
 
     Args:
-        value: Point estimate (``None``/NaN when undefined).
-        n: Number of units.
-        distribution: Bootstrap values, or ``None`` when no bootstrap was run.
+        patterns: The units as :class:`UnitPatterns`.
+        statistic: See :func:`bca_intervals`.
+        reasons: Why each statistic is undefined when it is (one per statistic).
+        ns: The n to report for each statistic (defaults to every unit).
+        intervals: Compute intervals at all (``False`` for quick point estimates).
+        n_boot: Resamples.
+        seed: Seed; the same seed gives the same intervals.
         confidence: Confidence level.
-        reason: Why ``value`` is undefined, or why no bootstrap was run.
 
     Returns:
-        The estimate.
+        One :class:`Estimate` per statistic, ``method="bca_bootstrap"`` when it has an interval.
     """
-    value = clean_float(value)
-    if value is None:
-        return Estimate.undefined(reason or "undefined", n)
-    if distribution is None:
-        return Estimate(value, None, None, n, reason=reason, method="none")
-    interval, why = percentile_interval(distribution, confidence)
-    if interval is None:
-        return Estimate(value, None, None, n, reason=why, method="none")
-    return Estimate(value, interval[0], interval[1], n, method="bootstrap")
+    with np.errstate(all="ignore"):
+        theta = np.asarray(statistic(patterns.total()[None, :]), dtype=float)[:, 0]
+    counts = ns if ns is not None else [patterns.n] * len(theta)
+    cis: list[tuple[tuple[float, float] | None, str | None]]
+    if intervals:
+        cis = bca_intervals(patterns, statistic, n_boot=n_boot, seed=seed, confidence=confidence)
+    else:
+        cis = [(None, None)] * len(theta)
+    out = []
+    for value, n, reason, (ci, why) in zip(theta, counts, reasons, cis, strict=True):
+        if not math.isfinite(value):
+            out.append(Estimate.undefined(reason, n))
+        elif ci is None:
+            out.append(Estimate(float(value), None, None, n, reason=why))
+        else:
+            out.append(Estimate(float(value), ci[0], ci[1], n, method="bca_bootstrap"))
+    return out
+
+
+def mean_bca(
+    values: list[float] | np.ndarray,
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+    empty: str = "no values",
+) -> Estimate:
+    """The mean of ``values`` with a BCa bootstrap interval (units = the values)."""
+    x = np.asarray(values, dtype=float).reshape(-1)
+    if x.size == 0:
+        return Estimate.undefined(empty, 0)
+    patterns = UnitPatterns.from_units(np.column_stack([x, np.ones_like(x)]))
+
+    def stat(s: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.where(s[:, 1] > 0, s[:, 0] / s[:, 1], np.nan)[None, :]
+
+    return bca_estimates(patterns, stat, [empty], n_boot=n_boot, seed=seed, confidence=confidence)[
+        0
+    ]

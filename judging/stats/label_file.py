@@ -5,8 +5,9 @@ a missing label) or JSONL (one object per line; ``null``, an empty string or an 
 a missing label; ``.json`` holding an array of objects works too). Problems are reported as
 :class:`~medjudge.store.importing.problems.ImportProblem` naming the file, line and column.
 
-Nominal labels are compared as text (``1`` in JSON and ``"1"`` in CSV are the same label);
-with ``ordinal=True`` they must be numbers.
+Nominal labels are compared as text (``1`` in JSON and ``"1"`` in CSV are the same label).
+On an ordinal scale labels are numbers unless the declared categories give their order; on an
+interval scale they must be numbers.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from medjudge.judging.stats.agreement import (
     multi_rater_stats,
     two_rater_stats,
 )
+from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store.importing.problems import ImportProblem, Record
 from medjudge.store.importing.readers import read_csv, read_json_array, read_jsonl
 
@@ -54,29 +56,32 @@ def _records(path: Path) -> list[Record]:
 
 def _number(rec: Record, column: str, value: Any) -> float | int:
     if isinstance(value, bool):
-        raise rec.problem("--ordinal needs numbers, got true/false", column)
+        raise rec.problem("this scale needs numbers, got true/false", column)
     if isinstance(value, (int, float)):
         number: float | int = value
     else:
         try:
             number = float(str(value).strip())
         except ValueError:
-            raise rec.problem(f"--ordinal needs numbers, got {str(value)[:40]!r}", column) from None
+            raise rec.problem(
+                f"this scale needs numbers (or --categories in order), got {str(value)[:40]!r}",
+                column,
+            ) from None
     if isinstance(number, float):
         if not math.isfinite(number):
-            raise rec.problem("--ordinal needs finite numbers", column)
+            raise rec.problem("this scale needs finite numbers", column)
         if number.is_integer():
             number = int(number)
     return number
 
 
-def _label(rec: Record, column: str, ordinal: bool) -> Hashable | None:
+def _label(rec: Record, column: str, numeric: bool) -> Hashable | None:
     value = rec.data.get(column)
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, (list, dict)):
         raise rec.problem("expected one label (text or a number), got a list or object", column)
-    if ordinal:
+    if numeric:
         return _number(rec, column, value)
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -102,7 +107,7 @@ def read_label_table(
     *,
     unit: str | None = None,
     by: str | None = None,
-    ordinal: bool = False,
+    numeric: bool = False,
 ) -> LabelTable:
     """Read a wide label file.
 
@@ -111,7 +116,7 @@ def read_label_table(
         raters: the rater columns (at least two, all different).
         unit: a column naming the unit (must be unique per row), or None.
         by: a column to slice by, or None.
-        ordinal: labels are numbers on an ordered scale.
+        numeric: labels are numbers (an ordered scale without declared categories).
 
     Returns:
         The labels, one row per record.
@@ -150,7 +155,7 @@ def read_label_table(
                     f"unit {key!r} appears twice (first on line {first_line[key]})", unit
                 )
             first_line[key] = rec.line
-        table.rows.append([_label(rec, r, ordinal) for r in raters])
+        table.rows.append([_label(rec, r, numeric) for r in raters])
         table.units.append(key)
         table.groups.append(_key(rec, by) if by else None)
         table.lines.append(rec.line)
@@ -164,12 +169,15 @@ class SliceStats:
     slice: str
     n_rows: int
     stats: TwoRaterStats | MultiRaterStats
+    without_ties: bool = False
+    """These figures leave out the units where a rater said tie (``--tie``)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: ``slice``, ``n_rows``, ``kind`` and ``stats``."""
+        """JSON-safe: ``slice``, ``without_ties``, ``n_rows``, ``kind`` and ``stats``."""
         kind = "two_raters" if isinstance(self.stats, TwoRaterStats) else "multi_raters"
         return {
             "slice": self.slice,
+            "without_ties": self.without_ties,
             "n_rows": self.n_rows,
             "kind": kind,
             "stats": self.stats.to_dict(),
@@ -180,16 +188,18 @@ def table_stats(
     table: LabelTable,
     *,
     by: bool = False,
-    ordinal: bool = False,
-    n_boot: int = 1000,
+    scale: str = "nominal",
+    categories: Sequence[Hashable] | None = None,
+    tie: str | None = None,
+    n_boot: int = N_BOOT,
     seed: int = 0,
     confidence: float = 0.95,
 ) -> list[SliceStats]:
     """Agreement over the whole table and, with ``by``, per slice.
 
-    Two raters: :func:`~.agreement.two_rater_stats` with analytic intervals. Three or more:
-    :func:`~.agreement.multi_rater_stats` (Fleiss' κ analytic; Krippendorff's α and mean
-    pairwise agreement by percentile bootstrap over units with ``seed``).
+    Two raters: :func:`~.agreement.two_rater_stats`; three or more:
+    :func:`~.agreement.multi_rater_stats` (BCa figures seeded with ``seed``). With ``tie``,
+    each slice is followed by the same figures without the units where any rater said ``tie``.
 
     Returns:
         ``all`` first, then one entry per slice value (sorted; rows without one are
@@ -204,26 +214,28 @@ def table_stats(
     out = []
     for name, idx in slices:
         rows = [table.rows[i] for i in idx]
-        stats: TwoRaterStats | MultiRaterStats
-        if len(table.raters) == 2:
-            stats = two_rater_stats(
-                [r[0] for r in rows],
-                [r[1] for r in rows],
-                ordinal=ordinal,
-                ci="analytic",
-                n_boot=n_boot,
-                seed=seed,
-                confidence=confidence,
-            )
-        else:
-            stats = multi_rater_stats(
-                rows,
-                table.raters,
-                ordinal=ordinal,
-                ci="analytic",
-                n_boot=n_boot,
-                seed=seed,
-                confidence=confidence,
-            )
-        out.append(SliceStats(name, len(rows), stats))
+        variants = [(False, rows)]
+        if tie is not None:
+            variants.append((True, [r for r in rows if tie not in r]))
+        for untied, part in variants:
+            stats: TwoRaterStats | MultiRaterStats
+            if len(table.raters) == 2:
+                stats = two_rater_stats(
+                    [r[0] for r in part],
+                    [r[1] for r in part],
+                    categories=categories,
+                    scale=scale,
+                    confidence=confidence,
+                )
+            else:
+                stats = multi_rater_stats(
+                    part,
+                    table.raters,
+                    categories=categories,
+                    scale=scale,
+                    n_boot=n_boot,
+                    seed=seed,
+                    confidence=confidence,
+                )
+            out.append(SliceStats(name, len(part), stats, without_ties=untied))
     return out

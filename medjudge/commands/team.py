@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,6 +15,7 @@ from medjudge.store.items import list_items
 from medjudge.store.kinds import ItemKind
 from medjudge.store.paths import login_name
 from medjudge.store.roles import grant, members, require, revoke
+from medjudge.store.settings import Criterion
 
 from .common import UserError, opened, out
 
@@ -138,6 +140,14 @@ def settings(
             help="The judge summaries show when judges are equally complete ('' clears it)."
         ),
     ] = None,
+    scale: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="CRITERION=nominal|ordinal|interval: how the statistics treat a criterion's "
+            "labels (a rating scale is ordinal unless set; interval adds ICC(2,1) and "
+            "interval α); repeat for several."
+        ),
+    ] = None,
 ) -> None:
     """Show or change the study's settings (leads only); every change is in the history.
 
@@ -145,6 +155,7 @@ def settings(
     Example:
       medjudge settings trial.db
       medjudge settings trial.db --show-verdicts --roles-enforced
+      medjudge settings trial.db --scale completeness=interval
     """
     with opened(study, check=True) as s:
         changes: dict[str, Any] = {
@@ -161,6 +172,8 @@ def settings(
             changes["decline_phrases"] = tuple(p.strip() for p in decline_phrase if p.strip())
         if headline_judge is not None:  # '' clears it
             changes["headline_judge"] = headline_judge.strip() or None
+        if scale:
+            changes["criteria"] = _with_scales(s.settings.criteria, scale)
         if changes:
             require(s, login_name(), "settings")
             s.save_settings(s.settings.model_copy(update=changes), actor=login_name())
@@ -173,4 +186,28 @@ def settings(
         out("declining to answer: " + "; ".join(repr(p) for p in st.decline_phrases))
         for c in st.criteria:
             extra = c.polarity or (f"{c.scale[0]}–{c.scale[1]}" if c.scale else "options")
-            out(f"criterion {c.name} ({c.kind}, {extra}): {c.question}")
+            out(f"criterion {c.name} ({c.kind}, {extra}, {c.level}): {c.question}")
+
+
+def _with_scales(criteria: Sequence[Criterion], specs: Sequence[str]) -> list[Criterion]:
+    """The criteria with ``--scale NAME=LEVEL`` applied (a clear error for a bad one)."""
+    levels = {"nominal", "ordinal", "interval"}
+    by_name = {c.name: c for c in criteria}
+    for spec in specs:
+        name, _, level = spec.partition("=")
+        name, level = name.strip(), level.strip()
+        if not level or level not in levels:
+            raise UserError(f"--scale {spec!r}: write CRITERION=nominal|ordinal|interval")
+        if name not in by_name:
+            raise UserError(
+                f"--scale {spec!r}: no criterion {name!r} (criteria: {', '.join(by_name)})"
+            )
+        try:
+            by_name[name] = Criterion.model_validate(
+                {**by_name[name].model_dump(), "measurement": level}
+            )
+        except ValueError as exc:
+            errors = getattr(exc, "errors", None)
+            why = errors()[0]["msg"] if callable(errors) else str(exc)
+            raise UserError(f"--scale {spec!r}: {why.removeprefix('Value error, ')}") from None
+    return [by_name[c.name] for c in criteria]

@@ -1,0 +1,62 @@
+"""A judge scored against the reviewers' majority: checked against scikit-learn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
+from statsmodels.stats.proportion import proportion_confint
+
+from medjudge.judging.stats.classification import classification
+
+LABELS = ["A", "B", "tie", "neither"]
+
+
+def _pairs(seed: int, n: int) -> tuple[list[str], list[str]]:
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(LABELS[:3], size=n, p=[0.45, 0.45, 0.1])  # nobody's majority says neither
+    guess = np.where(rng.random(n) < 0.7, truth, rng.choice(LABELS, size=n))
+    return truth.tolist(), guess.tolist()
+
+
+@pytest.mark.parametrize(("seed", "n"), [(0, 40), (1, 200), (2, 15)])
+def test_matches_sklearn(seed: int, n: int) -> None:
+    truth, guess = _pairs(seed, n)
+    table = confusion_matrix(truth, guess, labels=LABELS)
+    c = classification(table.tolist(), LABELS)
+    p, r, f, support = precision_recall_fscore_support(
+        truth, guess, labels=LABELS, zero_division=np.nan
+    )
+    assert c.n == n
+    assert c.accuracy.value == pytest.approx(np.mean(np.array(truth) == np.array(guess)))
+    lo, hi = proportion_confint(int(np.trace(table)), n, method="wilson")
+    assert (c.accuracy.ci_low, c.accuracy.ci_high) == pytest.approx((lo, hi))
+    for j, s in enumerate(c.labels):
+        assert s.support == support[j]
+        for mine, ref in ((s.precision, p[j]), (s.recall, r[j]), (s.f1, f[j])):
+            if np.isnan(ref):
+                assert mine.value is None and mine.reason
+            else:
+                assert mine.value == pytest.approx(ref)
+    # Macro-F1 over the labels the reference uses (sklearn: labels= those present).
+    present = [lab for lab in LABELS if lab in truth]
+    macro = precision_recall_fscore_support(
+        truth, guess, labels=present, average="macro", zero_division=0
+    )[2]
+    assert c.macro_f1.value == pytest.approx(macro)
+    assert c.labels[3].recall.value is None  # the majority never says neither
+    assert "never says" in c.labels[3].recall.reason
+
+
+def test_f1_interval_is_bca_and_contains_the_estimate() -> None:
+    truth, guess = _pairs(5, 300)
+    c = classification(confusion_matrix(truth, guess, labels=LABELS).tolist(), LABELS, seed=1)
+    f1 = c.labels[0].f1
+    assert f1.method == "bca_bootstrap" and f1.ci_low < f1.value < f1.ci_high
+    assert c.labels[0].precision.method == "wilson"
+    assert c.to_dict()["labels"][0]["label"] == "A"
+
+
+def test_empty_table() -> None:
+    c = classification([[0, 0], [0, 0]], ["A", "B"])
+    assert c.n == 0 and c.accuracy.value is None and c.macro_f1.value is None
