@@ -90,6 +90,9 @@ class Criterion(BaseModel):
         return None
 
 
+DEFAULT_SEED = 20240101
+"""The bootstrap seed of a new study and of ``medjudge agreement`` (same labels, same intervals)."""
+
 DEFAULT_CRITERIA: list[Criterion] = [
     Criterion(
         name="correctness",
@@ -164,7 +167,7 @@ class StudySettings(BaseModel):
     """Hide judge verdicts and other reviewers' labels until the reviewer's own are saved."""
     allow_reviewer_override: bool = False
     """Allow ``--reviewer NAME`` instead of the login name (e.g. a shared demo account)."""
-    seed: int = 20240101
+    seed: int = DEFAULT_SEED
     """Seed for the per-item display order of pairwise answers."""
     roles_enforced: bool = False
     """When True, only logins with a role may review; otherwise anyone may review."""

@@ -161,26 +161,41 @@ class AgreementScreen(Screen[None]):
             figures.update(self._figures(message.stats, *message.pair))
 
     def _figures(self, stats: Any, a: str, b: str) -> Group:
+        from medjudge.judging.stats.estimates import METHOD_SHORT  # loaded with the stats
+
         table = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 2))
         table.add_column("coefficient", style="bold", no_wrap=True)
         table.add_column("value [95% CI]")
         table.add_column("n", justify="right")
+        table.add_column("interval")
         rows = [
             ("percent agreement", stats.percent),
             ("Cohen's κ", stats.cohen),
             ("Gwet's AC1", stats.gwet_ac1),
+            ("Bennett's S", stats.bennett_s),
         ]
-        for name in ("weighted_kappa", "spearman", "pearson"):
+        for name, label in (
+            ("weighted_kappa_linear", "weighted κ (linear)"),
+            ("weighted_kappa_quadratic", "weighted κ (quadratic)"),
+            ("spearman", "Spearman ρ"),
+            ("pearson", "Pearson r"),
+            ("icc", "ICC(2,1)"),
+        ):
             extra = getattr(stats, name, None)
             if extra is not None:
-                rows.append((name.replace("_", " "), extra))
+                rows.append((label, extra))
+        unstable = False
         for name, est in rows:
-            table.add_row(Text(name), render.lit(est.format(2)), Text(str(est.n)))
+            n = f"{est.n}†" if est.unstable else str(est.n)
+            unstable = unstable or est.unstable
+            method = METHOD_SHORT[est.method] if est.has_ci else ""
+            table.add_row(Text(name), render.lit(est.format(2, flag=False)), Text(n), Text(method))
         confusion = render.confusion_table(stats.confusion.categories, stats.confusion.matrix, a, b)
         dropped = getattr(stats, "n_dropped", 0)
         note = Text(
             f"\n{stats.n} unit{'s' if stats.n != 1 else ''} labelled by both"
             + (f"; {dropped} labelled by only one left out" if dropped else "")
+            + ("; † fewer than 20 units: unstable" if unstable else "")
             + "\n"
         )
         title = Text("Confusion matrix", style="bold")

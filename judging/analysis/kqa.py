@@ -145,7 +145,7 @@ def kqa_raters(data: StudyData) -> list[str]:
 
 
 def kqa_metrics(
-    data: StudyData, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
+    data: StudyData, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95
 ) -> dict[str, Any] | None:
     """K-QA figures per answer and per source model, for every rater with statement labels.
 

@@ -1,10 +1,11 @@
 """The report as one long-format CSV: one row per figure.
 
 Columns: ``section, criterion, slice, rater_a, rater_b, metric, value, ci_low, ci_high, n,
-reason``. ``section`` is the view (``human_human``, ``majority_judge``, ``ab_ba``, …; for
+reason, method`` (the interval's method). ``section`` is the view (``human_human``, ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``win_rate``, ``kqa``, ``kqa_answer``,
-``rating_mean``, ``confusion/<view>`` (metric ``row / column``, value = count) and
+``rating_mean``, ``classification`` (a judge against the reviewers' majority: accuracy,
+macro_f1, ``precision:<verdict>`` …), ``confusion/<view>`` (metric ``row / column``, value = count) and
 ``effort``. Undefined figures have an empty value and a ``reason`` (a column added to the
 minimal list so that "undefined" is never silent).
 
@@ -34,6 +35,7 @@ COLUMNS = (
     "ci_high",
     "n",
     "reason",
+    "method",
 )
 
 
@@ -66,9 +68,10 @@ def _row(
             est.get("ci_high"),
             est.get("n"),
             est.get("reason"),
+            est.get("method") if est.get("ci_low") is not None else None,
         ]
     else:
-        cells = [value, None, None, n, None]
+        cells = [value, None, None, n, None, None]
     return [_text(x) for x in (section, criterion, slice_, rater_a, rater_b, metric, *cells)]
 
 
@@ -78,6 +81,32 @@ def _comparisons(report: dict[str, Any]) -> Iterator[list[str]]:
             section = r["view"] + ("/without_ties" if r.get("ties") == "without" else "")
             for name, est in r["metrics"].items():
                 yield _row(section, c["name"], r["slice"], r["rater_a"], r["rater_b"], name, est)
+            for v in r.get("fleiss_per_category") or []:
+                name = f"fleiss:{v['category']}"
+                yield _row(section, c["name"], r["slice"], r["rater_a"], r["rater_b"], name, v)
+            cl = r.get("classification")
+            if cl:
+                for name in ("accuracy", "macro_f1"):
+                    yield _row(
+                        "classification",
+                        c["name"],
+                        r["slice"],
+                        r["rater_a"],
+                        r["rater_b"],
+                        name,
+                        cl[name],
+                    )
+                for lab in cl["labels"]:
+                    for name in ("precision", "recall", "f1"):
+                        yield _row(
+                            "classification",
+                            c["name"],
+                            r["slice"],
+                            r["rater_a"],
+                            r["rater_b"],
+                            f"{name}:{lab['label']}",
+                            lab[name],
+                        )
             for v in r.get("vs_majority") or []:
                 yield _row(
                     section,

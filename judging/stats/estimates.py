@@ -50,6 +50,18 @@ METHODS = (
     "none",
 )
 
+METHOD_SHORT = {
+    "wilson": "Wilson",
+    "normal_se": "±z·SE",
+    "fisher_z": "Fisher z",
+    "f_distribution": "F",
+    "bca_bootstrap": "BCa",
+    "wilson_transform": "Wilson→S",
+    "student_t": "t",
+    "none": "",
+}
+"""Interval methods in a few characters, for narrow tables (the app at 80 columns)."""
+
 METHOD_TEXT = {
     "wilson": "Wilson score interval",
     "normal_se": "estimate ± z·SE (large-sample standard error)",
@@ -179,11 +191,12 @@ class Estimate:
             "unstable": self.unstable,
         }
 
-    def format(self, digits: int = 2) -> str:
+    def format(self, digits: int = 2, *, flag: bool = True) -> str:
         """Render for people, e.g. ``"0.61 [0.52, 0.70]"`` or ``"undefined (n < 2)"``.
 
         Args:
             digits: Decimal places.
+            flag: Append ``unstable (n=…)`` to a figure from fewer than 20 units.
 
         Returns:
             The formatted string.
@@ -195,7 +208,8 @@ class Estimate:
             text = f"{text} [{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}]"
         elif self.reason:
             text = f"{text} (no CI: {self.reason})"
-        return text + (f" unstable (n={self.n} < {MIN_STABLE_N})" if self.unstable else "")
+        unstable = flag and self.unstable
+        return text + (f" unstable (n={self.n} < {MIN_STABLE_N})" if unstable else "")
 
     def __str__(self) -> str:
         return self.format()

@@ -12,6 +12,7 @@ import typer
 
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
+from medjudge.store.settings import DEFAULT_SEED
 from medjudge.store.slices import metadata_fields
 from medjudge.store.visibility import require_unblinded
 
@@ -64,7 +65,7 @@ def report(
     ] = None,
     n_boot: Annotated[
         int, typer.Option(min=100, help="Bootstrap resamples for the intervals.")
-    ] = 1000,
+    ] = 2000,
     seed: Annotated[
         int | None, typer.Option(help="Bootstrap seed (default: the study's own seed).")
     ] = None,
@@ -312,7 +313,9 @@ def agreement(
     n_boot: Annotated[
         int, typer.Option(min=200, help="Bootstrap resamples (the BCa intervals).")
     ] = 2000,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Bootstrap seed (the default is a new study's, so figures match).")
+    ] = DEFAULT_SEED,
 ) -> None:
     """Agreement statistics for any file of labels — no study needed.
 
