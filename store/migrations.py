@@ -240,10 +240,36 @@ ALTER TABLE adjudications ADD COLUMN rationale_frame TEXT
 typed on the review screen says "A" for the answer shown first (``display``); imported notes and
 rationales use the file's letters (``file``). NULL: written before this migration, unknown."""
 
+M007_REVIEWER_AIDS = """
+CREATE TABLE item_flags (
+    id INTEGER PRIMARY KEY,
+    item_id INTEGER NOT NULL REFERENCES items(id),
+    rater_id INTEGER NOT NULL REFERENCES raters(id),
+    flagged INTEGER NOT NULL CHECK (flagged IN (0, 1)),
+    at TEXT NOT NULL
+);
+CREATE INDEX item_flags_rater ON item_flags(rater_id, item_id);
+CREATE TRIGGER item_flags_append_only_u BEFORE UPDATE ON item_flags
+BEGIN SELECT RAISE(ABORT, 'item_flags is append-only'); END;
+CREATE TRIGGER item_flags_append_only_d BEFORE DELETE ON item_flags
+BEGIN SELECT RAISE(ABORT, 'item_flags is append-only'); END;
+CREATE TABLE guideline_reads (
+    id INTEGER PRIMARY KEY,
+    rater_id INTEGER NOT NULL REFERENCES raters(id),
+    guidelines_hash TEXT NOT NULL,
+    at TEXT NOT NULL,
+    UNIQUE (rater_id, guidelines_hash)
+);
+"""
+"""Reviewer aids (#15): "come back to this" flags, one row per change (the latest per reviewer
+and item holds; the history stays), and which version of the study's guidelines each reviewer
+has been shown (so a changed text is shown again on the next launch)."""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
     ("003_note_frames", M003_NOTE_FRAMES),
+    ("007_reviewer_aids", M007_REVIEWER_AIDS),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

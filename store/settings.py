@@ -185,6 +185,9 @@ class StudySettings(BaseModel):
     headline_judge: str | None = None
     """The judge the summaries show when several judges are equally complete on a criterion
     (the most complete judge always comes first; see ``judging.analysis.headline``)."""
+    guidelines: str | None = None
+    """Reviewer guidelines (Markdown, set by a lead with ``settings --guidelines FILE``): shown
+    on a reviewer's first launch, again after they change, and on the G key."""
 
     @field_validator("criteria")
     @classmethod

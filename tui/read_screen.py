@@ -3,7 +3,7 @@
 At 80×24 an answer gets a few lines on the review screen; a physician must be able to read
 all of it before voting. Everything shown is the item's own text, literally (no markup), in
 the order the review screen shows it (for pairwise items: the display order, "Answer A" being
-the left / upper one). Escape, ``v`` or ``q`` returns to the review screen.
+the left / upper one), then the item's extra fields from the import file (its metadata). Escape, ``v`` or ``q`` returns to the review screen.
 """
 
 from __future__ import annotations
@@ -40,6 +40,11 @@ def item_sections(item: Item) -> list[tuple[str, Text]]:
             parts.append(("Statements", lines))
     if item.context:
         parts.append(("Context documents", render.context_text(item)))
+    if item.meta:
+        fields = Text()
+        for key, value in item.meta.items():
+            fields.append_text(render.lit(f"{key}: {value}\n"))
+        parts.append(("Item fields (from the import file)", fields))
     return parts
 
 

@@ -22,6 +22,7 @@ from medjudge.store.labels import Saved
 
 from . import render
 from .dialogs import PromptDialog
+from .guidelines_screen import GuidelinesScreen
 from .messages import StudyChanged
 from .read_screen import ReadScreen
 from .review_labels import LabelActions
@@ -67,6 +68,9 @@ class ReviewScreen(LabelActions, Screen[None]):
         Binding("j", "next_unlabelled", "Jump"),
         Binding("g", "go_to", "Go to", show=False),
         Binding("m", "note", "Note"),
+        Binding("f", "flag", "Flag", show=False),
+        Binding("F", "next_flagged", "Next flagged", show=False),
+        Binding("G", "guidelines", "Guidelines", show=False),
         Binding("o", "app.overview", "Overview"),
         Binding("x", "toggle_context", "Context", show=False),
         Binding("z", "zoom", "Zoom", show=False),
@@ -134,11 +138,12 @@ class ReviewScreen(LabelActions, Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        """Show the first item not yet finished."""
+        """Show the first item not yet finished (and new guidelines over it)."""
         if not self.session.refs:
             self._show_empty()
-            return
-        self.show_index(self.session.first_index())
+        else:
+            self.show_index(self.session.first_index())
+        self.call_after_refresh(self.show_guidelines_if_new)
 
     @property
     def unit_list(self) -> UnitRows:
@@ -250,6 +255,8 @@ class ReviewScreen(LabelActions, Screen[None]):
             if s.item.batch:
                 where.append(" · ")
                 where.append_text(render.lit(s.item.batch))
+            if s.item.id in s.flagged:
+                where.append("  ⚑", "bold")
             if s.complete():
                 where.append("  ✓ done", "bold")
             where.append("  ")
@@ -333,6 +340,8 @@ class ReviewScreen(LabelActions, Screen[None]):
             "zoom",
             "toggle_context",
             "read",
+            "flag",
+            "next_flagged",
         ):
             return self.session.item is not None or action == "undo"
         return True
@@ -442,6 +451,40 @@ class ReviewScreen(LabelActions, Screen[None]):
             ),
             save,
         )
+
+    def action_flag(self) -> None:
+        """Flag this item to come back to (or take the flag off); saved at once."""
+        if self.session.item is None:
+            return
+        try:
+            on = self.session.toggle_flag()
+        except StudyError as exc:
+            self.notify(str(exc), title="flag not saved", severity="error", markup=False)
+            return
+        self._status("⚑ flagged: F finds it again" if on else "flag removed", "saved")
+
+    def action_next_flagged(self) -> None:
+        """The next item flagged "come back to this"."""
+        found = self.session.next_flagged(self.session.index)
+        if found is None:
+            self.notify("No flagged items (f flags the item on screen).")
+        else:
+            self.show_index(found)
+
+    def action_guidelines(self) -> None:
+        """The study's reviewer guidelines, full screen."""
+        text = self.session.settings.guidelines
+        if not text:
+            self.notify("This study has no reviewer guidelines (a lead sets them).")
+            return
+        self.app.push_screen(GuidelinesScreen(text))
+
+    def show_guidelines_if_new(self) -> None:
+        """Open the guidelines by themselves when this reviewer has not seen this version."""
+        text = self.session.settings.guidelines
+        if text and self.session.guidelines_due():
+            self.app.push_screen(GuidelinesScreen(text, first=True))
+            self.session.guidelines_shown()
 
     def action_toggle_context(self) -> None:
         """Open or close the context documents."""

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from medjudge.store import labels as store_labels
-from medjudge.store import visibility
+from medjudge.store import reviewer_aids, visibility
 from medjudge.store.frames import DISPLAY
 from medjudge.store.items import Item, ItemRef, get_item, list_items
 from medjudge.store.judgments import VerdictView
@@ -79,6 +79,8 @@ class ReviewSession:
         self.item: Item | None = None
         self.labels: dict[int, str] = {}
         self._revealed: set[int] = set()
+        self.flagged: set[int] = reviewer_aids.flagged_items(study, reviewer)
+        """Items this reviewer flagged "come back to this" (kept in the study)."""
         self._active_s = 0.0
         self._last_touch = clock()
 
@@ -125,6 +127,35 @@ class ReviewSession:
             if not self.is_done(self.refs[i].id):
                 return i
         return None
+
+    def next_flagged(self, after: int) -> int | None:
+        """The queue position of the next flagged item after ``after`` (wrapping), or None."""
+        n = len(self.refs)
+        for step in range(1, n + 1):
+            i = (after + step) % n
+            if self.refs[i].id in self.flagged:
+                return i
+        return None
+
+    def toggle_flag(self) -> bool:
+        """Flag the current item to come back to, or unflag it; committed on return.
+
+        Returns:
+            Whether the item is flagged now.
+        """
+        assert self.item is not None
+        on = self.item.id not in self.flagged
+        reviewer_aids.set_flag(self.study, self.item.id, self.reviewer, on)
+        (self.flagged.add if on else self.flagged.discard)(self.item.id)
+        return on
+
+    def guidelines_due(self) -> bool:
+        """Whether the study's guidelines should open by themselves (new to this reviewer)."""
+        return reviewer_aids.guidelines_unread(self.study, self.reviewer)
+
+    def guidelines_shown(self) -> None:
+        """Record that the reviewer was shown the current guidelines."""
+        reviewer_aids.mark_guidelines_read(self.study, self.reviewer)
 
     def find(self, text: str) -> int | None:
         """A queue position from an item id (as imported) or a 1-based position number."""

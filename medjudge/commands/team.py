@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
@@ -140,6 +141,16 @@ def settings(
             help="The judge summaries show when judges are equally complete ('' clears it)."
         ),
     ] = None,
+    guidelines: Annotated[
+        Path | None,
+        typer.Option(
+            help="A Markdown file of reviewer guidelines ('-': standard input): shown on each "
+            "reviewer's first launch, again after a change, and on G in the review app."
+        ),
+    ] = None,
+    clear_guidelines: Annotated[
+        bool, typer.Option("--clear-guidelines", help="Remove the reviewer guidelines.")
+    ] = False,
     scale: Annotated[
         list[str] | None,
         typer.Option(
@@ -156,6 +167,7 @@ def settings(
       medjudge settings trial.db
       medjudge settings trial.db --show-verdicts --roles-enforced
       medjudge settings trial.db --scale completeness=interval
+      medjudge settings trial.db --guidelines guidelines.md
     """
     with opened(study, check=True) as s:
         changes: dict[str, Any] = {
@@ -174,6 +186,10 @@ def settings(
             changes["headline_judge"] = headline_judge.strip() or None
         if scale:
             changes["criteria"] = _with_scales(s.settings.criteria, scale)
+        if guidelines is not None:
+            changes["guidelines"] = _read_guidelines(guidelines)
+        if clear_guidelines:
+            changes["guidelines"] = None
         if changes:
             require(s, login_name(), "settings")
             s.save_settings(s.settings.model_copy(update=changes), actor=login_name())
@@ -183,10 +199,38 @@ def settings(
         out(f"reviewer override: {'allowed' if st.allow_reviewer_override else 'login name only'}")
         out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
         out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
+        if st.guidelines:
+            lines = st.guidelines.count("\n") + 1
+            out(f"reviewer guidelines: {len(st.guidelines):,} characters, {lines:,} lines")
+        else:
+            out("reviewer guidelines: none (settings --guidelines FILE)")
         out("declining to answer: " + "; ".join(repr(p) for p in st.decline_phrases))
         for c in st.criteria:
             extra = c.polarity or (f"{c.scale[0]}–{c.scale[1]}" if c.scale else "options")
             out(f"criterion {c.name} ({c.kind}, {extra}, {c.level}): {c.question}")
+
+
+def _read_guidelines(path: Path) -> str:
+    """The guidelines text of ``--guidelines`` (UTF-8, not empty, not huge), or a clear error."""
+    from medjudge.store.reviewer_aids import MAX_GUIDELINES_CHARS
+
+    try:
+        raw = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"--guidelines {path}: cannot read it ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(
+            f"--guidelines {path}: not UTF-8 text (byte {exc.start + 1} is 0x{raw[exc.start]:02x})"
+        ) from None
+    if not text.strip():
+        raise UserError(f"--guidelines {path}: the file is empty (use --clear-guidelines)")
+    if len(text) > MAX_GUIDELINES_CHARS:
+        raise UserError(
+            f"--guidelines {path}: {len(text):,} characters; at most {MAX_GUIDELINES_CHARS:,}"
+        )
+    return text
 
 
 def _with_scales(criteria: Sequence[Criterion], specs: Sequence[str]) -> list[Criterion]:
