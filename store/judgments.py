@@ -128,11 +128,14 @@ def write_verdicts(
     run_id: int | None,
     actor: str,
 ) -> int:
-    """Store verdicts of one judge in one transaction; returns how many rows were added."""
+    """Store verdicts of one judge version in one transaction; returns how many rows were added.
+
+    ``judge`` names a version (:mod:`.judge_versions`); ``config`` is used only when the rater
+    does not exist yet. A rater's config is never changed: other settings are another version.
+    """
     added = 0
     with study.tx() as conn:
         rater_id = study.rater_id(judge, "judge", config, conn=conn)
-        conn.execute("UPDATE raters SET config = ? WHERE id = ?", (dumps(config), rater_id))
         for v in verdicts:
             trail = dumps(v.trail)
             last = conn.execute(

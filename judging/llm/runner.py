@@ -29,7 +29,9 @@ from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol import rules as protocol
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
 from medjudge.judging.protocol.resolve import Outcome, VerdictOut, resolve_item
+from medjudge.judging.protocol.versions import name_versions, panel_version, register_judges
 from medjudge.store.items import Item, get_item, list_items
+from medjudge.store.judge_versions import register_version
 from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
 from medjudge.store.study import Study
 
@@ -144,6 +146,10 @@ async def run_judges(
         ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
     """
     t0 = time.monotonic()
+    if options.dry_run:
+        judges = name_versions(study, judges)
+    else:
+        judges = register_judges(study, judges, actor=options.actor)
     items, calls = plan(study, judges, options)
     summary = RunSummary(calls_needed=len(calls))
     stored = cached_calls(study, [c.key for c in calls])
@@ -363,7 +369,6 @@ def _panel(
                 "judges_disagreed": result.disagreed,
             }
             out.append(NewVerdict(unit.id, result.verdict, "", trail))
-    config = {"panel": names, "rule": options.panel_rule}
-    return write_verdicts(
-        study, "panel:" + "+".join(names), config, out, run_id=run_id, actor=options.actor
-    )
+    version = panel_version(names, [j.version_key() for j in judges], options.panel_rule)
+    name = register_version(study, version, actor=options.actor)
+    return write_verdicts(study, name, version.config, out, run_id=run_id, actor=options.actor)

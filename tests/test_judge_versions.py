@@ -1,0 +1,121 @@
+"""Judge versions (#14): each configuration of a judge is its own rater; nothing is replaced.
+
+Real SDKs against the scripted loopback server, a real study file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from medjudge.store.importing.run import import_file
+from medjudge.store.judge_versions import list_versions
+from medjudge.store.study import Study
+
+from .conftest import pairwise_row, write_jsonl
+from .fakellm import FakeLLMServer
+from .judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .test_judge_run import judge_for, make_study, run
+
+
+def current(study: Study, rater: str) -> dict[tuple[str, str], str | None]:
+    """A rater's current labels by (item, criterion)."""
+    rows = study.conn.execute(
+        "SELECT i.ext_id, u.criterion, l.value FROM labels l JOIN units u ON u.id = l.unit_id "
+        "JOIN items i ON i.id = u.item_id JOIN raters r ON r.id = l.rater_id WHERE r.name = ?",
+        (rater,),
+    )
+    return {(r[0], r[1]): r[2] for r in rows}
+
+
+# Sample 0 votes for the plain answer, samples 1 and 2 for the GOOD one: one sample gives the
+# wrong verdict, three samples the right one — so the two versions' verdicts differ.
+FLIPPED_FIRST = routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=0)))
+
+
+def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) -> None:
+    """#14: a re-run with other settings used to overwrite the rater's config and verdicts."""
+    study = make_study(tmp_path, n=3)
+    with FakeLLMServer(FLIPPED_FIRST) as server:
+        run(study, [judge_for(server, samples=1)])
+        run(study, [judge_for(server, samples=3)])
+        spec = judge_for(server).spec_name
+    versions = list_versions(study)
+    assert [v.params["samples"] for v in versions] == [1, 3]
+    first, second = versions
+    assert first.name == spec
+    assert second.name == f"{spec}#{second.key[:6]}" and second.key != first.key
+    config = study.conn.execute("SELECT config FROM raters WHERE name = ?", (spec,)).fetchone()[0]
+    assert json.loads(config)["samples"] == 1  # the first version's settings are untouched
+    one, three = current(study, first.name), current(study, second.name)
+    assert len(one) == len(three) == 3 * 6
+    assert set(one.values()) == {"B"} and set(three.values()) == {"A"}
+    # the first version's verdict rows are all still there, unchanged
+    rows = study.conn.execute(
+        "SELECT count(*), min(value), max(value) FROM verdicts WHERE rater_id = ?",
+        (first.rater_id,),
+    ).fetchone()
+    assert tuple(rows) == (18, "B", "B")
+
+
+def test_the_same_settings_again_are_the_same_version(tmp_path: Path) -> None:
+    study = make_study(tmp_path, n=2)
+    with FakeLLMServer(FLIPPED_FIRST) as server:
+        run(study, [judge_for(server, samples=3)])
+        again = run(study, [judge_for(server, samples=3)])
+    assert again.verdicts_added == 0 and again.requests == 0
+    assert len(list_versions(study)) == 1
+
+
+def test_an_edited_template_is_a_new_version(tmp_path: Path) -> None:
+    from medjudge.judging.protocol.plan import JudgeConfig
+    from medjudge.judging.protocol.templates import load, parse_template
+
+    bundled = load("pairwise")
+    edited = parse_template("pairwise_edit", bundled.text + "\n# edited\n")
+    with FakeLLMServer(FLIPPED_FIRST) as server:
+        base = judge_for(server)
+        custom = JudgeConfig(base.spec, prompts=(("pairwise", edited),))
+    assert base.version_key() != custom.version_key()
+    assert custom.templates()["pairwise"] == {"template": "pairwise_edit", "hash": edited.hash}
+    assert custom.templates()["nli"] == base.templates()["nli"]
+
+
+def test_a_judge_from_before_versions_is_adopted_by_a_matching_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pre-004 judge keeps its name and verdicts; a run with its settings continues it, a run
+    with other settings becomes a second version beside it."""
+    from medjudge.store import migrations
+
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
+    path = tmp_path / "old.db"
+    old = Study.create(path)
+    rows = [pairwise_row(i, answer_a=f"GOOD {i}", answer_b=f"Plain {i}") for i in range(2)]
+    import_file(old, write_jsonl(tmp_path / "pw.jsonl", rows), "pairwise", actor="t")
+    with FakeLLMServer(FLIPPED_FIRST) as server:
+        judge = judge_for(server, samples=3)
+        with old.tx() as conn:
+            conn.execute(
+                "INSERT INTO raters (name, kind, config, created_at) VALUES (?, 'judge', ?, 'x')",
+                (judge.spec_name, json.dumps({"spec": judge.spec_name, **judge.params()})),
+            )
+        old.close()
+        monkeypatch.undo()
+        study = Study.open(path)
+        (legacy,) = list_versions(study)
+        assert legacy.key is None
+        run(study, [judge])
+        (adopted,) = list_versions(study)
+        assert (adopted.name, adopted.rater_id, adopted.key) == (
+            legacy.name,
+            legacy.rater_id,
+            judge.version_key(),
+        )
+        run(study, [judge_for(server, samples=1)])
+    names = [v.name for v in list_versions(study)]
+    assert names[0] == legacy.name and names[1].startswith(legacy.name + "#")
+    assert set(current(study, names[0]).values()) == {"A"}
+    assert set(current(study, names[1]).values()) == {"B"}
