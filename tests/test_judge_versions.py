@@ -119,3 +119,141 @@ def test_a_judge_from_before_versions_is_adopted_by_a_matching_run(
     assert names[0] == legacy.name and names[1].startswith(legacy.name + "#")
     assert set(current(study, names[0]).values()) == {"A"}
     assert set(current(study, names[1]).values()) == {"B"}
+
+
+def _custom_pairwise(tmp_path: Path, drop: str | None = None, extra: str = "") -> Path:
+    """The bundled pairwise template, reworded (and optionally without one placeholder)."""
+    from medjudge.judging.protocol.templates import load
+
+    text = load("pairwise").text.replace("careful physician", "strict physician") + extra
+    if drop is not None:
+        text = text.replace("$" + drop, "")
+    path = tmp_path / "strict.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_cli_name_and_custom_prompt_make_named_versions(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    study = make_study(tmp_path, n=2)
+    path = str(study.path)
+    study.close()
+    prompt = _custom_pairwise(tmp_path)
+    runner = CliRunner()
+    with FakeLLMServer(FLIPPED_FIRST) as server:
+        spec = f"openai:fake@{server.openai_url}"
+        r = runner.invoke(app, ["judge", path, "-j", spec, "--name", "baseline"])
+        assert r.exit_code == 0, r.output
+        assert "judge version: baseline" in r.output
+        r = runner.invoke(
+            app, ["judge", path, "-j", spec, "--prompt", str(prompt), "--name", "strict"]
+        )
+        assert r.exit_code == 0, r.output
+        prompts = [req.prompt_text for req in server.requests]
+        # the same settings under another name: refused, nothing is renamed or re-run
+        r = runner.invoke(app, ["judge", path, "-j", spec, "--name", "other"])
+        assert r.exit_code == 1 and "already in the study as 'baseline'" in r.output
+        # a name already held by another version: refused
+        r = runner.invoke(app, ["judge", path, "-j", spec, "--samples", "1", "--name", "strict"])
+        assert r.exit_code == 1 and "'strict' is already used by version" in r.output
+        assert "Traceback" not in r.output
+    assert sum("strict physician" in p for p in prompts) == 2 * 2 * 3
+    s = Study.open(Path(path))
+    try:
+        versions = {v.name: v for v in list_versions(s)}
+        assert set(versions) == {"baseline", "strict"}
+        assert versions["strict"].templates["pairwise"]["template"] == "strict"
+        assert versions["baseline"].templates["pairwise"]["template"] == "pairwise_v1"
+        assert len(current(s, "baseline")) == len(current(s, "strict")) == 2 * 6
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize(
+    ("drop", "extra", "message"),
+    [
+        ("response_b", "", "a template for pairwise needs the placeholder $response_b"),
+        (None, "\n$answer_c\n", "a template for pairwise has no value for $answer_c"),
+        (None, "\ncosts $5\n", "the user section has a '$' that is not a placeholder"),
+    ],
+)
+def test_cli_bad_prompt_file_is_one_clear_error(
+    tmp_path: Path, drop: str | None, extra: str, message: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    study = make_study(tmp_path, n=1)
+    path = str(study.path)
+    study.close()
+    prompt = _custom_pairwise(tmp_path, drop, extra)
+    r = CliRunner().invoke(
+        app, ["judge", path, "-j", "openai:m@http://127.0.0.1:9/v1", "--prompt", str(prompt)]
+    )
+    assert r.exit_code == 1, r.output
+    assert f"error: {prompt}: {message}" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_cli_prompt_for_an_ambiguous_run_names_the_tasks(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    from .conftest import small_study
+
+    study = small_study(tmp_path / "both.db", pairwise=1, statements=1)
+    path = str(study.path)
+    study.close()
+    prompt = _custom_pairwise(tmp_path)
+    runner = CliRunner()
+    r = runner.invoke(
+        app,
+        [
+            "judge",
+            path,
+            "-j",
+            "openai:m@http://127.0.0.1:9/v1",
+            "--prompt",
+            str(prompt),
+            "--dry-run",
+        ],
+    )
+    assert r.exit_code == 2 and "pairwise, nli" in r.output
+    r = runner.invoke(
+        app,
+        [
+            "judge",
+            path,
+            "-j",
+            "openai:m@http://127.0.0.1:9/v1",
+            "--prompt",
+            f"nli={prompt}",
+            "--dry-run",
+        ],
+    )
+    assert r.exit_code == 1 and "a template for nli needs the placeholder $answer" in r.output
+    r = runner.invoke(
+        app,
+        [
+            "judge",
+            path,
+            "-j",
+            "openai:m@http://127.0.0.1:9/v1",
+            "--prompt",
+            f"pairwise={prompt}",
+            "--dry-run",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+
+
+def test_bundled_templates_pass_their_own_check() -> None:
+    from medjudge.judging.protocol.templates import PLACEHOLDERS, check_placeholders, load
+
+    for task in PLACEHOLDERS:
+        check_placeholders(load(task), task, task)

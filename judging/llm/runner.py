@@ -101,6 +101,8 @@ class RunSummary:
     for lack of trying, the judge could not be reached or used."""
     elapsed_s: float = 0.0
     run_id: int | None = None
+    versions: list[str] = field(default_factory=list)
+    """The judge versions of the run, by rater name (a panel's last)."""
 
 
 class RunDisplay(Protocol):
@@ -151,7 +153,7 @@ async def run_judges(
     else:
         judges = register_judges(study, judges, actor=options.actor)
     items, calls = plan(study, judges, options)
-    summary = RunSummary(calls_needed=len(calls))
+    summary = RunSummary(calls_needed=len(calls), versions=[j.rater for j in judges])
     stored = cached_calls(study, [c.key for c in calls])
     again = ("error", "failed") if options.retry_failed else ("error",)
     todo = [c for c in calls if c.key not in stored or stored[c.key].status in again]
@@ -335,7 +337,7 @@ def _resolve_all(
             study, j.rater, j.describe(), out, run_id=run_id, actor=options.actor
         )
     if len(judges) >= 2:
-        summary.verdicts_added += _panel(study, judges, items, resolved, options, run_id)
+        summary.verdicts_added += _panel(study, judges, items, resolved, options, run_id, summary)
 
 
 def _panel(
@@ -345,6 +347,7 @@ def _panel(
     resolved: dict[str, dict[int, VerdictOut]],
     options: RunOptions,
     run_id: int,
+    summary: RunSummary,
 ) -> int:
     names = [j.rater for j in judges]
     out: list[NewVerdict] = []
@@ -371,4 +374,5 @@ def _panel(
             out.append(NewVerdict(unit.id, result.verdict, "", trail))
     version = panel_version(names, [j.version_key() for j in judges], options.panel_rule)
     name = register_version(study, version, actor=options.actor)
+    summary.versions.append(name)
     return write_verdicts(study, name, version.config, out, run_id=run_id, actor=options.actor)
