@@ -167,6 +167,16 @@ def write_verdicts(
     return added
 
 
+def latest_verdicts(study: Study, judge: str) -> dict[int, str | None]:
+    """A judge version's current verdict per unit (``None``: the verdict is missing)."""
+    rows = study.conn.execute(
+        "SELECT unit_id, value FROM verdicts WHERE id IN (SELECT max(v.id) FROM verdicts v "
+        "JOIN raters r ON r.id = v.rater_id WHERE r.name = ? GROUP BY v.unit_id)",
+        (judge,),
+    )
+    return {int(r[0]): r[1] for r in rows}
+
+
 @dataclass(frozen=True)
 class VerdictView:
     """A judge's current verdict on a unit, for display."""

@@ -12,6 +12,7 @@ import pytest
 
 from medjudge.store.importing.run import import_file
 from medjudge.store.judge_versions import list_versions
+from medjudge.store.judgments import latest_verdicts
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, write_jsonl
@@ -257,3 +258,40 @@ def test_bundled_templates_pass_their_own_check() -> None:
 
     for task in PLACEHOLDERS:
         check_placeholders(load(task), task, task)
+
+
+def test_a_panel_is_recomputed_when_one_member_is_re_run(tmp_path: Path) -> None:
+    """#14: a panel used to stay stale after one of its members was re-run on its own."""
+    from .fakellm import FakeRequest, Reply
+
+    study = make_study(tmp_path, n=2)
+    broken = {"on": True}
+    consistent = routing(pairwise_responder(prefer_marked("GOOD")))
+
+    def respond(req: FakeRequest) -> Reply:
+        # the OpenAI-side judge cannot answer about item 0 while "broken"
+        if broken["on"] and "/chat/completions" in req.path and "GOOD answer 0" in req.prompt_text:
+            return Reply("Sorry, no JSON today.")
+        return consistent(req)
+
+    with FakeLLMServer(respond) as server:
+        x, y = judge_for(server, samples=1), judge_for(server, "anthropic", samples=1)
+        first = run(study, [x, y])
+        panel = first.versions[-1]
+        assert panel.startswith("panel:")
+        before = latest_verdicts(study, panel)
+        assert list(before.values()).count(None) == 6  # item 0: a member's verdict was missing
+        assert list(before.values()).count("A") == 6
+        broken["on"] = False
+        again = run(study, [x], retry_failed=True)  # one member alone
+    assert panel in again.versions
+    after = latest_verdicts(study, panel)
+    assert len(after) == 12 and set(after.values()) == {"A"}
+    trail = study.conn.execute(
+        "SELECT trail FROM verdicts v JOIN raters r ON r.id = v.rater_id WHERE r.name = ? "
+        "ORDER BY v.id DESC LIMIT 1",
+        (panel,),
+    ).fetchone()[0]
+    assert set(json.loads(trail)["members"]) == {x.rater, y.rater}
+    (stored,) = [v for v in list_versions(study) if v.is_panel]
+    assert stored.members == (x.rater, y.rater) and stored.params == {"rule": "conservative"}

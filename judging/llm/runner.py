@@ -26,12 +26,11 @@ from medjudge.judging.llm.calls import LocalCostGuard, execute
 from medjudge.judging.llm.failures import FailureWatch, Halt
 from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
 from medjudge.judging.llm.workers import execute_sharded, worker_count
-from medjudge.judging.protocol import rules as protocol
+from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
-from medjudge.judging.protocol.resolve import Outcome, VerdictOut, resolve_item
-from medjudge.judging.protocol.versions import name_versions, panel_version, register_judges
+from medjudge.judging.protocol.resolve import Outcome, resolve_item
+from medjudge.judging.protocol.versions import name_versions, register_judges
 from medjudge.store.items import Item, get_item, list_items
-from medjudge.store.judge_versions import register_version
 from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
 from medjudge.store.study import Study
 
@@ -314,10 +313,8 @@ def _resolve_all(
     by_judge_item: dict[tuple[str, int], list[CallSpec]] = defaultdict(list)
     for c in calls:
         by_judge_item[(c.judge.rater, c.item_id)].append(c)
-    resolved: dict[str, dict[int, VerdictOut]] = {}
     for j in judges:
         out: list[NewVerdict] = []
-        resolved[j.rater] = {}
         for it in items:
             item_calls = by_judge_item[(j.rater, it.id)]
             if any(c.key not in outcomes or outcomes[c.key].status == "error" for c in item_calls):
@@ -329,50 +326,14 @@ def _resolve_all(
                     template_hash=item_calls[0].template.hash,
                     samples=j.samples,
                 )
-                resolved[j.rater][v.unit_id] = v
                 out.append(NewVerdict(v.unit_id, v.value, v.reason, v.trail))
                 summary.missing_verdicts += v.value is None
                 summary.position_inconsistent += bool(v.trail.get("position_inconsistent"))
         summary.verdicts_added += write_verdicts(
             study, j.rater, j.describe(), out, run_id=run_id, actor=options.actor
         )
-    if len(judges) >= 2:
-        summary.verdicts_added += _panel(study, judges, items, resolved, options, run_id, summary)
-
-
-def _panel(
-    study: Study,
-    judges: Sequence[JudgeConfig],
-    items: list[Item],
-    resolved: dict[str, dict[int, VerdictOut]],
-    options: RunOptions,
-    run_id: int,
-    summary: RunSummary,
-) -> int:
-    names = [j.rater for j in judges]
-    out: list[NewVerdict] = []
-    for it in items:
-        if it.kind == "rating":
-            continue
-        for unit in it.units:
-            members = [resolved[n].get(unit.id) for n in names]
-            if any(m is None for m in members):
-                continue
-            null = (
-                study.settings.criterion(unit.criterion).null_verdict
-                if it.kind == "pairwise"
-                else "neutral"
-            )
-            result = protocol.panel([m.value for m in members if m], null, options.panel_rule)
-            trail = {
-                "protocol": f"panel ({options.panel_rule})",
-                "members": dict(zip(names, [m.value for m in members if m], strict=True)),
-                "verdict": result.verdict,
-                "rule": result.rule,
-                "judges_disagreed": result.disagreed,
-            }
-            out.append(NewVerdict(unit.id, result.verdict, "", trail))
-    version = panel_version(names, [j.version_key() for j in judges], options.panel_rule)
-    name = register_version(study, version, actor=options.actor)
-    summary.versions.append(name)
-    return write_verdicts(study, name, version.config, out, run_id=run_id, actor=options.actor)
+    panels, added = update_panels(
+        study, judges, items, options.panel_rule, run_id=run_id, actor=options.actor
+    )
+    summary.versions += panels
+    summary.verdicts_added += added
