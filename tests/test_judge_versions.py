@@ -295,3 +295,41 @@ def test_a_panel_is_recomputed_when_one_member_is_re_run(tmp_path: Path) -> None
     assert set(json.loads(trail)["members"]) == {x.rater, y.rater}
     (stored,) = [v for v in list_versions(study) if v.is_panel]
     assert stored.members == (x.rater, y.rater) and stored.params == {"rule": "conservative"}
+
+
+def test_status_lists_versions_and_export_names_the_version_on_every_row(tmp_path: Path) -> None:
+    import csv
+    import io
+
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    study = make_study(tmp_path, n=2)
+    with FakeLLMServer(FLIPPED_FIRST) as server:
+        run(study, [judge_for(server, samples=1)])
+        run(study, [judge_for(server, samples=3)])
+    first, second = list_versions(study)
+    path = str(study.path)
+    study.close()
+    runner = CliRunner()
+    r = runner.invoke(app, ["status", path])
+    assert r.exit_code == 0, r.output
+    assert f"  {first.name}: 12 verdicts, 0 missing" in r.output
+    assert f"    version {first.key[:6]}: {first.spec}; 1 samples, temperature 0.7" in r.output
+    assert f"  {second.name}: 12 verdicts, 0 missing" in r.output
+    assert f"    version {second.key[:6]}: {second.spec}; 3 samples" in r.output
+    assert "templates nli=nli_v1, pairwise=pairwise_v1, rating=rating_v1" in r.output
+    r = runner.invoke(app, ["status", path, "--json"])
+    judges = {j["name"]: j for j in json.loads(r.output)["judges"]}
+    assert judges[second.name]["version"]["key"] == second.key
+    assert judges[second.name]["version"]["params"]["samples"] == 3
+    r = runner.invoke(app, ["export", path, "verdicts", "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.output)))
+    assert len(rows) == 24
+    assert {(row["judge"], row["version"]) for row in rows} == {
+        (first.name, first.key),
+        (second.name, second.key),
+    }
+    assert {json.loads(row["judge_params"])["samples"] for row in rows} == {1, 3}
