@@ -222,3 +222,46 @@ def register_version(
         )
         audit(conn, actor, "judge_version", chosen, None, version.key)
     return chosen
+
+
+@dataclass(frozen=True)
+class CallTotals:
+    """Sums over a set of stored judge calls."""
+
+    calls: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+
+def call_totals(study: Study, keys: set[str]) -> CallTotals:
+    """Calls, tokens, cost and summed latency of the stored calls with these keys."""
+    sums = [0, 0, 0, 0, 0.0, 0.0]
+    ordered = sorted(keys)
+    for i in range(0, len(ordered), 500):
+        chunk = ordered[i : i + 500]
+        row = study.conn.execute(
+            "SELECT count(*), coalesce(sum(status = 'failed'), 0), coalesce(sum(input_tokens), 0),"
+            " coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), "
+            f"coalesce(sum(latency_s), 0) FROM judge_calls WHERE key IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ).fetchone()
+        sums = [a + b for a, b in zip(sums, row, strict=True)]
+    return CallTotals(
+        int(sums[0]), int(sums[1]), int(sums[2]), int(sums[3]), float(sums[4]), float(sums[5])
+    )
+
+
+def run_seconds(study: Study) -> dict[str, float]:
+    """Wall time of the finished judge runs each judge (by rater name) took part in, summed."""
+    out: dict[str, float] = {}
+    for name, seconds in study.conn.execute(
+        "SELECT j.value, sum((julianday(r.finished_at) - julianday(r.started_at)) * 86400) "
+        "FROM judge_runs r, json_each(r.judges) j WHERE r.finished_at IS NOT NULL "
+        "AND json_valid(r.judges) GROUP BY j.value"
+    ):
+        if isinstance(name, str) and seconds is not None:
+            out[name] = float(seconds)
+    return out
