@@ -11,6 +11,11 @@ Pairwise values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`s
 - ``item_note`` and ``item_note_frame``: the rater's note on the whole item (the review app's
   note) and its frame;
 - ``meta``: the item's metadata (the import row's extra fields) as a JSON object, or empty.
+
+The ``verdicts`` table names the judge version on every row (#14): ``judge`` (the version's
+rater name), ``version`` (its key; empty for a judge recorded before versions and not run
+since, or imported with labels), ``judge_spec``, ``judge_params`` and, for panels,
+``panel_members``.
 """
 
 from __future__ import annotations
@@ -44,11 +49,14 @@ _QUERIES = {
         ORDER BY i.id, u.position, r.name""",
     "verdicts": """
         SELECT v.id, i.ext_id AS item, i.kind, u.criterion, s.position AS statement,
-               r.name AS judge, v.value, v.status, v.reason, v.trail, v.run_id, v.created_at,
+               r.name AS judge, jv.key AS version, jv.spec AS judge_spec,
+               jv.params AS judge_params, jv.members AS panel_members,
+               v.value, v.status, v.reason, v.trail, v.run_id, v.created_at,
                v.id = (SELECT max(v2.id) FROM verdicts v2
                        WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id) AS current
         FROM verdicts v JOIN units u ON u.id = v.unit_id JOIN items i ON i.id = u.item_id
         JOIN raters r ON r.id = v.rater_id LEFT JOIN statements s ON s.id = u.statement_id
+        LEFT JOIN judge_versions jv ON jv.rater_id = v.rater_id
         ORDER BY i.id, u.position, r.name, v.id""",
     "calls": """
         SELECT c.key, c.judge, c.provider, c.model, c.template, c.template_hash, c.params,
@@ -101,7 +109,16 @@ def write(
     n = 0
     if fmt == "jsonl":
         for row in rows(study, table, only_rater=only_rater):
-            for key in ("trail", "parsed", "params", "settles", "messages", "meta"):
+            for key in (
+                "trail",
+                "parsed",
+                "params",
+                "settles",
+                "messages",
+                "meta",
+                "judge_params",
+                "panel_members",
+            ):
                 if isinstance(row.get(key), str):
                     try:
                         row[key] = json.loads(row[key])

@@ -128,11 +128,14 @@ def write_verdicts(
     run_id: int | None,
     actor: str,
 ) -> int:
-    """Store verdicts of one judge in one transaction; returns how many rows were added."""
+    """Store verdicts of one judge version in one transaction; returns how many rows were added.
+
+    ``judge`` names a version (:mod:`.judge_versions`); ``config`` is used only when the rater
+    does not exist yet. A rater's config is never changed: other settings are another version.
+    """
     added = 0
     with study.tx() as conn:
         rater_id = study.rater_id(judge, "judge", config, conn=conn)
-        conn.execute("UPDATE raters SET config = ? WHERE id = ?", (dumps(config), rater_id))
         for v in verdicts:
             trail = dumps(v.trail)
             last = conn.execute(
@@ -162,6 +165,16 @@ def write_verdicts(
             if (current[0] if current else None) != v.value:
                 write_label(conn, v.unit_id, rater_id, v.value, actor=actor, action="verdict")
     return added
+
+
+def latest_verdicts(study: Study, judge: str) -> dict[int, str | None]:
+    """A judge version's current verdict per unit (``None``: the verdict is missing)."""
+    rows = study.conn.execute(
+        "SELECT unit_id, value FROM verdicts WHERE id IN (SELECT max(v.id) FROM verdicts v "
+        "JOIN raters r ON r.id = v.rater_id WHERE r.name = ? GROUP BY v.unit_id)",
+        (judge,),
+    )
+    return {int(r[0]): r[1] for r in rows}
 
 
 @dataclass(frozen=True)

@@ -240,6 +240,34 @@ ALTER TABLE adjudications ADD COLUMN rationale_frame TEXT
 typed on the review screen says "A" for the answer shown first (``display``); imported notes and
 rationales use the file's letters (``file``). NULL: written before this migration, unknown."""
 
+M004_JUDGE_VERSIONS = """
+CREATE TABLE judge_versions (
+    rater_id INTEGER PRIMARY KEY REFERENCES raters(id),
+    key TEXT UNIQUE,
+    spec TEXT NOT NULL,
+    templates TEXT NOT NULL DEFAULT '{}',
+    params TEXT NOT NULL DEFAULT '{}',
+    members TEXT,
+    created_at TEXT NOT NULL
+);
+INSERT INTO judge_versions (rater_id, key, spec, templates, params, members, created_at)
+SELECT id, NULL, coalesce(json_extract(config, '$.spec'), name), '{}', config,
+       json_extract(config, '$.panel'), created_at
+FROM raters WHERE kind = 'judge';
+CREATE TRIGGER judge_versions_fixed_u BEFORE UPDATE ON judge_versions WHEN OLD.key IS NOT NULL
+BEGIN SELECT RAISE(ABORT, 'a judge version is never changed'); END;
+CREATE TRIGGER judge_versions_fixed_d BEFORE DELETE ON judge_versions
+BEGIN SELECT RAISE(ABORT, 'a judge version is never changed'); END;
+CREATE TRIGGER raters_judge_config_fixed BEFORE UPDATE OF config ON raters
+WHEN OLD.kind = 'judge'
+BEGIN SELECT RAISE(ABORT, 'a judge version is never changed'); END;
+"""
+"""A judge version (#14) is provider + model + templates + parameters; each is its own rater,
+and neither its ``raters`` row nor its ``judge_versions`` row changes once written, so a re-run
+with other settings becomes a new version instead of replacing the old one's verdicts.
+``key`` is the SHA-256 of the version's identity. Judges recorded before this migration get a
+row with ``key`` NULL (their templates were never recorded with the rater); the first run whose
+settings match one of them fills the key in, once (``store.judge_versions``)."""
 M007_REVIEWER_AIDS = """
 CREATE TABLE item_flags (
     id INTEGER PRIMARY KEY,
@@ -269,6 +297,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
     ("003_note_frames", M003_NOTE_FRAMES),
+    ("004_judge_versions", M004_JUDGE_VERSIONS),
     ("007_reviewer_aids", M007_REVIEWER_AIDS),
 ]
 """Every migration this version knows, in the order they apply. Append only."""

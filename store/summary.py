@@ -6,6 +6,7 @@ from typing import Any
 
 from .assignments import assignment_counts
 from .items import count_items
+from .judge_versions import JudgeVersion, list_versions
 from .labels import progress
 from .study import Study
 
@@ -44,8 +45,14 @@ def summary(study: Study) -> dict[str, Any]:
             "AND v2.rater_id = v.rater_id) AND v.status = 'missing' GROUP BY r.name"
         )
     }
+    versions = {v.name: v for v in list_versions(study)}
+    listed = {j["name"] for j in judges}
+    for name in versions:  # a version whose verdicts are all missing has no labels
+        if name not in listed:
+            judges.append({"name": name, "units_labelled": 0, "items_done": 0})
     for j in judges:
         j["missing_verdicts"] = missing.get(j["name"], 0)
+        j["version"] = _version_info(versions.get(j["name"]))
     calls = conn.execute(
         "SELECT count(*), coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'error'), 0), "
         "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0) "
@@ -77,3 +84,38 @@ def summary(study: Study) -> dict[str, Any]:
         "review_seconds": round(float(seconds), 1),
         "blind": study.settings.blind,
     }
+
+
+def _version_info(v: JudgeVersion | None) -> dict[str, Any] | None:
+    """What ``status`` says about a judge version (None: a judge imported with labels)."""
+    if v is None:
+        return None
+    return {
+        "key": v.key,
+        "short": v.short,
+        "spec": v.spec,
+        "params": v.params,
+        "templates": {task: t.get("template") for task, t in v.templates.items()},
+        "members": list(v.members),
+        "created_at": v.created_at,
+    }
+
+
+def describe_version(info: dict[str, Any] | None) -> str:
+    """One line of a judge version's identity, for ``status``."""
+    if info is None:
+        return "imported with labels (no version)"
+    if info["members"]:
+        return f"version {info['short']}: panel ({info['params'].get('rule')}) of " + ", ".join(
+            info["members"]
+        )
+    p = info["params"]
+    parts = [f"version {info['short']}: {info['spec']}"]
+    if "samples" in p:
+        parts.append(
+            f"{p['samples']} samples, temperature {p.get('temperature')}, "
+            f"max tokens {p.get('max_tokens')}, statements {p.get('statements_protocol')}"
+        )
+    if info["templates"]:
+        parts.append("templates " + ", ".join(f"{k}={v}" for k, v in info["templates"].items()))
+    return "; ".join(parts)

@@ -113,6 +113,15 @@ EXPECTED = {
         "rationale_frame",
     ],
     "audit": ["id", "at", "actor", "action", "entity", "old", "new"],
+    "judge_versions": [
+        "rater_id",
+        "key",
+        "spec",
+        "templates",
+        "params",
+        "members",
+        "created_at",
+    ],
 }
 
 
@@ -136,6 +145,9 @@ def test_exact_schema(study: Study) -> None:
         "adjudications_append_only_d",
         "item_flags_append_only_u",
         "item_flags_append_only_d",
+        "judge_versions_fixed_u",
+        "judge_versions_fixed_d",
+        "raters_judge_config_fixed",
     } == triggers
 
 
@@ -271,5 +283,51 @@ def test_note_frames_migrate_an_older_study(
                 "INSERT INTO adjudications (unit_id, value, rationale, actor, at, rationale_frame)"
                 " VALUES (1, 'A', 'r', 'carol', 'x', 'left')"
             )
+    finally:
+        new.close()
+
+
+def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#14: a study judged before 004_judge_versions opens with its verdicts; each judge becomes
+    a version whose key is unknown until a run with the same settings adopts it."""
+    from medjudge.store import migrations
+    from medjudge.store.judge_versions import list_versions
+
+    from .conftest import small_study
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
+    old = small_study(path, pairwise=1, statements=0)
+    config = '{"spec": "openai:gpt-4o", "provider": "openai", "model": "gpt-4o", "samples": 3}'
+    with old.tx() as conn:
+        conn.execute(
+            "INSERT INTO raters (name, kind, config, created_at) VALUES ('openai:gpt-4o', 'judge',"
+            " ?, 'x')",
+            (config,),
+        )
+        conn.execute(
+            "INSERT INTO verdicts (unit_id, rater_id, value, status, trail, created_at) "
+            "SELECT 1, id, 'A', 'ok', '{}', 'x' FROM raters WHERE name = 'openai:gpt-4o'"
+        )
+    old.close()
+    monkeypatch.undo()
+    new = Study.open(path)
+    try:
+        assert "004_judge_versions" in applied(new.conn)
+        (v,) = list_versions(new)
+        assert (v.name, v.key, v.spec, v.short, v.params["samples"]) == (
+            "openai:gpt-4o",
+            None,
+            "openai:gpt-4o",
+            "legacy",
+            3,
+        )
+        assert new.conn.execute("SELECT value FROM verdicts").fetchall()[0][0] == "A"
+        with pytest.raises(sqlite3.IntegrityError, match="never changed"):
+            new.conn.execute("UPDATE raters SET config = '{}' WHERE kind = 'judge'")
+        with pytest.raises(sqlite3.IntegrityError, match="never changed"):
+            new.conn.execute("DELETE FROM judge_versions")
     finally:
         new.close()

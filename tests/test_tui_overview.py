@@ -342,3 +342,48 @@ async def test_overview_at_80x24_with_a_long_judge_name_and_plain_counts(tmp_pat
         assert "1 labelled" in text and "1 verdict " in text and "1 verdicts" not in text
         assert "1 item in your queue" in text
         assert all(len(line) <= 80 for line in text.splitlines())
+
+
+@run_async
+async def test_agreement_detail_picks_the_judge_version_with_v(tmp_path: Path) -> None:
+    """#14: each judge version is its own rater; ``v`` cycles them in the columns, and the
+    heading names the version with its key."""
+    from medjudge.store.judge_versions import VersionSpec, register_version
+
+    path = build_study(tmp_path)
+    seed_labels(path)  # alice, bob and the (unversioned) openai:fake-judge
+    study = Study.open(path)
+    names = [
+        register_version(study, VersionSpec(key=k * 64, spec="openai:m", params={"samples": n}))
+        for k, n in (("a", 1), ("b", 3))
+    ]
+    study.close()
+    assert names == ["openai:m", "openai:m#bbbbbb"]
+    all_criteria = ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
+    for name, value in zip(names, ("A", "tie"), strict=True):
+        for ext in ("p0", "p1"):
+            add_verdicts(path, ext, dict.fromkeys(all_criteria, value), judge=name)
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(120, 45)) as pilot:
+        await pilot.press("o")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, OverviewScreen)
+                and app.screen.query_one("#ov-agreement", DataTable).row_count > 0
+            ),
+        )
+        app.screen.query_one("#ov-agreement", DataTable).focus()
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: isinstance(app.screen, AgreementScreen) and bool(app.screen.pair)
+        )
+        assert "judge version" not in screen_text(app)  # alice vs bob
+        await pilot.press("v")
+        await until(pilot, lambda: "judge version: openai:m  key aaaaaa" in screen_text(app))
+        assert app.screen.pair == ["alice", "openai:m"] and "(v: next version)" in screen_text(app)
+        assert "2 units labelled by both" in screen_text(app)
+        await pilot.press("v")
+        await until(pilot, lambda: "judge version: openai:m#bbbbbb  key bbbbbb" in screen_text(app))
+        await pilot.press("v")  # round again
+        await until(pilot, lambda: app.screen.pair == ["alice", "openai:m"])

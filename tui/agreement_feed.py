@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from medjudge.store.judge_versions import list_versions
 from medjudge.store.labels import Progress, progress
 from medjudge.store.study import Study
 
@@ -78,6 +79,12 @@ class AgreementFeed:
                 return []
             self._live.refresh()
             return list(self._live.raters(criterion))
+
+    def versions(self) -> dict[str, str]:
+        """Judge versions by rater name → their key's short form. Call from a thread."""
+        with self._lock:
+            study = self._ensure()
+            return {v.name: v.short for v in list_versions(study)}
 
     def pair(self, rater_a: str, rater_b: str, criterion: str) -> Any:
         """Two raters' agreement on one criterion (``TwoRaterStats``). Call from a thread."""

@@ -41,6 +41,7 @@ class AgreementScreen(Screen[None]):
         Binding("right_square_bracket", "criterion(1)", "Next criterion", key_display="]"),
         Binding("a", "rater(0)", "Rows rater"),
         Binding("b", "rater(1)", "Columns rater"),
+        Binding("v", "version", "Judge version"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
     ]
 
@@ -54,12 +55,15 @@ class AgreementScreen(Screen[None]):
             pair: tuple[str, str] | None,
             stats: Any,
             error: str | None,
+            versions: dict[str, str] | None = None,
         ) -> None:
             self.criterion = criterion
             self.raters = raters
             self.pair = pair
             self.stats = stats
             self.error = error
+            self.versions = versions or {}
+            """Judge versions: rater name → short key."""
             super().__init__()
 
     def __init__(self, criteria: list[str], criterion: str) -> None:
@@ -69,6 +73,8 @@ class AgreementScreen(Screen[None]):
         self.criterion = criterion
         self.raters: list[str] = []
         self.pair: list[str] = []
+        self.versions: dict[str, str] = {}
+        """Judge versions of the study: rater name → short key (``v`` cycles them)."""
 
     @property
     def _blind(self) -> bool:
@@ -95,14 +101,16 @@ class AgreementScreen(Screen[None]):
         """Read raters and the pair's statistics off the main thread."""
         feed = self.review_app.agreement
         criterion, wanted = self.criterion, list(self.pair)
+        versions: dict[str, str] = {}
         try:
             raters = feed.raters(criterion)
+            versions = feed.versions()
             pair = self._choose(raters, wanted)
             stats = feed.pair(pair[0], pair[1], criterion) if pair else None
             error = None
         except Exception as exc:  # noqa: BLE001 - shown on screen
             raters, pair, stats, error = [], None, None, str(exc)
-        self.post_message(self.PairComputed(criterion, raters, pair, stats, error))
+        self.post_message(self.PairComputed(criterion, raters, pair, stats, error, versions))
 
     def _choose(self, raters: list[str], wanted: list[str]) -> tuple[str, str] | None:
         if len(raters) < 2:
@@ -131,6 +139,7 @@ class AgreementScreen(Screen[None]):
             return
         self.raters = message.raters
         self.pair = list(message.pair) if message.pair else []
+        self.versions = message.versions
         head = Text(end="")
         head.append("Agreement  ", "bold")
         head.append_text(render.lit(self.criterion, "bold"))
@@ -144,6 +153,13 @@ class AgreementScreen(Screen[None]):
             head.append_text(render.lit(message.pair[0], "bold"))
             head.append("   columns: ")
             head.append_text(render.lit(message.pair[1], "bold"))
+            for side in message.pair:
+                if side in message.versions:
+                    head.append("\njudge version: ")
+                    head.append_text(render.lit(side, "bold"))
+                    head.append(f"  key {message.versions[side]}", "dim")
+            if len(self._judge_versions()) > 1:
+                head.append("  (v: next version)", "dim")
         self.query_one("#ag-head", Static).update(head)
         figures = self.query_one("#ag-figures", Static)
         if message.error:
@@ -244,6 +260,21 @@ class AgreementScreen(Screen[None]):
             if cand != other:
                 self.pair[side] = cand
                 break
+        self.compute()
+
+    def _judge_versions(self) -> list[str]:
+        """Judge versions with labels on this criterion, in the study's order."""
+        return [name for name in self.versions if name in self.raters]
+
+    def action_version(self) -> None:
+        """The next judge version in the columns (the rows stay)."""
+        versions = [v for v in self._judge_versions() if not self.pair or v != self.pair[0]]
+        if not versions or len(self.pair) != 2:
+            self.notify("No judge version has verdicts on this criterion.")
+            return
+        current = self.pair[1]
+        i = versions.index(current) if current in versions else -1
+        self.pair[1] = versions[(i + 1) % len(versions)]
         self.compute()
 
     @on(StudyChanged)

@@ -113,6 +113,7 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
         [
             ("[ ]", "previous / next criterion"),
             ("a / b", "next rater on side A / side B"),
+            ("v", "next judge version in the columns (each version is its own rater)"),
             ("escape", "back"),
         ],
     ),

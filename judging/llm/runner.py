@@ -26,9 +26,10 @@ from medjudge.judging.llm.calls import LocalCostGuard, execute
 from medjudge.judging.llm.failures import FailureWatch, Halt
 from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
 from medjudge.judging.llm.workers import execute_sharded, worker_count
-from medjudge.judging.protocol import rules as protocol
+from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
-from medjudge.judging.protocol.resolve import Outcome, VerdictOut, resolve_item
+from medjudge.judging.protocol.resolve import Outcome, resolve_item
+from medjudge.judging.protocol.versions import name_versions, register_judges
 from medjudge.store.items import Item, get_item, list_items
 from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
 from medjudge.store.study import Study
@@ -99,6 +100,8 @@ class RunSummary:
     for lack of trying, the judge could not be reached or used."""
     elapsed_s: float = 0.0
     run_id: int | None = None
+    versions: list[str] = field(default_factory=list)
+    """The judge versions of the run, by rater name (a panel's last)."""
 
 
 class RunDisplay(Protocol):
@@ -144,8 +147,12 @@ async def run_judges(
         ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
     """
     t0 = time.monotonic()
+    if options.dry_run:
+        judges = name_versions(study, judges)
+    else:
+        judges = register_judges(study, judges, actor=options.actor)
     items, calls = plan(study, judges, options)
-    summary = RunSummary(calls_needed=len(calls))
+    summary = RunSummary(calls_needed=len(calls), versions=[j.rater for j in judges])
     stored = cached_calls(study, [c.key for c in calls])
     again = ("error", "failed") if options.retry_failed else ("error",)
     todo = [c for c in calls if c.key not in stored or stored[c.key].status in again]
@@ -306,10 +313,8 @@ def _resolve_all(
     by_judge_item: dict[tuple[str, int], list[CallSpec]] = defaultdict(list)
     for c in calls:
         by_judge_item[(c.judge.rater, c.item_id)].append(c)
-    resolved: dict[str, dict[int, VerdictOut]] = {}
     for j in judges:
         out: list[NewVerdict] = []
-        resolved[j.rater] = {}
         for it in items:
             item_calls = by_judge_item[(j.rater, it.id)]
             if any(c.key not in outcomes or outcomes[c.key].status == "error" for c in item_calls):
@@ -321,49 +326,14 @@ def _resolve_all(
                     template_hash=item_calls[0].template.hash,
                     samples=j.samples,
                 )
-                resolved[j.rater][v.unit_id] = v
                 out.append(NewVerdict(v.unit_id, v.value, v.reason, v.trail))
                 summary.missing_verdicts += v.value is None
                 summary.position_inconsistent += bool(v.trail.get("position_inconsistent"))
         summary.verdicts_added += write_verdicts(
             study, j.rater, j.describe(), out, run_id=run_id, actor=options.actor
         )
-    if len(judges) >= 2:
-        summary.verdicts_added += _panel(study, judges, items, resolved, options, run_id)
-
-
-def _panel(
-    study: Study,
-    judges: Sequence[JudgeConfig],
-    items: list[Item],
-    resolved: dict[str, dict[int, VerdictOut]],
-    options: RunOptions,
-    run_id: int,
-) -> int:
-    names = [j.rater for j in judges]
-    out: list[NewVerdict] = []
-    for it in items:
-        if it.kind == "rating":
-            continue
-        for unit in it.units:
-            members = [resolved[n].get(unit.id) for n in names]
-            if any(m is None for m in members):
-                continue
-            null = (
-                study.settings.criterion(unit.criterion).null_verdict
-                if it.kind == "pairwise"
-                else "neutral"
-            )
-            result = protocol.panel([m.value for m in members if m], null, options.panel_rule)
-            trail = {
-                "protocol": f"panel ({options.panel_rule})",
-                "members": dict(zip(names, [m.value for m in members if m], strict=True)),
-                "verdict": result.verdict,
-                "rule": result.rule,
-                "judges_disagreed": result.disagreed,
-            }
-            out.append(NewVerdict(unit.id, result.verdict, "", trail))
-    config = {"panel": names, "rule": options.panel_rule}
-    return write_verdicts(
-        study, "panel:" + "+".join(names), config, out, run_id=run_id, actor=options.actor
+    panels, added = update_panels(
+        study, judges, items, options.panel_rule, run_id=run_id, actor=options.actor
     )
+    summary.versions += panels
+    summary.verdicts_added += added

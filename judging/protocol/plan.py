@@ -18,10 +18,31 @@ from medjudge.judging.protocol.templates import Template, load
 from medjudge.store.items import Item
 from medjudge.store.settings import Criterion, StudySettings
 
+KIND_TASKS = {
+    "pairwise": ("pairwise",),
+    "statements/nli": ("nli",),
+    "statements/kqa": ("kqa_entails", "kqa_contradicts"),
+    "rating": ("rating",),
+}
+"""Item kind (statements: with its protocol) → the prompt tasks it needs."""
+
+
+def tasks_for(kind: str, statements_protocol: str = "nli") -> tuple[str, ...]:
+    """The prompt tasks one item kind needs under a statements protocol."""
+    if kind == "statements":
+        return KIND_TASKS[f"statements/{statements_protocol}"]
+    return KIND_TASKS[kind]
+
+
+def identity_key(body: dict[str, Any]) -> str:
+    """SHA-256 of a canonical JSON rendering (judge-version keys)."""
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
 
 @dataclass(frozen=True)
 class JudgeConfig:
-    """One judge model with the protocol settings it runs under."""
+    """One judge version: a model with the templates and protocol settings it runs under."""
 
     spec: JudgeSpec
     samples: int = 3
@@ -29,25 +50,71 @@ class JudgeConfig:
     max_tokens: int = 800
     statements_protocol: str = "nli"
     """``nli`` (one 3-way prompt per statement) or ``kqa`` (two yes/no prompts per statement)."""
+    name: str | None = None
+    """The version's rater name in the study (``--name``, or given by
+    :func:`medjudge.store.judge_versions.register_version`); None: the spec."""
+    prompts: tuple[tuple[str, Template], ...] = ()
+    """Custom templates (``--prompt``) as (task, template) pairs; other tasks use the bundled
+    ones."""
 
     @property
-    def rater(self) -> str:
-        """The judge's rater name in the study (stable across machines for local models)."""
+    def spec_name(self) -> str:
+        """The model spec as text (stable across machines for local models)."""
         s = self.spec
         if s.provider == "local":
             return f"local:{s.model}"
         return f"{s.provider}:{s.model}" + (f"@{s.base_url}" if s.base_url else "")
 
-    def describe(self) -> dict[str, Any]:
-        """The judge's configuration as stored with its rater row and in reports."""
+    @property
+    def rater(self) -> str:
+        """The judge version's rater name in the study."""
+        return self.name or self.spec_name
+
+    def template(self, task: str) -> Template:
+        """The template this version uses for a task (custom, else the bundled one)."""
+        for t, template in self.prompts:
+            if t == task:
+                return template
+        return load(task)
+
+    def templates(self) -> dict[str, dict[str, str]]:
+        """Every task this version can run → its template's name and hash."""
+        tasks = [*tasks_for("pairwise"), *tasks_for("statements", self.statements_protocol)]
+        tasks.append("rating")
         return {
-            "spec": self.rater,
-            "provider": self.spec.provider,
-            "model": self.spec.model,
+            t: {"template": self.template(t).name, "hash": self.template(t).hash} for t in tasks
+        }
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that make a version (beside model and templates)."""
+        return {
             "samples": self.samples,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "statements_protocol": self.statements_protocol,
+        }
+
+    def version_key(self) -> str:
+        """SHA-256 of provider, model, endpoint, templates and parameters: the version's id."""
+        s = self.spec
+        return identity_key(
+            {
+                "provider": s.provider,
+                "model": s.model,
+                "endpoint": s.base_url if s.provider != "local" else None,
+                "templates": {t: v["hash"] for t, v in self.templates().items()},
+                "params": self.params(),
+            }
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """The judge's configuration as stored with its rater row and in reports."""
+        return {
+            "spec": self.spec_name,
+            "provider": self.spec.provider,
+            "model": self.spec.model,
+            **self.params(),
+            "templates": {t: v["template"] for t, v in self.templates().items()},
         }
 
 
@@ -224,7 +291,7 @@ def _make(
 def _plan_pairwise(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:
     criteria = settings.criteria_for("pairwise")
     names = [c.name for c in criteria]
-    template = load("pairwise")
+    template = judge.template("pairwise")
     a, b = item.answers["A"].text, item.answers["B"].text
     calls: list[CallSpec] = []
     for order, (first, second) in (("AB", (a, b)), ("BA", (b, a))):
@@ -265,7 +332,7 @@ def _plan_statements(item: Item, judge: JudgeConfig) -> list[CallSpec]:
                 if task == "nli"
                 else _label_schema(task, "answer", ["yes", "no"])
             )
-            calls += _make(judge, item, f"{task}/{st.id}", load(task), values, schema, {})
+            calls += _make(judge, item, f"{task}/{st.id}", judge.template(task), values, schema, {})
     return calls
 
 
@@ -286,7 +353,7 @@ def _plan_rating(item: Item, judge: JudgeConfig, settings: StudySettings) -> lis
         judge,
         item,
         "rating",
-        load("rating"),
+        judge.template("rating"),
         values,
         rating_schema(criteria, list(options)),
         {"scales": scales, "options": list(options)},

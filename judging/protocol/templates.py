@@ -13,6 +13,7 @@ import importlib.resources
 import string
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 TEMPLATES = {
     "pairwise": "pairwise_v1",
@@ -22,6 +23,24 @@ TEMPLATES = {
     "rating": "rating_v1",
 }
 """Task → the template file (without ``.txt``) this version of medjudge uses."""
+
+
+PLACEHOLDERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "pairwise": (
+        frozenset({"question", "response_a", "response_b", "criteria", "keys"}),
+        frozenset({"context"}),
+    ),
+    "nli": (frozenset({"question", "answer", "statement"}), frozenset({"context"})),
+    "kqa_entails": (frozenset({"question", "answer", "statement"}), frozenset({"context"})),
+    "kqa_contradicts": (frozenset({"question", "answer", "statement"}), frozenset({"context"})),
+    "rating": (
+        frozenset({"question", "options", "explanation", "criteria", "keys"}),
+        frozenset({"context", "correct"}),
+    ),
+}
+"""Task → (placeholders a template for it must carry, placeholders it may carry). A judge
+cannot answer without the item's text and the reply keys its parser reads; context passages
+and the correct option are optional."""
 
 
 class TemplateError(Exception):
@@ -84,3 +103,59 @@ def load(task: str) -> Template:
         encoding="utf-8"
     )
     return parse_template(name, text)
+
+
+def check_placeholders(template: Template, task: str, where: str) -> None:
+    """Refuse a template that lacks a placeholder its task needs or has one it cannot fill.
+
+    Raises:
+        TemplateError: naming ``where`` (the file) and the first problem found.
+    """
+    required, optional = PLACEHOLDERS[task]
+    found: set[str] = set()
+    for part, text in (("system", template.system), ("user", template.user)):
+        t = string.Template(text)
+        if not t.is_valid():
+            raise TemplateError(
+                f"{where}: the {part} section has a '$' that is not a placeholder "
+                "(write $$ for a dollar sign, $name or ${name} for a placeholder)"
+            )
+        found.update(t.get_identifiers())
+    missing = sorted(required - found)
+    if missing:
+        raise TemplateError(
+            f"{where}: a template for {task} needs the placeholder ${missing[0]}"
+            + (f" (also missing: {', '.join('$' + m for m in missing[1:])})" if missing[1:] else "")
+        )
+    unknown = sorted(found - required - optional)
+    if unknown:
+        known = ", ".join("$" + n for n in sorted(required | optional))
+        raise TemplateError(
+            f"{where}: a template for {task} has no value for ${unknown[0]} (placeholders: {known})"
+        )
+
+
+def read_template(path: Path, task: str) -> Template:
+    """A custom template file (``judge --prompt``) for one task, checked.
+
+    Its name is the file's stem; its hash covers the file's text, so it is its own judge
+    version.
+
+    Raises:
+        TemplateError: unreadable, malformed, or missing a placeholder; the message names
+            the file.
+    """
+    if task not in PLACEHOLDERS:
+        raise TemplateError(f"{path}: unknown task {task!r} (use one of {', '.join(PLACEHOLDERS)})")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TemplateError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise TemplateError(f"{path}: cannot read the template ({exc.strerror})") from None
+    try:
+        template = parse_template(path.stem, text)
+    except TemplateError as exc:
+        raise TemplateError(f"{path}: {str(exc).split(': ', 1)[-1]}") from None
+    check_placeholders(template, task, str(path))
+    return template

@@ -11,7 +11,8 @@ Top-level keys: ``format``, ``version``, ``generated_at``, ``medjudge_version``,
 (judge calls, tokens, cost; reviewer time), ``criteria`` (per criterion: raters, counts and
 ``comparisons``, see :func:`.views.criterion_comparisons`), ``adjudication`` (each rater vs
 the adjudicated reference, unresolved disagreements), ``consistency`` (judge
-self-consistency), ``kqa``, ``win_rates``, ``ratings`` and ``notes``.
+self-consistency), ``judges`` (every judge version side by side, see
+:func:`.judge_versions.judges_section`), ``kqa``, ``win_rates``, ``ratings`` and ``notes``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
 from medjudge.judging.analysis.gold import gold_accuracy
 from medjudge.judging.analysis.headline import headline_judge
+from medjudge.judging.analysis.judge_versions import judges_section
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.ledger import per_item_effort
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
@@ -313,6 +315,7 @@ def build_report(
         "criteria": [criterion_section(data, c, opts) for c in data.criteria()],
         "adjudication": adjudication_section(data, opts),
         "consistency": judge_consistency(data, options.confidence),
+        "judges": judges_section(study, data, options.confidence),
         "anchoring": anchoring(study, options.confidence),
         "consensus": consensus(data),
         "gold": gold_accuracy(study, data, options.confidence),

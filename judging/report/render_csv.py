@@ -1,11 +1,13 @@
 """The report as one long-format CSV: one row per figure.
 
 Columns: ``section, criterion, slice, rater_a, rater_b, metric, value, ci_low, ci_high, n,
-reason, method`` (the interval's method). ``section`` is the view (``human_human``, ``majority_judge``, ``ab_ba``, …; for
+reason, method`` (the interval's method). ``section`` is the view (``human_human``,
+``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
-``reference``, ``unresolved``, ``consistency``, ``win_rate``, ``kqa``, ``kqa_answer``,
-``rating_mean``, ``classification`` (a judge against the reviewers' majority: accuracy,
-macro_f1, ``precision:<verdict>`` …), ``confusion/<view>`` (metric ``row / column``, value = count) and
+``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
+``win_rate``, ``kqa``, ``kqa_answer``, ``rating_mean``, ``classification`` (a judge against the
+reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusion/<view>``
+(metric ``row / column``, value = count) and
 ``effort``. Undefined figures have an empty value and a ``reason`` (a column added to the
 minimal list so that "undefined" is never silent).
 
@@ -134,6 +136,73 @@ def _comparisons(report: dict[str, Any]) -> Iterator[list[str]]:
                         )
 
 
+def _judges(report: dict[str, Any]) -> Iterator[list[str]]:
+    """Section ``judge_version`` (one judge version's figures; ``rater_a`` is the version, the
+    criterion empty for whole-version figures) and ``judge_vs_judge``."""
+    judges = report.get("judges") or {"versions": [], "pairs": []}
+    for v in judges["versions"]:
+        name = v["name"]
+        yield _row("judge_version", rater_a=name, metric="key", value=v["key"])
+        for key in ("missing", "samples_disagreed"):
+            yield _row("judge_version", rater_a=name, metric=key, est=v[key])
+        for key, est in (v["position"] or {}).items():
+            if isinstance(est, dict):
+                yield _row("judge_version", rater_a=name, metric=f"position_{key}", est=est)
+        for key in (
+            "verdicts",
+            "items",
+            "failed_samples",
+            "calls",
+            "input_tokens",
+            "output_tokens",
+            "cost_usd",
+            "cost_per_item",
+            "latency_s",
+            "wall_s",
+        ):
+            yield _row("judge_version", rater_a=name, metric=key, value=v[key])
+        for rec in v["vs_majority"]:
+            c = rec["criterion"]
+            for key in ("kappa", "ac1", "accuracy"):
+                yield _row(
+                    "judge_version",
+                    c,
+                    rater_a=name,
+                    rater_b="majority of reviewers",
+                    metric=key,
+                    est=rec[key],
+                )
+            yield _row(
+                "judge_version",
+                c,
+                rater_a=name,
+                rater_b="majority of reviewers",
+                metric="macro_f1",
+                est=rec["macro_f1"],
+            )
+            for p in rec["per_value"]:
+                for key in ("precision", "recall", "f1"):
+                    yield _row(
+                        "judge_version",
+                        c,
+                        f"verdict={p['value']}",
+                        name,
+                        "majority of reviewers",
+                        key,
+                        est=p[key],
+                    )
+    for p in judges["pairs"]:
+        for key in ("kappa", "ac1", "percent"):
+            yield _row(
+                "judge_vs_judge",
+                p["criterion"],
+                rater_a=p["a"],
+                rater_b=p["b"],
+                metric=key,
+                est=p[key],
+            )
+
+
 def _other(report: dict[str, Any]) -> Iterator[list[str]]:
     for c in report["adjudication"]["criteria"]:
         yield _row(
@@ -159,6 +228,7 @@ def _other(report: dict[str, Any]) -> Iterator[list[str]]:
                 )
         for key in ("n_verdicts", "missing", "failed_samples"):
             yield _row("consistency", r["criterion"], rater_a=r["judge"], metric=key, value=r[key])
+    yield from _judges(report)
     for r in report["win_rates"]:
         for s in r["sources"]:
             for o in ("win", "tie", "loss", "neither"):

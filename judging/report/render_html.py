@@ -16,6 +16,7 @@ from medjudge.judging.report.html_kit import CSP, CSS, table
 from medjudge.judging.report.svg import COLORS, ForestRow, bars, esc, forest, heatmap, stacked
 from medjudge.store.literal import plural
 
+from . import judge_tables as jt
 from . import tables as tb
 from . import text as rt
 
@@ -156,6 +157,16 @@ _INCONSISTENCY = (
 )
 
 
+def _judges(report: dict[str, Any]) -> str:
+    judges = report.get("judges")
+    if not judges or not judges["versions"]:
+        return '<p class="muted">No judge versions.</p>'
+    out = "<ul>" + "".join(f"<li>{esc(d)}</li>" for d in judges["definitions"]) + "</ul>"
+    for t in jt.tables(report):
+        out += f"<h3>{esc(t.title)}</h3>" + table(t)
+    return out
+
+
 def _consistency(report: dict[str, Any]) -> str:
     recs = report["consistency"]
     if not recs:
@@ -268,6 +279,7 @@ def render_html(report: dict[str, Any]) -> str:
         ),
         ("reference", "Each rater vs the adjudicated reference", _adjudication(report)),
         ("consistency", "Judge self-consistency", _consistency(report)),
+        ("judges", "Judge versions", _judges(report)),
         (
             "anchoring",
             "Anchoring",

@@ -18,6 +18,7 @@ from typing import Any
 from medjudge.store.literal import printable
 
 from . import cells as rc
+from . import judge_tables as jt
 from . import tables as tb
 from . import text as rt
 
@@ -194,6 +195,16 @@ def _kqa(report: dict[str, Any]) -> list[str]:
     return out + table(tb.kqa(k))
 
 
+def _judges(report: dict[str, Any]) -> list[str]:
+    judges = report.get("judges")
+    if not judges or not judges["versions"]:
+        return []
+    out = ["## Judge versions", ""] + [f"- {md(d)}" for d in judges["definitions"]] + [""]
+    for t in jt.tables(report):
+        out += [f"### {md(t.title)}", "", *table(t)]
+    return out
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """The whole report as one Markdown document."""
     study = report["study"]
@@ -211,6 +222,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += _criterion(c)
     out += _adjudication(report)
     out += ["## Judge self-consistency", "", *table(tb.consistency(report))]
+    out += _judges(report)
     out += ["## Anchoring", "", md(rt.ANCHORING_NOTE), "", *table(tb.anchoring(report))]
     if report["gold"]:
         out += ["## Gold items", "", md(rt.GOLD_NOTE), "", *table(tb.gold(report))]

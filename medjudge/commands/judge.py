@@ -30,6 +30,8 @@ from .common import UserError, console, fail, is_tty, opened, out
 
 if TYPE_CHECKING:  # the runner (and the SDKs it loads) only when a run starts
     from medjudge.judging.llm.runner import CallEvent, RunSummary
+    from medjudge.judging.protocol.templates import Template
+    from medjudge.store.study import Study
 
 
 class _Counts(ProgressColumn):
@@ -101,6 +103,43 @@ def _parse_price(text: str | None) -> tuple[float, float] | None:
     return a, b
 
 
+def _custom_prompts(
+    study: Study, given: list[str], kinds: tuple[str, ...], statements_protocol: str
+) -> tuple[tuple[str, Template], ...]:
+    """``--prompt FILE`` / ``--prompt TASK=FILE`` → (task, checked template) pairs.
+
+    A bare FILE is for the one prompt task of this run (the kinds in scope that the study has);
+    with several tasks the user must say which.
+    """
+    from medjudge.judging.protocol.plan import tasks_for
+    from medjudge.judging.protocol.templates import PLACEHOLDERS, TemplateError, read_template
+    from medjudge.store.items import count_items
+
+    present = count_items(study)
+    tasks = [t for k in kinds if present.get(k) for t in tasks_for(k, statements_protocol)]
+    out: dict[str, Template] = {}
+    for text in given:
+        task, sep, file = text.partition("=")
+        if not sep or task not in PLACEHOLDERS:
+            task, file = "", text
+        if not task:
+            if len(tasks) != 1:
+                which = ", ".join(tasks) if tasks else "no task: the study has no items in scope"
+                raise typer.BadParameter(
+                    f"{file}: say which task it is for, e.g. --prompt pairwise={file} "
+                    f"(this run has {which})",
+                    param_hint="--prompt",
+                )
+            task = tasks[0]
+        if task in out:
+            raise typer.BadParameter(f"two templates for {task}", param_hint="--prompt")
+        try:
+            out[task] = read_template(Path(file), task)
+        except TemplateError as exc:
+            raise UserError(str(exc)) from None
+    return tuple(out.items())
+
+
 def judge(
     study: Annotated[Path, typer.Argument(help="The study file.")],
     judges: Annotated[
@@ -154,6 +193,22 @@ def judge(
             "nothing that succeeded is asked or paid again.",
         ),
     ] = False,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            help="A readable name for this judge version (one -j only); default: the model "
+            "spec, plus a short hash when another version of the model exists.",
+        ),
+    ] = None,
+    prompt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--prompt",
+            help="A custom prompt template: FILE, or TASK=FILE when the run has several tasks "
+            "(pairwise, nli, kqa_entails, kqa_contradicts, rating). It makes a new judge version.",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
@@ -168,13 +223,19 @@ def judge(
       medjudge judge trial.db -j openai:gpt-4o -j anthropic:claude-3-5-sonnet-20241022 --max-cost 5
       medjudge judge trial.db -j openai:llama3@http://127.0.0.1:8000/v1 --concurrency 16
       medjudge judge trial.db -j local:smollm2 --samples 1
+      medjudge judge trial.db -j openai:gpt-4o --prompt my_pairwise.txt --name strict-prompt
     """
     from medjudge.judging.llm.providers import ProviderError
     from medjudge.judging.llm.runner import RunOptions, run_judges
     from medjudge.judging.llm.specs import SpecError, parse_judge_spec
     from medjudge.judging.protocol.plan import JudgeConfig
+    from medjudge.judging.protocol.versions import VersionError
 
+    if name is not None and len(judges) != 1:
+        raise typer.BadParameter("--name names one judge version: give one -j", param_hint="--name")
+    kinds = tuple(k.value for k in kind) if kind else ITEM_KINDS
     with opened(study, check=True) as s:
+        prompts = _custom_prompts(s, prompt or [], kinds, statements_protocol.value)
         try:
             configs = [
                 JudgeConfig(
@@ -183,6 +244,8 @@ def judge(
                     temperature=temperature,
                     max_tokens=max_tokens,
                     statements_protocol=statements_protocol.value,
+                    name=name,
+                    prompts=prompts,
                 )
                 for j in judges
             ]
@@ -195,7 +258,7 @@ def judge(
             max_cost=max_cost,
             dry_run=dry_run,
             panel_rule=panel_rule.value,
-            kinds=tuple(k.value for k in kind) if kind else ITEM_KINDS,
+            kinds=kinds,
             price_override=_parse_price(price),
             api_keys=prefs.api_keys(),
             actor=login_name(),
@@ -204,7 +267,7 @@ def judge(
         try:
             display = None if dry_run or json_output else ProgressDisplay()
             summary = asyncio.run(run_judges(s, configs, options, display))
-        except ProviderError as exc:
+        except (ProviderError, VersionError) as exc:
             raise UserError(str(exc)) from None
     if json_output:
         sys.stdout.write(json.dumps(summary.__dict__, indent=2) + "\n")
@@ -236,6 +299,8 @@ def exit_code(summary: RunSummary) -> int:
 
 
 def _print_summary(s: RunSummary, dry_run: bool) -> None:
+    for version in s.versions:
+        out(f"judge version: {version}")
     if dry_run:
         out(f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to make")
         out(

@@ -24,7 +24,7 @@ from medjudge.store.roles import grant
 from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
 from medjudge.store.slices import StatusSlice, UnknownField, status_by
 from medjudge.store.study import Study
-from medjudge.store.summary import summary
+from medjudge.store.summary import describe_version, summary
 from medjudge.store.visibility import require_unblinded, sees_everything
 
 from .common import UserError, console, is_tty, opened, out, user_errors
@@ -238,6 +238,7 @@ def status(
     out("judges:" if data["judges"] else "judges: none yet")
     for j in data["judges"]:
         out(f"  {j['name']}: {j['units_labelled']} verdicts, {j['missing_verdicts']} missing")
+        out(f"    {describe_version(j['version'])}")
     c = data["judge_calls"]
     if c["total"]:
         out(

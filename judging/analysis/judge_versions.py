@@ -1,0 +1,228 @@
+"""The report's judges section (#14): every judge version side by side.
+
+Per version (read-only, from the loaded study and the stored calls):
+
+- identity: name, key, spec, parameters, templates (panels: members and rule);
+- agreement with the reviewers' strict majority per criterion: Cohen's κ and Gwet's AC1
+  (:func:`.views.two_stats`, the report's own), accuracy and, per verdict value, precision /
+  recall / F1 with the majority as reference (:func:`judging.stats.classification`);
+- position bias (pairwise, not panels), over (item, criterion) units whose AB and BA orders
+  both reached a verdict: the share where AB ≠ BA, and over the order verdicts that chose an
+  answer, the share where the answer shown first won (0.5: no preference), Wilson intervals;
+- self-consistency: the share of verdicts whose samples disagreed; failed samples (distinct
+  calls whose reply never parsed);
+- missing share; calls, tokens, cost, cost per item and summed latency of the calls its verdicts
+  were built from (a call shared by two versions through the cache counts for both); wall time
+  of the runs it took part in.
+
+And judge-vs-judge agreement (κ, AC1, percent) for every pair of versions per criterion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+from itertools import combinations
+from typing import Any
+
+from medjudge.judging.analysis.consistency import judge_consistency, share
+from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
+from medjudge.judging.analysis.views import two_stats
+from medjudge.judging.stats.agreement import TwoRaterStats
+from medjudge.judging.stats.classification import classification
+from medjudge.store.judge_versions import call_totals, list_versions, run_seconds
+from medjudge.store.study import Study
+
+DEFINITIONS = [
+    "Each judge version (provider, model, templates, samples, temperature, max tokens, "
+    "statements protocol; a panel: its members and rule) is its own rater.",
+    "Agreement with the reviewers' majority: over units where a strict majority of reviewers "
+    "agree and the version has a verdict; κ, AC1, accuracy, precision, recall and F1 (per "
+    "verdict, the majority as the reference) with the intervals of the statistics section.",
+    "Position bias (pairwise): AB ≠ BA is the share of units whose two orders reached different "
+    "verdicts; first shown wins is the share of order verdicts choosing an answer that chose "
+    "the one shown first (0.5 = no preference). Units are (item, criterion) pairs, pooled over "
+    "criteria; criteria of one item are not independent, so the Wilson intervals are narrow.",
+    "Self-consistency: share of verdicts whose samples disagreed within an order.",
+    "Calls, tokens, cost and latency: the stored calls the version's current verdicts were "
+    "built from (a cached call shared by two versions counts for both); wall time: the judge "
+    "runs it took part in.",
+]
+
+
+def _agreement(
+    a: list[Hashable | None],
+    b: list[Hashable | None],
+    cats: list[Hashable] | None,
+    level: str,
+    conf: float,
+) -> TwoRaterStats:
+    """The same figures and intervals as everywhere else (:func:`.views.two_stats`)."""
+    return two_stats(a, b, cats, level, confidence=conf)
+
+
+def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[dict[str, Any]]:
+    rows = []
+    for criterion in data.criteria():
+        if judge not in data.raters(criterion, "judge"):
+            continue
+        units = data.labelled_units(criterion)
+        majority = data.column(criterion, MAJORITY, units)
+        if not any(v is not None for v in majority):
+            continue
+        crit = data.criterion(criterion)
+        stats = _agreement(
+            majority,
+            data.column(criterion, judge, units),
+            categories_for(crit),
+            crit.level if crit is not None else "nominal",
+            conf,
+        )
+        d = stats.to_dict()
+        scores = classification(
+            stats.confusion.matrix, stats.confusion.categories, seed=seed, confidence=conf
+        )
+        rows.append(
+            {
+                "criterion": criterion,
+                "n": stats.n,
+                "kappa": d["cohen"],
+                "ac1": d["gwet_ac1"],
+                "accuracy": d["percent"],
+                "macro_f1": scores.macro_f1.to_dict(),
+                "per_value": [
+                    {**s.to_dict(), "value": s.to_dict()["label"]} for s in scores.labels
+                ],
+            }
+        )
+    return rows
+
+
+def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
+    both = differ = decisive = first = 0
+    for unit_id, v in data.verdicts.get(judge, {}).items():
+        info = data.units.get(unit_id)
+        orders = v.trail.get("orders")
+        if info is None or info.kind != "pairwise" or not isinstance(orders, dict):
+            continue
+        ab = (orders.get("AB") or {}).get("verdict")
+        ba = (orders.get("BA") or {}).get("verdict")
+        if ab is not None and ba is not None:
+            both += 1
+            differ += ab != ba
+        # AB shows answer A first; BA shows answer B first (votes are in the file's letters)
+        for verdict, shown_first in ((ab, "A"), (ba, "B")):
+            if verdict in ("A", "B"):
+                decisive += 1
+                first += verdict == shown_first
+    return {
+        "units": both,
+        "ab_ne_ba": share(differ, both, conf, empty="no unit with both orders decided"),
+        "first_shown_wins": share(first, decisive, conf, empty="no order verdict chose an answer"),
+    }
+
+
+def _trail_keys(trail: Any) -> Iterator[str]:
+    """Every call key a verdict trail names (valid samples' ``calls`` and failed ``key``s)."""
+    if isinstance(trail, dict):
+        for k, v in trail.items():
+            if k == "calls" and isinstance(v, list):
+                yield from (x for x in v if isinstance(x, str))
+            elif k == "key" and isinstance(v, str):
+                yield v
+            else:
+                yield from _trail_keys(v)
+    elif isinstance(trail, list):
+        for v in trail:
+            yield from _trail_keys(v)
+
+
+def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> dict[str, Any]:
+    """Every judge version side by side, and judge-vs-judge agreement.
+
+    Args:
+        study: the open study (read only).
+        data: its loaded labels and verdicts.
+        confidence: interval level.
+
+    Returns:
+        ``definitions``, ``versions`` (one record per judge version, in registration order;
+        judges imported with labels follow with ``key`` null) and ``pairs``.
+    """
+    stored = {v.name: v for v in list_versions(study)}
+    names = list(stored) + sorted(
+        n for n, k in data.rater_kinds.items() if k == "judge" and n not in stored
+    )
+    consistency: dict[str, list[dict[str, Any]]] = {}
+    for rec in judge_consistency(data, confidence):
+        consistency.setdefault(rec["judge"], []).append(rec)
+    seconds = run_seconds(study)
+    versions = []
+    for name in names:
+        v = stored.get(name)
+        verdicts = data.verdicts.get(name, {})
+        panel = bool(v and v.is_panel) or name.startswith("panel:")
+        missing = sum(x.value is None for x in verdicts.values())
+        recs = consistency.get(name, [])
+        dis = [r["samples_disagreed"] for r in recs if r.get("samples_disagreed")]
+        keys = {k for x in verdicts.values() for k in _trail_keys(x.trail)}
+        totals = call_totals(study, keys) if keys else None
+        items = len({data.units[u].item_id for u in verdicts if u in data.units})
+        versions.append(
+            {
+                "name": name,
+                "key": v.key if v else None,
+                "short": v.short if v else "imported",
+                "spec": v.spec if v else None,
+                "panel": panel,
+                "members": list(v.members) if v else [],
+                "params": v.params if v else {},
+                "templates": {t: x.get("template") for t, x in v.templates.items()} if v else {},
+                "verdicts": len(verdicts),
+                "items": items,
+                "missing": share(missing, len(verdicts), confidence, empty="no verdicts"),
+                "failed_samples": totals.failed if totals else None,
+                "samples_disagreed": share(
+                    sum(int(d.get("count") or 0) for d in dis),
+                    sum(int(d.get("n") or 0) for d in dis),
+                    confidence,
+                    empty="no verdict with samples",
+                ),
+                "position": None if panel else _position(data, name, confidence),
+                "calls": totals.calls if totals else None,
+                "input_tokens": totals.input_tokens if totals else None,
+                "output_tokens": totals.output_tokens if totals else None,
+                "cost_usd": totals.cost_usd if totals else None,
+                "cost_per_item": totals.cost_usd / items if totals and items else None,
+                "latency_s": totals.latency_s if totals else None,
+                "wall_s": seconds.get(name),
+                "vs_majority": _vs_majority(data, name, confidence, study.settings.seed),
+            }
+        )
+    pairs = []
+    for a, b in combinations(names, 2):
+        for criterion in data.criteria():
+            judged = data.raters(criterion, "judge")
+            if a not in judged or b not in judged:
+                continue
+            units = data.labelled_units(criterion)
+            crit = data.criterion(criterion)
+            stats = _agreement(
+                data.column(criterion, a, units),
+                data.column(criterion, b, units),
+                categories_for(crit),
+                crit.level if crit is not None else "nominal",
+                confidence,
+            )
+            d = stats.to_dict()
+            pairs.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "criterion": criterion,
+                    "n": stats.n,
+                    "kappa": d["cohen"],
+                    "ac1": d["gwet_ac1"],
+                    "percent": d["percent"],
+                }
+            )
+    return {"definitions": DEFINITIONS, "versions": versions, "pairs": pairs}

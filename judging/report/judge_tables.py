@@ -1,0 +1,170 @@
+"""The judges section's tables (#14), for the Markdown and the HTML report.
+
+Built from ``report["judges"]`` (:func:`medjudge.judging.analysis.judge_versions.judges_section`):
+every judge version side by side with its position bias, its agreement with the reviewers'
+majority, its cost; and judge-vs-judge agreement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from medjudge.judging.report.cells import (
+    Cell,
+    Code,
+    Column,
+    Count,
+    Duration,
+    Est,
+    Money,
+    Share,
+    Table,
+    Text,
+)
+
+
+def _params(v: dict[str, Any]) -> str:
+    if v["members"]:
+        return f"panel ({v['params'].get('rule', '?')}) of " + ", ".join(v["members"])
+    p = v["params"]
+    if not p:
+        return v["spec"] or "imported with labels"
+    return (
+        f"{v['spec']}; {p.get('samples')} samples, T {p.get('temperature')}, "
+        f"≤{p.get('max_tokens')} tokens, statements {p.get('statements_protocol')}; "
+        + ", ".join(sorted(set(v["templates"].values())))
+    )
+
+
+def versions(report: dict[str, Any]) -> Table:
+    """One row per judge version: verdicts, missing, self-consistency and position bias."""
+    columns = (
+        Column("Judge version"),
+        Column("Key"),
+        Column("Verdicts", True),
+        Column("Missing", True),
+        Column("Failed samples", True),
+        Column("Samples disagreed (within an order)", True, "Samples disagreed"),
+        Column("Position: AB ≠ BA", True, "AB ≠ BA"),
+        Column("Position: answer shown first wins", True, "First shown wins"),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for v in report["judges"]["versions"]:
+        pos = v["position"] or {}
+        rows.append(
+            (
+                Text(v["name"]),
+                Code(v["short"]),
+                Count(v["verdicts"]),
+                Share(v["missing"]),
+                Count(v["failed_samples"]),
+                Share(None if v["panel"] else v["samples_disagreed"]),
+                Share(pos.get("ab_ne_ba")),
+                Share(pos.get("first_shown_wins")),
+            )
+        )
+    return Table("Judge versions side by side", columns, tuple(rows))
+
+
+def settings_and_cost(report: dict[str, Any]) -> Table:
+    """One row per judge version: what it is, and what its verdicts cost."""
+    columns = (
+        Column("Judge version"),
+        Column("Model, parameters and templates"),
+        Column("Calls", True),
+        Column("Tokens", True),
+        Column("Cost", True),
+        Column("Cost per item", True),
+        Column("Call time (summed)", True, "Call time"),
+        Column("Wall time of its runs", True, "Wall time"),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for v in report["judges"]["versions"]:
+        tokens = None if v["input_tokens"] is None else int(v["input_tokens"] + v["output_tokens"])
+        rows.append(
+            (
+                Text(v["name"]),
+                Text(_params(v)),
+                Count(v["calls"]),
+                Count(tokens),
+                Money(v["cost_usd"]),
+                Money(v["cost_per_item"]),
+                Duration(v["latency_s"]),
+                Duration(v["wall_s"]),
+            )
+        )
+    return Table("Judge versions: settings and cost", columns, tuple(rows))
+
+
+def _per_value(rec: dict[str, Any]) -> str:
+    def f(e: dict[str, Any] | None) -> str:
+        return "–" if e is None or e.get("value") is None else f"{e['value']:.2f}"
+
+    return "; ".join(
+        f"{p['value']}: P {f(p['precision'])} R {f(p['recall'])} F1 {f(p['f1'])}"
+        for p in rec["per_value"]
+        if p["support"] or p["predicted"]
+    )
+
+
+def vs_majority(report: dict[str, Any]) -> Table:
+    """Each judge version against the reviewers' majority, per criterion."""
+    columns = (
+        Column("Judge version"),
+        Column("Criterion"),
+        Column("n", True),
+        Column("Cohen's κ", True),
+        Column("Gwet's AC1", True),
+        Column("Accuracy", True),
+        Column("Macro F1", True),
+        Column("Precision / recall / F1 per verdict (majority as reference)", False, "Per verdict"),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for v in report["judges"]["versions"]:
+        for rec in v["vs_majority"]:
+            rows.append(
+                (
+                    Text(v["name"]),
+                    Text(rec["criterion"]),
+                    Count(rec["n"]),
+                    Est(rec["kappa"]),
+                    Est(rec["ac1"]),
+                    Est(rec["accuracy"], pct=True),
+                    Est(rec["macro_f1"]),
+                    Text(_per_value(rec)),
+                )
+            )
+    return Table("Judge versions vs the reviewers' majority", columns, tuple(rows))
+
+
+def pairs(report: dict[str, Any]) -> Table:
+    """Judge version against judge version, per criterion."""
+    columns = (
+        Column("Judge version A"),
+        Column("Judge version B"),
+        Column("Criterion"),
+        Column("n", True),
+        Column("Cohen's κ", True),
+        Column("Gwet's AC1", True),
+        Column("Agreement", True),
+    )
+    rows = tuple(
+        (
+            Text(p["a"]),
+            Text(p["b"]),
+            Text(p["criterion"]),
+            Count(p["n"]),
+            Est(p["kappa"]),
+            Est(p["ac1"]),
+            Est(p["percent"], pct=True),
+        )
+        for p in report["judges"]["pairs"]
+    )
+    return Table("Judge version vs judge version", columns, rows)
+
+
+def tables(report: dict[str, Any]) -> list[Table]:
+    """The section's tables in order (empty tables left out, the first always kept)."""
+    out = [versions(report), settings_and_cost(report)]
+    out += [t for t in (vs_majority(report), pairs(report)) if t.rows]
+    return out
