@@ -58,7 +58,7 @@ def adjudicate(
     value = validate_value(study.settings, row[0], value)
     with study.tx() as conn:
         old = conn.execute(
-            "SELECT value FROM adjudications WHERE unit_id = ? ORDER BY id DESC LIMIT 1", (unit_id,)
+            "SELECT value FROM current_adjudications WHERE unit_id = ?", (unit_id,)
         ).fetchone()
         cur = conn.execute(
             "INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at, "
@@ -78,12 +78,7 @@ def adjudicate(
 
 def reference_labels(study: Study) -> dict[int, str]:
     """unit id → the latest adjudicated value."""
-    return dict(
-        study.conn.execute(
-            "SELECT unit_id, value FROM adjudications a WHERE id = "
-            "(SELECT max(id) FROM adjudications b WHERE b.unit_id = a.unit_id)"
-        ).fetchall()
-    )
+    return dict(study.conn.execute("SELECT unit_id, value FROM current_adjudications").fetchall())
 
 
 def unit_adjudications(study: Study, unit_id: int) -> list[sqlite3.Row]:

@@ -109,12 +109,16 @@ APP_ID = 0x4D4A4447
 """``PRAGMA application_id`` of a medjudge study ("MJDG"; set by the first migration)."""
 
 
-def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Connection:
+def connect(
+    path: str | os.PathLike[str], *, create: bool = False, synchronous: str = "FULL"
+) -> sqlite3.Connection:
     """Open a study file with medjudge's pragmas.
 
     Args:
         path: the study file.
         create: allow creating a new file; otherwise a missing file is an error.
+        synchronous: ``FULL`` (every commit durable on its own: votes, labels) or ``NORMAL``
+            (WAL-safe, faster; the judge call cache, whose rows a re-run can fetch again).
 
     Returns:
         An autocommit connection with WAL, foreign keys, ``synchronous=FULL`` and a busy timeout.
@@ -152,7 +156,9 @@ def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Co
                 )
                 raise StudyError(f"{p}: not a medjudge study (the file {what})")
             conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
+        conn.execute(f"PRAGMA synchronous = {synchronous}")
     except sqlite3.Error as exc:
         raise _classify(p, exc) from None
     return conn

@@ -52,8 +52,8 @@ _QUERIES = {
                r.name AS judge, jv.key AS version, jv.spec AS judge_spec,
                jv.params AS judge_params, jv.members AS panel_members,
                v.value, v.status, v.reason, v.trail, v.run_id, v.created_at,
-               v.id = (SELECT max(v2.id) FROM verdicts v2
-                       WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id) AS current
+               v.id IN (SELECT c.id FROM current_verdicts c
+                        WHERE c.unit_id = v.unit_id AND c.rater_id = v.rater_id) AS current
         FROM verdicts v JOIN units u ON u.id = v.unit_id JOIN items i ON i.id = u.item_id
         JOIN raters r ON r.id = v.rater_id LEFT JOIN statements s ON s.id = u.statement_id
         LEFT JOIN judge_versions jv ON jv.rater_id = v.rater_id

@@ -36,9 +36,7 @@ _CELLS = """
         SELECT unit_id, rater_id, value FROM labels
         UNION ALL
         SELECT v.unit_id, v.rater_id, CASE WHEN v.status = 'ok' THEN v.value END
-        FROM verdicts v
-        WHERE v.id = (SELECT max(v2.id) FROM verdicts v2
-                      WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id)
+        FROM current_verdicts v
     ) x ON x.unit_id = u.id
     ORDER BY i.id, u.position, u.id"""
 

@@ -37,10 +37,8 @@ _CHANGES = """
     ORDER BY h.id"""
 
 _JUDGES = """
-    SELECT v.value FROM verdicts v JOIN raters r ON r.id = v.rater_id
+    SELECT v.value FROM current_verdicts v JOIN raters r ON r.id = v.rater_id
     WHERE v.unit_id = ? AND r.kind = 'judge' AND r.name NOT LIKE 'panel:%' AND v.status = 'ok'
-      AND v.id = (SELECT max(v2.id) FROM verdicts v2
-                  WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id)
     ORDER BY r.name"""
 
 _OTHERS = """

@@ -139,7 +139,7 @@ def write_verdicts(
         for v in verdicts:
             trail = dumps(v.trail)
             last = conn.execute(
-                "SELECT value, trail FROM verdicts WHERE unit_id = ? AND rater_id = ? ORDER BY id DESC LIMIT 1",
+                "SELECT value, trail FROM current_verdicts WHERE unit_id = ? AND rater_id = ?",
                 (v.unit_id, rater_id),
             ).fetchone()
             if last is not None and last[0] == v.value and last[1] == trail:
@@ -170,8 +170,8 @@ def write_verdicts(
 def latest_verdicts(study: Study, judge: str) -> dict[int, str | None]:
     """A judge version's current verdict per unit (``None``: the verdict is missing)."""
     rows = study.conn.execute(
-        "SELECT unit_id, value FROM verdicts WHERE id IN (SELECT max(v.id) FROM verdicts v "
-        "JOIN raters r ON r.id = v.rater_id WHERE r.name = ? GROUP BY v.unit_id)",
+        "SELECT v.unit_id, v.value FROM current_verdicts v JOIN raters r ON r.id = v.rater_id "
+        "WHERE r.name = ?",
         (judge,),
     )
     return {int(r[0]): r[1] for r in rows}
@@ -191,11 +191,9 @@ class VerdictView:
 def item_verdicts(study: Study, item_id: int) -> list[VerdictView]:
     """Every judge's current verdict on each unit of an item."""
     rows = study.conn.execute(
-        """SELECT r.name, v.unit_id, v.value, v.reason, v.trail FROM verdicts v
+        """SELECT r.name, v.unit_id, v.value, v.reason, v.trail FROM current_verdicts v
            JOIN raters r ON r.id = v.rater_id JOIN units u ON u.id = v.unit_id
-           WHERE u.item_id = ? AND v.id = (SELECT max(v2.id) FROM verdicts v2
-                 WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id)
-           ORDER BY u.position, r.name""",
+           WHERE u.item_id = ? ORDER BY u.position, r.name""",
         (item_id,),
     )
     return [VerdictView(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]

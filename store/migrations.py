@@ -293,12 +293,25 @@ CREATE TABLE guideline_reads (
 and item holds; the history stays), and which version of the study's guidelines each reviewer
 has been shown (so a changed text is shown again on the next launch)."""
 
+M008_CURRENT_VIEWS = """
+CREATE VIEW current_verdicts AS
+SELECT v.* FROM verdicts v
+WHERE v.id = (SELECT max(v2.id) FROM verdicts v2
+              WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id);
+CREATE VIEW current_adjudications AS
+SELECT a.* FROM adjudications a
+WHERE a.id = (SELECT max(b.id) FROM adjudications b WHERE b.unit_id = a.unit_id);
+"""
+""""The latest verdict (per unit and judge) and the latest adjudication (per unit) hold", defined
+once, as views (#13): every query that needs the current one reads these."""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
     ("003_note_frames", M003_NOTE_FRAMES),
     ("004_judge_versions", M004_JUDGE_VERSIONS),
     ("007_reviewer_aids", M007_REVIEWER_AIDS),
+    ("008_current_views", M008_CURRENT_VIEWS),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

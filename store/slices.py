@@ -106,9 +106,8 @@ def status_by(study: Study, name: str) -> list[StatusSlice]:
         s.units += units
     per_rater = {
         "labels": "FROM labels x JOIN raters r ON r.id = x.rater_id WHERE r.kind = 'human'",
-        "verdicts": "FROM verdicts x JOIN raters r ON r.id = x.rater_id WHERE x.status = 'ok' "
-        "AND x.id = (SELECT max(v2.id) FROM verdicts v2 "
-        "WHERE v2.unit_id = x.unit_id AND v2.rater_id = x.rater_id)",
+        "verdicts": "FROM current_verdicts x JOIN raters r ON r.id = x.rater_id "
+        "WHERE x.status = 'ok'",
     }
     for attr, source in per_rater.items():  # reviewers' labels; judges' current verdicts
         head, where = source.split(" WHERE ", 1)

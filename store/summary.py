@@ -40,9 +40,8 @@ def summary(study: Study) -> dict[str, Any]:
     missing = {
         r[0]: r[1]
         for r in conn.execute(
-            "SELECT r.name, count(*) FROM verdicts v JOIN raters r ON r.id = v.rater_id "
-            "WHERE v.id = (SELECT max(v2.id) FROM verdicts v2 WHERE v2.unit_id = v.unit_id "
-            "AND v2.rater_id = v.rater_id) AND v.status = 'missing' GROUP BY r.name"
+            "SELECT r.name, count(*) FROM current_verdicts v JOIN raters r ON r.id = v.rater_id "
+            "WHERE v.status = 'missing' GROUP BY r.name"
         )
     }
     versions = {v.name: v for v in list_versions(study)}

@@ -41,3 +41,26 @@ def test_layers_do_not_import_the_root_module(package: str) -> None:
         for hit in _root_imports(path)
     ]
     assert not bad, "\n".join(bad)
+
+
+def _sql_calls(path: Path) -> list[str]:
+    """Lines calling ``.execute``/``.executemany``/``.executescript`` on anything."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return [
+        f"{node.lineno}: .{node.func.attr}(...)"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("execute", "executemany", "executescript")
+    ]
+
+
+@pytest.mark.parametrize("package", ["judging", "tui", "medjudge/commands"])
+def test_only_the_store_speaks_sql(package: str) -> None:
+    """#13: every query lives in store/ and returns typed rows; the layers above call it."""
+    bad = [
+        f"{path.relative_to(REPO)}:{hit}"
+        for path in sorted((REPO / package).rglob("*.py"))
+        for hit in _sql_calls(path)
+    ]
+    assert bad == []

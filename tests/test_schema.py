@@ -131,6 +131,8 @@ def test_exact_schema(study: Study) -> None:
         for r in study.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     }
     assert tables == EXPECTED
+    views = {r[0] for r in study.conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
+    assert views == {"current_verdicts", "current_adjudications"}
     triggers = {
         r[0] for r in study.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     }

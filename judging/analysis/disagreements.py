@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from medjudge.judging.analysis.queue_kinds import KINDS, DisagreementKind  # noqa: E402, F401
+from medjudge.store import reads
 from medjudge.store.adjudications import reference_labels, unit_adjudications
 from medjudge.store.judgments import call_rows
 from medjudge.store.study import Study
@@ -84,37 +85,29 @@ def queue(
         reviewer: only units this reviewer labelled.
         unresolved_only: leave out units that already have an adjudication.
     """
-    conn = study.conn
-    meta: dict[int, dict[str, Any]] = {}
-    for r in conn.execute(
-        "SELECT u.id, u.item_id, i.ext_id, i.kind, u.criterion, s.position, "
-        "(SELECT group_concat(a.source, '|') FROM answers a WHERE a.item_id = i.id) "
-        "FROM units u JOIN items i ON i.id = u.item_id LEFT JOIN statements s ON s.id = u.statement_id"
-    ):
-        meta[r[0]] = {
-            "item_id": r[1],
-            "item": r[2],
-            "kind": r[3],
-            "criterion": r[4],
-            "statement": r[5],
-            "sources": sorted(set((r[6] or "").split("|")) - {""}),
+    sources = reads.answer_sources(study)
+    meta: dict[int, dict[str, Any]] = {
+        u.id: {
+            "item_id": u.item_id,
+            "item": u.ext_id,
+            "kind": u.kind,
+            "criterion": u.criterion,
+            "statement": u.statement_position,
+            "sources": sorted(set(sources.get(u.item_id, {}).values()) - {""}),
         }
+        for u in reads.unit_rows(study)
+    }
     humans: dict[int, dict[str, str]] = defaultdict(dict)
     judges: dict[int, dict[str, str]] = defaultdict(dict)
-    for unit_id, name, kind_, value in conn.execute(
-        "SELECT l.unit_id, r.name, r.kind, l.value FROM labels l JOIN raters r ON r.id = l.rater_id"
-    ):
-        if kind_ == "human":
-            humans[unit_id][name] = value
-        elif not name.startswith("panel:"):
-            judges[unit_id][name] = value
+    for label in reads.current_labels(study):
+        if label.rater_kind == "human":
+            humans[label.unit_id][label.rater] = label.value
+        elif not label.rater.startswith("panel:"):
+            judges[label.unit_id][label.rater] = label.value
     trails: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for unit_id, name, trail in conn.execute(
-        "SELECT v.unit_id, r.name, v.trail FROM verdicts v JOIN raters r ON r.id = v.rater_id "
-        "WHERE r.name NOT LIKE 'panel:%' AND v.id = (SELECT max(v2.id) FROM verdicts v2 "
-        "WHERE v2.unit_id = v.unit_id AND v2.rater_id = v.rater_id)"
-    ):
-        trails[unit_id][name] = json.loads(trail)
+    for v in reads.current_verdicts(study):
+        if not v.rater.startswith("panel:"):
+            trails[v.unit_id][v.rater] = v.trail
     refs = reference_labels(study)
     out: list[Disagreement] = []
     for unit_id in set(humans) | set(judges) | set(trails):
@@ -200,37 +193,21 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
     answer-letter frame each note was written in, :mod:`store.frames`) and whether they
     changed after the reveal, judges' verdicts with AB/BA per-sample votes and reasons, the raw
     replies of failed samples, and the adjudication history."""
-    conn = study.conn
-    reviewers = []
-    for r in conn.execute(
-        "SELECT r.name, l.value, l.note, (SELECT count(*) FROM label_history h WHERE h.unit_id = l.unit_id "
-        "AND h.rater_id = l.rater_id AND h.after_reveal = 1) AS changed_after_reveal, "
-        "n.note AS item_note, l.note_frame, n.note_frame AS item_note_frame "
-        "FROM labels l JOIN raters r ON r.id = l.rater_id JOIN units u ON u.id = l.unit_id "
-        "LEFT JOIN item_notes n ON n.item_id = u.item_id AND n.rater_id = l.rater_id "
-        "WHERE l.unit_id = ? AND r.kind = 'human' "
-        "ORDER BY r.name",
-        (unit_id,),
-    ):
-        reviewers.append(
-            {
-                "reviewer": r[0],
-                "value": r[1],
-                "note": r[2],
-                "note_frame": r[5],
-                "item_note": r[4],
-                "item_note_frame": r[6],
-                "changed_after_reveal": bool(r[3]),
-            }
-        )
+    reviewers = [
+        {
+            "reviewer": v.reviewer,
+            "value": v.value,
+            "note": v.note,
+            "note_frame": v.note_frame,
+            "item_note": v.item_note,
+            "item_note_frame": v.item_note_frame,
+            "changed_after_reveal": v.changed_after_reveal,
+        }
+        for v in reads.unit_reviewer_votes(study, unit_id)
+    ]
     judges = []
-    for r in conn.execute(
-        "SELECT r.name, v.value, v.reason, v.trail FROM verdicts v JOIN raters r ON r.id = v.rater_id "
-        "WHERE v.unit_id = ? AND v.id = (SELECT max(v2.id) FROM verdicts v2 WHERE v2.unit_id = v.unit_id "
-        "AND v2.rater_id = v.rater_id) ORDER BY r.name",
-        (unit_id,),
-    ):
-        trail = json.loads(r[3])
+    for verdict in reads.current_verdicts(study, unit_id):
+        trail = verdict.trail
         failed_keys = [
             f["key"] for o in trail.get("orders", {}).values() for f in o.get("failed", [])
         ]
@@ -249,7 +226,13 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
             else {}
         )
         judges.append(
-            {"judge": r[0], "value": r[1], "reason": r[2], "trail": trail, "failed_raw": raw}
+            {
+                "judge": verdict.rater,
+                "value": verdict.value,
+                "reason": verdict.reason,
+                "trail": trail,
+                "failed_raw": raw,
+            }
         )
     adjudications = [
         {

@@ -37,7 +37,9 @@ from medjudge.judging.stats.agreement import (
     TwoRaterStats,
     multi_rater_stats,
 )
+from medjudge.store import reads
 from medjudge.store.labels import changes_since
+from medjudge.store.review_queries import last_history_id
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 
@@ -106,28 +108,19 @@ class LiveAgreement:
             return None
 
     def _load_kinds(self) -> None:
-        self._criterion_kinds = {
-            r[0]: r[1]
-            for r in self._study.conn.execute(
-                "SELECT DISTINCT u.criterion, i.kind FROM units u JOIN items i ON i.id = u.item_id"
-            )
-        }
+        self._criterion_kinds = reads.criterion_kinds(self._study)
 
     def _load(self) -> None:
-        conn = self._study.conn
         # History id first: a write that lands between the two reads is applied again by the
         # next refresh, which is harmless (it sets the value the label already has).
-        row = conn.execute("SELECT coalesce(max(id), 0) FROM label_history").fetchone()
-        self._last_id = int(row[0])
+        self._last_id = last_history_id(self._study)
         self._load_kinds()
         crits: dict[str, Criterion | None] = {}
-        for criterion, unit_id, rater, kind, value in conn.execute(
-            "SELECT u.criterion, l.unit_id, r.name, r.kind, l.value FROM labels l "
-            "JOIN units u ON u.id = l.unit_id JOIN raters r ON r.id = l.rater_id ORDER BY l.unit_id"
-        ):
-            if criterion not in crits:
-                crits[criterion] = self._criterion(criterion)
-            self._set(criterion, unit_id, rater, kind, to_value(crits[criterion], value))
+        for label in reads.current_labels(self._study):
+            if label.criterion not in crits:
+                crits[label.criterion] = self._criterion(label.criterion)
+            value = to_value(crits[label.criterion], label.value)
+            self._set(label.criterion, label.unit_id, label.rater, label.rater_kind, value)
         self._dirty = set(self._matrices)
 
     def _set(

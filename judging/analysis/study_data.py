@@ -12,13 +12,13 @@ of the reviewers who labelled it; without one the unit has no majority label.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from medjudge.judging.stats.agreement import LabelMatrix
+from medjudge.store import reads
 from medjudge.store.abstentions import declining_items
 from medjudge.store.settings import Criterion, StudySettings
 from medjudge.store.study import Study
@@ -188,51 +188,45 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     Returns:
         The loaded data.
     """
-    conn = study.conn
     settings = study.settings
     crits = {c.name: c for c in settings.criteria}
-    sources: dict[int, dict[str, str]] = {}
-    for item_id, position, source in conn.execute("SELECT item_id, position, source FROM answers"):
-        sources.setdefault(item_id, {})[position] = source
+    sources = reads.answer_sources(study)
+    metas = {
+        item_id: {str(k): _meta_text(v) for k, v in meta.items()}
+        for item_id, meta in reads.item_metadata(study).items()
+    }
     units: dict[int, UnitInfo] = {}
     by_criterion: dict[str, list[int]] = {}
-    metas: dict[int, dict[str, str]] = {}
-    for item_id, meta in conn.execute(
-        "SELECT id, json_extract(data, '$.meta') FROM items "
-        "WHERE json_extract(data, '$.meta') IS NOT NULL"
-    ):
-        metas[item_id] = {str(k): _meta_text(v) for k, v in json.loads(meta).items()}
-    for r in conn.execute(
-        "SELECT u.id, u.item_id, u.criterion, u.statement_id, i.ext_id, i.kind, i.batch, "
-        "s.category FROM units u JOIN items i ON i.id = u.item_id "
-        "LEFT JOIN statements s ON s.id = u.statement_id ORDER BY u.id"
-    ):
-        answers = sources.get(r[1], {})
-        if r[5] == "pairwise":
+    for r in reads.unit_rows(study):
+        answers = sources.get(r.item_id, {})
+        if r.kind == "pairwise":
             srcs: tuple[str, ...] = (answers.get("A", ""), answers.get("B", ""))
         else:
             srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
-        units[r[0]] = UnitInfo(
-            r[0], r[1], r[4], r[5], r[2], r[6], srcs, r[7], r[3], metas.get(r[1], {})
+        units[r.id] = UnitInfo(
+            r.id,
+            r.item_id,
+            r.ext_id,
+            r.kind,
+            r.criterion,
+            r.batch,
+            srcs,
+            r.category,
+            r.statement_id,
+            metas.get(r.item_id, {}),
         )
-        by_criterion.setdefault(r[2], []).append(r[0])
+        by_criterion.setdefault(r.criterion, []).append(r.id)
 
-    rater_kinds = {r[0]: r[1] for r in conn.execute("SELECT name, kind FROM raters")}
+    rater_kinds = reads.rater_kinds(study)
     labels: dict[str, LabelMatrix] = {}
-    for criterion, unit_id, rater, value in conn.execute(
-        "SELECT u.criterion, l.unit_id, r.name, l.value FROM labels l "
-        "JOIN units u ON u.id = l.unit_id JOIN raters r ON r.id = l.rater_id ORDER BY l.unit_id"
-    ):
-        m = labels.get(criterion)
+    for label in reads.current_labels(study):
+        m = labels.get(label.criterion)
         if m is None:
-            m = labels[criterion] = LabelMatrix()
-        m.set(unit_id, rater, to_value(crits.get(criterion), value))
+            m = labels[label.criterion] = LabelMatrix()
+        m.set(label.unit_id, label.rater, to_value(crits.get(label.criterion), label.value))
 
     adjudications: dict[int, Hashable] = {}
-    for unit_id, value in conn.execute(
-        "SELECT unit_id, value FROM adjudications WHERE id IN "
-        "(SELECT max(id) FROM adjudications GROUP BY unit_id)"
-    ):
+    for unit_id, value in reads.current_adjudications(study):
         info = units.get(unit_id)
         v = to_value(crits.get(info.criterion) if info else None, value)
         if v is not None:
@@ -240,31 +234,19 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
 
     latest: dict[str, dict[int, VerdictInfo]] = {}
     if verdicts:
-        for unit_id, rater, value, status, trail in conn.execute(
-            "SELECT v.unit_id, r.name, v.value, v.status, v.trail FROM verdicts v "
-            "JOIN raters r ON r.id = v.rater_id WHERE v.id IN "
-            "(SELECT max(id) FROM verdicts GROUP BY unit_id, rater_id)"
-        ):
-            info = units.get(unit_id)
+        for row in reads.current_verdicts(study):
+            info = units.get(row.unit_id)
             crit = crits.get(info.criterion) if info else None
-            try:
-                parsed = json.loads(trail) if trail else {}
-            except json.JSONDecodeError:
-                parsed = {}
-            latest.setdefault(rater, {})[unit_id] = VerdictInfo(
-                to_value(crit, value), status, parsed if isinstance(parsed, dict) else {}
+            latest.setdefault(row.rater, {})[row.unit_id] = VerdictInfo(
+                to_value(crit, row.value), row.status, row.trail
             )
 
-    row = conn.execute("SELECT value FROM study_settings WHERE key = 'kqa_questions'").fetchone()
-    kqa_questions = None
-    if row is not None:
-        try:
-            kqa_questions = int(json.loads(row[0]))
-        except (TypeError, ValueError):
-            kqa_questions = None
-    items_by_kind = {
-        r[0]: r[1] for r in conn.execute("SELECT kind, count(*) FROM items GROUP BY kind")
-    }
+    stored = reads.study_value(study, "kqa_questions")
+    try:
+        kqa_questions = int(stored) if stored is not None else None
+    except (TypeError, ValueError):
+        kqa_questions = None
+    items_by_kind = reads.item_kind_counts(study)
     return StudyData(
         name=settings.name,
         settings=settings,

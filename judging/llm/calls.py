@@ -41,8 +41,7 @@ class CallWriter(threading.Thread):
         """Open a dedicated connection to the study."""
         super().__init__(name="medjudge-call-writer", daemon=True)
         self.path = study_path
-        self.conn = connect(study_path)
-        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn = connect(study_path, synchronous="NORMAL")
         self.queue: queue.Queue[tuple[dict[str, Any], Callable[[], None]] | None] = queue.Queue()
         self.error: BaseException | None = None
 

@@ -18,7 +18,8 @@ from medjudge.judging.llm.runner import RunOptions, plan, run_judges
 from medjudge.judging.llm.specs import parse_judge_spec
 from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.db import StudyError
-from medjudge.store.judgments import CALL_COLUMNS, cached_calls, record_call
+from medjudge.store.judgments import cached_calls
+from medjudge.store.recordings import portable_calls, store_portable_calls
 from medjudge.store.study import Study
 
 DEMO_JUDGE = JudgeConfig(
@@ -26,24 +27,13 @@ DEMO_JUDGE = JudgeConfig(
 )
 """The judge whose calls are recorded for the demo."""
 
-_COLUMNS = tuple(c for c in CALL_COLUMNS if c not in ("item_id", "run_id"))
-"""What a recording keeps of each call (items are named by their file id instead)."""
-
 
 def save_recorded_run(study: Study, judge: str, out: Path) -> int:
     """Write one judge's calls as JSONL (items by their file id); returns the number of calls."""
-    rows = study.conn.execute(
-        f"SELECT {', '.join('c.' + c for c in _COLUMNS)}, i.ext_id AS item, s.position AS statement "
-        "FROM judge_calls c JOIN items i ON i.id = c.item_id "
-        "LEFT JOIN statements s ON s.id = CAST(substr(c.task, instr(c.task, '/') + 1) AS INTEGER) "
-        "AND c.task NOT LIKE 'pairwise/%' "
-        "WHERE c.judge = ? AND c.status != 'error' ORDER BY i.id, c.task, c.sample",
-        (judge,),
-    )
     n = 0
     with out.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(dict(r), ensure_ascii=False, sort_keys=True) + "\n")
+        for row in portable_calls(study, judge):
+            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
             n += 1
     return n
 
@@ -58,22 +48,8 @@ def load_recorded_run(study: Study, path: Path, judge: JudgeConfig = DEMO_JUDGE)
         StudyError: the recording does not cover every call the judge needs (it was made with
             other templates or items): re-record it with ``scripts/record_demo.py``.
     """
-    items = {r[0]: r[1] for r in study.conn.execute("SELECT ext_id, id FROM items")}
-    stmt_ids = {
-        (r[0], r[1]): r[2]
-        for r in study.conn.execute(
-            "SELECT i.ext_id, s.position, s.id FROM statements s JOIN items i ON i.id = s.item_id"
-        )
-    }
-    with study.tx() as conn:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            ext_id = row.pop("item")
-            row["item_id"] = items[ext_id]
-            position = row.pop("statement")
-            if position is not None:  # statement ids differ between builds; positions do not
-                row["task"] = f"{row['task'].split('/')[0]}/{stmt_ids[(ext_id, position)]}"
-            record_call(conn, row)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    store_portable_calls(study, (json.loads(line) for line in lines if line.strip()))
     options = RunOptions(actor="medjudge-demo")
     _, calls = plan(study, [judge], options)
     have = cached_calls(study, [c.key for c in calls])

@@ -47,6 +47,7 @@ from medjudge.judging.analysis.views import (
 )
 from medjudge.judging.stats.conventions import INTERVAL_METHODS, STATISTICS
 from medjudge.judging.stats.estimates import N_BOOT
+from medjudge.store import reads
 from medjudge.store.study import Study
 
 FORMATS = ("md", "html", "json", "csv")
@@ -111,30 +112,15 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
-def _loads(text: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(text or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[str, Any]:
     """Judges with their settings and templates (with hashes), the voting rules, statistics."""
-    conn = study.conn
-    templates: dict[str, list[dict[str, Any]]] = {}
-    for r in conn.execute(
-        "SELECT judge, template, template_hash, count(*) FROM judge_calls "
-        "GROUP BY judge, template, template_hash ORDER BY judge, template"
-    ):
-        templates.setdefault(r[0], []).append({"template": r[1], "hash": r[2], "calls": r[3]})
+    templates = reads.template_usage(study)
     judges = []
-    for r in conn.execute("SELECT name, config FROM raters WHERE kind = 'judge' ORDER BY name"):
-        config = _loads(r[1])
+    for name, config in reads.judge_configs(study):
         judges.append(
             {
-                "name": r[0],
-                "panel": "panel" in config or r[0].startswith("panel:"),
+                "name": name,
+                "panel": "panel" in config or name.startswith("panel:"),
                 "provider": config.get("provider"),
                 "model": config.get("model"),
                 "samples": config.get("samples"),
@@ -143,8 +129,8 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[s
                 "statements_protocol": config.get("statements_protocol"),
                 "members": config.get("panel"),
                 "panel_rule": config.get("rule"),
-                "templates": templates.get(r[0], []),
-                "verdicts": len(data.verdicts.get(r[0], {})),
+                "templates": templates.get(name, []),
+                "verdicts": len(data.verdicts.get(name, {})),
             }
         )
     return {
@@ -164,46 +150,20 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[s
 
 def effort_section(study: Study) -> dict[str, Any]:
     """Judge calls, tokens, cost and latency (sums of ``judge_calls``); reviewer time."""
-    conn = study.conn
-    cols = (
-        "calls",
-        "ok",
-        "failed",
-        "errors",
-        "input_tokens",
-        "output_tokens",
-        "cost_usd",
-        "latency_s",
-    )
-    sql = (
-        "SELECT {by} count(*), coalesce(sum(status = 'ok'), 0), "
-        "coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'error'), 0), "
-        "coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), "
-        "coalesce(sum(cost_usd), 0), coalesce(sum(latency_s), 0) FROM judge_calls {group}"
-    )
-    total = dict(zip(cols, conn.execute(sql.format(by="", group="")).fetchone(), strict=True))
-    per_judge = [
-        {"judge": r[0], **dict(zip(cols, r[1:], strict=True))}
-        for r in conn.execute(sql.format(by="judge,", group="GROUP BY judge ORDER BY judge"))
+    total_calls, by_judge = reads.call_totals_all(study)
+    total = total_calls._asdict()
+    per_judge = [{"judge": judge, **t._asdict()} for judge, t in by_judge.items()]
+    reviewers = [
+        {
+            "reviewer": r.reviewer,
+            "seconds": r.seconds,
+            "items": r.items,
+            "visits": r.visits,
+            "labels": r.labels,
+            "seconds_per_item": r.seconds / r.items if r.items else None,
+        }
+        for r in reads.reviewer_times(study)
     ]
-    reviewers = []
-    for r in conn.execute(
-        "SELECT ra.name, coalesce(sum(t.seconds), 0), count(t.item_id), "
-        "coalesce(sum(t.visits), 0), "
-        "(SELECT count(*) FROM labels l WHERE l.rater_id = ra.id) FROM raters ra "
-        "LEFT JOIN item_time t ON t.rater_id = ra.id WHERE ra.kind = 'human' "
-        "GROUP BY ra.id ORDER BY ra.name"
-    ):
-        reviewers.append(
-            {
-                "reviewer": r[0],
-                "seconds": float(r[1]),
-                "items": r[2],
-                "visits": r[3],
-                "labels": r[4],
-                "seconds_per_item": float(r[1]) / r[2] if r[2] else None,
-            }
-        )
     return {
         "judge_calls": {
             **total,

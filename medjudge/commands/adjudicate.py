@@ -21,6 +21,7 @@ from medjudge.store.items import find_item, get_item
 from medjudge.store.labels import LabelError, canonical_value
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
+from medjudge.store.reads import unit_criterion
 from medjudge.store.roles import require
 from medjudge.store.study import Study
 from medjudge.store.visibility import require_unblinded
@@ -31,11 +32,8 @@ from .review import run_app
 
 def final_value(study: Study, unit_id: int, value: str) -> str:
     """``--value`` as typed → the canonical label, with the spellings imports accept."""
-    criterion = study.conn.execute(
-        "SELECT criterion FROM units WHERE id = ?", (unit_id,)
-    ).fetchone()
     try:
-        return canonical_value(study.settings, criterion[0], value)
+        return canonical_value(study.settings, unit_criterion(study, unit_id), value)
     except LabelError as exc:
         raise UserError(f"--value {value!r}: {exc}") from None
 
