@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .commands import adjudicate, demo, judge, study, team
+from .commands import adjudicate, agreement, demo, judge, study, team
 from .commands import report as report_cmd
 from .commands import review as review_cmd
 
@@ -58,7 +58,7 @@ app.command()(team.assign)
 app.command()(team.role)
 app.command()(team.settings)
 app.command()(report_cmd.report)
-app.command()(report_cmd.agreement)
+app.command()(agreement.agreement)
 
 
 def main() -> None:

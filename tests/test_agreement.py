@@ -13,7 +13,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from medjudge.judging.stats.agreement import Estimate, TwoRaterStats, two_rater_stats, without_ties
-from medjudge.judging.stats.estimates import UnitPatterns, bca_intervals, mean_bca
+from medjudge.judging.stats.bootstrap import UnitPatterns, bca_intervals, mean_bca
 
 TOL = 1e-9
 

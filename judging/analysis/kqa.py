@@ -29,7 +29,8 @@ from typing import Any
 
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
-from medjudge.judging.stats.estimates import Estimate, mean_bca
+from medjudge.judging.stats.bootstrap import mean_bca
+from medjudge.judging.stats.estimates import Estimate
 from medjudge.store.settings import STATEMENT_CRITERION
 
 

@@ -37,17 +37,16 @@ from medjudge.judging.stats.agreement_labels import (
     json_label,
     resolve_categories,
 )
-from medjudge.judging.stats.agreement_two import TwoRaterStats, check_options, two_rater_stats
-from medjudge.judging.stats.estimates import (
-    N_BOOT,
-    Estimate,
-    UnitPatterns,
-    bca_estimates,
-    normal_interval,
-    proportion,
+from medjudge.judging.stats.agreement_patterns import (
+    alpha_from_sums,
+    fleiss_from_sums,
+    fleiss_per_category,
+    fleiss_se,
+    pattern_sums,
 )
-
-_EPS = 1e-12
+from medjudge.judging.stats.agreement_two import TwoRaterStats, check_options, two_rater_stats
+from medjudge.judging.stats.bootstrap import UnitPatterns, bca_estimates
+from medjudge.judging.stats.estimates import N_BOOT, Estimate, normal_interval, proportion
 
 
 @dataclass(frozen=True)
@@ -153,139 +152,6 @@ def units_note(n_pairable: int, n_complete: int, n_raters: int) -> str:
     )
 
 
-# ------------------------------------------------------------------- per-pattern sufficient sums
-
-
-class _Layout:
-    """Named column blocks of the per-unit sum vectors."""
-
-    def __init__(self) -> None:
-        self.blocks: dict[str, slice] = {}
-        self.parts: list[np.ndarray] = []
-        self.width = 0
-
-    def add(self, name: str, values: np.ndarray) -> None:
-        width = int(np.prod(values.shape[1:])) if values.ndim > 1 else 1
-        values = values.reshape(values.shape[0], width).astype(float)
-        self.blocks[name] = slice(self.width, self.width + values.shape[1])
-        self.width += values.shape[1]
-        self.parts.append(values)
-
-    def matrix(self) -> np.ndarray:
-        return np.hstack(self.parts)
-
-
-def _pattern_sums(codes: np.ndarray, q: int) -> _Layout:
-    """Per-pattern vectors whose sums over units give every figure."""
-    n_pat, n_raters = codes.shape
-    counts = np.zeros((n_pat, q))
-    for r in range(n_raters):
-        has = codes[:, r] >= 0
-        np.add.at(counts, (np.nonzero(has)[0], codes[has, r]), 1.0)
-    m = counts.sum(axis=1)
-    complete = (m == n_raters).astype(float)
-    pairable = m >= 2
-    agree_pairs = (counts * (counts - 1.0)).sum(axis=1) / 2.0
-    all_pairs = m * (m - 1.0) / 2.0
-    safe_pairs = np.where(pairable, all_pairs, 1.0)
-    outer = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(q)[None]
-    coincidence = np.where(
-        pairable[:, None, None], outer / np.where(pairable, m - 1.0, 1.0)[:, None, None], 0.0
-    )
-    rows = np.arange(n_pat)
-    eligible = np.zeros((n_pat, n_raters))
-    maj_agree = np.zeros((n_pat, n_raters))
-    for r in range(n_raters):
-        has = codes[:, r] >= 0
-        others = counts.copy()
-        others[rows[has], codes[has, r]] -= 1.0
-        m_others = others.sum(axis=1)
-        top = others.argmax(axis=1) if q else np.zeros(n_pat, dtype=int)
-        top_count = others.max(axis=1) if q else np.zeros(n_pat)
-        majority = (m_others >= 2) & (top_count > m_others / 2.0)
-        eligible[:, r] = has & majority
-        maj_agree[:, r] = has & majority & (codes[:, r] == top)
-    denom_r = max(n_raters * (n_raters - 1.0), 1.0)
-
-    lay = _Layout()
-    lay.add("complete", complete)
-    lay.add("c_counts", complete[:, None] * counts)
-    lay.add("c_punit", complete * ((counts**2).sum(axis=1) - n_raters) / denom_r)
-    lay.add("c_cat", complete[:, None] * counts * (n_raters - counts))
-    lay.add("coincidence", coincidence)
-    lay.add("pairable", pairable.astype(float))
-    lay.add("agree_pairs", np.where(pairable, agree_pairs, 0.0))
-    lay.add("all_pairs", np.where(pairable, all_pairs, 0.0))
-    lay.add("p_unit", np.where(pairable, agree_pairs / safe_pairs, 0.0))
-    lay.add("unanimous", pairable & (counts.max(axis=1, initial=0.0) == m))
-    lay.add("maj_eligible", eligible)
-    lay.add("maj_agree", maj_agree)
-    return lay
-
-
-def _fleiss(s: np.ndarray, b: dict[str, slice], n_raters: int) -> np.ndarray:
-    """Fleiss' κ from sums ``s`` (B, d); NaN where undefined."""
-    nb = s[:, b["complete"]][:, 0]
-    safe = np.where(nb > 0, nb, 1.0)
-    pa = s[:, b["c_punit"]][:, 0] / safe
-    pi = s[:, b["c_counts"]] / (safe[:, None] * n_raters)
-    pe = (pi**2).sum(axis=1)
-    ok = (nb >= 2) & (1.0 - pe > _EPS)
-    with np.errstate(all="ignore"):
-        return np.where(ok, (pa - pe) / (1.0 - pe), np.nan)
-
-
-def _fleiss_per_category(s: np.ndarray, b: dict[str, slice], n_raters: int) -> np.ndarray:
-    """Fleiss' (1971) κ_j per category, shape (q, B)."""
-    nb = s[:, b["complete"]][:, 0]
-    safe = np.where(nb > 0, nb, 1.0)
-    p = s[:, b["c_counts"]] / (safe[:, None] * n_raters)
-    spread = safe[:, None] * n_raters * (n_raters - 1.0) * p * (1.0 - p)
-    with np.errstate(all="ignore"):
-        k = 1.0 - s[:, b["c_cat"]] / spread
-    ok = (nb[:, None] >= 2) & (spread > _EPS)
-    return np.where(ok, k, np.nan).T
-
-
-def _alpha(
-    s: np.ndarray, b: dict[str, slice], q: int, scale: str, scores: np.ndarray
-) -> np.ndarray:
-    """Krippendorff's α from coincidences (as ``krippendorff.alpha``); NaN where undefined."""
-    o = s[:, b["coincidence"]].reshape(-1, q, q)
-    n_v = o.sum(axis=1)
-    n_tot = n_v.sum(axis=1)
-    if scale == "ordinal":
-        cum = np.cumsum(n_v, axis=1)
-        lo = np.minimum.outer(np.arange(q), np.arange(q))
-        hi = np.maximum.outer(np.arange(q), np.arange(q))
-        between = cum[:, hi] - cum[:, lo] + n_v[:, lo]
-        d = (between - (n_v[:, :, None] + n_v[:, None, :]) / 2.0) ** 2
-    elif scale == "interval":
-        d = np.broadcast_to((scores[:, None] - scores[None, :]) ** 2, o.shape)
-    else:
-        d = np.broadcast_to(1.0 - np.eye(q), o.shape)
-    with np.errstate(all="ignore"):
-        e = (n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(q)) / (n_tot - 1.0)[
-            :, None, None
-        ]
-        observed = (o * d).sum(axis=(1, 2))
-        expected = (e * d).sum(axis=(1, 2))
-        ok = (n_tot >= 2) & (expected > _EPS)
-        return np.where(ok, 1.0 - observed / expected, np.nan)
-
-
-def _fleiss_se(counts: np.ndarray, freq: np.ndarray, n_raters: int, kappa: float) -> float:
-    """Gwet's linearisation SE of Fleiss' κ on complete units (irrCAC ``CAC.fleiss()``)."""
-    n = float(freq.sum())
-    pi = (freq @ counts) / (n * n_raters)
-    pe = float((pi**2).sum())
-    pa_unit = ((counts**2).sum(axis=1) - n_raters) / (n_raters * (n_raters - 1.0))
-    k_unit = (pa_unit - pe) / (1.0 - pe)
-    pe_unit = counts @ pi / n_raters
-    x = k_unit - 2.0 * (1.0 - kappa) * (pe_unit - pe) / (1.0 - pe)
-    return float(np.sqrt(max((freq * (x - kappa) ** 2).sum() / (n * (n - 1.0)), 0.0)))
-
-
 # ------------------------------------------------------------------------------ public API
 
 
@@ -347,7 +213,7 @@ def multi_rater_stats(
         pats, freq = np.unique(codes, axis=0, return_counts=True)
     else:
         pats, freq = codes, np.zeros(0, dtype=np.int64)
-    lay = _pattern_sums(pats, q)
+    lay = pattern_sums(pats, q)
     b = lay.blocks
     patterns = UnitPatterns(lay.matrix(), freq.astype(float))
     total = patterns.total()
@@ -365,9 +231,9 @@ def multi_rater_stats(
             np.nan,
         )
         randolph = (per_unit - 1.0 / q) / (1.0 - 1.0 / q) if q >= 2 else np.full(len(s), np.nan)
-        alpha = _alpha(s, b, q, scale, scores) if q else np.full(len(s), np.nan)
+        alpha = alpha_from_sums(s, b, q, scale, scores) if q else np.full(len(s), np.nan)
         per_cat = (
-            _fleiss_per_category(s, b, n_raters) if n_raters >= 2 else np.full((q, len(s)), np.nan)
+            fleiss_per_category(s, b, n_raters) if n_raters >= 2 else np.full((q, len(s)), np.nan)
         )
         return np.vstack([alpha, pooled, per_unit, randolph, per_cat])
 
@@ -395,7 +261,7 @@ def multi_rater_stats(
     )
 
     # Fleiss' kappa with its linearisation SE
-    fleiss_value = float(_fleiss(total[None], b, n_raters)[0]) if n_raters >= 2 else np.nan
+    fleiss_value = float(fleiss_from_sums(total[None], b, n_raters)[0]) if n_raters >= 2 else np.nan
     if n_raters < 2:
         fleiss_reason = "needs at least two raters"
     elif n_complete == 0:
@@ -411,7 +277,7 @@ def multi_rater_stats(
     else:
         is_complete = lay.parts[0][:, 0] > 0
         counts = lay.matrix()[is_complete][:, b["c_counts"]]
-        se = _fleiss_se(counts, patterns.freq[is_complete], n_raters, fleiss_value)
+        se = fleiss_se(counts, patterns.freq[is_complete], n_raters, fleiss_value)
         low, high = normal_interval(fleiss_value, se, confidence)
         fleiss = Estimate(fleiss_value, low, high, n_complete, method="normal_se", se=se)
 

@@ -16,13 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from medjudge.judging.stats.agreement_labels import json_label
-from medjudge.judging.stats.estimates import (
-    N_BOOT,
-    Estimate,
-    UnitPatterns,
-    bca_estimates,
-    proportion,
-)
+from medjudge.judging.stats.bootstrap import UnitPatterns, bca_estimates
+from medjudge.judging.stats.estimates import N_BOOT, Estimate, proportion
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,296 @@
+"""``medjudge agreement``: agreement statistics for any file of labels, no study needed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from medjudge.store.literal import json_escaped
+from medjudge.store.settings import DEFAULT_SEED
+
+from .common import UserError, out, user_errors
+
+if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when the command runs
+    from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRaterStats
+    from medjudge.judging.stats.label_file import SliceStats
+
+
+class Scale(str, Enum):
+    """Levels of measurement for ``agreement --scale``."""
+
+    nominal = "nominal"
+    ordinal = "ordinal"
+    interval = "interval"
+
+
+def _fmt(e: Estimate | None, pct: bool = False) -> str:
+    if e is None:
+        return "–"
+    if e.value is None:
+        return f"undefined ({e.reason})"
+    scale, unit, digits = (100.0, "%", 1) if pct else (1.0, "", 3)
+    text = f"{e.value * scale:.{digits}f}{unit}"
+    if e.ci_low is not None and e.ci_high is not None:
+        text += f" [{e.ci_low * scale:.{digits}f}, {e.ci_high * scale:.{digits}f}]"
+    elif e.reason:
+        text += f" ({e.reason})"
+    return text
+
+
+def _row(name: str, e: Estimate | None, pct: bool = False) -> list[str]:
+    """One printed figure: name, value [interval], n, the interval's method, a flag."""
+    if e is None:
+        return [name, "–", "", "", ""]
+    flag = "unstable (n < 20)" if e.unstable else ""
+    return [name, _fmt(e, pct), f"n={e.n}", e.method if e.has_ci else "", flag]
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def _print_two(s: TwoRaterStats) -> None:
+    dropped = f" ({s.n_dropped} with a missing label left out)" if s.n_dropped else ""
+    out(f"  {s.n} units labelled by both{dropped}")
+    rows = [
+        _row("% agreement", s.percent, pct=True),
+        _row("Cohen's κ", s.cohen),
+        _row("Gwet's AC1", s.gwet_ac1),
+        _row("Bennett's S", s.bennett_s),
+    ]
+    if s.chance is not None:
+        rows.insert(1, ["chance agreement pₑ", f"{s.chance:.3f}", "", "", ""])
+    if s.ordinal:
+        rows += [
+            _row("weighted κ (linear)", s.weighted_kappa_linear),
+            _row("weighted κ (quadratic)", s.weighted_kappa_quadratic),
+            _row("Spearman ρ", s.spearman),
+            _row("Pearson r", s.pearson),
+        ]
+    if s.icc is not None:
+        rows.append(_row("ICC(2,1)", s.icc))
+    for line in _columns(rows):
+        out("  " + line)
+
+
+def _print_multi(m: MultiRaterStats) -> None:
+    out(f"  {m.n_units} units; {m.units_note}")
+    rows = [
+        _row("Fleiss' κ", m.fleiss),
+        _row(f"Krippendorff's α ({m.scale})", m.krippendorff_alpha),
+        _row("mean pairwise % agreement (pooled)", m.mean_pairwise_percent, pct=True),
+        _row("per-unit pairwise % agreement", m.per_unit_pairwise_percent, pct=True),
+        _row("Randolph's κ (free-marginal)", m.randolph_kappa),
+        _row("unanimous units", m.unanimous_share, pct=True),
+    ]
+    if m.icc is not None:
+        rows.append(_row("ICC(2,1)", m.icc))
+    for line in _columns(rows):
+        out("  " + line)
+    out("  Fleiss' κ per category:")
+    for line in _columns([_row(str(c), e) for c, e in m.fleiss_per_category.items()]):
+        out("    " + line)
+    out("  pairwise:")
+    header = ["rater A", "rater B", "n", "% agreement", "Cohen's κ", "Gwet's AC1", "Bennett's S"]
+    if m.ordinal:
+        header += ["weighted κ (lin.)", "weighted κ (quad.)", "Spearman ρ", "Pearson r"]
+    table = [header]
+    for (a, b), s in m.pairwise.items():
+        row = [
+            str(a),
+            str(b),
+            str(s.n),
+            _fmt(s.percent, pct=True),
+            _fmt(s.cohen),
+            _fmt(s.gwet_ac1),
+            _fmt(s.bennett_s),
+        ]
+        if m.ordinal:
+            row += [
+                _fmt(s.weighted_kappa_linear),
+                _fmt(s.weighted_kappa_quadratic),
+                _fmt(s.spearman),
+                _fmt(s.pearson),
+            ]
+        table.append(row)
+    for line in _columns(table):
+        out("    " + line)
+    out("  agreement with the majority of the others:")
+    for line in _columns([_row(str(r), e, pct=True) for r, e in m.vs_majority.items()]):
+        out("    " + line)
+
+
+AGREEMENT_JSON_HELP = (
+    "Print JSON: {file, raters, unit, by, scale, categories, categories_inferred, tie, "
+    "confidence, intervals {figure: method}, slices: [{slice ('all' or the --by value), "
+    "without_ties, n_rows, kind ('two_raters' or 'multi_raters'), stats}]}. Two raters: n, "
+    "n_dropped, scale, categories, percent, chance, cohen, gwet_ac1, bennett_s, "
+    "weighted_kappa_linear, weighted_kappa_quadratic, spearman, pearson (null on a nominal "
+    "scale), icc (interval scale), confusion. Three or more: n_units, n_pairable, n_complete, "
+    "units_note, fleiss, fleiss_per_category, krippendorff_alpha, mean_pairwise_percent "
+    "(pooled), per_unit_pairwise_percent, randolph_kappa, unanimous_share, icc, pairwise, "
+    "vs_majority. Every estimate is {value, ci_low, ci_high, n, reason, method, se, unstable}; "
+    "undefined values are null with a reason."
+)
+
+
+def _categories(text: str | None, scale: str) -> tuple[list[Any] | None, bool]:
+    """Parse ``--categories`` → (declared categories, labels are numbers)."""
+    if text is None:
+        return None, scale != "nominal"
+    cats = [c.strip() for c in text.split(",")]
+    if any(not c for c in cats):
+        raise UserError("--categories: an empty category (two commas in a row?)")
+    if scale == "nominal":
+        return cats, False
+    try:
+        nums = [float(c) for c in cats]
+    except ValueError:
+        if scale == "interval":
+            raise UserError(
+                "--categories: an interval scale needs numbers, e.g. 1,2,3,4,5"
+            ) from None
+        return cats, False
+    return [int(x) if x.is_integer() else x for x in nums], True
+
+
+def agreement(
+    file: Annotated[
+        Path,
+        typer.Argument(help="A CSV, JSONL or JSON file: one row per unit, one column per rater."),
+    ],
+    raters: Annotated[
+        str,
+        typer.Option("--raters", "-r", help="The rater columns, comma separated (two or more)."),
+    ],
+    unit: Annotated[
+        str | None,
+        typer.Option(help="A column naming the unit (checked for duplicates; not a rater)."),
+    ] = None,
+    by: Annotated[
+        str | None, typer.Option(help="Also compute the figures per value of this column.")
+    ] = None,
+    categories: Annotated[
+        str | None,
+        typer.Option(
+            help="The declared label set, comma separated; for ordinal and interval data the "
+            "scale in order (e.g. 1,2,3,4,5 or poor,fair,good). It sets the categories of AC1, "
+            "Bennett's S, Randolph's κ and the weight positions of weighted κ. Without it the "
+            "observed labels are used, and the output says so."
+        ),
+    ] = None,
+    scale: Annotated[
+        Scale,
+        typer.Option(
+            help="nominal (κ, AC1, α), ordinal (+ weighted κ linear and quadratic, Spearman, "
+            "Pearson, ordinal α) or interval (+ ICC(2,1), interval α)."
+        ),
+    ] = Scale.nominal,
+    ordinal: Annotated[bool, typer.Option(help="Shorthand for --scale ordinal.")] = False,
+    tie: Annotated[
+        str | None,
+        typer.Option(
+            help="A label meaning 'tie': also print every figure without the units where any "
+            "rater said it (as the long-form medical QA benchmark reports)."
+        ),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help=AGREEMENT_JSON_HELP)] = False,
+    n_boot: Annotated[
+        int, typer.Option(min=200, help="Bootstrap resamples (the BCa intervals).")
+    ] = 2000,
+    seed: Annotated[
+        int, typer.Option(help="Bootstrap seed (the default is a new study's, so figures match).")
+    ] = DEFAULT_SEED,
+) -> None:
+    """Agreement statistics for any file of labels — no study needed.
+
+    Wide format: one row per unit, one column per rater; an empty cell (CSV) or null / absent
+    key (JSONL) is a missing label. Two raters: percent agreement, Cohen's κ (with pₑ), Gwet's
+    AC1, Bennett's S. Three or more: Fleiss' κ (overall and per category), Krippendorff's α,
+    mean pairwise agreement (pooled over every pair of labels on a unit) and the per-unit mean,
+    Randolph's κ, the unanimous share, the pairwise table and each rater against the majority
+    of the others. Each figure prints its n: α and the pairwise figures use every unit with at
+    least two labels, Fleiss' κ only units labelled by every rater. 95% intervals, one method
+    per figure (named in the output); figures from fewer than 20 units are flagged unstable.
+
+    \b
+    Example:
+      medjudge agreement labels.csv --raters ann,bob,cy --categories A,B,tie,neither --tie tie
+      medjudge agreement ratings.jsonl -r dr1,dr2 --scale ordinal --categories 1,2,3,4,5
+      medjudge agreement labels.csv -r ann,bob --unit id --json | jq '.slices[0].stats.cohen'
+    """
+    level = "ordinal" if ordinal and scale is Scale.nominal else scale.value
+    with user_errors():
+        names = [r.strip() for r in raters.split(",")]
+        declared, numeric = _categories(categories, level)
+        from medjudge.judging.stats.conventions import INTERVAL_METHODS
+        from medjudge.judging.stats.label_file import read_label_table, table_stats
+
+        table = read_label_table(file, names, unit=unit, by=by, numeric=numeric)
+        try:
+            results = table_stats(
+                table,
+                by=by is not None,
+                scale=level,
+                categories=declared,
+                tie=tie,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        except ValueError as exc:
+            raise UserError(f"{file}: {exc}") from None
+    from medjudge.judging.stats.agreement import TwoRaterStats  # noqa: F811 - at run time
+
+    first = results[0].stats
+    cats = first.confusion.categories if isinstance(first, TwoRaterStats) else first.categories
+    if json_output:
+        data: dict[str, Any] = {
+            "file": str(file),
+            "raters": table.raters,
+            "unit": unit,
+            "by": by,
+            "scale": level,
+            "categories": cats,
+            "categories_inferred": declared is None,
+            "tie": tie,
+            "confidence": 0.95,
+            "intervals": INTERVAL_METHODS,  # figure -> its one interval method
+            "slices": [r.to_dict() for r in results],
+        }
+        sys.stdout.write(
+            json_escaped(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
+        )
+        return
+    out(
+        f"{file}: {len(table.rows)} units, raters {', '.join(table.raters)}; {level} scale; "
+        "95% intervals in brackets, their method after n"
+    )
+    source = (
+        "declared"
+        if declared is not None
+        else "inferred from the labels; declare them with --categories"
+    )
+    out(f"categories: {', '.join(map(str, cats))} ({source})")
+    for r in results:
+        _print_slice(r, by)
+
+
+def _print_slice(r: SliceStats, by: str | None) -> None:
+    from medjudge.judging.stats.agreement import TwoRaterStats  # noqa: F811 - at run time
+
+    if by is not None or r.without_ties:
+        title = "all rows" if r.slice == "all" else f"{by} = {r.slice}"
+        if r.without_ties:
+            title += ", without ties"
+        out("")
+        out(f"{title} ({r.n_rows} units)")
+    if isinstance(r.stats, TwoRaterStats):
+        _print_two(r.stats)
+    else:
+        _print_multi(r.stats)
