@@ -33,9 +33,13 @@ from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.agreement import (
     Estimate,
     LabelMatrix,
-    MultiRaterStats,
     TwoRaterStats,
-    multi_rater_stats,
+)
+from medjudge.judging.stats.code_matrix import (
+    CodeMatrix,
+    multi_point,
+    pair_point,
+    strict_majority_codes,
 )
 from medjudge.store import reads
 from medjudge.store.labels import changes_since
@@ -93,6 +97,8 @@ class LiveAgreement:
         self._study = study
         self._lock = threading.RLock()
         self._matrices: dict[str, LabelMatrix] = {}
+        self._codes: dict[str, CodeMatrix] = {}
+        """The same labels as category codes, for the row figures (numpy, fast)."""
         self._rater_kinds: dict[str, str] = {}
         self._criterion_kinds: dict[str, str] = {}
         self._rows: dict[str, AgreementRow] = {}
@@ -129,8 +135,10 @@ class LiveAgreement:
         m = self._matrices.get(criterion)
         if m is None:
             m = self._matrices[criterion] = LabelMatrix()
+            self._codes[criterion] = CodeMatrix(categories_for(self._criterion(criterion)))
         self._rater_kinds[rater] = kind
         m.set(unit, rater, value)
+        self._codes[criterion].set(unit, rater, value)
 
     @property
     def last_history_id(self) -> int:
@@ -222,28 +230,27 @@ class LiveAgreement:
         return humans, judges
 
     def _compute(self, criterion: str, m: LabelMatrix) -> AgreementRow:
-        crit = self._criterion(criterion)
-        cats = categories_for(crit)
-        level = crit.level if crit is not None else "nominal"
+        """The row's point estimates, from the code matrix (same definitions as the report)."""
         humans, judges = self._split(m)
+        codes = self._codes[criterion]
+        q = len(codes.categories)
+        table = codes.columns([*humans, *judges])
+        human_codes = table[:, : len(humans)]
         if len(humans) < 2:
             hh = hk = Estimate.undefined(FEWER_THAN_TWO)
         elif len(humans) == 2:
-            s = two_stats(*m.pair(humans[0], humans[1]), cats, level, intervals=False)
-            hh, hk = s.percent, s.cohen
+            hh, hk = pair_point(human_codes[:, 0], human_codes[:, 1], q)
         else:
-            ms = _multi(m.table(humans), humans, cats, level)
-            hh, hk = ms.mean_pairwise_percent, ms.fleiss
+            hh, hk = multi_point(human_codes, q)
         judge = headline_judge({j: m.count(j) for j in judges}, self._study.settings.headline_judge)
         if judge is None:
             jh = jk = Estimate.undefined(NO_JUDGE)
         elif not humans:
             jh = jk = Estimate.undefined("no reviewer labels")
         else:
-            maj, jud = _majority_vs(m, humans, judge)
-            s = two_stats(maj, jud, cats, level, intervals=False)
-            jh, jk = s.percent, s.cohen
-            if s.n == 0:
+            majority = strict_majority_codes(human_codes, q)
+            jh, jk = pair_point(majority, table[:, len(humans) + judges.index(judge)], q)
+            if jh.n == 0:
                 jh = jk = Estimate.undefined(NO_MAJORITY)
         return AgreementRow(criterion, self._kind(criterion), len(m.units()), hh, hk, jh, jk, judge)
 
@@ -278,30 +285,3 @@ class LiveAgreement:
             a, b = column(rater_a), column(rater_b)
         level = crit.level if crit is not None else "nominal"
         return two_stats(a, b, categories_for(crit), level)
-
-
-def _majority_vs(
-    m: LabelMatrix, humans: list[str], judge: str
-) -> tuple[list[Hashable | None], list[Hashable | None]]:
-    """The reviewers' strict majority and one judge's labels, aligned over units."""
-    k = len(humans)
-    maj: list[Hashable | None] = []
-    jud: list[Hashable | None] = []
-    for row in m.table(humans + [judge]):
-        if row[k] is None:
-            continue
-        maj.append(strict_majority(row[:k]))
-        jud.append(row[k])
-    return maj, jud
-
-
-def _multi(
-    table: list[list[Hashable | None]], raters: list[str], cats: list[Hashable] | None, level: str
-) -> MultiRaterStats:
-    """multi_rater_stats point estimates (no intervals, no pairwise table), as the report's."""
-    try:
-        return multi_rater_stats(
-            table, raters, categories=cats, scale=level, intervals=False, pairwise=False
-        )
-    except ValueError:  # a stored value outside today's label set (settings changed)
-        return multi_rater_stats(table, raters, intervals=False, pairwise=False)
