@@ -63,6 +63,20 @@ SABOTAGES = [
         "    unchanged = {}\n",
         ("tests/test_import.py",),
     ),
+    Sabotage(
+        "make a judge's parameters no part of its version (a re-run replaces its verdicts, #14)",
+        "judging/protocol/plan.py",
+        '                "params": self.params(),\n',
+        '                "params": {},\n',
+        ("tests/test_judge_versions.py",),
+    ),
+    Sabotage(
+        "leave stored panels alone when one member is re-run (a stale panel, #14)",
+        "judging/protocol/panels.py",
+        "and ran & set(v.members):",
+        "and False and ran & set(v.members):",
+        ("tests/test_judge_versions.py",),
+    ),
 ]
 
 

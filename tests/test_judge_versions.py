@@ -251,6 +251,12 @@ def test_cli_prompt_for_an_ambiguous_run_names_the_tasks(tmp_path: Path) -> None
         ],
     )
     assert r.exit_code == 0, r.output
+    assert "judge version: openai:m@http://127.0.0.1:9/v1" in r.output
+    r = runner.invoke(
+        app,
+        ["judge", path, "-j", "openai:m@http://127.0.0.1:9/v1", "-j", "openai:n", "--name", "x"],
+    )
+    assert r.exit_code == 2 and "give one -j" in r.output
 
 
 def test_bundled_templates_pass_their_own_check() -> None:

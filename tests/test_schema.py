@@ -313,12 +313,22 @@ def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
             "INSERT INTO verdicts (unit_id, rater_id, value, status, trail, created_at) "
             "SELECT 1, id, 'A', 'ok', '{}', 'x' FROM raters WHERE name = 'openai:gpt-4o'"
         )
+        conn.execute(
+            "INSERT INTO raters (name, kind, config, created_at) VALUES ('panel:a+b', 'judge', "
+            """'{"panel": ["a", "b"], "rule": "plurality"}', 'y')"""
+        )
     old.close()
     monkeypatch.undo()
     new = Study.open(path)
     try:
         assert "004_judge_versions" in applied(new.conn)
-        (v,) = list_versions(new)
+        v, panel = list_versions(new)
+        assert (panel.name, panel.members, panel.params["rule"], panel.key) == (
+            "panel:a+b",
+            ("a", "b"),
+            "plurality",
+            None,
+        )
         assert (v.name, v.key, v.spec, v.short, v.params["samples"]) == (
             "openai:gpt-4o",
             None,
