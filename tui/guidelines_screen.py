@@ -11,23 +11,19 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Markdown, Static
 
 from medjudge.store.literal import printable
 
+from .scroll_screen import ScrollScreen
 
-class GuidelinesScreen(ModalScreen[None]):
+
+class GuidelinesScreen(ScrollScreen):
     """The reviewer guidelines, full screen, scrollable."""
 
-    BINDINGS = [
-        Binding("escape,G,q", "close", "Back to reviewing"),
-        Binding("up", "scroll(-1)", "Up", show=False),
-        Binding("down", "scroll(1)", "Down", show=False),
-    ]
+    SCROLL_ID = "guidelines"
+    BINDINGS = [Binding("escape,G,q", "close", "Back to reviewing")]
     DEFAULT_CSS = """
-    GuidelinesScreen { background: $background; }
-    GuidelinesScreen > VerticalScroll { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     GuidelinesScreen #guidelines-title { text-style: bold; padding: 0 1; }
     """
 
@@ -46,15 +42,3 @@ class GuidelinesScreen(ModalScreen[None]):
         with VerticalScroll(id="guidelines"):
             yield Markdown(printable(self.text), id="guidelines-text")
         yield Footer(compact=True, show_command_palette=False)
-
-    def on_mount(self) -> None:
-        """Focus the scroll view so page keys work at once."""
-        self.query_one("#guidelines", VerticalScroll).focus()
-
-    def action_scroll(self, lines: int) -> None:
-        """Scroll by ``lines``."""
-        self.query_one("#guidelines", VerticalScroll).scroll_relative(y=lines, animate=False)
-
-    def action_close(self) -> None:
-        """Back to reviewing."""
-        self.dismiss(None)

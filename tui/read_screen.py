@@ -12,12 +12,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from medjudge.store.items import Item
 
 from . import render
+from .scroll_screen import ScrollScreen
 
 
 def item_sections(item: Item) -> list[tuple[str, Text]]:
@@ -48,17 +48,12 @@ def item_sections(item: Item) -> list[tuple[str, Text]]:
     return parts
 
 
-class ReadScreen(ModalScreen[None]):
+class ReadScreen(ScrollScreen):
     """One item, full screen, to read in full (↑ ↓ page up / down scroll)."""
 
-    BINDINGS = [
-        Binding("escape,v,q", "close", "Back"),
-        Binding("up", "scroll(-1)", "Up", show=False),
-        Binding("down", "scroll(1)", "Down", show=False),
-    ]
+    SCROLL_ID = "read"
+    BINDINGS = [Binding("escape,v,q", "close", "Back")]
     DEFAULT_CSS = """
-    ReadScreen { background: $background; }
-    ReadScreen > VerticalScroll { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     ReadScreen .read-body { margin-bottom: 1; }
     """
 
@@ -73,15 +68,3 @@ class ReadScreen(ModalScreen[None]):
             for title, body in item_sections(self.item):
                 yield Static(Text(title, style="bold underline"), classes="read-title")
                 yield Static(body, markup=False, classes="read-body")
-
-    def on_mount(self) -> None:
-        """Focus the scroll view so page keys work at once."""
-        self.query_one("#read", VerticalScroll).focus()
-
-    def action_scroll(self, lines: int) -> None:
-        """Scroll by ``lines``."""
-        self.query_one("#read", VerticalScroll).scroll_relative(y=lines, animate=False)
-
-    def action_close(self) -> None:
-        """Back to the review screen."""
-        self.dismiss(None)

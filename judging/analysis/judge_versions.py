@@ -20,14 +20,13 @@ And judge-vs-judge agreement (κ, AC1, percent) for every pair of versions per c
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
 from medjudge.judging.analysis.consistency import judge_consistency, share
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
-from medjudge.judging.stats.agreement import TwoRaterStats
 from medjudge.judging.stats.classification import classification
 from medjudge.store.judge_versions import call_totals, list_versions, run_seconds
 from medjudge.store.study import Study
@@ -49,17 +48,6 @@ DEFINITIONS = [
 ]
 
 
-def _agreement(
-    a: list[Hashable | None],
-    b: list[Hashable | None],
-    cats: list[Hashable] | None,
-    level: str,
-    conf: float,
-) -> TwoRaterStats:
-    """The same figures and intervals as everywhere else (:func:`.views.two_stats`)."""
-    return two_stats(a, b, cats, level, confidence=conf)
-
-
 def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[dict[str, Any]]:
     rows = []
     for criterion in data.criteria():
@@ -70,12 +58,12 @@ def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[di
         if not any(v is not None for v in majority):
             continue
         crit = data.criterion(criterion)
-        stats = _agreement(
+        stats = two_stats(
             majority,
             data.column(criterion, judge, units),
             categories_for(crit),
             crit.level if crit is not None else "nominal",
-            conf,
+            confidence=conf,
         )
         d = stats.to_dict()
         scores = classification(
@@ -206,12 +194,12 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> d
                 continue
             units = data.labelled_units(criterion)
             crit = data.criterion(criterion)
-            stats = _agreement(
+            stats = two_stats(
                 data.column(criterion, a, units),
                 data.column(criterion, b, units),
                 categories_for(crit),
                 crit.level if crit is not None else "nominal",
-                confidence,
+                confidence=confidence,
             )
             d = stats.to_dict()
             pairs.append(
