@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 from medjudge.store.labels import set_label
+from medjudge.store.study import Study
 
 from .conftest import small_study
 
@@ -138,3 +140,32 @@ def test_chance_agreement_is_printed_beside_cohens_kappa(labelled: Path) -> None
     assert f"| {rec['chance']:.3f} |" in md
     html = cli.invoke(app, ["report", str(labelled), "-f", "html"]).stdout
     assert "Chance (pₑ)" in html
+
+
+def test_chance_agreement_beside_every_kappa_in_the_summary_and_fleiss(labelled: Path) -> None:
+    """#15: the summary's κ cells and Fleiss' κ carry their pₑ in md and html; Fleiss' pₑ is
+    Σ_j p_j² over the units every reviewer labelled (computed here from the JSON's labels)."""
+    report = json.loads(cli.invoke(app, ["report", str(labelled), "-f", "json"]).stdout)
+    crit = report["criteria"][0]
+    multi = next(c for c in crit["comparisons"] if c["view"] == "reviewers")
+    with Study.open(labelled) as s:
+        rows: dict[int, list[str]] = {}
+        for unit_id, value in s.conn.execute(
+            "SELECT l.unit_id, l.value FROM labels l JOIN units u ON u.id = l.unit_id "
+            "WHERE u.criterion = ?",
+            (crit["name"],),
+        ):
+            rows.setdefault(unit_id, []).append(value)
+    complete = [r for r in rows.values() if len(r) == len(REVIEWERS)]
+    counts = Counter(v for r in complete for v in r)
+    total = sum(counts.values())
+    expected = sum((c / total) ** 2 for c in counts.values())
+    assert multi["chance"] == pytest.approx(expected)
+    md = cli.invoke(app, ["report", str(labelled), "-f", "md"]).stdout
+    summary = md.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    line = next(row for row in summary.splitlines() if row.startswith(f"| {crit['name']} |"))
+    assert f"(Fleiss, pₑ {expected:.2f})" in line
+    fleiss_row = next(row for row in md.splitlines() if row.startswith("| Fleiss' κ |"))
+    assert f"(pₑ {expected:.2f})" in fleiss_row
+    html = cli.invoke(app, ["report", str(labelled), "-f", "html"]).stdout
+    assert f"pₑ {expected:.2f}" in html

@@ -123,6 +123,7 @@ def multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
         "n": stats.n_units,
         "n_pairable": stats.n_pairable,
         "n_complete": stats.n_complete,
+        "chance": stats.chance,
         "units_note": stats.units_note,
         "scale": stats.scale,
         "raters": d["raters"],

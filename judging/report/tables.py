@@ -69,10 +69,13 @@ def summary(report: dict[str, Any]) -> Table:
     rows = []
     for c in report["criteria"]:
         h = rt.headline(c)
-        kappa: Cell = Est(h["reviewer_kappa"])
+        # pₑ beside every κ: a high agreement with a high pₑ is what a low κ means.
+        pe = rt.chance_note(h["reviewer_chance"])
+        kappa: Cell = Est(h["reviewer_kappa"], note=pe)
         if h["kappa_name"].startswith("Fleiss"):  # say which κ: three or more reviewers
             kappa = ByFormat(
-                Est(h["reviewer_kappa"], note="Fleiss"), Est(h["reviewer_kappa"], note="Fleiss' κ")
+                Est(h["reviewer_kappa"], note=rt.join_notes("Fleiss", pe)),
+                Est(h["reviewer_kappa"], note=rt.join_notes("Fleiss' κ", pe)),
             )
         rows.append(
             (
@@ -84,7 +87,7 @@ def summary(report: dict[str, Any]) -> Table:
                 kappa,
                 Text(h["judge"] or "–"),
                 Est(h["judge_percent"], pct=True),
-                Est(h["judge_kappa"]),
+                Est(h["judge_kappa"], note=rt.chance_note(h["judge_chance"])),
                 # Markdown has always written this count without thousands separators.
                 ByFormat(Count(c["unresolved"], grouped=False), Count(c["unresolved"])),
             )
@@ -131,7 +134,15 @@ def reviewer_figures(multi: dict[str, Any]) -> Table:
     """The all-reviewers figures (Fleiss, α, pairwise, Randolph, unanimous, ICC), each vs majority."""
     m = multi["metrics"]
     rows: list[tuple[Cell, ...]] = [
-        (Label(rt.METRIC_NAMES[k]), Est(m[k], pct=k in rt.PERCENT_METRICS), Count(m[k]["n"]))
+        (
+            Label(rt.METRIC_NAMES[k]),
+            Est(
+                m[k],
+                pct=k in rt.PERCENT_METRICS,
+                note=rt.chance_note(multi.get("chance")) if k == "fleiss" else None,
+            ),
+            Count(m[k]["n"]),
+        )
         for k in rt.METRIC_NAMES
         if k in m
     ]

@@ -67,6 +67,17 @@ def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2, ci: boo
     return text
 
 
+def chance_note(pe: float | None) -> str | None:
+    """``pₑ 0.52``: the chance agreement a κ is corrected for (None when unknown)."""
+    return None if pe is None else f"pₑ {pe:.2f}"
+
+
+def join_notes(*notes: str | None) -> str | None:
+    """Notes joined with commas, leaving out the empty ones."""
+    kept = [n for n in notes if n]
+    return ", ".join(kept) if kept else None
+
+
 def money(x: float | None) -> str:
     """US dollars with enough decimals for small judge bills."""
     if x is None:
@@ -134,16 +145,21 @@ def headline(c: dict[str, Any]) -> dict[str, Any]:
         "judge_percent": None,
         "judge_kappa": None,
         "judge_view": None,
+        "reviewer_chance": None,
+        "judge_chance": None,
     }
     if multi is not None:
         out.update(
             reviewer_percent=multi["metrics"]["mean_pairwise_percent"],
             reviewer_kappa=multi["metrics"]["fleiss"],
             kappa_name="Fleiss' κ",
+            reviewer_chance=multi.get("chance"),
         )
     elif pair is not None:
         out.update(
-            reviewer_percent=pair["metrics"]["percent"], reviewer_kappa=pair["metrics"]["cohen"]
+            reviewer_percent=pair["metrics"]["percent"],
+            reviewer_kappa=pair["metrics"]["cohen"],
+            reviewer_chance=pair.get("chance"),
         )
     first = c.get("headline_judge")  # the most complete judge, then by name
     if first:
@@ -155,6 +171,7 @@ def headline(c: dict[str, Any]) -> dict[str, Any]:
                     judge_percent=r["metrics"]["percent"],
                     judge_kappa=r["metrics"]["cohen"],
                     judge_view=view,
+                    judge_chance=r.get("chance"),
                 )
                 break
     return out

@@ -39,6 +39,7 @@ from medjudge.judging.stats.agreement_labels import (
 )
 from medjudge.judging.stats.agreement_patterns import (
     alpha_from_sums,
+    fleiss_chance,
     fleiss_from_sums,
     fleiss_per_category,
     fleiss_se,
@@ -88,6 +89,8 @@ class MultiRaterStats:
     randolph_kappa: Estimate
     unanimous_share: Estimate
     icc: Estimate | None
+    chance: float | None = None
+    """Fleiss' chance agreement pₑ = Σ_j p_j² over the complete units (None without any)."""
     pairwise: dict[tuple[Hashable, Hashable], TwoRaterStats] = field(default_factory=dict)
     vs_majority: dict[Hashable, Estimate] = field(default_factory=dict)
     scale: str = "nominal"
@@ -126,6 +129,7 @@ class MultiRaterStats:
             "n_complete": self.n_complete,
             "units_note": self.units_note,
             "fleiss": self.fleiss.to_dict(),
+            "chance": self.chance,
             "fleiss_per_category": [
                 {"category": json_label(c), **e.to_dict()}
                 for c, e in self.fleiss_per_category.items()
@@ -329,6 +333,7 @@ def multi_rater_stats(
         randolph_kappa=randolph,
         unanimous_share=unanimous,
         icc=icc,
+        chance=fleiss_chance(total, b, n_raters),
         pairwise=pairs,
         vs_majority=vs_majority,
         scale=scale,

@@ -93,6 +93,16 @@ def fleiss_from_sums(s: np.ndarray, b: dict[str, slice], n_raters: int) -> np.nd
         return np.where(ok, (pa - pe) / (1.0 - pe), np.nan)
 
 
+def fleiss_chance(total: np.ndarray, b: dict[str, slice], n_raters: int) -> float | None:
+    """Fleiss' chance agreement pₑ = Σ_j p_j² from the sums over all units (None: no complete
+    unit)."""
+    nb = float(total[b["complete"]][0]) if total.size else 0.0
+    if nb <= 0 or n_raters < 1:
+        return None
+    p = total[b["c_counts"]] / (nb * n_raters)
+    return float((p**2).sum())
+
+
 def fleiss_per_category(s: np.ndarray, b: dict[str, slice], n_raters: int) -> np.ndarray:
     """Fleiss' (1971) κ_j per category, shape (q, B)."""
     nb = s[:, b["complete"]][:, 0]

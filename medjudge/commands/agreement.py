@@ -83,6 +83,13 @@ def _print_multi(m: MultiRaterStats) -> None:
     out(f"  {m.n_units} units; {m.units_note}")
     rows = [
         _row("Fleiss' κ", m.fleiss),
+        [
+            "chance agreement pₑ (Fleiss)",
+            "–" if m.chance is None else f"{m.chance:.3f}",
+            "",
+            "",
+            "",
+        ],
         _row(f"Krippendorff's α ({m.scale})", m.krippendorff_alpha),
         _row("mean pairwise % agreement (pooled)", m.mean_pairwise_percent, pct=True),
         _row("per-unit pairwise % agreement", m.per_unit_pairwise_percent, pct=True),
