@@ -19,10 +19,11 @@ def declines(text: str, phrases: tuple[str, ...]) -> bool:
 
 
 def declining_items(study: Study) -> set[int]:
-    """Ids of the statements items whose answer declines (study's ``decline_phrases``)."""
+    """Ids of the statements and match items whose answer declines (``decline_phrases``):
+    a K-QA answer or a MedRGB prediction of "insufficient information" is an abstention."""
     phrases = study.settings.decline_phrases
     rows = study.conn.execute(
         "SELECT a.item_id, a.text FROM answers a JOIN items i ON i.id = a.item_id "
-        "WHERE i.kind = 'statements'"
+        "WHERE i.kind IN ('statements', 'match') AND a.position = 'answer'"
     )
     return {int(item_id) for item_id, text in rows if declines(text or "", phrases)}

@@ -15,6 +15,8 @@ class ItemKind(StrEnum):
     """One answer checked against physician statements (entailed / neutral / contradicted)."""
     rating = "rating"
     """An explanation rated on Likert scales and option completeness."""
+    match = "match"
+    """A (RAG) answer scored against the ground truth: 1 / 0.5 / 0 (MedRGB)."""
 
 
 ITEM_KINDS: tuple[str, ...] = tuple(k.value for k in ItemKind)

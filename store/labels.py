@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .db import StudyError
 from .frames import DISPLAY, FILE, Frame
-from .settings import PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS, StudySettings
+from .settings import MATCH_SPELLINGS, PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS, StudySettings
 from .study import Study, utcnow
 
 
@@ -66,7 +66,11 @@ def canonical_value(settings: StudySettings, criterion: str, value: str) -> str:
         kind = settings.criterion(criterion).kind
     except KeyError:
         raise LabelError(f"unknown criterion {criterion!r}") from None
-    spellings = {"pairwise": PAIRWISE_SPELLINGS, "statements": STATEMENT_SPELLINGS}.get(kind, {})
+    spellings = {
+        "pairwise": PAIRWISE_SPELLINGS,
+        "statements": STATEMENT_SPELLINGS,
+        "match": MATCH_SPELLINGS,
+    }.get(kind, {})
     return validate_value(settings, criterion, spellings.get(value.strip().lower(), value.strip()))
 
 

@@ -9,6 +9,7 @@ newer medjudge and is refused rather than guessed at.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from .db import APP_ID, StudyError, transaction
@@ -268,6 +269,50 @@ with other settings becomes a new version instead of replacing the old one's ver
 ``key`` is the SHA-256 of the version's identity. Judges recorded before this migration get a
 row with ``key`` NULL (their templates were never recorded with the rater); the first run whose
 settings match one of them fills the key in, once (``store.judge_versions``)."""
+_LOOSENED_CHECKS = (
+    (
+        "items",
+        "CHECK (kind IN ('pairwise', 'statements', 'rating'))",
+        "CHECK (kind IN ('pairwise', 'statements', 'rating', 'match'))",
+    ),
+    (
+        "statements",
+        "CHECK (category IN ('must_have', 'nice_to_have'))",
+        "CHECK (category IN ('must_have', 'nice_to_have', 'subquestion'))",
+    ),
+)
+
+
+def m006_match_kind(conn: sqlite3.Connection) -> None:
+    """Allow the ``match`` item kind (MedRGB) and ``subquestion`` statements (#15).
+
+    Both changes only widen a CHECK constraint, which every stored row already meets, so they
+    use SQLite's documented procedure for schema changes that leave the stored data as it is
+    (ALTER TABLE, "making other kinds of table schema changes"): rewrite the table's SQL in
+    ``sqlite_schema``, bump ``schema_version``, check the file. It runs in the migration's
+    transaction: all or nothing.
+    """
+    version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
+    conn.execute("PRAGMA writable_schema = ON")
+    try:
+        for table, old, new in _LOOSENED_CHECKS:
+            (sql,) = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone()
+            if old not in sql:
+                raise StudyError(f"unexpected schema of table {table}: cannot add the match kind")
+            conn.execute(
+                "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
+                (sql.replace(old, new), table),
+            )
+        conn.execute(f"PRAGMA schema_version = {version + 1}")
+    finally:
+        conn.execute("PRAGMA writable_schema = OFF")
+    problem = conn.execute("PRAGMA quick_check").fetchone()[0]
+    if problem != "ok":
+        raise StudyError(f"the schema change for the match kind failed its check: {problem}")
+
+
 M007_REVIEWER_AIDS = """
 CREATE TABLE item_flags (
     id INTEGER PRIMARY KEY,
@@ -305,11 +350,12 @@ WHERE a.id = (SELECT max(b.id) FROM adjudications b WHERE b.unit_id = a.unit_id)
 """"The latest verdict (per unit and judge) and the latest adjudication (per unit) hold", defined
 once, as views (#13): every query that needs the current one reads these."""
 
-MIGRATIONS: list[tuple[str, str]] = [
+MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
     ("003_note_frames", M003_NOTE_FRAMES),
     ("004_judge_versions", M004_JUDGE_VERSIONS),
+    ("006_match_kind", m006_match_kind),
     ("007_reviewer_aids", M007_REVIEWER_AIDS),
     ("008_current_views", M008_CURRENT_VIEWS),
 ]
@@ -356,8 +402,11 @@ def migrate(conn: sqlite3.Connection, path: Path) -> list[str]:
                 "CREATE TABLE IF NOT EXISTS _migrations ("
                 "id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)"
             )
-            for statement in _split(sql):
-                conn.execute(statement)
+            if callable(sql):
+                sql(conn)
+            else:
+                for statement in _split(sql):
+                    conn.execute(statement)
             conn.execute(
                 "INSERT INTO _migrations (name, applied_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ'))",
                 (name,),

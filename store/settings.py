@@ -26,6 +26,15 @@ STATEMENT_SPELLINGS = {
 """Accepted spellings of statement labels (lower case) → the canonical label."""
 STATEMENT_CRITERION = "entailment"
 """The one criterion of a statements item; its units are the item's statements."""
+MATCH_SCORES = ("0", "0.5", "1")
+"""MedRGB's scores of a prediction against the ground truth: wrong or irrelevant, partly
+matching and relevant, matching (in order)."""
+MATCH_SPELLINGS = {"1": "1", "1.0": "1", "0.5": "0.5", ".5": "0.5", "0": "0", "0.0": "0"}
+"""Accepted spellings of match scores → the canonical score."""
+MATCH_CRITERION = "match"
+"""The criterion of a match item's prediction against its ground truth."""
+SUBMATCH_CRITERION = "submatch"
+"""The criterion of a match item's sub-questions; its units are the sub-questions."""
 
 
 class Criterion(BaseModel):
@@ -33,7 +42,7 @@ class Criterion(BaseModel):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
     """Identifier used in files, keys and reports (lower case, digits, underscores)."""
-    kind: Literal["pairwise", "statements", "rating"]
+    kind: Literal["pairwise", "statements", "rating", "match"]
     """Which item kind the criterion applies to."""
     question: str
     """The question shown to reviewers and put to judges."""
@@ -55,7 +64,9 @@ class Criterion(BaseModel):
             raise ValueError(f"rating criterion {self.name!r} needs a scale or options=true")
         if self.scale is not None and self.scale[0] >= self.scale[1]:
             raise ValueError(f"criterion {self.name!r}: scale must go from low to high")
-        if self.measurement in ("ordinal", "interval") and self.scale is None:
+        if self.measurement == "interval" and self.kind == "match":
+            pass  # 0, 0.5, 1 are numbers: an interval scale is meaningful
+        elif self.measurement in ("ordinal", "interval") and self.scale is None:
             raise ValueError(
                 f"criterion {self.name!r}: only a criterion with a numeric scale can be "
                 f"{self.measurement}"
@@ -72,7 +83,7 @@ class Criterion(BaseModel):
         """``nominal``, ``ordinal`` or ``interval``: how the statistics treat the labels."""
         if self.measurement is not None:
             return self.measurement
-        return "ordinal" if self.scale is not None else "nominal"
+        return "ordinal" if self.scale is not None or self.kind == "match" else "nominal"
 
     @property
     def ordinal(self) -> bool:
@@ -85,10 +96,27 @@ class Criterion(BaseModel):
             return PAIRWISE_VERDICTS
         if self.kind == "statements":
             return STATEMENT_LABELS
+        if self.kind == "match":
+            return MATCH_SCORES
         if self.scale is not None:
             return tuple(str(v) for v in range(self.scale[0], self.scale[1] + 1))
         return None
 
+
+MATCH_CRITERIA: list[Criterion] = [
+    Criterion(
+        name=MATCH_CRITERION,
+        kind="match",
+        question="Does the prediction match the ground truth? 1 = it matches, 0.5 = it matches "
+        "part of it and is relevant, 0 = wrong or irrelevant",
+    ),
+    Criterion(
+        name=SUBMATCH_CRITERION,
+        kind="match",
+        question="Does the sub-answer match the reference sub-answer? (1 / 0.5 / 0)",
+    ),
+]
+"""The two criteria of match items (MedRGB), added to any study that has none of that kind."""
 
 DEFAULT_SEED = 20240101
 """The bootstrap seed of a new study and of ``medjudge agreement`` (same labels, same intervals)."""
@@ -153,6 +181,7 @@ DEFAULT_CRITERIA: list[Criterion] = [
         scale=(1, 5),
         question="How relevant is the explanation to the case? (1 = not, 5 = fully)",
     ),
+    *MATCH_CRITERIA,
 ]
 
 
@@ -197,6 +226,16 @@ class StudySettings(BaseModel):
         if dupes:
             raise ValueError(f"criterion names must be unique: {', '.join(dupes)}")
         return value
+
+    @model_validator(mode="after")
+    def _match_criteria(self) -> StudySettings:
+        """Studies made before the match kind get its criteria (unless a name is taken)."""
+        if not any(c.kind == "match" for c in self.criteria):
+            names = {c.name for c in self.criteria}
+            extra = [c for c in MATCH_CRITERIA if c.name not in names]
+            if len(extra) == len(MATCH_CRITERIA):
+                self.criteria = [*self.criteria, *extra]
+        return self
 
     def criteria_for(self, kind: str) -> list[Criterion]:
         """The criteria that apply to items of one kind, in their configured order."""

@@ -29,7 +29,7 @@ MAJORITY = "majority of reviewers"
 REFERENCE = "adjudicated reference"
 """Pseudo-rater name for the latest adjudication per unit."""
 
-KIND_ORDER = ("pairwise", "statements", "rating")
+KIND_ORDER = ("pairwise", "statements", "rating", "match")
 
 
 def categories_for(criterion: Criterion | None) -> list[Hashable] | None:

@@ -147,6 +147,8 @@ def parse_reply(call: CallSpec, text: str) -> Any:
         return replies.parse_nli(text)
     if call.kind in ("kqa_entails", "kqa_contradicts"):
         return replies.parse_yes_no(text)
+    if call.kind == "match":
+        return replies.parse_match(text)
     return replies.parse_rating(text, call.parse_args["scales"], call.parse_args["options"])
 
 

@@ -47,7 +47,7 @@ class RunOptions:
     max_cost: float | None = None
     dry_run: bool = False
     panel_rule: str = "conservative"
-    kinds: tuple[str, ...] = ("pairwise", "statements", "rating")
+    kinds: tuple[str, ...] = ("pairwise", "statements", "rating", "match")
     item_ids: Sequence[int] | None = None
     price_override: tuple[float, float] | None = None
     api_keys: dict[str, str] = field(default_factory=dict)

@@ -23,6 +23,7 @@ KIND_TASKS = {
     "statements/nli": ("nli",),
     "statements/kqa": ("kqa_entails", "kqa_contradicts"),
     "rating": ("rating",),
+    "match": ("match",),
 }
 """Item kind (statements: with its protocol) → the prompt tasks it needs."""
 
@@ -80,7 +81,7 @@ class JudgeConfig:
     def templates(self) -> dict[str, dict[str, str]]:
         """Every task this version can run → its template's name and hash."""
         tasks = [*tasks_for("pairwise"), *tasks_for("statements", self.statements_protocol)]
-        tasks.append("rating")
+        tasks += ["rating", "match"]
         return {
             t: {"template": self.template(t).name, "hash": self.template(t).hash} for t in tasks
         }
@@ -263,6 +264,8 @@ def plan_item(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[C
         return _plan_pairwise(item, judge, settings)
     if item.kind == "statements":
         return _plan_statements(item, judge)
+    if item.kind == "match":
+        return _plan_match(item, judge)
     return _plan_rating(item, judge, settings)
 
 
@@ -358,3 +361,45 @@ def _plan_rating(item: Item, judge: JudgeConfig, settings: StudySettings) -> lis
         rating_schema(criteria, list(options)),
         {"scales": scales, "options": list(options)},
     )
+
+
+MATCH_SCHEMA = {
+    "name": "match",
+    "schema": {
+        "type": "object",
+        "properties": {"score": {"enum": [1, 0.5, 0]}, "reason": {"type": "string"}},
+        "required": ["score", "reason"],
+    },
+}
+"""JSON schema of a match reply."""
+
+
+def _plan_match(item: Item, judge: JudgeConfig) -> list[CallSpec]:
+    """The prediction against the ground truth (task ``match``), then each sub-answer against
+    its reference (``match/<statement id>``); the same template, the same rubric."""
+    options: dict[str, str] = item.data.get("options", {})
+    shown_options = (
+        "<options>\n" + "\n".join(f"{k}. {v}" for k, v in options.items()) + "\n</options>"
+        if options
+        else ""
+    )
+    template = judge.template("match")
+    values = {
+        "question": item.question,
+        "options": shown_options,
+        "context": _context(item),
+        "ground_truth": str(item.data.get("ground_truth", "")),
+        "prediction": item.answers["answer"].text,
+    }
+    calls = _make(judge, item, "match", template, values, MATCH_SCHEMA, {})
+    subs: list[dict[str, str]] = item.data.get("subquestions", [])
+    for st, sub in zip(item.statements, subs, strict=False):
+        sub_values = {
+            "question": st.text,
+            "options": "",
+            "context": _context(item),
+            "ground_truth": sub.get("reference", ""),
+            "prediction": sub.get("prediction", ""),
+        }
+        calls += _make(judge, item, f"match/{st.id}", template, sub_values, MATCH_SCHEMA, {})
+    return calls

@@ -113,6 +113,27 @@ def parse_yes_no(text: str) -> dict[str, str]:
     return {"answer": raw.strip().lower(), "reason": _reason(obj)}
 
 
+MATCH_VALUES = {1: "1", 0.5: "0.5", 0: "0"}
+
+
+def parse_match(text: str) -> dict[str, str]:
+    """{"score": "1" | "0.5" | "0", "reason": str} (MedRGB's rubric).
+
+    Raises:
+        ReplyError: not JSON or a score other than 1, 0.5 or 0.
+    """
+    obj = extract_json(text)
+    raw = _entry(obj, "score")
+    if isinstance(raw, str):
+        try:
+            raw = float(raw.strip())
+        except ValueError:
+            pass  # reported below
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw not in MATCH_VALUES:
+        raise ReplyError(f"score {raw!r} is not 1, 0.5 or 0")
+    return {"score": MATCH_VALUES[raw], "reason": _reason(obj)}
+
+
 def parse_rating(
     text: str, scales: dict[str, tuple[int, int] | None], options: list[str]
 ) -> dict[str, dict[str, Any]]:

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from medjudge.judging.protocol.plan import CallSpec
-from medjudge.store.items import Item
-from medjudge.store.settings import StudySettings
+from medjudge.judging.protocol.replies import MATCH_VALUES
+from medjudge.store.items import Item, Unit
+from medjudge.store.settings import MATCH_CRITERION, SUBMATCH_CRITERION, StudySettings
 
 from . import rules as protocol
 
@@ -80,6 +81,8 @@ def resolve_item(
         return _pairwise(item, by_task, outcomes, settings)
     if item.kind == "statements":
         return _statements(item, by_task, outcomes)
+    if item.kind == "match":
+        return _match(item, by_task, outcomes)
     return _rating(item, by_task.get("rating", []), outcomes, settings)
 
 
@@ -217,4 +220,40 @@ def _rating(
         out.append(
             VerdictOut(item.unit_for(crit.name).id, value, reasons[0] if reasons else "", trail)
         )
+    return out
+
+
+def _match(
+    item: Item, by_task: dict[str, list[CallSpec]], outcomes: dict[str, Outcome]
+) -> list[VerdictOut]:
+    """The prediction's score and each sub-answer's: the median of the samples' scores (the
+    lower median for an even count, as for ratings)."""
+    units: list[tuple[Unit, str, int | None]] = [(item.unit_for(MATCH_CRITERION), "match", None)]
+    units += [
+        (item.unit_for(SUBMATCH_CRITERION, st.id), f"match/{st.id}", st.position)
+        for st in item.statements
+    ]
+    out = []
+    for unit, task, position in units:
+        valid, failed = _samples(by_task.get(task, []), outcomes)
+        scores = [p["score"] for _, p in valid]
+        reasons = [p["reason"] for _, p in valid]
+        med = protocol.rating_median([float(s) for s in scores])
+        value = None if med is None else MATCH_VALUES[med]
+        trail = {
+            "protocol": "match",
+            "criterion": unit.criterion,
+            "subquestion": position,
+            "calls": [c.key for c, _ in valid],
+            "failed": failed,
+            "votes": scores,
+            "reasons": reasons,
+            "verdict": value,
+            "rule": "median of samples (lower median when even)"
+            if value is not None
+            else "missing",
+            "samples_disagreed": len(set(scores)) > 1,
+        }
+        reason = next((r for s, r in zip(scores, reasons, strict=True) if s == value), "")
+        out.append(VerdictOut(unit.id, value, reason, trail))
     return out

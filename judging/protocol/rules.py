@@ -168,8 +168,8 @@ def kqa_label(entails: str, contradicts: str) -> str:
     return "neutral"
 
 
-def rating_median(values: Sequence[int]) -> int | None:
-    """Median of integer samples (lower median for an even count); None without samples."""
+def rating_median(values: Sequence[float]) -> float | None:
+    """Median of numeric samples (lower median for an even count); None without samples."""
     return median_low(values) if values else None
 
 

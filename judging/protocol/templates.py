@@ -21,6 +21,7 @@ TEMPLATES = {
     "kqa_entails": "kqa_entails_v1",
     "kqa_contradicts": "kqa_contradicts_v1",
     "rating": "rating_v1",
+    "match": "match_v1",
 }
 """Task → the template file (without ``.txt``) this version of medjudge uses."""
 
@@ -36,6 +37,10 @@ PLACEHOLDERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "rating": (
         frozenset({"question", "options", "explanation", "criteria", "keys"}),
         frozenset({"context", "correct"}),
+    ),
+    "match": (
+        frozenset({"question", "ground_truth", "prediction"}),
+        frozenset({"context", "options"}),
     ),
 }
 """Task → (placeholders a template for it must carry, placeholders it may carry). A judge

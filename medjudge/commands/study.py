@@ -39,6 +39,7 @@ class Kind(str, Enum):
     pairwise = "pairwise"
     statements = "statements"
     rating = "rating"
+    match = "match"
     kqa = "kqa"
 
 

@@ -8,11 +8,17 @@ Formats (one object per line in JSONL; CSV takes the same column names):
   {text, category}) or ``must_have`` / ``nice_to_have`` lists; optional context, batch, labels.
 - ``rating``: id, question (the case), options ({letter: text}), correct (a letter),
   explanation, source; optional context, batch, labels.
+- ``match`` (MedRGB): id, question, prediction (the model's answer), source, ground_truth;
+  optional options ({letter: text}), documents (a list of {text, kind} with kind ``signal``,
+  ``noise`` or ``counterfactual``; plain texts are ``signal``), subquestions (a list of
+  {question, reference, prediction}), batch, labels; extra fields such as ``test`` and ``p``
+  are metadata (slices).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ..settings import StudySettings
 from .parsed import ItemIn, normalise_value, parse_labels
@@ -96,19 +102,7 @@ def statements_item(rec: Record, settings: StudySettings, batch: str | None) -> 
 
 def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
     """One rating record (a case with options and a candidate explanation)."""
-    options = rec.data.get("options")
-    if isinstance(options, str) and options.strip().startswith("{"):
-        options = rec.json_cell("options", options, "a JSON object")
-    if not isinstance(options, dict) or len(options) < 2:
-        raise rec.problem(
-            'expected an object of at least two options, e.g. {"A": "..."}', "options"
-        )
-    clean: dict[str, str] = {}
-    for key, text in options.items():
-        k = str(key).strip()
-        if not (k.isalnum() and len(k) <= 3) or not isinstance(text, str) or not text.strip():
-            raise rec.problem(f"option {key!r} needs a short letter and a text", f"options.{key}")
-        clean[k] = text.strip()
+    clean = _options(rec, required=True)
     correct = rec.text("correct")
     if correct not in clean:
         raise rec.problem(f"{correct!r} is not one of the options ({', '.join(clean)})", "correct")
@@ -129,13 +123,125 @@ def rating_item(rec: Record, settings: StudySettings, batch: str | None) -> Item
     return item
 
 
-PARSERS = {"pairwise": pairwise_item, "statements": statements_item, "rating": rating_item}
+DOCUMENT_KINDS = ("signal", "noise", "counterfactual")
+
+
+def _options(rec: Record, *, required: bool) -> dict[str, str]:
+    options = rec.data.get("options")
+    if options in (None, "", {}) and not required:
+        return {}
+    if isinstance(options, str) and options.strip().startswith("{"):
+        options = rec.json_cell("options", options, "a JSON object")
+    if not isinstance(options, dict) or len(options) < 2:
+        raise rec.problem(
+            'expected an object of at least two options, e.g. {"A": "..."}', "options"
+        )
+    clean: dict[str, str] = {}
+    for key, text in options.items():
+        k = str(key).strip()
+        if not (k.isalnum() and len(k) <= 3) or not isinstance(text, str) or not text.strip():
+            raise rec.problem(f"option {key!r} needs a short letter and a text", f"options.{key}")
+        clean[k] = text.strip()
+    return clean
+
+
+def _json_list(rec: Record, field: str) -> list[Any]:
+    raw = rec.data.get(field)
+    if raw in (None, "", []):
+        return []
+    if isinstance(raw, str) and raw.strip().startswith("["):
+        raw = rec.json_cell(field, raw, "a JSON list")
+    if not isinstance(raw, list):
+        raise rec.problem("expected a list", field)
+    return raw
+
+
+def _documents(rec: Record) -> tuple[list[str], list[str]]:
+    """The context documents' texts and kinds (``documents``, or ``context``: all signal)."""
+    raw = _json_list(rec, "documents")
+    if not raw:
+        texts = _context(rec)
+        return texts, ["signal"] * len(texts)
+    texts, kinds = [], []
+    for i, doc in enumerate(raw):
+        where = f"documents[{i}]"
+        if isinstance(doc, str) and doc.strip():
+            texts.append(doc)
+            kinds.append("signal")
+            continue
+        if (
+            not isinstance(doc, dict)
+            or not isinstance(doc.get("text"), str)
+            or not doc["text"].strip()
+        ):
+            raise rec.problem('expected {"text": ..., "kind": ...}', where)
+        kind = str(doc.get("kind", "signal")).strip().lower()
+        if kind not in DOCUMENT_KINDS:
+            raise rec.problem(
+                f"kind must be one of {', '.join(DOCUMENT_KINDS)}, not {kind!r}", f"{where}.kind"
+            )
+        texts.append(doc["text"])
+        kinds.append(kind)
+    return texts, kinds
+
+
+def match_item(rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
+    """One MedRGB-style record: a prediction to score against the ground truth."""
+    texts, kinds = _documents(rec)
+    subs: list[dict[str, str]] = []
+    for i, sq in enumerate(_json_list(rec, "subquestions")):
+        where = f"subquestions[{i}]"
+        if not isinstance(sq, dict):
+            raise rec.problem(
+                'expected {"question": ..., "reference": ..., "prediction": ...}', where
+            )
+        entry = {}
+        for key in ("question", "reference", "prediction"):
+            value = sq.get(key)
+            if not isinstance(value, str) or not value.strip():
+                raise rec.problem("needs a text", f"{where}.{key}")
+            entry[key] = value.strip()
+        subs.append(entry)
+    data: dict[str, Any] = {"ground_truth": rec.text("ground_truth") or ""}
+    options = _options(rec, required=False)
+    if options:
+        data["options"] = options
+    if texts:
+        data["document_kinds"] = kinds
+    if subs:
+        data["subquestions"] = [
+            {"reference": s["reference"], "prediction": s["prediction"]} for s in subs
+        ]
+    item = ItemIn(
+        ext_id=rec.ident(),
+        kind="match",
+        question=rec.text("question") or "",
+        file=rec.file,
+        line=rec.line,
+        answers=[("answer", rec.text("prediction", strip=False) or "", rec.text("source") or "")],
+        statements=[(s["question"], "subquestion") for s in subs],
+        data=data,
+        context=texts,
+        batch=_batch(rec, batch),
+    )
+    item.labels = parse_labels(rec, settings, "match", len(subs))
+    return item
+
+
+PARSERS = {
+    "pairwise": pairwise_item,
+    "statements": statements_item,
+    "rating": rating_item,
+    "match": match_item,
+}
 
 _COMMON = {"id", "question", "context", "batch", "labels", "human_labels", "judge_labels", "gold"}
 KNOWN_FIELDS = {
     "pairwise": _COMMON | {"answer_a", "answer_b", "source_a", "source_b"},
     "statements": _COMMON | {"answer", "source", "statements", "must_have", "nice_to_have"},
     "rating": _COMMON | {"options", "correct", "explanation", "source"},
+    "match": _COMMON
+    | {"options", "prediction", "source", "ground_truth", "documents", "subquestions"},
 }
 """The fields each kind reads; every other field of a row is kept as item metadata."""
 

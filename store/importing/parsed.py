@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..labels import LabelError, validate_value
-from ..settings import PAIRWISE_SPELLINGS, STATEMENT_CRITERION, STATEMENT_SPELLINGS, StudySettings
+from ..settings import (
+    MATCH_SPELLINGS,
+    PAIRWISE_SPELLINGS,
+    STATEMENT_CRITERION,
+    STATEMENT_SPELLINGS,
+    StudySettings,
+)
 from ..study import dumps
 from .problems import Record
 
@@ -82,6 +88,11 @@ def normalise_value(
         v = STATEMENT_SPELLINGS.get(str(value).strip().lower())
         if v is None:
             raise rec.problem(f"{value!r} is not entailed, neutral or contradicted", field_name)
+        return v
+    if crit.kind == "match":
+        v = MATCH_SPELLINGS.get(str(value).strip().lower())
+        if v is None:
+            raise rec.problem(f"{value!r} is not a match score (1, 0.5 or 0)", field_name)
         return v
     if isinstance(value, list):
         value = ",".join(str(v) for v in value)

@@ -14,7 +14,7 @@ from .problems import ImportProblem
 from .readers import read_records
 from .writer import ImportSummary, store_items
 
-KINDS = ("pairwise", "statements", "rating", "kqa")
+KINDS = ("pairwise", "statements", "rating", "match", "kqa")
 
 
 def import_file(

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..frames import FILE
 from ..items import display_swap
 from ..labels import write_label
-from ..settings import STATEMENT_CRITERION, Criterion
+from ..settings import MATCH_CRITERION, STATEMENT_CRITERION, SUBMATCH_CRITERION, Criterion
 from ..study import Study, audit, dumps, utcnow
 from .parsed import ItemIn, LabelIn
 from .problems import ImportProblem
@@ -260,6 +260,21 @@ def _insert_item(
             conn.execute(
                 "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, ?, ?)",
                 (item_id, STATEMENT_CRITERION, sid, pos),
+            )
+    elif item.kind == "match":
+        # The prediction's unit first, then one unit per sub-question (its statement row).
+        conn.execute(
+            "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, 0)",
+            (item_id, MATCH_CRITERION),
+        )
+        for pos, (text, category) in enumerate(item.statements, start=1):
+            sid = conn.execute(
+                "INSERT INTO statements (item_id, position, text, category) VALUES (?, ?, ?, ?)",
+                (item_id, pos, text, category),
+            ).lastrowid
+            conn.execute(
+                "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, ?, ?)",
+                (item_id, SUBMATCH_CRITERION, sid, pos),
             )
     else:
         conn.executemany(

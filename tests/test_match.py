@@ -1,0 +1,197 @@
+"""MedRGB-style `match` items (#15): import, migration, judge (median rule), abstentions."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medjudge.cli import app
+from medjudge.judging.llm.runner import RunOptions, run_judges
+from medjudge.judging.llm.specs import parse_judge_spec
+from medjudge.judging.protocol.plan import JudgeConfig
+from medjudge.store.abstentions import declining_items
+from medjudge.store.importing.problems import ImportProblem
+from medjudge.store.importing.run import import_file
+from medjudge.store.items import get_item
+from medjudge.store.study import Study
+
+from .conftest import write_jsonl
+from .fakellm import FakeLLMServer, FakeRequest, Reply
+
+cli = CliRunner()
+
+
+def medrgb_rows() -> list[dict[str, object]]:
+    """Conditions × p, an abstention, counterfactual documents and sub-questions."""
+    rows: list[dict[str, object]] = []
+    for test, p in (("standard", 0), ("sufficiency", 40), ("robustness", 40), ("robustness", 80)):
+        for m, model in enumerate(("model-x", "model-y")):
+            rows.append(
+                {
+                    "id": f"{test}-{p}-{model}",
+                    "question": f"Which drug first for anaphylaxis? ({test}, p={p})",
+                    "options": {"A": "Epinephrine", "B": "Antihistamine"},
+                    "prediction": "Insufficient information to answer."
+                    if (test, p, m) == ("sufficiency", 40, 1)
+                    else ("A. Epinephrine IM" if m == 0 else "B. Antihistamine, PARTLY"),
+                    "source": model,
+                    "ground_truth": "A. Epinephrine",
+                    "documents": [
+                        {"text": "Epinephrine IM is first line.", "kind": "signal"},
+                        {"text": "Antihistamines are first line.", "kind": "counterfactual"},
+                        {"text": "The clinic opens at nine.", "kind": "noise"},
+                    ],
+                    "test": test,
+                    "p": p,
+                }
+            )
+    rows[0]["subquestions"] = [
+        {"question": "Route?", "reference": "intramuscular", "prediction": "intramuscular"},
+        {"question": "Site?", "reference": "outer thigh", "prediction": "the arm WRONG"},
+    ]
+    return rows
+
+
+def make_study(tmp_path: Path) -> Study:
+    s = Study.create(tmp_path / "m.db", actor="lead")
+    import_file(s, write_jsonl(tmp_path / "m.jsonl", medrgb_rows()), "match", actor="lead")
+    return s
+
+
+def test_import_keeps_prediction_truth_documents_subquestions_and_metadata(tmp_path: Path) -> None:
+    s = make_study(tmp_path)
+    item = get_item(s, 1)
+    assert item.kind == "match" and item.answers["answer"].source == "model-x"
+    assert item.data["ground_truth"] == "A. Epinephrine"
+    assert item.data["document_kinds"] == ["signal", "counterfactual", "noise"]
+    assert item.context[1] == "Antihistamines are first line."
+    assert [st.text for st in item.statements] == ["Route?", "Site?"]
+    assert [u.criterion for u in item.units] == ["match", "submatch", "submatch"]
+    assert item.meta == {"test": "standard", "p": 0}
+    # The abstaining prediction is an abstention, counted apart.
+    abstaining = {get_item(s, i).ext_id for i in declining_items(s)}
+    assert abstaining == {"sufficiency-40-model-y"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"documents": [{"text": "x", "kind": "rumour"}]}, "line 1, field 'documents[0].kind'"),
+        (
+            {"subquestions": [{"question": "Q?", "reference": "r"}]},
+            "field 'subquestions[0].prediction'",
+        ),
+        ({"ground_truth": None}, "field 'ground_truth'"),
+        ({"options": {"A": "only one"}}, "field 'options'"),
+    ],
+)
+def test_bad_rows_name_file_line_and_field(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    s = Study.create(tmp_path / "bad.db", actor="lead")
+    row = {**medrgb_rows()[0], **change}
+    row = {k: v for k, v in row.items() if v is not None}
+    with pytest.raises(ImportProblem) as err:
+        import_file(s, write_jsonl(tmp_path / "bad.jsonl", [row]), "match", actor="lead")
+    assert message in str(err.value)
+    assert s.conn.execute("SELECT count(*) FROM items").fetchone()[0] == 0
+
+
+def test_an_older_study_migrates_and_keeps_its_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medjudge.store import migrations
+
+    from .conftest import small_study
+
+    path = tmp_path / "old.db"
+    before = [m for m in migrations.MIGRATIONS if m[0] < "006"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    old = small_study(path, pairwise=2, statements=1)
+    with pytest.raises(Exception, match="CHECK"):
+        with old.tx() as conn:
+            conn.execute(
+                "INSERT INTO items (ext_id, kind, question, content_hash, created_at) "
+                "VALUES ('x', 'match', 'q', 'h', 't')"
+            )
+    counts = old.conn.execute("SELECT count(*) FROM items").fetchone()[0]
+    old.close()
+    monkeypatch.undo()
+    new = Study.open(path)
+    try:
+        assert "006_match_kind" in migrations.applied(new.conn)
+        assert new.conn.execute("SELECT count(*) FROM items").fetchone()[0] == counts
+        assert new.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [c.name for c in new.settings.criteria_for("match")] == ["match", "submatch"]
+        import_file(new, write_jsonl(tmp_path / "m.jsonl", medrgb_rows()[:2]), "match", actor="t")
+        with pytest.raises(Exception, match="CHECK"):
+            with new.tx() as conn:
+                conn.execute(
+                    "INSERT INTO items (ext_id, kind, question, content_hash, created_at) "
+                    "VALUES ('y', 'riddle', 'q', 'h', 't')"
+                )
+    finally:
+        new.close()
+
+
+def _scorer(req: FakeRequest) -> Reply:
+    """Scores by the prediction's text; the second sample of each call disagrees upward."""
+    text = req.prompt_text
+    prediction = re.search(r"<prediction>\s*(.*?)\s*</prediction>", text, re.S).group(1)
+    truth = re.search(r"<ground_truth>\s*(.*?)\s*</ground_truth>", text, re.S).group(1)
+    if "WRONG" in prediction or "Insufficient" in prediction:
+        score = 0
+    elif "PARTLY" in prediction:
+        score = 0.5
+    else:
+        score = 1 if prediction.split()[0] in truth or prediction == truth else 0
+    messages = req.json.get("messages", [])
+    sample = int(req.json.get("seed", 0) or 0)
+    if sample == 1 and score < 1:
+        score = 1  # one dissenting sample: the median keeps the other two
+    return Reply(json.dumps({"score": score, "reason": f"scripted ({len(messages)})"}))
+
+
+def test_judge_scores_by_the_median_of_samples_through_the_real_sdk(tmp_path: Path) -> None:
+    s = make_study(tmp_path)
+    with FakeLLMServer(_scorer) as server:
+        judge = JudgeConfig(parse_judge_spec(f"openai:fake@{server.openai_url}"), samples=3)
+        summary = asyncio.run(run_judges(s, [judge], RunOptions(concurrency=8, actor="t")))
+    assert summary.failed == 0
+    rows = s.conn.execute(
+        "SELECT i.ext_id, u.criterion, u.position, l.value FROM units u "
+        "JOIN items i ON i.id = u.item_id JOIN labels l ON l.unit_id = u.id ORDER BY i.id, u.position"
+    ).fetchall()
+    got = {(r[0], r[1], r[2]): r[3] for r in rows}
+    assert got[("standard-0-model-x", "match", 0)] == "1"
+    assert got[("standard-0-model-y", "match", 0)] == "0.5"  # 0.5, 1, 0.5 -> median 0.5
+    assert got[("sufficiency-40-model-y", "match", 0)] == "0"  # abstention scored 0 by the judge
+    assert got[("standard-0-model-x", "submatch", 1)] == "1"
+    assert got[("standard-0-model-x", "submatch", 2)] == "0"
+    trail = json.loads(
+        s.conn.execute(
+            "SELECT trail FROM current_verdicts v JOIN units u ON u.id = v.unit_id "
+            "JOIN items i ON i.id = u.item_id WHERE i.ext_id = 'standard-0-model-y' "
+            "AND u.criterion = 'match'"
+        ).fetchone()[0]
+    )
+    assert sorted(trail["votes"]) == ["0.5", "0.5", "1"] and trail["samples_disagreed"]
+
+
+def test_cli_import_and_dry_run_count_the_calls(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    assert cli.invoke(app, ["init", str(path)]).exit_code == 0
+    src = write_jsonl(tmp_path / "m.jsonl", medrgb_rows())
+    r = cli.invoke(app, ["import", str(path), str(src), "--kind", "match"])
+    assert r.exit_code == 0, r.output
+    r = cli.invoke(
+        app, ["judge", str(path), "-j", "openai:gpt-4o-mini", "--dry-run", "--samples", "3"]
+    )
+    assert r.exit_code == 0, r.output
+    # 8 predictions + 2 sub-answers, 3 samples each
+    assert "30 calls needed: 0 cached, 30 to make" in r.output
