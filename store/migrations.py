@@ -311,6 +311,27 @@ def m006_match_kind(conn: sqlite3.Connection) -> None:
     problem = conn.execute("PRAGMA quick_check").fetchone()[0]
     if problem != "ok":
         raise StudyError(f"the schema change for the match kind failed its check: {problem}")
+    for statement in _split(M006_DOCUMENT_MARKS):
+        conn.execute(statement)
+
+
+M006_DOCUMENT_MARKS = """
+CREATE TABLE document_marks (
+    id INTEGER PRIMARY KEY,
+    item_id INTEGER NOT NULL REFERENCES items(id),
+    rater_id INTEGER NOT NULL REFERENCES raters(id),
+    document INTEGER NOT NULL CHECK (document >= 1),
+    marked INTEGER NOT NULL CHECK (marked IN (0, 1)),
+    at TEXT NOT NULL
+);
+CREATE INDEX document_marks_item ON document_marks(item_id, rater_id);
+CREATE TRIGGER document_marks_append_only_u BEFORE UPDATE ON document_marks
+BEGIN SELECT RAISE(ABORT, 'document_marks is append-only'); END;
+CREATE TRIGGER document_marks_append_only_d BEFORE DELETE ON document_marks
+BEGIN SELECT RAISE(ABORT, 'document_marks is append-only'); END;
+"""
+"""A reviewer's marks on a match item's context documents the answer wrongly relied on: one
+row per change (the latest per reviewer, item and document holds; the history stays)."""
 
 
 M007_REVIEWER_AIDS = """

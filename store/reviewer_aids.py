@@ -1,4 +1,5 @@
-"""Reviewer aids: "come back to this" flags on items, and the study's guidelines seen or not.
+"""Reviewer aids: "come back to this" flags on items, the study's guidelines seen or not, and
+marks on the context documents a match answer wrongly relied on.
 
 Flags are per reviewer and item; each change is a new row of ``item_flags`` (append-only, the
 latest row holds), so when an item was flagged and unflagged stays on record. Guidelines are
@@ -69,3 +70,26 @@ def mark_guidelines_read(study: Study, reviewer: str) -> None:
             "INSERT OR IGNORE INTO guideline_reads (rater_id, guidelines_hash, at) VALUES (?, ?, ?)",
             (rater_id, guidelines_hash(text), utcnow()),
         )
+
+
+def set_document_mark(study: Study, item_id: int, reviewer: str, document: int, on: bool) -> None:
+    """Mark (or unmark) document ``document`` (1-based) of an item as wrongly relied on."""
+    rater_id = study.rater_id(reviewer, "human")
+    with study.tx() as conn:
+        conn.execute(
+            "INSERT INTO document_marks (item_id, rater_id, document, marked, at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (item_id, rater_id, document, int(on), utcnow()),
+        )
+
+
+def document_marks(study: Study, item_id: int, reviewer: str) -> set[int]:
+    """The documents of an item the reviewer currently marks as wrongly relied on."""
+    latest: dict[int, bool] = {}
+    for document, marked in study.conn.execute(
+        "SELECT m.document, m.marked FROM document_marks m JOIN raters r ON r.id = m.rater_id "
+        "WHERE m.item_id = ? AND r.name = ? AND r.kind = 'human' ORDER BY m.id",
+        (item_id, reviewer),
+    ):
+        latest[int(document)] = bool(marked)
+    return {d for d, on in latest.items() if on}

@@ -325,7 +325,9 @@ def test_status_lists_versions_and_export_names_the_version_on_every_row(tmp_pat
     assert f"    version {first.key[:6]}: {first.spec}; 1 samples, temperature 0.7" in r.output
     assert f"  {second.name}: 12 verdicts, 0 missing" in r.output
     assert f"    version {second.key[:6]}: {second.spec}; 3 samples" in r.output
-    assert "templates match=match_v1, nli=nli_v1, pairwise=pairwise_v1, rating=rating_v1" in r.output
+    assert (
+        "templates match=match_v1, nli=nli_v1, pairwise=pairwise_v1, rating=rating_v1" in r.output
+    )
     r = runner.invoke(app, ["status", path, "--json"])
     judges = {j["name"]: j for j in json.loads(r.output)["judges"]}
     assert judges[second.name]["version"]["key"] == second.key

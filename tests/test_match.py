@@ -195,3 +195,82 @@ def test_cli_import_and_dry_run_count_the_calls(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     # 8 predictions + 2 sub-answers, 3 samples each
     assert "30 calls needed: 0 cached, 30 to make" in r.output
+
+
+def _review_study(tmp_path: Path) -> Path:
+    from medjudge.store.settings import StudySettings
+
+    path = tmp_path / "review.db"
+    s = Study.create(path, StudySettings(allow_reviewer_override=True), actor="lead")
+    rows = medrgb_rows()
+    import_file(s, write_jsonl(tmp_path / "r.jsonl", [rows[0]]), "match", actor="lead")
+    s.close()
+    return path
+
+
+def test_review_hides_document_kinds_until_the_labels_are_saved(tmp_path: Path) -> None:
+    from medjudge.store.reviewer_aids import document_marks
+    from medjudge.tui.app import make_app
+    from medjudge.tui.review_screen import ReviewScreen
+
+    from .test_tui_support import run_async, screen_text, static_text
+
+    path = _review_study(tmp_path)
+
+    @run_async
+    async def go() -> None:
+        app = make_app(path, reviewer="ann", poll_interval=None)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen)
+            text = screen_text(app)
+            assert "Prediction (the model's answer)" in text and "Ground truth" in text
+            docs = static_text(app, "#context-text")
+            assert "Antihistamines are first line." in docs
+            assert "counterfactual" not in docs and "signal" not in docs  # blind: kinds hidden
+            await pilot.press("w")
+            await pilot.press(*"2", "enter")
+            await pilot.pause()
+            assert "relied on wrongly" in static_text(app, "#context-text")
+            await pilot.press("1")  # the prediction matches
+            await pilot.press("1")  # sub-question 1 matches
+            await pilot.press("0")  # sub-question 2 is wrong
+            await pilot.pause()
+            assert app.review.session.complete()
+            docs = static_text(app, "#context-text")
+            assert "2] counterfactual: relied on wrongly" in docs.replace("[", "")
+            assert "noise: The clinic opens at nine." in docs
+        with Study.open(path) as s:
+            got = s.conn.execute(
+                "SELECT u.criterion, u.position, l.value FROM labels l JOIN units u "
+                "ON u.id = l.unit_id ORDER BY u.position"
+            ).fetchall()
+            assert [tuple(r) for r in got] == [
+                ("match", 0, "1"),
+                ("submatch", 1, "1"),
+                ("submatch", 2, "0"),
+            ]
+            assert document_marks(s, 1, "ann") == {2}
+
+    go()
+
+
+def test_h_scores_half(tmp_path: Path) -> None:
+    from medjudge.tui.app import make_app
+
+    from .test_tui_support import run_async
+
+    path = _review_study(tmp_path)
+
+    @run_async
+    async def go() -> None:
+        app = make_app(path, reviewer="bob", poll_interval=None)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("h")
+            await pilot.pause()
+        with Study.open(path) as s:
+            assert s.conn.execute("SELECT value FROM labels").fetchone()[0] == "0.5"
+
+    go()

@@ -33,6 +33,16 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
     (
+        "Match items (a prediction against the ground truth, MedRGB)",
+        [
+            ("1", "the prediction (or sub-answer) matches the ground truth"),
+            ("h", "half: it matches part of it and is relevant (0.5)"),
+            ("0", "wrong or irrelevant"),
+            ("w", "mark a context document the answer wrongly relied on (again: unmark)"),
+            ("", "documents' kinds (signal, noise, counterfactual) show after your labels"),
+        ],
+    ),
+    (
         "After the reveal (your labels saved, the verdicts and others' labels shown)",
         [
             (

@@ -76,15 +76,63 @@ def options_of(item: Item) -> list[tuple[str, str]]:
     return [(str(k), str(v)) for k, v in (item.data.get("options") or {}).items()]
 
 
-def context_text(item: Item) -> Text:
-    """An item's context documents, numbered."""
+def context_text(item: Item, *, kinds: bool = False, marked: set[int] | None = None) -> Text:
+    """An item's context documents, numbered; with ``kinds``, each match document's kind
+    (signal, noise, counterfactual — hidden while a blind item is not revealed); ``marked``:
+    the documents the reviewer said the answer wrongly relied on."""
+    doc_kinds: list[str] = item.data.get("document_kinds", []) if kinds else []
     out = Text(end="")
     for i, doc in enumerate(item.context, 1):
         if i > 1:
             out.append("\n\n")
         out.append(f"[{i}] ", "bold")
+        if i <= len(doc_kinds):
+            out.append(f"{doc_kinds[i - 1]}: ", "italic")
+        if marked and i in marked:
+            out.append("relied on wrongly ", "bold reverse")
         out.append_text(lit(doc))
     return out
+
+
+def ground_truth_text(item: Item) -> Text:
+    """A match item's ground truth, and the answer options when it has any."""
+    out = lit(str(item.data.get("ground_truth", "")))
+    options = item.data.get("options") or {}
+    if options:
+        out.append("\n\nOptions:", "dim")
+        for letter, text in options.items():
+            out.append("\n")
+            out.append_text(lit(f"{letter}. {text}"))
+    return out
+
+
+def subquestion_row(
+    item: Item,
+    stmt: Statement,
+    number: int,
+    mine: str | None,
+    judge: str | None,
+    revealed: bool,
+    current: bool,
+) -> RenderableType:
+    """One sub-question of a match item: the question, its reference and the model's answer."""
+    label = Text(end="")
+    label.append("▶ " if current else "  ")
+    label.append(f"{number:>2} sub ")
+    label.append_text(lit(mine or EMPTY, "bold" if mine else "dim"))
+    subs = item.data.get("subquestions", [])
+    sub = subs[stmt.position - 1] if 0 < stmt.position <= len(subs) else {}
+    body = lit(stmt.text)
+    body.append("\nreference ", "dim")
+    body.append_text(lit(sub.get("reference", "")))
+    body.append("\nanswer    ", "dim")
+    body.append_text(lit(sub.get("prediction", "")))
+    if revealed and judge is not None:
+        body.append("\njudge ", "dim")
+        body.append_text(lit(judge))
+        if mine is not None:
+            body.append(" ✓" if judge == mine else " ✗", "bold")
+    return _grid(label, body, STATEMENT_WIDTH)
 
 
 def _grid(label: Text, body: Text, label_width: int) -> Table:

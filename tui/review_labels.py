@@ -169,6 +169,10 @@ class LabelActions:
         """Entailed / neutral / contradicted for the current statement."""
         self._label_current(value)
 
+    def action_score(self, value: str) -> None:
+        """A match score (1, 0.5 or 0) on the current prediction or sub-answer."""
+        self._label_current(value)
+
     def action_rate(self, value: str) -> None:
         """A rating on the current scale criterion."""
         self._label_current(value)

@@ -49,6 +49,9 @@ class ReviewScreen(LabelActions, Screen[None]):
         Binding("n", "vote_pair('neither')", "Neither"),
         Binding("n", "vote_statement('neutral')", "Neutral"),
         Binding("c", "vote_statement('contradicted')", "Contradicted"),
+        Binding("1", "score('1')", "Match"),
+        Binding("h", "score('0.5')", "Half"),
+        Binding("0", "score('0')", "Wrong"),
         *[Binding(str(k), f"rate('{k}')", f"Rate {k}", group=RATE) for k in range(1, 10)],
         *[
             Binding(c, f"toggle_option('{c.upper()}')", f"Tick {c.upper()}", group=TICK)
@@ -73,6 +76,7 @@ class ReviewScreen(LabelActions, Screen[None]):
         Binding("G", "guidelines", "Guidelines", show=False),
         Binding("o", "app.overview", "Overview"),
         Binding("x", "toggle_context", "Context", show=False),
+        Binding("w", "mark_document", "Relied on", show=False),
         Binding("z", "zoom", "Zoom", show=False),
         Binding("up", "move(-1)", "Previous criterion", show=False),
         Binding("down", "move(1)", "Next criterion", show=False),
@@ -176,14 +180,16 @@ class ReviewScreen(LabelActions, Screen[None]):
         elif kind == "statements":
             question.show(render.question_text(item), title="Question")
             p1.show(render.lit(item.answers["answer"].text), title="Answer")
+        elif kind == "match":
+            question.show(render.question_text(item), title="Question")
+            p1.show(
+                render.lit(item.answers["answer"].text), title="Prediction (the model's answer)"
+            )
+            p2.show(render.ground_truth_text(item), title="Ground truth")
         else:
             p1.show(render.case_text(item), title="Case")
             p2.show(render.lit(item.answers["explanation"].text), title="Explanation")
-        context = self.query_one("#context", Collapsible)
-        context.display = bool(item.context)
-        if item.context:
-            context.title = f"Context documents: {len(item.context)} (x to show or hide)"
-            self.query_one("#context-text", Static).update(render.context_text(item))
+        self._show_context()
         self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
         self.unit_list.set_rows(
             [view.render_row(i, self.cursor) for i in range(len(view.rows))], self.cursor
@@ -274,10 +280,29 @@ class ReviewScreen(LabelActions, Screen[None]):
         bar.total = len(self.session.refs)
         bar.done = self.session.items_done()
 
+    def _show_context(self) -> None:
+        """The context documents; a match item's document kinds once they may be seen (the
+        study is not blind, or the reviewer's labels on the item are saved)."""
+        item = self.session.item
+        context = self.query_one("#context", Collapsible)
+        context.display = bool(item and item.context)
+        if item is None or not item.context:
+            return
+        kinds = not self.session.settings.blind or self.session.revealed()
+        context.title = f"Context documents: {len(item.context)} (x to show or hide"
+        context.title += (
+            ", w marks one the answer wrongly relied on)" if item.kind == "match" else ")"
+        )
+        self.query_one("#context-text", Static).update(
+            render.context_text(item, kinds=kinds, marked=self.session.marked_documents())
+        )
+
     def _rerender(self, indices: set[int] | None = None) -> None:
         view = self.view
         if view is None:
             return
+        if indices is None:
+            self._show_context()
         targets = range(len(view.rows)) if indices is None else sorted(indices)
         for i in targets:
             self.unit_list.set_row(i, view.render_row(i, self.cursor))
@@ -312,7 +337,17 @@ class ReviewScreen(LabelActions, Screen[None]):
             return self.session.locked()
         if action == "cancel_change":
             return self.changing is not None
-        if action in ("vote_pair", "vote_statement", "rate", "toggle_option", "save_options"):
+        if action == "mark_document":
+            item = self.session.item
+            return item is not None and item.kind == "match" and bool(item.context)
+        if action in (
+            "vote_pair",
+            "vote_statement",
+            "score",
+            "rate",
+            "toggle_option",
+            "save_options",
+        ):
             if view is None or not view.rows:
                 return False
             row = view.rows[self.cursor]
@@ -320,6 +355,8 @@ class ReviewScreen(LabelActions, Screen[None]):
                 return view.item.kind == "pairwise"
             if action == "vote_statement":
                 return view.item.kind == "statements"
+            if action == "score":
+                return view.item.kind == "match"
             if action == "rate":
                 scale = row.criterion.scale
                 return scale is not None and scale[0] <= int(str(parameters[0])) <= scale[1]
@@ -485,6 +522,45 @@ class ReviewScreen(LabelActions, Screen[None]):
         if text and self.session.guidelines_due():
             self.app.push_screen(GuidelinesScreen(text, first=True))
             self.session.guidelines_shown()
+
+    def action_mark_document(self) -> None:
+        """Mark (or unmark) a context document the answer wrongly relied on."""
+        item = self.session.item
+        if item is None:
+            return
+        item_id = item.id
+
+        def mark(answer: str | None) -> None:
+            if not answer or self.session.item is None or self.session.item.id != item_id:
+                return
+            text = answer.strip().lstrip("[").rstrip("]")
+            if not text.isdigit() or not 1 <= int(text) <= len(item.context):
+                self.notify(
+                    f"No document {answer!r}: give a number from 1 to {len(item.context)}.",
+                    severity="warning",
+                    markup=False,
+                )
+                return
+            try:
+                on = self.session.toggle_document(int(text))
+            except StudyError as exc:
+                self.notify(str(exc), title="mark not saved", severity="error", markup=False)
+                return
+            self._show_context()
+            self._status(
+                f"✓ document {text} marked as wrongly relied on"
+                if on
+                else f"document {text} unmarked",
+                "saved",
+            )
+
+        self.app.push_screen(
+            PromptDialog(
+                "Which document did the answer wrongly rely on?",
+                f"its number, 1 to {len(item.context)} (again: unmark it)",
+            ),
+            mark,
+        )
 
     def action_toggle_context(self) -> None:
         """Open or close the context documents."""

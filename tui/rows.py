@@ -40,6 +40,12 @@ def build_rows(item: Item, settings: StudySettings) -> list[Row]:
         for n, st in enumerate(item.statements, 1):
             rows.append(Row(item.unit_for(crit.name, st.id), crit, st, n))
         return rows
+    if item.kind == "match":
+        statements = {st.id: st for st in item.statements}
+        for n, unit in enumerate(item.units):
+            sub = statements.get(unit.statement_id) if unit.statement_id is not None else None
+            rows.append(Row(unit, settings.criterion(unit.criterion), sub, n))
+        return rows
     for unit in item.units:
         crit = settings.criterion(unit.criterion)
         rows.append(Row(unit, crit))
@@ -133,6 +139,10 @@ class ItemView:
             )
         mine = self.mine(row.unit.id)
         judge = self.judge_value(row.unit.id)
+        if row.statement is not None and self.item.kind == "match":
+            return render.subquestion_row(
+                self.item, row.statement, row.number, mine, judge, self.revealed, current
+            )
         if row.statement is not None:
             return render.statement_row(
                 row.statement, row.number, mine, judge, self.revealed, current

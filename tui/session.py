@@ -149,6 +149,23 @@ class ReviewSession:
         (self.flagged.add if on else self.flagged.discard)(self.item.id)
         return on
 
+    def marked_documents(self) -> set[int]:
+        """The current item's documents this reviewer marked as wrongly relied on."""
+        if self.item is None:
+            return set()
+        return reviewer_aids.document_marks(self.study, self.item.id, self.reviewer)
+
+    def toggle_document(self, document: int) -> bool:
+        """Mark document ``document`` (1-based) of the current item, or unmark it; committed.
+
+        Returns:
+            Whether it is marked now.
+        """
+        assert self.item is not None
+        on = document not in self.marked_documents()
+        reviewer_aids.set_document_mark(self.study, self.item.id, self.reviewer, document, on)
+        return on
+
     def guidelines_due(self) -> bool:
         """Whether the study's guidelines should open by themselves (new to this reviewer)."""
         return reviewer_aids.guidelines_unread(self.study, self.reviewer)
