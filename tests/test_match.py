@@ -274,3 +274,43 @@ def test_h_scores_half(tmp_path: Path) -> None:
             assert s.conn.execute("SELECT value FROM labels").fetchone()[0] == "0.5"
 
     go()
+
+
+def test_report_means_by_model_test_and_p_with_abstentions_apart(tmp_path: Path) -> None:
+    from medjudge.judging.report.build import ReportOptions, build_report, render
+
+    s = make_study(tmp_path)
+    with FakeLLMServer(_scorer) as server:
+        judge = JudgeConfig(parse_judge_spec(f"openai:fake@{server.openai_url}"), samples=3)
+        asyncio.run(run_judges(s, [judge], RunOptions(concurrency=8, actor="t")))
+    from medjudge.store.labels import set_label
+
+    for (unit_id,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'match'").fetchall():
+        set_label(s, unit_id, "ann", "1")
+    report = build_report(s, ReportOptions(n_boot=500))
+    m = report["medrgb"]
+    assert (m["predictions"], m["abstentions"]) == (8, 1)
+    r = next(x for x in m["raters"] if x["rater"].startswith("openai:fake"))
+    ann_only = next(x for x in m["raters"] if x["rater"] == "majority of reviewers")
+    assert ann_only["overall"]["value"] == 1.0 and ann_only["n"] == 7
+    by_source = {x["key"]: (x["value"], x["n"]) for x in r["by_source"]}
+    assert by_source == {"model-x": (1.0, 4), "model-y": (0.5, 3)}  # the abstention is apart
+    by_p = {x["key"]: x["value"] for x in r["by_p"]}
+    assert list(by_p) == ["0", "40", "80"]  # numeric order
+    assert by_p["0"] == pytest.approx(0.75)
+    assert by_p["40"] == pytest.approx(2.5 / 3)
+    by_test = {x["key"]: x["n"] for x in r["by_test"]}
+    assert by_test == {"robustness": 4, "standard": 2, "sufficiency": 1}
+    abst = {a["key"]: (a["count"], a["n"], a["method"]) for a in m["abstention_by_p"]}
+    assert abst == {"0": (0, 2, "wilson"), "40": (1, 4, "wilson"), "80": (0, 2, "wilson")}
+    assert r["overall"]["method"] in ("bca_bootstrap", "none")
+    # Every match figure is also sliced by test and p in the agreement views.
+    crit = next(c for c in report["criteria"] if c["name"] == "match")
+    assert {c["slice_by"] for c in crit["comparisons"]} >= {None, "test", "p"}
+    md = render(report, "md")
+    assert "## MedRGB: predictions against the ground truth" in md
+    assert "| " + "openai:fake" in md or "openai:fake@" in md
+    html = render(report, "html")
+    assert 'id="medrgb"' in html and "<polyline" in html and "Mean score by p" in html
+    csv_text = render(report, "csv")
+    assert "medrgb,match,p=40,,,abstention_share,0.25" in csv_text

@@ -251,7 +251,10 @@ def criterion_comparisons(
     units = data.labelled_units(criterion)
     pairwise = kind == "pairwise"
     ties: list[str | None] = ["with", "without"] if pairwise else [None]
-    slicers = _slicers(data, units, opts.by) if opts.slices or opts.by else {}
+    by = opts.by
+    if kind == "match":  # MedRGB's retrieval conditions are every match figure's slices
+        by = (*by, *(f for f in ("test", "p") if f not in by))
+    slicers = _slicers(data, units, by) if opts.slices or by else {}
     out: list[dict[str, Any]] = []
 
     columns: list[tuple[str, str, str, list[Hashable | None], list[Hashable | None]]] = []

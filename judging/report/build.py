@@ -32,6 +32,7 @@ from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.judge_versions import judges_section
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.ledger import per_item_effort
+from medjudge.judging.analysis.medrgb import match_figures
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
@@ -280,6 +281,9 @@ def build_report(
         "consensus": consensus(data),
         "gold": gold_accuracy(study, data, options.confidence),
         "kqa": kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
+        "medrgb": match_figures(
+            data, n_boot=options.n_boot, seed=seed, confidence=options.confidence
+        ),
         "win_rates": win_rates(data, options.confidence),
         "ratings": rating_means(data, options.confidence),
         "notes": {

@@ -241,6 +241,23 @@ def _other(report: dict[str, Any]) -> Iterator[list[str]]:
                     o,
                     s[o],
                 )
+    m = report.get("medrgb")
+    if m:
+        for r in m["raters"]:
+            for dim in ("by_source", "by_test", "by_p"):
+                for rec in r[dim]:
+                    yield _row(
+                        "medrgb",
+                        "match",
+                        f"{dim[3:]}={rec['key']}",
+                        r["rater"],
+                        None,
+                        "mean_score",
+                        rec,
+                    )
+            yield _row("medrgb", "match", "all", r["rater"], None, "mean_score", r["overall"])
+        for a in m["abstention_by_p"]:
+            yield _row("medrgb", "match", f"p={a['key']}", None, None, "abstention_share", a)
     kqa = report.get("kqa")
     if kqa:
         for r in kqa["raters"]:

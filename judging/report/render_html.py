@@ -13,7 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from medjudge.judging.report.html_kit import CSP, CSS, table
-from medjudge.judging.report.svg import COLORS, ForestRow, bars, esc, forest, heatmap, stacked
+from medjudge.judging.report.svg import (
+    COLORS,
+    ForestRow,
+    bars,
+    esc,
+    forest,
+    heatmap,
+    lines,
+    stacked,
+)
 from medjudge.store.literal import plural
 
 from . import judge_tables as jt
@@ -234,6 +243,25 @@ def _kqa(k: dict[str, Any]) -> str:
     )
 
 
+def _medrgb(m: dict[str, Any]) -> str:
+    charts = "".join(
+        lines(
+            [(c["source"], [(str(p["key"]), p) for p in c["points"]]) for c in r["chart"]],
+            title=f"Mean score by p — {r['rater']}",
+            x_label="p: share of signal documents in the context (%)",
+        )
+        for r in m["raters"]
+        if any(c["points"] for c in r["chart"])
+    )
+    return (
+        f'<p class="note">{esc(rt.MEDRGB_NOTE)} {plural(m["predictions"], "prediction")}, '
+        f"{plural(m['abstentions'], 'abstention')}.</p>"
+        + charts
+        + table(tb.medrgb(m))
+        + table(tb.medrgb_abstentions(m))
+    )
+
+
 def _protocol(p: dict[str, Any]) -> str:
     out = [f"<h3>{t.title}</h3>" + table(t) for t in (tb.judges(p), tb.templates(p))]
     out.append(f"<h3>Orders and voting rules</h3><p>Orders: {esc(', '.join(p['orders']))}.</p>")
@@ -306,6 +334,10 @@ def render_html(report: dict[str, Any]) -> str:
         sections.append(("wins", "Win rates (pairwise)", _win_rates(report)))
     if report.get("kqa"):
         sections.append(("kqa", "K-QA metrics (statements)", _kqa(report["kqa"])))
+    if report.get("medrgb"):
+        sections.append(
+            ("medrgb", "MedRGB: predictions vs ground truth", _medrgb(report["medrgb"]))
+        )
     if report["ratings"]:
         sections.append(("ratings", "Rating means", table(tb.ratings(report["ratings"]))))
     sections += [

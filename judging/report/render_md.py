@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from medjudge.store.literal import printable
+from medjudge.store.literal import plural, printable
 
 from . import cells as rc
 from . import judge_tables as jt
@@ -195,6 +195,18 @@ def _kqa(report: dict[str, Any]) -> list[str]:
     return out + table(tb.kqa(k))
 
 
+def _medrgb(report: dict[str, Any]) -> list[str]:
+    m = report.get("medrgb")
+    if not m:
+        return []
+    out = ["## MedRGB: predictions against the ground truth", "", rt.MEDRGB_NOTE, ""]
+    out += [
+        f"{plural(m['predictions'], 'prediction')}, {plural(m['abstentions'], 'abstention')}.",
+        "",
+    ]
+    return out + table(tb.medrgb(m)) + table(tb.medrgb_abstentions(m))
+
+
 def _judges(report: dict[str, Any]) -> list[str]:
     judges = report.get("judges")
     if not judges or not judges["versions"]:
@@ -230,7 +242,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += ["## Consensus beyond the majority (Dawid–Skene)", "", md(rt.CONSENSUS_NOTE), ""]
         for rec in report["consensus"]:
             out += [md(rt.consensus_line(rec)), "", *table(tb.consensus_accuracy(rec))]
-    out += _win_rates(report) + _kqa(report)
+    out += _win_rates(report) + _kqa(report) + _medrgb(report)
     if report["ratings"]:
         out += ["## Rating means", "", *table(tb.ratings(report["ratings"]))]
     out += _protocol(report) + _effort(report)

@@ -313,3 +313,76 @@ def bars(rows: Sequence[tuple[str, str, dict[str, Any] | None, str]], *, title: 
             f'fill="{MUTED}" dominant-baseline="middle">{100 * v:.1f}%{count}</text>'
         )
     return _svg(width, height, body, title)
+
+
+SERIES = ("#2563eb", "#d97706", "#15803d", "#7c3aed", "#b91c1c", "#0f766e", "#6b7280")
+"""Line colours of the series of a line chart, in order."""
+
+
+def lines(
+    series: Sequence[tuple[str, Sequence[tuple[str, dict[str, Any]]]]],
+    *,
+    title: str,
+    x_label: str,
+    y_max: float = 1.0,
+) -> str:
+    """A line chart with CI whiskers: series of (name, [(x label, estimate)]), x in the given
+    order (shared categories, e.g. p = 0, 20, 40 …), y from 0 to ``y_max``."""
+    xs: list[str] = []
+    for _, points in series:
+        for x, _ in points:
+            if x not in xs:
+                xs.append(x)
+    left, right, top, bottom = 50, 190, 34, 44
+    width, height = 760, 300
+    plot_w, plot_h = width - left - right, height - top - bottom
+    body = [f'<text x="0" y="14" font-size="14" font-weight="600" fill="{INK}">{esc(title)}</text>']
+
+    def px(i: int) -> float:
+        return left + (plot_w * (i + 0.5) / len(xs) if xs else 0.0)
+
+    def py(v: float) -> float:
+        return top + plot_h * (1.0 - v / y_max)
+
+    for t in range(0, 5):
+        v = y_max * t / 4
+        body.append(
+            f'<line x1="{left}" y1="{py(v):.1f}" x2="{left + plot_w}" y2="{py(v):.1f}" '
+            f'stroke="{GRID}"/><text x="{left - 6}" y="{py(v):.1f}" font-size="11" '
+            f'fill="{MUTED}" text-anchor="end" dominant-baseline="middle">{v:g}</text>'
+        )
+    for i, x in enumerate(xs):
+        body.append(_label(px(i), height - 26, x, 12, anchor="middle", size=11, color=MUTED))
+    body.append(
+        _label(left + plot_w / 2, height - 8, x_label, 80, anchor="middle", size=11, color=MUTED)
+    )
+    for k, (name, points) in enumerate(series):
+        color = SERIES[k % len(SERIES)]
+        coords = []
+        for x, e in points:
+            value = e.get("value")
+            if value is None:
+                continue
+            v = float(value)
+            i = xs.index(x)
+            coords.append(f"{px(i):.1f},{py(v):.1f}")
+            if e.get("ci_low") is not None:
+                body.append(
+                    f'<line x1="{px(i):.1f}" y1="{py(e["ci_low"]):.1f}" x2="{px(i):.1f}" '
+                    f'y2="{py(e["ci_high"]):.1f}" stroke="{color}" stroke-width="1" opacity="0.6"/>'
+                )
+            body.append(
+                f'<circle cx="{px(i):.1f}" cy="{py(v):.1f}" r="3.5" fill="{color}">'
+                f"<title>{esc(name)}: {esc(x)} → {v:.2f} (n = {e.get('n')})</title></circle>"
+            )
+        if len(coords) > 1:
+            body.append(
+                f'<polyline points="{" ".join(coords)}" fill="none" stroke="{color}" '
+                'stroke-width="2"/>'
+            )
+        y = top + 14 + 18 * k
+        body.append(
+            f'<rect x="{left + plot_w + 14}" y="{y - 5}" width="12" height="10" fill="{color}"/>'
+        )
+        body.append(_label(left + plot_w + 32, y, name, 22, anchor="start", size=11))
+    return _svg(width, height, body, title)

@@ -561,3 +561,27 @@ def reviewer_effort(e: dict[str, Any]) -> Table:
         for r in e["reviewers"]
     )
     return _table("Reviewer effort", columns, rows)
+
+
+def medrgb(m: dict[str, Any]) -> Table:
+    """MedRGB: each rater's mean score by source model, test and p (BCa intervals)."""
+    rows: list[tuple[Cell, ...]] = []
+    for r in m["raters"]:
+        groups = (("all", [r["overall"]]), ("model", r["by_source"]), ("test", r["by_test"]))
+        for dim, records in (*groups, ("p", r["by_p"])):
+            for rec in records:
+                rows.append(
+                    (Text(r["rater"]), Label(dim), Text(str(rec["key"])), Count(rec["n"]), Est(rec))
+                )
+    columns = _cols("Rater", "By", "Value", "n", "Mean score [95% CI]", numeric=(3, 4))
+    return _table("Mean score against the ground truth (1 / 0.5 / 0)", columns, rows)
+
+
+def medrgb_abstentions(m: dict[str, Any]) -> Table:
+    """MedRGB: the share of predictions that decline to answer, per p."""
+    rows = (
+        (Text(str(a["key"])), Count(a["n"]), Count(a["count"]), Est(a, pct=True))
+        for a in m["abstention_by_p"]
+    )
+    columns = _cols("p", "Predictions", "Abstentions", "Share [95% CI]", numeric=(1, 2, 3))
+    return _table("Abstentions (insufficient information) by p", columns, rows)

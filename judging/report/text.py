@@ -188,6 +188,13 @@ def two_metric_names(c: dict[str, Any]) -> list[str]:
     return names
 
 
+MEDRGB_NOTE = (
+    "Each prediction is scored against the ground truth: 1 = it matches, 0.5 = it matches "
+    "part of it and is relevant, 0 = wrong or irrelevant (MedRGB). Means with 95% BCa "
+    "intervals per rater; predictions that decline to answer (the study's decline phrases) "
+    "are abstentions, left out of the means and counted apart."
+)
+
 ANCHORING_NOTE = (
     "A change is a label a reviewer changed after the judge's verdict and the other reviewers' "
     "labels were shown; 'toward' means the new value matches a judge's current verdict (or the "
