@@ -240,10 +240,47 @@ ALTER TABLE adjudications ADD COLUMN rationale_frame TEXT
 typed on the review screen says "A" for the answer shown first (``display``); imported notes and
 rationales use the file's letters (``file``). NULL: written before this migration, unknown."""
 
+M005_BATCHES = """
+CREATE TABLE judge_batches (
+    id INTEGER PRIMARY KEY,
+    judge TEXT NOT NULL,
+    provider TEXT NOT NULL CHECK (provider IN ('openai', 'anthropic')),
+    token TEXT NOT NULL UNIQUE,
+    state TEXT NOT NULL CHECK (state IN ('intent', 'submitted', 'ended', 'collected', 'failed')),
+    provider_id TEXT,
+    input_file_id TEXT,
+    provider_status TEXT,
+    n_calls INTEGER NOT NULL,
+    n_bytes INTEGER NOT NULL,
+    run_id INTEGER REFERENCES judge_runs(id),
+    created_at TEXT NOT NULL,
+    submitted_at TEXT,
+    ended_at TEXT,
+    collected_at TEXT,
+    error TEXT
+);
+CREATE INDEX judge_batches_open ON judge_batches(state, judge);
+CREATE TABLE judge_batch_calls (
+    batch_id INTEGER NOT NULL REFERENCES judge_batches(id),
+    key TEXT NOT NULL,
+    custom_id TEXT NOT NULL,
+    call TEXT,
+    PRIMARY KEY (batch_id, key),
+    UNIQUE (batch_id, custom_id)
+);
+CREATE INDEX judge_batch_calls_key ON judge_batch_calls(key);
+"""
+"""Judge calls sent through the providers' batch APIs (#14, ``store.batches``). A batch is
+recorded (state ``intent``, with its calls and a medjudge token) before it is submitted; the
+provider's id is recorded once the provider accepted it; the results go into ``judge_calls``
+under the calls' cache keys. ``call`` holds what is needed to store a result (cleared once the
+batch is collected)."""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
     ("003_note_frames", M003_NOTE_FRAMES),
+    ("005_batches", M005_BATCHES),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 
