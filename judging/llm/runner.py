@@ -56,6 +56,16 @@ class RunOptions:
     retry_failed: bool = False
     """Ask again the samples whose reply never parsed (``failed``); by default they are cached
     like any paid call. The new attempt's cost is added to the old one's."""
+    batch: bool = False
+    """Send the calls through the providers' batch APIs (:mod:`.batching`)."""
+    batch_wait: bool = False
+    """With ``batch``: poll until every batch is collected (else return once submitted)."""
+    batch_poll_s: float = 30.0
+    """Seconds between polls of open batches."""
+    batch_max_requests: int | None = None
+    """Requests per batch (None: the provider's limit)."""
+    batch_max_bytes: int | None = None
+    """Bytes per batch (None: the provider's limit)."""
     cancel: threading.Event | None = None
     """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
     the items whose calls are all in get their verdicts."""
@@ -99,6 +109,17 @@ class RunSummary:
     for lack of trying, the judge could not be reached or used."""
     elapsed_s: float = 0.0
     run_id: int | None = None
+    batches_planned: int = 0
+    """``--batch --dry-run``: batches the missing calls would go in."""
+    batches_submitted: int = 0
+    batches_found: int = 0
+    """Batches a killed run had submitted without recording their id, found at the provider."""
+    batches_collected: int = 0
+    batches_pending: int = 0
+    """Batches still at the provider when the run ended (run the command again to collect)."""
+    to_call_batched: int = 0
+    """Calls submitted in batches by this run."""
+    collect_s: float = 0.0
 
 
 class RunDisplay(Protocol):
@@ -162,6 +183,18 @@ async def run_judges(
         summary.est_input_tokens += tin
         summary.est_output_tokens += tout
         summary.est_cost_usd += prices[c.judge.rater].cost(tin, tout)
+    if options.batch:
+        from medjudge.judging.llm.batching import BatchRun
+
+        batch_run = BatchRun(study, judges, options, prices, summary, None, display)
+        await batch_run.open(dry_run=options.dry_run)
+        if options.dry_run:
+            try:
+                _estimate_batches(batch_run, calls, summary, prices)
+            finally:
+                await batch_run.aclose()
+            summary.elapsed_s = time.monotonic() - t0
+            return summary
     if options.dry_run:
         summary.elapsed_s = time.monotonic() - t0
         return summary
@@ -181,7 +214,13 @@ async def run_judges(
         if display:
             display.started(summary)
         status = "done"
-        if todo:
+        if options.batch:
+            batch_run.run_id = run_id
+            try:
+                status = await batch_run.run(calls)
+            finally:
+                await batch_run.aclose()
+        elif todo:
             status = await _execute(study, todo, options, prices, summary, run_id, display)
         outcomes = {
             k: Outcome(v.status, v.parsed, v.error)
@@ -277,6 +316,23 @@ async def _execute(
         summary.stopped = "cancelled" if cancelled else f"--max-cost {options.max_cost:g} reached"
         return "stopped"
     return "done"
+
+
+def _estimate_batches(
+    batch_run: Any, calls: list[CallSpec], summary: RunSummary, prices: dict[str, Price]
+) -> None:
+    """``--batch --dry-run``: the batches, calls and cost at batch prices of what is missing."""
+    todo = batch_run.missing(calls)
+    summary.batches_planned = len(batch_run.plan(todo))
+    summary.to_call = len(todo)
+    summary.est_input_tokens = summary.est_output_tokens = 0
+    summary.est_cost_usd = 0.0
+    for c in todo:
+        tin = estimate_tokens(c.system + c.user)
+        tout = min(c.judge.max_tokens, 60 * len(c.parse_args.get("criteria", [1])) + 40)
+        summary.est_input_tokens += tin
+        summary.est_output_tokens += tout
+        summary.est_cost_usd += prices[c.judge.rater].batch().cost(tin, tout)
 
 
 def account(summary: RunSummary, row: dict[str, Any]) -> None:

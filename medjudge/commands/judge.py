@@ -60,7 +60,7 @@ class ProgressDisplay:
         """Show the bar (cached calls count as done from the start)."""
         if is_tty():
             self.progress = Progress(
-                TextColumn("judging"),
+                TextColumn("judging {task.description}"),
                 BarColumn(),
                 _Counts(summary),
                 TimeRemainingColumn(),
@@ -69,7 +69,7 @@ class ProgressDisplay:
             )
             self.progress.start()
             self.task = self.progress.add_task(
-                "judge", total=summary.calls_needed, completed=summary.cached
+                "", total=summary.calls_needed, completed=summary.cached
             )
         else:
             out(
@@ -84,6 +84,16 @@ class ProgressDisplay:
         elif time.monotonic() - self.last_line > 5:
             self.last_line = time.monotonic()
             out(f"{self.done}/{summary.to_call} calls made, ${summary.cost_usd:.4f} spent")
+
+    def batch_progress(self, done: int, total: int, pending: int) -> None:
+        """Batches in progress: what the provider reports done (results come when one ends)."""
+        if self.progress is not None:
+            self.progress.update(
+                self.task, description=f"{pending} batch(es) · {done}/{total} done"
+            )
+        elif time.monotonic() - self.last_line > 5:
+            self.last_line = time.monotonic()
+            out(f"{pending} batch(es) at the provider: {done}/{total} requests done")
 
     def finished(self, summary: RunSummary) -> None:
         """Stop the bar."""
@@ -154,13 +164,35 @@ def judge(
             "nothing that succeeded is asked or paid again.",
         ),
     ] = False,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the calls through the provider's batch API (OpenAI Batch, Anthropic "
+            "Message Batches; half price, results within 24 h). Without --wait the command "
+            "returns once submitted; the same command again collects (exit 5 until then).",
+        ),
+    ] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="With --batch: poll until every batch is collected.")
+    ] = False,
+    poll_interval: Annotated[
+        float, typer.Option(min=0.01, help="With --batch --wait: seconds between polls.")
+    ] = 30.0,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="With --batch: requests per batch (default: the provider's limit)."
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
 
     Exit codes: 0 done; 1 the run failed (a server that cannot be reached, a rejected key, an
     unknown model: the run stops after the first such error, or after 5 identical errors in a
-    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts.
+    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts; 5 (--batch)
+    batches are still at the provider: run the same command again to collect them.
 
     \b
     Example:
@@ -168,12 +200,16 @@ def judge(
       medjudge judge trial.db -j openai:gpt-4o -j anthropic:claude-3-5-sonnet-20241022 --max-cost 5
       medjudge judge trial.db -j openai:llama3@http://127.0.0.1:8000/v1 --concurrency 16
       medjudge judge trial.db -j local:smollm2 --samples 1
+      medjudge judge trial.db -j openai:gpt-4o-mini --batch        # submit; again to collect
+      medjudge judge trial.db -j openai:gpt-4o-mini --batch --wait
     """
     from medjudge.judging.llm.providers import ProviderError
     from medjudge.judging.llm.runner import RunOptions, run_judges
     from medjudge.judging.llm.specs import SpecError, parse_judge_spec
     from medjudge.judging.protocol.plan import JudgeConfig
 
+    if (wait or batch_size) and not batch:
+        raise typer.BadParameter("--wait and --batch-size go with --batch", param_hint="--wait")
     with opened(study, check=True) as s:
         try:
             configs = [
@@ -200,6 +236,10 @@ def judge(
             api_keys=prefs.api_keys(),
             actor=login_name(),
             retry_failed=retry_failed,
+            batch=batch,
+            batch_wait=wait,
+            batch_poll_s=poll_interval,
+            batch_max_requests=batch_size,
         )
         try:
             display = None if dry_run or json_output else ProgressDisplay()
@@ -221,22 +261,37 @@ EXIT_STOPPED = 3
 """Stopped at a limit (``--max-cost``): run again with a higher limit to finish."""
 EXIT_MISSING = 4
 """Finished, but some units have no verdict (every sample failed to parse): see the summary."""
+EXIT_PENDING = 5
+"""``--batch``: batches were submitted (or are still running) and their results are not in yet;
+the same command again collects them. Not an error, not finished either."""
 
 
 def exit_code(summary: RunSummary) -> int:
     """DESIGN §5: 1 the run failed (its calls kept failing), 3 stopped at ``--max-cost``,
-    4 finished with missing verdicts, 0 otherwise (a dry run is always 0)."""
+    5 batches still at the provider, 4 finished with missing verdicts, 0 otherwise (a dry run
+    is always 0)."""
     if summary.failure:
         return 1
     if summary.stopped and summary.stopped.startswith("--max-cost"):
         return EXIT_STOPPED
+    if summary.batches_pending:
+        return EXIT_PENDING
     if summary.missing_verdicts:
         return EXIT_MISSING
     return 0
 
 
 def _print_summary(s: RunSummary, dry_run: bool) -> None:
-    if dry_run:
+    if dry_run and s.batches_planned:
+        out(
+            f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to send in "
+            f"{s.batches_planned} batch(es)"
+        )
+        out(
+            f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
+            f"estimated cost at batch prices: ${s.est_cost_usd:.4f}"
+        )
+    elif dry_run:
         out(f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to make")
         out(
             f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
@@ -261,5 +316,16 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
             out("calls that failed to reach the model are retried by the next run")
         if s.stopped:
             out(f"stopped: {s.stopped}; run again with a higher limit to finish")
+        if s.batches_submitted or s.batches_collected or s.batches_pending or s.batches_found:
+            out(
+                f"batches: {s.batches_submitted} submitted ({s.to_call_batched} calls), "
+                f"{s.batches_found} found at the provider, {s.batches_collected} collected, "
+                f"{s.batches_pending} still at the provider"
+            )
+        if s.batches_pending:
+            out(
+                "the results are not all in: run the same command again to collect them "
+                "(add --wait to stay until they are)"
+            )
     for name in s.unknown_prices:
         out(f"note: no price known for {name}; its cost is counted as $0 (use --price IN,OUT)")
