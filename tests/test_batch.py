@@ -117,12 +117,15 @@ def test_without_wait_it_returns_then_the_same_command_collects_then_asks_nothin
     with FakeBatchServer(RESPONDER, script=BatchScript(polls=1)) as server:
         r = judge(db, server, "openai", "--batch")
         assert r.exit_code == 5, r.output  # type: ignore[attr-defined]
-        assert "run the same command again" in r.output  # type: ignore[attr-defined]
-        assert query(db, "SELECT status FROM judge_runs") == [("submitted",)]
+        assert "run with --batch again to collect" in r.output  # type: ignore[attr-defined]
+        assert query(db, "SELECT status FROM judge_runs") == [("pending",)]
         assert query(db, "SELECT state, provider_id IS NOT NULL FROM judge_batches") == [
             ("submitted", 1)
         ]
         assert verdicts(db) == {}
+        before = server.count()
+        r = judge(db, server, "openai")  # synchronous: the calls in the batch are paid already
+        assert r.exit_code == 5 and server.count() == before, r.output  # type: ignore[attr-defined]
         r = judge(db, server, "openai", "--batch")  # in progress still
         assert r.exit_code == 5, r.output  # type: ignore[attr-defined]
         r = judge(db, server, "openai", "--batch")
@@ -134,7 +137,22 @@ def test_without_wait_it_returns_then_the_same_command_collects_then_asks_nothin
         r = judge(db, server, "openai")
         assert r.exit_code == 0 and server.count() == before, "nor does a synchronous one"
     runs = [r[0] for r in query(db, "SELECT status FROM judge_runs")]
-    assert runs == ["submitted", "submitted", "done", "done", "done"]
+    assert runs == ["pending", "pending", "pending", "done", "done", "done"]
+
+
+def test_max_cost_holds_what_a_batch_run_submits(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    small_study(db, pairwise=4, statements=0).close()
+    with FakeBatchServer(RESPONDER, script=BatchScript(polls=0)) as s:
+        r = judge(db, s, "openai", "--batch", "--max-cost", "0.01")
+        assert r.exit_code == 3, r.output  # type: ignore[attr-defined]
+        first = len(s.batch_requests())
+        assert 0 < first < 24
+        # worst case per call at batch prices: ≤ (input + 800 output tokens) × $2/M × 0.5
+        assert query(db, "SELECT status FROM judge_runs") == [("stopped",)]
+        r = judge(db, s, "openai", "--batch", "--wait", "--poll-interval", "0.01")
+        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert len(s.batch_requests()) == 24, "the rest, and nothing twice"
 
 
 def test_expired_batch_gives_failed_samples_that_retry_failed_sends_again(tmp_path: Path) -> None:
@@ -234,8 +252,9 @@ def test_a_local_judge_has_no_batch_api(tmp_path: Path) -> None:
     db = tmp_path / "l.db"
     small_study(db, pairwise=1, statements=0).close()
     r = cli.invoke(app, ["judge", str(db), "-j", "local:smollm2", "--batch"])
-    assert r.exit_code == 1 and "no batch API" not in r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 1 and "Traceback" not in r.output  # type: ignore[attr-defined]
     assert "--batch needs an OpenAI or Anthropic judge" in r.stderr  # type: ignore[attr-defined]
+    assert query(db, "SELECT count(*) FROM judge_runs") == [(0,)], "refused before any run"
 
 
 # ---------------------------------------------------------------------------------- kills

@@ -55,9 +55,10 @@ class BatchProgress(Protocol):
 
 @dataclass(frozen=True)
 class PlannedBatch:
-    """A batch about to be submitted."""
+    """A batch about to be submitted: its token, calls and their request lines."""
 
     judge: JudgeConfig
+    token: str
     calls: list[CallSpec]
     lines: list[bytes]
 
@@ -73,6 +74,11 @@ def custom_id(token: str, key: str) -> str:
     return f"{token}-{key[:48]}"
 
 
+def new_token() -> str:
+    """A fresh batch token (12 hex digits)."""
+    return secrets.token_hex(6)
+
+
 def split(
     judge: JudgeConfig,
     calls: Sequence[CallSpec],
@@ -86,20 +92,22 @@ def split(
     cur: list[CallSpec] = []
     lines: list[bytes] = []
     size = 0
+    token = new_token()
     json_schema = api.provider == "openai"
     for c in calls:
         if c.key in seen:
             continue
         seen.add(c.key)
-        line = api.line("x" * 61, chat_request(c, json_schema))  # the id's final length
+        line = api.line(custom_id(token, c.key), chat_request(c, json_schema))
         if cur and (len(cur) >= max_requests or size + len(line) > max_bytes):
-            out.append(PlannedBatch(judge, cur, lines))
-            cur, lines, size = [], [], 0
+            out.append(PlannedBatch(judge, token, cur, lines))
+            cur, lines, size, token = [], [], 0, new_token()
+            line = api.line(custom_id(token, c.key), chat_request(c, json_schema))
         cur.append(c)
         lines.append(line)
         size += len(line)
     if cur:
-        out.append(PlannedBatch(judge, cur, lines))
+        out.append(PlannedBatch(judge, token, cur, lines))
     return out
 
 
@@ -185,6 +193,7 @@ class BatchRun:
         self.run_id = run_id
         self.display = display
         self.apis: dict[str, BatchAPI] = {}
+        self.dry_run = False
 
     def limits(self, provider: str) -> tuple[int, int]:
         """Requests and bytes per batch (the provider's, or smaller ones from the options)."""
@@ -195,10 +204,11 @@ class BatchRun:
         )
 
     async def open(self, *, dry_run: bool = False) -> None:
-        """Set up one batch client per judge (a dry run needs no API key: it sends nothing).
+        """Check the judges; their clients are made when first needed, so a run with nothing
+        to poll or send loads no SDK and needs no key (nor does a dry run: it sends nothing).
 
         Raises:
-            ProviderConfigError: a local judge (it has no batch API), or no API key.
+            ProviderConfigError: a local judge (it has no batch API).
         """
         for j in self.judges:
             if j.spec.provider == "local":
@@ -206,15 +216,25 @@ class BatchRun:
                     f"{j.rater}: --batch needs an OpenAI or Anthropic judge (or a compatible "
                     "server with a batch API); a local model has none"
                 )
-        keys = {"openai": PLACEHOLDER_KEY, "anthropic": PLACEHOLDER_KEY} if dry_run else None
-        for j in self.judges:
+        self.dry_run = dry_run
+
+    def api(self, rater: str) -> BatchAPI:
+        """The batch client of a judge (made on first use).
+
+        Raises:
+            ProviderConfigError: no API key for the judge's provider.
+        """
+        if rater not in self.apis:
+            j = next(j for j in self.judges if j.rater == rater)
+            keys = {"openai": PLACEHOLDER_KEY, "anthropic": PLACEHOLDER_KEY}
             sync = make_provider(
                 j.spec,
-                api_keys=keys or self.options.api_keys,
+                api_keys=keys if self.dry_run else self.options.api_keys,
                 timeout=self.options.timeout_s,
                 max_retries=self.options.max_retries,
             )
-            self.apis[j.rater] = make_batch_api(sync)
+            self.apis[rater] = make_batch_api(sync)
+        return self.apis[rater]
 
     async def aclose(self) -> None:
         """Close the clients and count their HTTP requests into the summary."""
@@ -241,14 +261,16 @@ class BatchRun:
         out: list[PlannedBatch] = []
         for j in self.judges:
             mine = [c for c in todo if c.judge.rater == j.rater]
-            api = self.apis[j.rater]
+            if not mine:
+                continue
+            api = self.api(j.rater)
             out += split(j, mine, api, *self.limits(api.provider))
         return out
 
     # ------------------------------------------------------------------ the run
     async def run(self, calls: Sequence[CallSpec]) -> str:
         """Collect, submit what is missing and (with ``wait``) wait; returns the run's status:
-        ``done``, ``submitted`` (batches still open), ``stopped`` (``--max-cost``) or
+        ``done``, ``pending`` (batches still at the provider), ``stopped`` (``--max-cost``) or
         ``failed``."""
         await self.poll_all()
         if self.summary.failure:
@@ -264,8 +286,9 @@ class BatchRun:
                 return "failed"
         self.summary.batches_pending = len(self.pending())
         if stopped:
+            self.summary.stopped = f"--max-cost {self.options.max_cost:g} reached"
             return "stopped"
-        return "submitted" if self.summary.batches_pending else "done"
+        return "pending" if self.summary.batches_pending else "done"
 
     def pending(self) -> list[store.Batch]:
         """Open batches of this run's judges."""
@@ -284,13 +307,8 @@ class BatchRun:
                 keep.append(i)
             if not keep:
                 break
-            calls = [pb.calls[i] for i in keep]
-            token = secrets.token_hex(6)
-            api = self.apis[pb.judge.rater]
-            lines = [
-                api.line(custom_id(token, c.key), chat_request(c, api.provider == "openai"))
-                for c in calls
-            ]
+            calls, lines, token = pb.calls[: len(keep)], pb.lines[: len(keep)], pb.token
+            api = self.api(pb.judge.rater)
             rows = [
                 store.BatchCall(
                     c.key,
@@ -336,9 +354,7 @@ class BatchRun:
         done = total = 0
         open_now = self.pending()
         for b in open_now:
-            api = self.apis.get(b.judge)
-            if api is None:
-                continue
+            api = self.api(b.judge)
             try:
                 counts = await self.poll(api, b)
             except ProviderError as exc:

@@ -29,6 +29,7 @@ from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol import rules as protocol
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
 from medjudge.judging.protocol.resolve import Outcome, VerdictOut, resolve_item
+from medjudge.store.batches import keys_in_flight, open_batches
 from medjudge.store.items import Item, get_item, list_items
 from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
 from medjudge.store.study import Study
@@ -119,6 +120,8 @@ class RunSummary:
     """Batches still at the provider when the run ended (run the command again to collect)."""
     to_call_batched: int = 0
     """Calls submitted in batches by this run."""
+    in_batches: int = 0
+    """Calls (of those needed) in batches still at the provider when the run started."""
     collect_s: float = 0.0
 
 
@@ -169,8 +172,17 @@ async def run_judges(
     summary = RunSummary(calls_needed=len(calls))
     stored = cached_calls(study, [c.key for c in calls])
     again = ("error", "failed") if options.retry_failed else ("error",)
-    todo = [c for c in calls if c.key not in stored or stored[c.key].status in again]
-    summary.cached = len(calls) - len(todo)
+    # Calls in a batch still at the provider (#14) are paid for already: never sent again here.
+    flying = keys_in_flight(study, [j.rater for j in judges])
+    todo = [
+        c
+        for c in calls
+        if c.key not in flying and (c.key not in stored or stored[c.key].status in again)
+    ]
+    if flying and not options.batch:
+        summary.batches_pending = len(open_batches(study, [j.rater for j in judges]))
+    summary.in_batches = sum(1 for c in calls if c.key in flying and c.key not in stored)
+    summary.cached = len(calls) - len(todo) - summary.in_batches
     summary.to_call = len(todo)
     prices = {
         j.rater: price_for(j.spec.provider, j.spec.model, j.spec.base_url, options.price_override)
@@ -222,6 +234,8 @@ async def run_judges(
                 await batch_run.aclose()
         elif todo:
             status = await _execute(study, todo, options, prices, summary, run_id, display)
+        if status == "done" and summary.batches_pending:
+            status = "pending"  # calls are still at the provider, in batches (#14)
         outcomes = {
             k: Outcome(v.status, v.parsed, v.error)
             for k, v in cached_calls(study, [c.key for c in calls]).items()

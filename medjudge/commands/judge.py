@@ -324,8 +324,8 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
             )
         if s.batches_pending:
             out(
-                "the results are not all in: run the same command again to collect them "
-                "(add --wait to stay until they are)"
+                f"{s.batches_pending} batch(es) still at the provider: their results are not in; "
+                "run with --batch again to collect them (add --wait to stay until they are)"
             )
     for name in s.unknown_prices:
         out(f"note: no price known for {name}; its cost is counted as $0 (use --price IN,OUT)")
