@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -55,15 +56,18 @@ def run() -> list[dict]:
             path = Path(tmp) / f"{provider}.db"
             with Study.create(path) as s:
                 import_file(s, source, "pairwise", actor="bench")
-            with FakeBatchServer(responder, script=BatchScript(polls=1)) as server:
+            with _TimedServer(responder, script=BatchScript(polls=1)) as server:
                 url = server.openai_url if provider == "openai" else server.anthropic_url
                 args = [
                     sys.executable, "-m", "medjudge", "judge", str(path),
                     "-j", f"{provider}:m@{url}", "--batch", "--json",
                 ]  # fmt: skip
+                size0 = path.stat().st_size
                 submit = _timed(args, server)
+                size1 = path.stat().st_size
                 poll = _timed(args, server)
                 collect = _timed(args, server)
+                size2 = path.stat().st_size
                 again = _timed(args, server)
                 calls = sum(len(b.requests) for b in server.created())
                 assert submit[2] == 5 and poll[2] == 5 and collect[2] == 0 and again[1] == 0
@@ -82,7 +86,44 @@ def run() -> list[dict]:
                         "target": "0 requests" if name == "re-run" else "",
                     }
                 )
+            out.append(
+                {
+                    "name": f"batch {provider}: the fake server answering 4,800 requests "
+                    "(inside collect)",
+                    "value": round(server.answer_s, 2),
+                    "unit": "s",
+                    "target": "",
+                }
+            )
+            out.append(
+                {
+                    "name": f"batch {provider}: study growth while the batch is pending",
+                    "value": round((size1 - size0) / 1e6, 1),
+                    "unit": "MB",
+                    "target": "",
+                }
+            )
+            out.append(
+                {
+                    "name": f"batch {provider}: study growth once collected (payload pages "
+                    "reused by the stored calls)",
+                    "value": round((size2 - size0) / 1e6, 1),
+                    "unit": "MB",
+                    "target": "",
+                }
+            )
     return out
+
+
+class _TimedServer(FakeBatchServer):
+    """Counts the time the fake spends answering batch requests (server work, not medjudge's)."""
+
+    answer_s = 0.0
+
+    def _advance(self, batch: Any) -> None:
+        t0 = time.monotonic()
+        super()._advance(batch)
+        self.answer_s += time.monotonic() - t0
 
 
 if __name__ == "__main__":

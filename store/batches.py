@@ -12,6 +12,7 @@ Storage contract (#14):
   collection leaves either nothing or everything of it.
 - A batch the provider refused or lost is ``failed`` with the reason; its calls are no longer
   in flight and the next run sends them again.
+- A call's request (``judge_batch_requests``) is kept only while its batch is open.
 - ``open`` batches (``intent``, ``submitted``, ``ended``) hold their calls: a call in an open
   batch is never put into another batch.
 """
@@ -60,8 +61,8 @@ class BatchCall:
     key: str
     custom_id: str
     call: dict[str, Any]
-    """What the caller stored to turn a result into a ``judge_calls`` row (``{}`` once the
-    batch is collected)."""
+    """The request and what the caller needs to turn its result into a ``judge_calls`` row
+    (``{}`` once the batch is collected or failed: the request is deleted then)."""
 
 
 _COLUMNS = (
@@ -99,8 +100,12 @@ def record_intent(
             or 0
         )
         conn.executemany(
-            "INSERT INTO judge_batch_calls (batch_id, key, custom_id, call) VALUES (?, ?, ?, ?)",
-            [(batch_id, c.key, c.custom_id, dumps(c.call)) for c in calls],
+            "INSERT INTO judge_batch_calls (batch_id, key, custom_id) VALUES (?, ?, ?)",
+            [(batch_id, c.key, c.custom_id) for c in calls],
+        )
+        conn.executemany(
+            "INSERT INTO judge_batch_requests (batch_id, key, call) VALUES (?, ?, ?)",
+            [(batch_id, c.key, dumps(c.call)) for c in calls],
         )
     return batch_id
 
@@ -146,6 +151,7 @@ def record_failed(study: Study, batch_id: int, error: str) -> None:
             "UPDATE judge_batches SET state = 'failed', error = ?, ended_at = ? WHERE id = ?",
             (error, utcnow(), batch_id),
         )
+        conn.execute("DELETE FROM judge_batch_requests WHERE batch_id = ?", (batch_id,))
 
 
 def record_collected(study: Study, batch_id: int, rows: Iterable[dict[str, Any]]) -> None:
@@ -154,13 +160,14 @@ def record_collected(study: Study, batch_id: int, rows: Iterable[dict[str, Any]]
     Rows follow :func:`~.judgments.record_call` (an ``ok`` row is never replaced).
     """
     with study.tx() as conn:
+        # Requests first: the pages they free are reused by the stored calls.
+        conn.execute("DELETE FROM judge_batch_requests WHERE batch_id = ?", (batch_id,))
         for row in rows:
             record_call(conn, row)
         conn.execute(
             "UPDATE judge_batches SET state = 'collected', collected_at = ? WHERE id = ?",
             (utcnow(), batch_id),
         )
-        conn.execute("UPDATE judge_batch_calls SET call = NULL WHERE batch_id = ?", (batch_id,))
 
 
 def open_batches(study: Study, judges: Sequence[str]) -> list[Batch]:
@@ -196,7 +203,8 @@ def all_batches(study: Study) -> list[Batch]:
 def batch_calls(study: Study, batch_id: int) -> list[BatchCall]:
     """The calls a batch carries, in the order they were recorded."""
     rows = study.conn.execute(
-        "SELECT key, custom_id, call FROM judge_batch_calls WHERE batch_id = ? ORDER BY rowid",
+        "SELECT c.key, c.custom_id, r.call FROM judge_batch_calls c LEFT JOIN judge_batch_requests r"
+        " ON r.batch_id = c.batch_id AND r.key = c.key WHERE c.batch_id = ? ORDER BY c.rowid",
         (batch_id,),
     )
     return [BatchCall(r[0], r[1], json.loads(r[2]) if r[2] else {}) for r in rows]

@@ -264,17 +264,22 @@ CREATE TABLE judge_batch_calls (
     batch_id INTEGER NOT NULL REFERENCES judge_batches(id),
     key TEXT NOT NULL,
     custom_id TEXT NOT NULL,
-    call TEXT,
     PRIMARY KEY (batch_id, key),
     UNIQUE (batch_id, custom_id)
 );
 CREATE INDEX judge_batch_calls_key ON judge_batch_calls(key);
+CREATE TABLE judge_batch_requests (
+    batch_id INTEGER NOT NULL REFERENCES judge_batches(id),
+    key TEXT NOT NULL,
+    call TEXT NOT NULL,
+    PRIMARY KEY (batch_id, key)
+);
 """
 """Judge calls sent through the providers' batch APIs (#14, ``store.batches``). A batch is
 recorded (state ``intent``, with its calls and a medjudge token) before it is submitted; the
 provider's id is recorded once the provider accepted it; the results go into ``judge_calls``
-under the calls' cache keys. ``call`` holds what is needed to store a result (cleared once the
-batch is collected)."""
+under the calls' cache keys. ``judge_batch_requests`` holds each call's request and what is
+needed to store its result, deleted once the batch is collected (its pages are then reused)."""
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("001_initial", M001_INITIAL),

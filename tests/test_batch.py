@@ -64,7 +64,9 @@ def verdicts(path: Path) -> dict[tuple[str, str], str | None]:
 
 def calls(path: Path) -> dict[str, tuple]:
     rows = query(
-        path, "SELECT key, status, parsed, input_tokens, output_tokens, cost_usd FROM judge_calls"
+        path,
+        "SELECT key, status, parsed, messages, params, template_hash, input_tokens, "
+        "output_tokens, cost_usd FROM judge_calls",
     )
     return {r[0]: r[1:] for r in rows}
 
@@ -99,13 +101,12 @@ def test_a_batch_run_gives_the_verdicts_of_a_synchronous_run(
     assert len(verdicts(batch_db)) == 6 * 6 + 2  # (item, criterion): statements collapse
     s, b = calls(sync_db), calls(batch_db)
     assert s.keys() == b.keys()
-    for key, (status, parsed, tin, tout, cost) in s.items():
-        assert b[key][:4] == (status, parsed, tin, tout)
-        assert b[key][4] == pytest.approx(cost / 2), "the batch discount is in the ledger"
+    for key, (*same, cost) in s.items():
+        assert list(b[key][:-1]) == same, "the same request, reply and tokens"
+        assert b[key][-1] == pytest.approx(cost / 2), "the batch discount is in the ledger"
     assert query(batch_db, "SELECT state FROM judge_batches") == [("collected",)]
-    assert query(batch_db, "SELECT count(*) FROM judge_batch_calls WHERE call IS NOT NULL") == [
-        (0,)
-    ]
+    assert query(batch_db, "SELECT count(*) FROM judge_batch_requests") == [(0,)]
+    assert query(batch_db, "SELECT count(*) FROM judge_batch_calls") == [(chat,)]
     assert query(batch_db, "SELECT status FROM judge_runs") == [("done",)]
     assert KEY.encode() not in batch_db.read_bytes()
 

@@ -129,7 +129,8 @@ EXPECTED = {
         "collected_at",
         "error",
     ],
-    "judge_batch_calls": ["batch_id", "key", "custom_id", "call"],
+    "judge_batch_calls": ["batch_id", "key", "custom_id"],
+    "judge_batch_requests": ["batch_id", "key", "call"],
 }
 
 

@@ -22,6 +22,7 @@ Storage and kill-safety contract (#14; the tables: :mod:`medjudge.store.batches`
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import Sequence
@@ -112,8 +113,9 @@ def split(
 
 
 def _payload(call: CallSpec, retry: bool) -> dict[str, Any]:
+    """What a batch call keeps until collected; its messages are in its request line."""
     row = call_row(call)
-    keep = ("judge", "provider", "model", "template", "template_hash", "params", "messages")
+    keep = ("judge", "provider", "model", "template", "template_hash", "params")
     return {
         **{k: row[k] for k in keep},
         "item_id": call.item_id,
@@ -125,6 +127,24 @@ def _payload(call: CallSpec, retry: bool) -> dict[str, Any]:
     }
 
 
+def messages_of(provider: str, line: str) -> str:
+    """The stored form of a call's messages (as a synchronous call stores them), read back
+    from its request line."""
+    entry = json.loads(line)
+    if provider == "anthropic":
+        params = entry["params"]
+        system = str(params.get("system", ""))
+        user = [m for m in params["messages"] if m["role"] == "user"]
+    else:
+        body = entry["body"]["messages"]
+        system = next((str(m["content"]) for m in body if m["role"] == "system"), "")
+        user = [m for m in body if m["role"] == "user"]
+    return dumps(
+        [{"role": "system", "content": system}]
+        + [{"role": "user", "content": m["content"]} for m in user]
+    )
+
+
 def _row(
     key: str, p: dict[str, Any], result: BatchResult | None, price: Price, run_id: int | None
 ) -> dict[str, Any]:
@@ -133,7 +153,7 @@ def _row(
         "key": key,
         **{k: p[k] for k in ("judge", "provider", "model", "template", "template_hash")},
         "params": p["params"],
-        "messages": p["messages"],
+        "messages": messages_of(p["provider"], p["line"]),
         "item_id": p["item_id"],
         "task": p["task"],
         "sample": p["sample"],
