@@ -318,3 +318,28 @@ def test_sigkill_after_submission_never_submits_a_second_batch(
         assert s.count() == before, "a third run makes no request at all"
     assert len(verdicts(db)) == 5 * 6 + 1
     assert query(db, "SELECT count(*) FROM judge_calls WHERE status = 'ok'") == [(5 * 6 + 3 * 3,)]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_failed_requests_are_failed_samples_and_their_errors_carry_no_key(
+    tmp_path: Path, provider: str
+) -> None:
+    """A request the provider answered with an error (here one that echoes the key) is a failed
+    sample: stored with the provider's message, scrubbed; never a vote."""
+    from .fakellm import FakeRequest, Reply
+
+    db = tmp_path / "r.db"
+    small_study(db, pairwise=2, statements=0).close()
+
+    def respond(req: FakeRequest) -> Reply:
+        if "Question 1?" in req.prompt_text:
+            return Reply.error(400, f"invalid request from key {KEY}")
+        return RESPONDER(req)
+
+    with FakeBatchServer(respond, script=BatchScript(polls=0)) as s:
+        r = judge(db, s, provider, "--batch", "--wait", "--poll-interval", "0.01")
+        assert r.exit_code == 4, r.output  # type: ignore[attr-defined]
+    failed = query(db, "SELECT error FROM judge_calls WHERE status = 'failed'")
+    assert len(failed) == 6 and all("invalid request from key" in e for (e,) in failed)
+    assert KEY.encode() not in db.read_bytes()
+    assert query(db, "SELECT count(*) FROM judge_calls WHERE status = 'ok'") == [(6,)]

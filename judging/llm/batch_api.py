@@ -182,7 +182,9 @@ class OpenAIBatchAPI:
             failure = "; ".join(
                 f"line {e.line}: {e.message}" if e.line else str(e.message) for e in errors[:3]
             )
-            failure = f"the provider refused the batch: {failure or 'no reason given'}"
+            failure = self.sync.scrub(
+                f"the provider refused the batch: {failure or 'no reason given'}"
+            )
         ended = b.status in ("completed", "expired", "cancelled", "failed")
         files = tuple(f for f in (b.output_file_id, b.error_file_id) if f)
         return BatchStatus(b.status, ended, done, total, failure, files)
@@ -208,12 +210,12 @@ class OpenAIBatchAPI:
             err = entry["error"]
             code = err.get("code") if isinstance(err, dict) else None
             what = "expired" if code == "batch_expired" else f"failed ({code or 'error'})"
-            return BatchResult(custom_id, None, error=f"batch request {what}: {_error_text(err)}")
+            text = self.sync.scrub(f"batch request {what}: {_error_text(err)}")
+            return BatchResult(custom_id, None, error=text)
         status = response.get("status_code")
         if status != 200:
-            return BatchResult(
-                custom_id, None, error=f"batch request failed: HTTP {status}: {_error_text(body)}"
-            )
+            text = f"batch request failed: HTTP {status}: {_error_text(body)}"
+            return BatchResult(custom_id, None, error=self.sync.scrub(text))
         choices = body.get("choices") or []
         message = (choices[0].get("message") or {}) if choices else {}
         text = message.get("content") or message.get("refusal") or ""
@@ -307,7 +309,9 @@ class AnthropicBatchAPI:
         kind = result.get("type")
         if kind != "succeeded":
             detail = f": {_error_text(result.get('error'))}" if kind == "errored" else ""
-            return BatchResult(custom_id, None, error=f"batch request {kind}{detail}")
+            return BatchResult(
+                custom_id, None, error=self.sync.scrub(f"batch request {kind}{detail}")
+            )
         message = result.get("message") or {}
         text = "".join(
             b.get("text") or "" for b in message.get("content") or [] if b.get("type") == "text"
