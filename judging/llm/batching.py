@@ -386,7 +386,11 @@ class BatchRun:
             self.display.batch_progress(done, total, len(self.pending()))
 
     async def poll(self, api: BatchAPI, b: store.Batch) -> tuple[int, int]:
-        """One batch: find it (``intent``), poll it, collect it when it ended."""
+        """One batch: find it (``intent``), poll it, collect it when it ended.
+
+        Returns:
+            Its requests done and in all while it stays at the provider; (0, 0) once collected.
+        """
         provider_id = b.provider_id
         calls = store.batch_calls(self.study, b.id)
         if provider_id is None:
@@ -426,7 +430,7 @@ class BatchRun:
         self.summary.collect_s += time.monotonic() - started
         for row in rows:
             self._account(row)
-        return status.done, status.total
+        return 0, 0  # collected: no longer at the provider
 
     def _account(self, row: dict[str, Any]) -> None:
         from medjudge.judging.llm.runner import CallEvent, account

@@ -87,11 +87,10 @@ class ProgressDisplay:
 
     def batch_progress(self, done: int, total: int, pending: int) -> None:
         """Batches in progress: what the provider reports done (results come when one ends)."""
+        text = f"· {pending} batch(es) at the provider, {done}/{total} done" if pending else ""
         if self.progress is not None:
-            self.progress.update(
-                self.task, description=f"{pending} batch(es) · {done}/{total} done"
-            )
-        elif time.monotonic() - self.last_line > 5:
+            self.progress.update(self.task, description=text)
+        elif pending and time.monotonic() - self.last_line > 5:
             self.last_line = time.monotonic()
             out(f"{pending} batch(es) at the provider: {done}/{total} requests done")
 
