@@ -124,6 +124,9 @@ def test_without_wait_it_returns_then_the_same_command_collects_then_asks_nothin
             ("submitted", 1)
         ]
         assert verdicts(db) == {}
+        shown = cli.invoke(app, ["status", str(db)]).output
+        assert f"batch at the provider: openai:m@{server.openai_url}" in shown
+        assert "54 calls" in shown, shown  # 6 × 2 orders × 3 samples + 2 × 3 statements × 3
         before = server.count()
         r = judge(db, server, "openai")  # synchronous: the calls in the batch are paid already
         assert r.exit_code == 5 and server.count() == before, r.output  # type: ignore[attr-defined]
@@ -135,6 +138,7 @@ def test_without_wait_it_returns_then_the_same_command_collects_then_asks_nothin
         before = server.count()
         r = judge(db, server, "openai", "--batch")
         assert r.exit_code == 0 and server.count() == before, "a third run makes no request"
+        assert "batch at the provider" not in cli.invoke(app, ["status", str(db)]).output
         r = judge(db, server, "openai")
         assert r.exit_code == 0 and server.count() == before, "nor does a synchronous one"
     runs = [r[0] for r in query(db, "SELECT status FROM judge_runs")]
@@ -343,3 +347,20 @@ def test_failed_requests_are_failed_samples_and_their_errors_carry_no_key(
     assert len(failed) == 6 and all("invalid request from key" in e for (e,) in failed)
     assert KEY.encode() not in db.read_bytes()
     assert query(db, "SELECT count(*) FROM judge_calls WHERE status = 'ok'") == [(6,)]
+
+
+def test_a_server_without_a_batch_api_is_named_and_nothing_is_left_in_flight(
+    tmp_path: Path,
+) -> None:
+    from .fakellm import FakeLLMServer
+
+    db = tmp_path / "n.db"
+    small_study(db, pairwise=1, statements=0).close()
+    with FakeLLMServer(RESPONDER) as plain:
+        r = cli.invoke(app, ["judge", str(db), "-j", f"openai:m@{plain.openai_url}", "--batch"])
+        assert r.exit_code == 1, r.output  # type: ignore[attr-defined]
+        line = r.stderr.strip().splitlines()[-1]  # type: ignore[attr-defined]
+        assert "upload the batch file: HTTP 404" in line and plain.openai_url in line, line
+        assert query(db, "SELECT state FROM judge_batches") == [("failed",)]
+        r = cli.invoke(app, ["judge", str(db), "-j", f"openai:m@{plain.openai_url}"])
+        assert r.exit_code == 0, "the calls were not held by the refused batch"  # type: ignore[attr-defined]
