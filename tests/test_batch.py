@@ -272,6 +272,7 @@ def _child(args: list[str]) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow  # real processes killed mid-run, like tests/test_crash.py
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 @pytest.mark.parametrize("when", ["before its id is recorded", "while waiting"])
 def test_sigkill_after_submission_never_submits_a_second_batch(
