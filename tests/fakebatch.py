@@ -65,12 +65,14 @@ class BatchScript:
         done: With ``expired``: how many of its requests were answered before it expired.
         hang_on_create: Seconds to wait before answering the create call — the batch is
             accepted first (a client killed meanwhile never learns its id).
+        drop_on_create: Accept the batch, then close the connection without an answer.
     """
 
     polls: int = 1
     outcome: str = "completed"
     done: int = 0
     hang_on_create: float = 0.0
+    drop_on_create: bool = False
 
 
 @dataclass
@@ -279,6 +281,8 @@ class FakeBatchServer(FakeLLMServer):
     def _hang(self, batch: _Batch) -> None:
         if batch.script.hang_on_create:
             time.sleep(batch.script.hang_on_create)
+        if batch.script.drop_on_create:
+            raise _Drop
 
     def _advance(self, batch: _Batch) -> None:
         """One status poll: stay in progress, or end as scripted and compute the results."""
@@ -441,6 +445,10 @@ class FakeBatchServer(FakeLLMServer):
         return self._json(200, body)
 
 
+class _Drop(Exception):
+    """Close the connection without an answer."""
+
+
 class _BatchHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
@@ -482,7 +490,11 @@ class _BatchHandler(BaseHTTPRequestHandler):
         request = fake._record(
             method=self.command, path=self.path.split("?", 1)[0], body=parsed, headers=headers
         )
-        answer = fake.handle_batch(self.command, self.path, headers, raw)
+        try:
+            answer = fake.handle_batch(self.command, self.path, headers, raw)
+        except _Drop:
+            self.close_connection = True
+            return
         if answer is not None and fake.latency:
             time.sleep(fake.latency)
         if answer is None:

@@ -365,3 +365,25 @@ def test_a_server_without_a_batch_api_is_named_and_nothing_is_left_in_flight(
         assert query(db, "SELECT state FROM judge_batches") == [("failed",)]
         r = cli.invoke(app, ["judge", str(db), "-j", f"openai:m@{plain.openai_url}"])
         assert r.exit_code == 0, "the calls were not held by the refused batch"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_create_without_an_answer_is_never_sent_again_but_found(
+    tmp_path: Path, provider: str
+) -> None:
+    """The provider accepts the batch but its answer never arrives (the connection drops): a
+    retry could create a second batch, so there is none — the run fails saying why, and the
+    next run finds the batch by its token and collects it."""
+    db = tmp_path / "t.db"
+    small_study(db, pairwise=2, statements=0).close()
+    scripts = {0: BatchScript(polls=0, drop_on_create=True)}
+    with FakeBatchServer(RESPONDER, script=lambda n: scripts.get(n, BatchScript(polls=0))) as s:
+        r = judge(db, s, provider, "--batch")
+        assert r.exit_code == 1, r.output  # type: ignore[attr-defined]
+        assert "create the batch: cannot connect" in r.stderr  # type: ignore[attr-defined]
+        assert len(s.created()) == 1, "no second create after a create with no answer"
+        assert query(db, "SELECT state, provider_id FROM judge_batches") == [("intent", None)]
+        r = judge(db, s, provider, "--batch", "--wait", "--poll-interval", "0.01")
+        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert "1 found at the provider" in r.output  # type: ignore[attr-defined]
+        assert len(s.created()) == 1

@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from medjudge.judging.llm.provider_types import ChatRequest, ProviderConfigError
+from medjudge.judging.llm.provider_types import ChatRequest, ProviderConfigError, ProviderError
 
 if TYPE_CHECKING:
     from medjudge.judging.llm.providers_anthropic import AnthropicProvider
@@ -29,6 +29,17 @@ LIMITS: dict[str, tuple[int, int]] = {
     "anthropic": (100_000, 256 * 1024 * 1024),
 }
 """Requests and bytes per batch the providers accept."""
+
+TRANSFER_TIMEOUT = 600.0
+"""Seconds per attempt for uploading a batch or downloading its results (up to 200–256 MB)."""
+
+
+def refused(err: ProviderError) -> bool:
+    """Whether a failed create was surely refused (429: not accepted), so it may be retried;
+    after a timeout, a dropped connection or a 5xx the batch may exist: never create it twice,
+    the next run looks for it by its token instead."""
+    return err.status == 429
+
 
 TOKEN_KEY = "medjudge_token"
 """The metadata key (OpenAI) under which a batch carries medjudge's token."""
@@ -140,7 +151,10 @@ class OpenAIBatchAPI:
         data = b"".join(lines)
         uploaded = await self.sync.call_sdk(
             "upload the batch file",
-            lambda: client.files.create(file=(f"medjudge-{token}.jsonl", data), purpose="batch"),
+            lambda: client.files.create(
+                file=(f"medjudge-{token}.jsonl", data), purpose="batch", timeout=TRANSFER_TIMEOUT
+            ),
+            timeout=TRANSFER_TIMEOUT,
         )
         on_file(uploaded.id)
         batch = await self.sync.call_sdk(
@@ -151,6 +165,7 @@ class OpenAIBatchAPI:
                 completion_window="24h",
                 metadata={TOKEN_KEY: token},
             ),
+            retry_if=refused,
         )
         return batch.id, batch.status
 
@@ -195,7 +210,9 @@ class OpenAIBatchAPI:
         out: list[BatchResult] = []
         for file_id in status.files:
             content = await self.sync.call_sdk(
-                "download the batch results", partial(client.files.content, file_id)
+                "download the batch results",
+                partial(client.files.content, file_id, timeout=TRANSFER_TIMEOUT),
+                timeout=TRANSFER_TIMEOUT,
             )
             for raw in content.text.splitlines():
                 if raw.strip():
@@ -255,7 +272,12 @@ class AnthropicBatchAPI:
         """Create the batch (its requests' custom_ids carry the token)."""
         requests = [json.loads(x) for x in lines]
         b = await self.sync.call_sdk(
-            "create the batch", lambda: self.sync.client.messages.batches.create(requests=requests)
+            "create the batch",
+            lambda: self.sync.client.messages.batches.create(
+                requests=requests, timeout=TRANSFER_TIMEOUT
+            ),
+            timeout=TRANSFER_TIMEOUT,
+            retry_if=refused,
         )
         return b.id, b.processing_status
 
@@ -297,11 +319,15 @@ class AnthropicBatchAPI:
 
         async def read() -> list[BatchResult]:
             out = []
-            async for entry in await client.messages.batches.results(batch_id):
+            async for entry in await client.messages.batches.results(
+                batch_id, timeout=TRANSFER_TIMEOUT
+            ):
                 out.append(self._result(entry.model_dump()))
             return out
 
-        return await self.sync.call_sdk("download the batch results", read)
+        return await self.sync.call_sdk(
+            "download the batch results", read, timeout=TRANSFER_TIMEOUT
+        )
 
     def _result(self, entry: dict[str, Any]) -> BatchResult:
         custom_id = str(entry.get("custom_id"))

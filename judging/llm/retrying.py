@@ -333,7 +333,14 @@ class RetryingProvider(ABC):
         """``text`` without this provider's key (or anything shaped like a key)."""
         return redact(text, self._secrets)
 
-    async def call_sdk(self, what: str, send: Callable[[], Awaitable[T]]) -> T:
+    async def call_sdk(
+        self,
+        what: str,
+        send: Callable[[], Awaitable[T]],
+        *,
+        timeout: float | None = None,
+        retry_if: Callable[[ProviderError], bool] | None = None,
+    ) -> T:
         """Run one SDK request other than a chat call (a batch API call) under the same policy:
         per-attempt timeout, retries with backoff for retryable failures, errors translated and
         redacted, nothing chained.
@@ -341,6 +348,10 @@ class RetryingProvider(ABC):
         Args:
             what: What the request does, for error messages ("upload the batch file").
             send: Makes the request (called once per attempt).
+            timeout: Per-attempt timeout (default: the provider's).
+            retry_if: Narrows which retryable errors are retried — for a request that must not
+                be repeated when its outcome is unknown (creating a batch after a timeout or a
+                dropped connection may have succeeded).
 
         Raises:
             ProviderError: The request failed (after its retries, if retryable).
@@ -352,11 +363,12 @@ class RetryingProvider(ABC):
             attempts += 1
             self.sdk_requests += 1
             err: ProviderError | None = None
+            limit = timeout or self.timeout
             try:
-                return await asyncio.wait_for(send(), timeout=self.timeout)
+                return await asyncio.wait_for(send(), timeout=limit)
             except TimeoutError:
                 err = self._error(
-                    f"{what}: no reply within {self.timeout:g} s", kind="timeout", retryable=True
+                    f"{what}: no reply within {limit:g} s", kind="timeout", retryable=True
                 )
             except ProviderError as exc:
                 err = exc
@@ -367,7 +379,8 @@ class RetryingProvider(ABC):
                 err.message = err.message.replace(f"{self.name}: ", f"{self.name}: {what}: ", 1)
                 err.args = (err.message,)
             err.attempts = attempts
-            if not err.retryable or attempts > self.max_retries:
+            again = err.retryable and (retry_if is None or retry_if(err))
+            if not again or attempts > self.max_retries:
                 raise err
             delay = backoff_delay(
                 attempts - 1,
