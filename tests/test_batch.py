@@ -236,6 +236,8 @@ def test_dry_run_shows_batches_calls_and_the_cost_at_batch_prices(tmp_path: Path
     assert "18 to send in 1 batch(es)" in out and "at batch prices" in out
     bcost = float(out.rsplit("$", 1)[1].split()[0])
     assert bcost == pytest.approx(cost[0] / 2, abs=1e-4)
+    r = cli.invoke(app, ["judge", str(db), "-j", "openai:m", "--wait"])
+    assert r.exit_code == 2 and "--batch" in r.output  # type: ignore[attr-defined]
 
 
 def test_a_refused_batch_fails_the_run_and_frees_its_calls(tmp_path: Path) -> None:

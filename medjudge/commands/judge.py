@@ -190,8 +190,8 @@ def judge(
 
     Exit codes: 0 done; 1 the run failed (a server that cannot be reached, a rejected key, an
     unknown model: the run stops after the first such error, or after 5 identical errors in a
-    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts; 5 (--batch)
-    batches are still at the provider: run the same command again to collect them.
+    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts; 5 calls are in
+    batches still at the provider (--batch): run with --batch again to collect them.
 
     \b
     Example:
