@@ -76,6 +76,25 @@ SABOTAGES = [
         "and ran & set(v.members):",
         "and False and ran & set(v.members):",
         ("tests/test_judge_versions.py",),
+        "batch: resubmit a recorded batch without looking for it at the provider first",
+        "judging/llm/batching.py",
+        "            found = await api.find(b.token, [c.custom_id for c in calls], since)\n",
+        "            found = None  # sabotage\n",
+        ("tests/test_batch.py",),
+    ),
+    Sabotage(
+        "batch: send calls that are cached already (batches ignore the call cache)",
+        "judging/llm/batching.py",
+        "            if c.key not in stored or stored[c.key].status in again:\n",
+        "            if True:  # sabotage\n",
+        ("tests/test_batch.py",),
+    ),
+    Sabotage(
+        "batch: charge list prices for batch calls",
+        "judging/llm/batching.py",
+        "        self.prices = {name: p.batch() for name, p in prices.items()}\n",
+        "        self.prices = dict(prices)\n",
+        ("tests/test_batch.py",),
     ),
 ]
 

@@ -371,11 +371,53 @@ WHERE a.id = (SELECT max(b.id) FROM adjudications b WHERE b.unit_id = a.unit_id)
 """"The latest verdict (per unit and judge) and the latest adjudication (per unit) hold", defined
 once, as views (#13): every query that needs the current one reads these."""
 
+M005_BATCHES = """
+CREATE TABLE judge_batches (
+    id INTEGER PRIMARY KEY,
+    judge TEXT NOT NULL,
+    provider TEXT NOT NULL CHECK (provider IN ('openai', 'anthropic')),
+    token TEXT NOT NULL UNIQUE,
+    state TEXT NOT NULL CHECK (state IN ('intent', 'submitted', 'ended', 'collected', 'failed')),
+    provider_id TEXT,
+    input_file_id TEXT,
+    provider_status TEXT,
+    n_calls INTEGER NOT NULL,
+    n_bytes INTEGER NOT NULL,
+    run_id INTEGER REFERENCES judge_runs(id),
+    created_at TEXT NOT NULL,
+    submitted_at TEXT,
+    ended_at TEXT,
+    collected_at TEXT,
+    error TEXT
+);
+CREATE INDEX judge_batches_open ON judge_batches(state, judge);
+CREATE TABLE judge_batch_calls (
+    batch_id INTEGER NOT NULL REFERENCES judge_batches(id),
+    key TEXT NOT NULL,
+    custom_id TEXT NOT NULL,
+    PRIMARY KEY (batch_id, key),
+    UNIQUE (batch_id, custom_id)
+);
+CREATE INDEX judge_batch_calls_key ON judge_batch_calls(key);
+CREATE TABLE judge_batch_requests (
+    batch_id INTEGER NOT NULL REFERENCES judge_batches(id),
+    key TEXT NOT NULL,
+    call TEXT NOT NULL,
+    PRIMARY KEY (batch_id, key)
+);
+"""
+"""Judge calls sent through the providers' batch APIs (#14, ``store.batches``). A batch is
+recorded (state ``intent``, with its calls and a medjudge token) before it is submitted; the
+provider's id is recorded once the provider accepted it; the results go into ``judge_calls``
+under the calls' cache keys. ``judge_batch_requests`` holds each call's request and what is
+needed to store its result, deleted once the batch is collected (its pages are then reused)."""
+
 MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
     ("003_note_frames", M003_NOTE_FRAMES),
     ("004_judge_versions", M004_JUDGE_VERSIONS),
+    ("005_batches", M005_BATCHES),
     ("006_match_kind", m006_match_kind),
     ("007_reviewer_aids", M007_REVIEWER_AIDS),
     ("008_current_views", M008_CURRENT_VIEWS),
@@ -433,7 +475,10 @@ def migrate(conn: sqlite3.Connection, path: Path) -> list[str]:
                 (name,),
             )
             conn.execute(f"PRAGMA application_id = {APP_ID}")
-            conn.execute(f"PRAGMA user_version = {known.index(name) + 1}")
+            # The number of migrations applied (not this one's position: they may be applied
+            # out of list order when a study met them on different versions).
+            count = conn.execute("SELECT count(*) FROM _migrations").fetchone()[0]
+            conn.execute(f"PRAGMA user_version = {int(count)}")
         new.append(name)
     return new
 

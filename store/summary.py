@@ -81,6 +81,22 @@ def summary(study: Study) -> dict[str, Any]:
         ).fetchone()[0],
         "roles": roles,
         "review_seconds": round(float(seconds), 1),
+        "batches_pending": [
+            {
+                "judge": r[0],
+                "provider": r[1],
+                "id": r[2],
+                "state": r[3],
+                "provider_status": r[4],
+                "calls": r[5],
+                "submitted_at": r[6],
+            }
+            for r in conn.execute(
+                "SELECT judge, provider, provider_id, state, provider_status, n_calls, "
+                "submitted_at FROM judge_batches WHERE state IN ('intent', 'submitted', 'ended') "
+                "ORDER BY id"
+            )
+        ],
         "blind": study.settings.blind,
     }
 

@@ -123,6 +123,26 @@ EXPECTED = {
         "members",
         "created_at",
     ],
+    "judge_batches": [
+        "id",
+        "judge",
+        "provider",
+        "token",
+        "state",
+        "provider_id",
+        "input_file_id",
+        "provider_status",
+        "n_calls",
+        "n_bytes",
+        "run_id",
+        "created_at",
+        "submitted_at",
+        "ended_at",
+        "collected_at",
+        "error",
+    ],
+    "judge_batch_calls": ["batch_id", "key", "custom_id"],
+    "judge_batch_requests": ["batch_id", "key", "call"],
 }
 
 
@@ -346,3 +366,63 @@ def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
             new.conn.execute("DELETE FROM judge_versions")
     finally:
         new.close()
+
+
+def test_batches_migrate_an_older_study_and_keep_their_contract(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#14: a study made before 005_batches opens with the batch tables; a batch is recorded
+    with its calls before submission, and collecting stores its results in the call cache and
+    clears the payloads in one step."""
+    from medjudge.store import batches, migrations
+    from medjudge.store.judgments import cached_calls
+
+    from .conftest import small_study
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
+    small_study(path, pairwise=1, statements=0).close()
+    monkeypatch.undo()
+    s = Study.open(path)
+    try:
+        assert "005_batches" in applied(s.conn)
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == len(applied(s.conn))
+        calls = [batches.BatchCall(f"k{i}", f"tok-k{i}", {"i": i}) for i in range(3)]
+        bid = batches.record_intent(
+            s,
+            judge="openai:m",
+            provider="openai",
+            token="tok",
+            calls=calls,
+            n_bytes=10,
+            run_id=None,
+        )
+        assert batches.keys_in_flight(s, ["openai:m"]) == {"k0", "k1", "k2"}
+        assert batches.keys_in_flight(s, ["openai:other"]) == set()
+        assert [b.state for b in batches.open_batches(s, ["openai:m"])] == ["intent"]
+        batches.record_submitted(s, bid, "batch_1", "validating")
+        batches.record_status(s, bid, "completed", ended=True)
+        assert batches.get_batch(s, bid).state == "ended"
+        assert batches.batch_calls(s, bid)[1].call == {"i": 1}
+        row = {
+            "key": "k0", "judge": "openai:m", "provider": "openai", "model": "m",
+            "template": "t", "template_hash": "h", "params": "{}", "messages": "[]",
+            "item_id": 1, "task": "pairwise/AB", "sample": 0, "status": "ok", "raw": "x",
+            "parsed": "{}", "error": None, "input_tokens": 1, "output_tokens": 1,
+            "cost_usd": 0.0, "latency_s": 0.0, "attempts": 1, "run_id": None, "created_at": "t",
+        }  # fmt: skip
+        batches.record_collected(s, bid, [row])
+        assert batches.get_batch(s, bid).state == "collected"
+        assert batches.open_batches(s, ["openai:m"]) == []
+        assert batches.keys_in_flight(s, ["openai:m"]) == set()
+        assert batches.batch_calls(s, bid)[0].call == {}
+        assert cached_calls(s, ["k0"])["k0"].status == "ok"
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            s.conn.execute("UPDATE judge_batches SET state = 'lost'")
+        with pytest.raises(StudyError, match="UNIQUE"):  # one custom_id per batch, never two
+            batches.record_intent(
+                s, judge="openai:m", provider="openai", token="tok2",
+                calls=[calls[0], batches.BatchCall("k9", "tok-k0", {})], n_bytes=1, run_id=None,
+            )  # fmt: skip
+    finally:
+        s.close()

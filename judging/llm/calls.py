@@ -141,35 +141,37 @@ class LocalCostGuard:
 
 def parse_reply(call: CallSpec, text: str) -> Any:
     """Parse a reply for its task (raises :class:`replies.ReplyError`)."""
-    if call.kind == "pairwise":
-        return replies.parse_pairwise(text, call.parse_args["criteria"])
-    if call.kind == "nli":
+    return parse_text(call.kind, call.parse_args, text)
+
+
+def parse_text(kind: str, parse_args: dict[str, Any], text: str) -> Any:
+    """Parse a reply to a call of ``kind`` (raises :class:`replies.ReplyError`)."""
+    if kind == "pairwise":
+        return replies.parse_pairwise(text, parse_args["criteria"])
+    if kind == "nli":
         return replies.parse_nli(text)
-    if call.kind in ("kqa_entails", "kqa_contradicts"):
+    if kind in ("kqa_entails", "kqa_contradicts"):
         return replies.parse_yes_no(text)
-    if call.kind == "match":
+    if kind == "match":
         return replies.parse_match(text)
-    return replies.parse_rating(text, call.parse_args["scales"], call.parse_args["options"])
+    return replies.parse_rating(text, parse_args["scales"], parse_args["options"])
 
 
-async def make_call(
-    provider: Provider, call: CallSpec, price: Price, parse_retries: int
-) -> dict[str, Any]:
-    """One call with up to ``parse_retries`` extra requests for replies that do not parse.
-
-    Returns:
-        The ``judge_calls`` row: status ``ok`` (parsed), ``failed`` (paid, never parsed) or
-        ``error`` (nothing usable came back; retried by the next run).
-    """
-    req = ChatRequest(
+def chat_request(call: CallSpec, json_schema: bool) -> ChatRequest:
+    """The request of a call (with its JSON schema where the provider honours one)."""
+    return ChatRequest(
         system=call.system,
         messages=[{"role": "user", "content": call.user}],
         max_tokens=call.judge.max_tokens,
         temperature=call.judge.temperature,
-        json_schema=call.json_schema if provider.supports_json_schema else None,
+        json_schema=call.json_schema if json_schema else None,
         seed=call.sample,
     )
-    row: dict[str, Any] = {
+
+
+def call_row(call: CallSpec) -> dict[str, Any]:
+    """A ``judge_calls`` row for a call, before its result is known (status ``failed``)."""
+    return {
         "key": call.key,
         "judge": call.judge.rater,
         "provider": call.judge.spec.provider,
@@ -192,6 +194,19 @@ async def make_call(
         "created_at": utcnow(),
         "status": "failed",
     }
+
+
+async def make_call(
+    provider: Provider, call: CallSpec, price: Price, parse_retries: int
+) -> dict[str, Any]:
+    """One call with up to ``parse_retries`` extra requests for replies that do not parse.
+
+    Returns:
+        The ``judge_calls`` row: status ``ok`` (parsed), ``failed`` (paid, never parsed) or
+        ``error`` (nothing usable came back; retried by the next run).
+    """
+    req = chat_request(call, provider.supports_json_schema)
+    row = call_row(call)
     for _ in range(1 + parse_retries):
         try:
             result = await provider.complete(req)

@@ -2,13 +2,14 @@
 
 Prices change; these are list prices in USD per 1M tokens as published by the providers when
 this table was written, and ``--price IN,OUT`` on ``medjudge judge`` overrides them. Local and
-self-hosted models cost nothing here. An unknown hosted model is priced at zero and said so,
+self-hosted models cost nothing here. Calls sent through the providers' batch APIs cost
+:data:`BATCH_DISCOUNT` of the list price (both OpenAI and Anthropic halve it). An unknown hosted model is priced at zero and said so,
 so the guard is never silently wrong about a model it does not know.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.50, 10.00),
@@ -28,6 +29,11 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
+BATCH_DISCOUNT = 0.5
+"""Share of the list price paid for a call sent through a batch API (OpenAI Batch, Anthropic
+Message Batches: 50 % off input and output tokens). A ``--price`` override is a list price too."""
+
+
 @dataclass(frozen=True)
 class Price:
     """USD per 1M input and output tokens; ``known`` is False for a guessed zero."""
@@ -39,6 +45,14 @@ class Price:
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         """The cost of one call in USD."""
         return (input_tokens * self.input_per_m + output_tokens * self.output_per_m) / 1_000_000
+
+    def batch(self) -> Price:
+        """The price of the same call through a batch API."""
+        return replace(
+            self,
+            input_per_m=self.input_per_m * BATCH_DISCOUNT,
+            output_per_m=self.output_per_m * BATCH_DISCOUNT,
+        )
 
 
 def price_for(

@@ -141,6 +141,18 @@ class AnthropicProvider(RetryingProvider):
             kwargs["extra_body"] = {"temperature": req.temperature}
         return kwargs
 
+    def request_body(self, req: ChatRequest) -> dict[str, Any]:
+        """The JSON body of ``req`` exactly as :meth:`complete` sends it (for batch requests)."""
+        kwargs = self._build_kwargs(req)
+        kwargs.pop("timeout", None)
+        kwargs.update(kwargs.pop("extra_body", {}))
+        return kwargs
+
+    @property
+    def client(self) -> anthropic.AsyncAnthropic:
+        """The SDK client (for the batch API)."""
+        return self._client
+
     async def _send(self, req: ChatRequest) -> ChatResult:
         response = await self._client.messages.create(**self._build_kwargs(req))
         blocks = getattr(response, "content", None)

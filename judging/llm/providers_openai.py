@@ -144,6 +144,18 @@ class OpenAIProvider(RetryingProvider):
             }
         return kwargs
 
+    def request_body(self, req: ChatRequest) -> dict[str, Any]:
+        """The JSON body of ``req`` exactly as :meth:`complete` sends it (for batch files)."""
+        kwargs = self._build_kwargs(req)
+        kwargs.pop("timeout", None)
+        kwargs.update(kwargs.pop("extra_body", {}))
+        return kwargs
+
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        """The SDK client (for the batch API)."""
+        return self._client
+
     async def _send(self, req: ChatRequest) -> ChatResult:
         response = await self._client.chat.completions.create(**self._build_kwargs(req))
         choices = getattr(response, "choices", None)

@@ -15,8 +15,8 @@ import math
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from medjudge.judging.llm.provider_types import (
     RETRYABLE_STATUSES,
@@ -29,6 +29,8 @@ from medjudge.judging.llm.provider_types import (
 )
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # --------------------------------------------------------------------------- retry policy
 
@@ -198,6 +200,8 @@ class RetryingProvider(ABC):
         )
         # Parameters this model refused (learned from 400s): never sent again.
         self._dropped_params: set[str] = set()
+        self.sdk_requests = 0
+        """Attempts made by :meth:`call_sdk` (batch API requests)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, model={self.model!r})"
@@ -322,6 +326,67 @@ class RetryingProvider(ABC):
                 attempts,
                 err.kind,
                 delay,
+            )
+            await asyncio.sleep(delay)
+
+    def scrub(self, text: str) -> str:
+        """``text`` without this provider's key (or anything shaped like a key)."""
+        return redact(text, self._secrets)
+
+    async def call_sdk(
+        self,
+        what: str,
+        send: Callable[[], Awaitable[T]],
+        *,
+        timeout: float | None = None,
+        retry_if: Callable[[ProviderError], bool] | None = None,
+    ) -> T:
+        """Run one SDK request other than a chat call (a batch API call) under the same policy:
+        per-attempt timeout, retries with backoff for retryable failures, errors translated and
+        redacted, nothing chained.
+
+        Args:
+            what: What the request does, for error messages ("upload the batch file").
+            send: Makes the request (called once per attempt).
+            timeout: Per-attempt timeout (default: the provider's).
+            retry_if: Narrows which retryable errors are retried — for a request that must not
+                be repeated when its outcome is unknown (creating a batch after a timeout or a
+                dropped connection may have succeeded).
+
+        Raises:
+            ProviderError: The request failed (after its retries, if retryable).
+        """
+        if self._closed:
+            raise ProviderError(f"{self.name}: provider is closed", kind="closed")
+        attempts = 0
+        while True:
+            attempts += 1
+            self.sdk_requests += 1
+            err: ProviderError | None = None
+            limit = timeout or self.timeout
+            try:
+                return await asyncio.wait_for(send(), timeout=limit)
+            except TimeoutError:
+                err = self._error(
+                    f"{what}: no reply within {limit:g} s", kind="timeout", retryable=True
+                )
+            except ProviderError as exc:
+                err = exc
+            except Exception as exc:
+                err = self._translate(exc)
+                if err is None:
+                    raise
+                err.message = err.message.replace(f"{self.name}: ", f"{self.name}: {what}: ", 1)
+                err.args = (err.message,)
+            err.attempts = attempts
+            again = err.retryable and (retry_if is None or retry_if(err))
+            if not again or attempts > self.max_retries:
+                raise err
+            delay = backoff_delay(
+                attempts - 1,
+                base=self.backoff_base,
+                cap=self.backoff_max,
+                retry_after=err.retry_after,
             )
             await asyncio.sleep(delay)
 

@@ -30,6 +30,7 @@ from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
 from medjudge.judging.protocol.resolve import Outcome, resolve_item
 from medjudge.judging.protocol.versions import name_versions, register_judges
+from medjudge.store.batches import keys_in_flight, open_batches
 from medjudge.store.items import Item, get_item, list_items
 from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
 from medjudge.store.study import Study
@@ -57,6 +58,16 @@ class RunOptions:
     retry_failed: bool = False
     """Ask again the samples whose reply never parsed (``failed``); by default they are cached
     like any paid call. The new attempt's cost is added to the old one's."""
+    batch: bool = False
+    """Send the calls through the providers' batch APIs (:mod:`.batching`)."""
+    batch_wait: bool = False
+    """With ``batch``: poll until every batch is collected (else return once submitted)."""
+    batch_poll_s: float = 30.0
+    """Seconds between polls of open batches."""
+    batch_max_requests: int | None = None
+    """Requests per batch (None: the provider's limit)."""
+    batch_max_bytes: int | None = None
+    """Bytes per batch (None: the provider's limit)."""
     cancel: threading.Event | None = None
     """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
     the items whose calls are all in get their verdicts."""
@@ -102,6 +113,19 @@ class RunSummary:
     run_id: int | None = None
     versions: list[str] = field(default_factory=list)
     """The judge versions of the run, by rater name (a panel's last)."""
+    batches_planned: int = 0
+    """``--batch --dry-run``: batches the missing calls would go in."""
+    batches_submitted: int = 0
+    batches_found: int = 0
+    """Batches a killed run had submitted without recording their id, found at the provider."""
+    batches_collected: int = 0
+    batches_pending: int = 0
+    """Batches still at the provider when the run ended (run the command again to collect)."""
+    to_call_batched: int = 0
+    """Calls submitted in batches by this run."""
+    in_batches: int = 0
+    """Calls (of those needed) in batches still at the provider when the run started."""
+    collect_s: float = 0.0
 
 
 class RunDisplay(Protocol):
@@ -155,8 +179,17 @@ async def run_judges(
     summary = RunSummary(calls_needed=len(calls), versions=[j.rater for j in judges])
     stored = cached_calls(study, [c.key for c in calls])
     again = ("error", "failed") if options.retry_failed else ("error",)
-    todo = [c for c in calls if c.key not in stored or stored[c.key].status in again]
-    summary.cached = len(calls) - len(todo)
+    # Calls in a batch still at the provider (#14) are paid for already: never sent again here.
+    flying = keys_in_flight(study, [j.rater for j in judges])
+    todo = [
+        c
+        for c in calls
+        if c.key not in flying and (c.key not in stored or stored[c.key].status in again)
+    ]
+    if flying and not options.batch:
+        summary.batches_pending = len(open_batches(study, [j.rater for j in judges]))
+    summary.in_batches = sum(1 for c in calls if c.key in flying and c.key not in stored)
+    summary.cached = len(calls) - len(todo) - summary.in_batches
     summary.to_call = len(todo)
     prices = {
         j.rater: price_for(j.spec.provider, j.spec.model, j.spec.base_url, options.price_override)
@@ -169,6 +202,18 @@ async def run_judges(
         summary.est_input_tokens += tin
         summary.est_output_tokens += tout
         summary.est_cost_usd += prices[c.judge.rater].cost(tin, tout)
+    if options.batch:
+        from medjudge.judging.llm.batching import BatchRun
+
+        batch_run = BatchRun(study, judges, options, prices, summary, None, display)
+        await batch_run.open(dry_run=options.dry_run)
+        if options.dry_run:
+            try:
+                _estimate_batches(batch_run, calls, summary, prices)
+            finally:
+                await batch_run.aclose()
+            summary.elapsed_s = time.monotonic() - t0
+            return summary
     if options.dry_run:
         summary.elapsed_s = time.monotonic() - t0
         return summary
@@ -188,8 +233,16 @@ async def run_judges(
         if display:
             display.started(summary)
         status = "done"
-        if todo:
+        if options.batch:
+            batch_run.run_id = run_id
+            try:
+                status = await batch_run.run(calls)
+            finally:
+                await batch_run.aclose()
+        elif todo:
             status = await _execute(study, todo, options, prices, summary, run_id, display)
+        if status == "done" and summary.batches_pending:
+            status = "pending"  # calls are still at the provider, in batches (#14)
         outcomes = {
             k: Outcome(v.status, v.parsed, v.error)
             for k, v in cached_calls(study, [c.key for c in calls]).items()
@@ -284,6 +337,23 @@ async def _execute(
         summary.stopped = "cancelled" if cancelled else f"--max-cost {options.max_cost:g} reached"
         return "stopped"
     return "done"
+
+
+def _estimate_batches(
+    batch_run: Any, calls: list[CallSpec], summary: RunSummary, prices: dict[str, Price]
+) -> None:
+    """``--batch --dry-run``: the batches, calls and cost at batch prices of what is missing."""
+    todo = batch_run.missing(calls)
+    summary.batches_planned = len(batch_run.plan(todo))
+    summary.to_call = len(todo)
+    summary.est_input_tokens = summary.est_output_tokens = 0
+    summary.est_cost_usd = 0.0
+    for c in todo:
+        tin = estimate_tokens(c.system + c.user)
+        tout = min(c.judge.max_tokens, 60 * len(c.parse_args.get("criteria", [1])) + 40)
+        summary.est_input_tokens += tin
+        summary.est_output_tokens += tout
+        summary.est_cost_usd += prices[c.judge.rater].batch().cost(tin, tout)
 
 
 def account(summary: RunSummary, row: dict[str, Any]) -> None:

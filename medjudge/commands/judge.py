@@ -62,7 +62,7 @@ class ProgressDisplay:
         """Show the bar (cached calls count as done from the start)."""
         if is_tty():
             self.progress = Progress(
-                TextColumn("judging"),
+                TextColumn("judging {task.description}"),
                 BarColumn(),
                 _Counts(summary),
                 TimeRemainingColumn(),
@@ -71,7 +71,7 @@ class ProgressDisplay:
             )
             self.progress.start()
             self.task = self.progress.add_task(
-                "judge", total=summary.calls_needed, completed=summary.cached
+                "", total=summary.calls_needed, completed=summary.cached
             )
         else:
             out(
@@ -86,6 +86,15 @@ class ProgressDisplay:
         elif time.monotonic() - self.last_line > 5:
             self.last_line = time.monotonic()
             out(f"{self.done}/{summary.to_call} calls made, ${summary.cost_usd:.4f} spent")
+
+    def batch_progress(self, done: int, total: int, pending: int) -> None:
+        """Batches in progress: what the provider reports done (results come when one ends)."""
+        text = f"· {pending} batch(es) at the provider, {done}/{total} done" if pending else ""
+        if self.progress is not None:
+            self.progress.update(self.task, description=text)
+        elif pending and time.monotonic() - self.last_line > 5:
+            self.last_line = time.monotonic()
+            out(f"{pending} batch(es) at the provider: {done}/{total} requests done")
 
     def finished(self, summary: RunSummary) -> None:
         """Stop the bar."""
@@ -206,7 +215,29 @@ def judge(
         typer.Option(
             "--prompt",
             help="A custom prompt template: FILE, or TASK=FILE when the run has several tasks "
-            "(pairwise, nli, kqa_entails, kqa_contradicts, rating). It makes a new judge version.",
+            "(pairwise, nli, kqa_entails, kqa_contradicts, rating, match). It makes a new judge "
+            "version.",
+        ),
+    ] = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the calls through the provider's batch API (OpenAI Batch, Anthropic "
+            "Message Batches; half price, results within 24 h). Without --wait the command "
+            "returns once submitted; the same command again collects (exit 5 until then).",
+        ),
+    ] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="With --batch: poll until every batch is collected.")
+    ] = False,
+    poll_interval: Annotated[
+        float, typer.Option(min=0.01, help="With --batch --wait: seconds between polls.")
+    ] = 30.0,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="With --batch: requests per batch (default: the provider's limit)."
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -215,7 +246,8 @@ def judge(
 
     Exit codes: 0 done; 1 the run failed (a server that cannot be reached, a rejected key, an
     unknown model: the run stops after the first such error, or after 5 identical errors in a
-    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts.
+    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts; 5 calls are in
+    batches still at the provider (--batch): run with --batch again to collect them.
 
     \b
     Example:
@@ -224,6 +256,8 @@ def judge(
       medjudge judge trial.db -j openai:llama3@http://127.0.0.1:8000/v1 --concurrency 16
       medjudge judge trial.db -j local:smollm2 --samples 1
       medjudge judge trial.db -j openai:gpt-4o --prompt my_pairwise.txt --name strict-prompt
+      medjudge judge trial.db -j openai:gpt-4o-mini --batch        # submit; again to collect
+      medjudge judge trial.db -j openai:gpt-4o-mini --batch --wait
     """
     from medjudge.judging.llm.providers import ProviderError
     from medjudge.judging.llm.runner import RunOptions, run_judges
@@ -233,6 +267,8 @@ def judge(
 
     if name is not None and len(judges) != 1:
         raise typer.BadParameter("--name names one judge version: give one -j", param_hint="--name")
+    if (wait or batch_size) and not batch:
+        raise typer.BadParameter("--wait and --batch-size go with --batch", param_hint="--wait")
     kinds = tuple(k.value for k in kind) if kind else ITEM_KINDS
     with opened(study, check=True) as s:
         prompts = _custom_prompts(s, prompt or [], kinds, statements_protocol.value)
@@ -263,6 +299,10 @@ def judge(
             api_keys=prefs.api_keys(),
             actor=login_name(),
             retry_failed=retry_failed,
+            batch=batch,
+            batch_wait=wait,
+            batch_poll_s=poll_interval,
+            batch_max_requests=batch_size,
         )
         try:
             display = None if dry_run or json_output else ProgressDisplay()
@@ -284,15 +324,21 @@ EXIT_STOPPED = 3
 """Stopped at a limit (``--max-cost``): run again with a higher limit to finish."""
 EXIT_MISSING = 4
 """Finished, but some units have no verdict (every sample failed to parse): see the summary."""
+EXIT_PENDING = 5
+"""``--batch``: batches were submitted (or are still running) and their results are not in yet;
+the same command again collects them. Not an error, not finished either."""
 
 
 def exit_code(summary: RunSummary) -> int:
     """DESIGN §5: 1 the run failed (its calls kept failing), 3 stopped at ``--max-cost``,
-    4 finished with missing verdicts, 0 otherwise (a dry run is always 0)."""
+    5 batches still at the provider, 4 finished with missing verdicts, 0 otherwise (a dry run
+    is always 0)."""
     if summary.failure:
         return 1
     if summary.stopped and summary.stopped.startswith("--max-cost"):
         return EXIT_STOPPED
+    if summary.batches_pending:
+        return EXIT_PENDING
     if summary.missing_verdicts:
         return EXIT_MISSING
     return 0
@@ -301,7 +347,16 @@ def exit_code(summary: RunSummary) -> int:
 def _print_summary(s: RunSummary, dry_run: bool) -> None:
     for version in s.versions:
         out(f"judge version: {version}")
-    if dry_run:
+    if dry_run and s.batches_planned:
+        out(
+            f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to send in "
+            f"{s.batches_planned} batch(es)"
+        )
+        out(
+            f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
+            f"estimated cost at batch prices: ${s.est_cost_usd:.4f}"
+        )
+    elif dry_run:
         out(f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to make")
         out(
             f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
@@ -326,5 +381,16 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
             out("calls that failed to reach the model are retried by the next run")
         if s.stopped:
             out(f"stopped: {s.stopped}; run again with a higher limit to finish")
+        if s.batches_submitted or s.batches_collected or s.batches_pending or s.batches_found:
+            out(
+                f"batches: {s.batches_submitted} submitted ({s.to_call_batched} calls), "
+                f"{s.batches_found} found at the provider, {s.batches_collected} collected, "
+                f"{s.batches_pending} still at the provider"
+            )
+        if s.batches_pending:
+            out(
+                f"{s.batches_pending} batch(es) still at the provider: their results are not in; "
+                "run with --batch again to collect them (add --wait to stay until they are)"
+            )
     for name in s.unknown_prices:
         out(f"note: no price known for {name}; its cost is counted as $0 (use --price IN,OUT)")

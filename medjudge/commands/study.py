@@ -246,6 +246,11 @@ def status(
             f"judge calls: {c['total']} ({c['failed_samples']} failed samples, {c['errors']} errors), "
             f"{c['input_tokens'] + c['output_tokens']:,} tokens, ${c['cost_usd']:.4f}"
         )
+    for b in data["batches_pending"]:
+        out(
+            f"batch at the provider: {b['judge']} {b['id'] or '(submission unconfirmed)'}, "
+            f"{b['calls']} calls, {b['provider_status'] or b['state']} — `judge --batch` collects it"
+        )
     for role, logins in data["roles"].items():
         out(f"{role}s: " + ", ".join(logins))
     if data["adjudications"]:
