@@ -1,0 +1,155 @@
+"""Reviewer aids on the review screen: go to an item, notes, come-back flags, the study's
+guidelines, and marks on documents a match answer wrongly relied on.
+
+A mixin of :class:`~medjudge.tui.review_screen.ReviewScreen`, kept apart so each module stays
+short. Every write goes through :class:`ReviewSession` and has committed when it returns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from medjudge.store.db import StudyError
+
+from .dialogs import PromptDialog
+from .guidelines_screen import GuidelinesScreen
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from .session import ReviewSession
+
+
+class ReviewerAids:
+    """The review screen's actions beside labelling (mixed into ``ReviewScreen``)."""
+
+    session: ReviewSession
+    app: App[Any]
+
+    if TYPE_CHECKING:  # provided by ReviewScreen / Screen
+
+        def _status(self, saved: str | Text, state: str) -> None: ...
+        def _show_context(self) -> None: ...
+        def show_index(self, index: int, *, cursor_unit: int | None = None) -> None: ...
+        def notify(self, message: str, **kwargs: Any) -> None: ...
+
+    def action_flag(self) -> None:
+        """Flag this item to come back to (or take the flag off); saved at once."""
+        if self.session.item is None:
+            return
+        try:
+            on = self.session.toggle_flag()
+        except StudyError as exc:
+            self.notify(str(exc), title="flag not saved", severity="error", markup=False)
+            return
+        self._status("⚑ flagged: F finds it again" if on else "flag removed", "saved")
+
+    def action_next_flagged(self) -> None:
+        """The next item flagged "come back to this"."""
+        found = self.session.next_flagged(self.session.index)
+        if found is None:
+            self.notify("No flagged items (f flags the item on screen).")
+        else:
+            self.show_index(found)
+
+    def action_guidelines(self) -> None:
+        """The study's reviewer guidelines, full screen."""
+        text = self.session.settings.guidelines
+        if not text:
+            self.notify("This study has no reviewer guidelines (a lead sets them).")
+            return
+        self.app.push_screen(GuidelinesScreen(text))
+
+    def show_guidelines_if_new(self) -> None:
+        """Open the guidelines by themselves when this reviewer has not seen this version."""
+        text = self.session.settings.guidelines
+        if text and self.session.guidelines_due():
+            self.app.push_screen(GuidelinesScreen(text, first=True))
+            self.session.guidelines_shown()
+
+    def action_mark_document(self) -> None:
+        """Mark (or unmark) a context document the answer wrongly relied on."""
+        item = self.session.item
+        if item is None:
+            return
+        item_id = item.id
+
+        def mark(answer: str | None) -> None:
+            if not answer or self.session.item is None or self.session.item.id != item_id:
+                return
+            text = answer.strip().lstrip("[").rstrip("]")
+            if not text.isdigit() or not 1 <= int(text) <= len(item.context):
+                self.notify(
+                    f"No document {answer!r}: give a number from 1 to {len(item.context)}.",
+                    severity="warning",
+                    markup=False,
+                )
+                return
+            try:
+                on = self.session.toggle_document(int(text))
+            except StudyError as exc:
+                self.notify(str(exc), title="mark not saved", severity="error", markup=False)
+                return
+            self._show_context()
+            self._status(
+                f"✓ document {text} marked as wrongly relied on"
+                if on
+                else f"document {text} unmarked",
+                "saved",
+            )
+
+        self.app.push_screen(
+            PromptDialog(
+                "Which document did the answer wrongly rely on?",
+                f"its number, 1 to {len(item.context)} (again: unmark it)",
+            ),
+            mark,
+        )
+
+    def action_go_to(self) -> None:
+        """Ask for an item id or number and go there."""
+
+        def go(answer: str | None) -> None:
+            if not answer:
+                return
+            found = self.session.find(answer)
+            if found is None:
+                self.notify(f"No item {answer!r} in your queue.", severity="warning", markup=False)
+            else:
+                self.show_index(found)
+
+        self.app.push_screen(
+            PromptDialog(
+                "Go to item",
+                f"an item id (e.g. pw-03) or a number from 1 to {len(self.session.refs)}",
+            ),
+            go,
+        )
+
+    def action_note(self) -> None:
+        """Write or change the note on this item."""
+        s = self.session
+        if s.item is None:
+            return
+        item_id = s.item.id
+
+        def save(answer: str | None) -> None:
+            if answer is None or s.item is None or s.item.id != item_id:
+                return
+            try:
+                s.set_note(answer)
+            except StudyError as exc:
+                self.notify(str(exc), title="note not saved", severity="error", markup=False)
+                return
+            self._status("✓ note saved" if answer.strip() else "✓ note removed", "saved")
+
+        self.app.push_screen(
+            PromptDialog(
+                "Note on this item",
+                "free text; enter saves, an empty note removes it",
+                value=s.note(),
+            ),
+            save,
+        )
