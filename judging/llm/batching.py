@@ -22,16 +22,14 @@ Storage and kill-safety contract (#14; the tables: :mod:`medjudge.store.batches`
 from __future__ import annotations
 
 import asyncio
-import json
-import secrets
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from medjudge.judging.llm.batch_api import LIMITS, BatchAPI, BatchResult, make_batch_api
-from medjudge.judging.llm.calls import LocalCostGuard, call_row, chat_request, parse_text
+from medjudge.judging.llm.batch_api import LIMITS, BatchAPI, make_batch_api
+from medjudge.judging.llm.batch_rows import PlannedBatch, custom_id, payload, result_row, split
+from medjudge.judging.llm.calls import LocalCostGuard
 from medjudge.judging.llm.pricing import Price, estimate_tokens
 from medjudge.judging.llm.provider_types import (
     PLACEHOLDER_KEY,
@@ -39,11 +37,10 @@ from medjudge.judging.llm.provider_types import (
     ProviderError,
 )
 from medjudge.judging.llm.providers import make_provider
-from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
 from medjudge.store import batches as store
 from medjudge.store.judgments import cached_calls
-from medjudge.store.study import Study, dumps, utcnow
+from medjudge.store.study import Study
 
 
 @runtime_checkable
@@ -52,143 +49,6 @@ class BatchProgress(Protocol):
 
     def batch_progress(self, done: int, total: int, pending: int) -> None:
         """Requests the provider reports done of those in ``pending`` open batches."""
-
-
-@dataclass(frozen=True)
-class PlannedBatch:
-    """A batch about to be submitted: its token, calls and their request lines."""
-
-    judge: JudgeConfig
-    token: str
-    calls: list[CallSpec]
-    lines: list[bytes]
-
-    @property
-    def n_bytes(self) -> int:
-        """Its size as the provider counts it."""
-        return sum(len(x) for x in self.lines)
-
-
-def custom_id(token: str, key: str) -> str:
-    """The id of a call inside a batch: the batch's token and the cache key's first 48 hex
-    digits (64 characters at most, as Anthropic requires)."""
-    return f"{token}-{key[:48]}"
-
-
-def new_token() -> str:
-    """A fresh batch token (12 hex digits)."""
-    return secrets.token_hex(6)
-
-
-def split(
-    judge: JudgeConfig,
-    calls: Sequence[CallSpec],
-    api: BatchAPI,
-    max_requests: int,
-    max_bytes: int,
-) -> list[PlannedBatch]:
-    """One judge's calls in batches under the limits, each cache key once."""
-    out: list[PlannedBatch] = []
-    seen: set[str] = set()
-    cur: list[CallSpec] = []
-    lines: list[bytes] = []
-    size = 0
-    token = new_token()
-    json_schema = api.provider == "openai"
-    for c in calls:
-        if c.key in seen:
-            continue
-        seen.add(c.key)
-        line = api.line(custom_id(token, c.key), chat_request(c, json_schema))
-        if cur and (len(cur) >= max_requests or size + len(line) > max_bytes):
-            out.append(PlannedBatch(judge, token, cur, lines))
-            cur, lines, size, token = [], [], 0, new_token()
-            line = api.line(custom_id(token, c.key), chat_request(c, json_schema))
-        cur.append(c)
-        lines.append(line)
-        size += len(line)
-    if cur:
-        out.append(PlannedBatch(judge, token, cur, lines))
-    return out
-
-
-def _payload(call: CallSpec, retry: bool) -> dict[str, Any]:
-    """What a batch call keeps until collected; its messages are in its request line."""
-    row = call_row(call)
-    keep = ("judge", "provider", "model", "template", "template_hash", "params")
-    return {
-        **{k: row[k] for k in keep},
-        "item_id": call.item_id,
-        "task": call.task,
-        "sample": call.sample,
-        "kind": call.kind,
-        "parse_args": call.parse_args,
-        "retry": retry,
-    }
-
-
-def messages_of(provider: str, line: str) -> str:
-    """The stored form of a call's messages (as a synchronous call stores them), read back
-    from its request line."""
-    entry = json.loads(line)
-    if provider == "anthropic":
-        params = entry["params"]
-        system = str(params.get("system", ""))
-        user = [m for m in params["messages"] if m["role"] == "user"]
-    else:
-        body = entry["body"]["messages"]
-        system = next((str(m["content"]) for m in body if m["role"] == "system"), "")
-        user = [m for m in body if m["role"] == "user"]
-    return dumps(
-        [{"role": "system", "content": system}]
-        + [{"role": "user", "content": m["content"]} for m in user]
-    )
-
-
-def _row(
-    key: str, p: dict[str, Any], result: BatchResult | None, price: Price, run_id: int | None
-) -> dict[str, Any]:
-    """The ``judge_calls`` row of one batch request's outcome."""
-    row: dict[str, Any] = {
-        "key": key,
-        **{k: p[k] for k in ("judge", "provider", "model", "template", "template_hash")},
-        "params": p["params"],
-        "messages": messages_of(p["provider"], p["line"]),
-        "item_id": p["item_id"],
-        "task": p["task"],
-        "sample": p["sample"],
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cost_usd": 0.0,
-        "latency_s": 0.0,
-        "attempts": 1,
-        "raw": None,
-        "parsed": None,
-        "error": None,
-        "created_at": utcnow(),
-        "status": "failed",
-        "run_id": run_id,
-        "retry": p.get("retry", False),
-    }
-    if result is None:
-        row["error"] = "batch request: the provider returned no result for it"
-        return row
-    if result.text is None:
-        row["error"] = result.error or "batch request failed"
-        return row
-    row.update(
-        raw=result.text,
-        input_tokens=result.input_tokens,
-        output_tokens=result.output_tokens,
-        cost_usd=price.cost(result.input_tokens, result.output_tokens),
-    )
-    try:
-        parsed = parse_text(p["kind"], p["parse_args"], result.text)
-    except replies.ReplyError as exc:
-        row["error"] = f"unparseable reply: {exc}"
-        return row
-    row.update(status="ok", parsed=dumps(parsed))
-    return row
 
 
 class BatchRun:
@@ -333,7 +193,7 @@ class BatchRun:
                 store.BatchCall(
                     c.key,
                     custom_id(token, c.key),
-                    {**_payload(c, self.options.retry_failed), "line": line.decode()},
+                    {**payload(c, self.options.retry_failed), "line": line.decode()},
                 )
                 for c, line in zip(calls, lines, strict=True)
             ]
@@ -423,7 +283,9 @@ class BatchRun:
             )
             return 0, 0
         price = self.prices.get(b.judge, Price(0.0, 0.0))
-        rows = [_row(c.key, c.call, results.get(c.custom_id), price, self.run_id) for c in calls]
+        rows = [
+            result_row(c.key, c.call, results.get(c.custom_id), price, self.run_id) for c in calls
+        ]
         started = time.monotonic()
         store.record_collected(self.study, b.id, rows)
         self.summary.batches_collected += 1
