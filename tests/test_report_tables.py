@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from medjudge.judging.report import section_tables as st
 from medjudge.judging.report import tables as tb
 from medjudge.judging.report.build import ReportOptions, build_report
 from medjudge.judging.report.cells import (
@@ -40,16 +41,16 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def _tables(report: dict[str, Any]) -> list[Table]:
     out = [
         tb.summary(report),
-        tb.adjudicated(report),
-        tb.reference(report),
-        tb.consistency(report),
-        tb.win_rates(report),
-        tb.kqa(report["kqa"]),
-        tb.ratings(report["ratings"]),
-        tb.judges(report["protocol"]),
-        tb.templates(report["protocol"]),
-        tb.judge_effort(report["effort"]),
-        tb.reviewer_effort(report["effort"]),
+        st.adjudicated(report),
+        st.reference(report),
+        st.consistency(report),
+        st.win_rates(report),
+        st.kqa(report["kqa"]),
+        st.ratings(report["ratings"]),
+        st.judges(report["protocol"]),
+        st.templates(report["protocol"]),
+        st.judge_effort(report["effort"]),
+        st.reviewer_effort(report["effort"]),
     ]
     for c in report["criteria"]:
         out += [tb.comparisons(c, tb.comparison_records(c)), tb.slices(c)]

@@ -26,6 +26,7 @@ from medjudge.judging.report.svg import (
 from medjudge.store.literal import plural
 
 from . import judge_tables as jt
+from . import section_tables as st
 from . import tables as tb
 from . import text as rt
 
@@ -154,8 +155,8 @@ def _adjudication(report: dict[str, Any]) -> str:
     return (
         f"<p>Adjudicated units: <b>{a['adjudicated_total']:,}</b>. Unresolved disagreements: "
         f'<b>{a["unresolved_total"]:,}</b>.</p><p class="note">{esc(a["definition"])}.</p>'
-        + table(tb.adjudicated(report))
-        + table(tb.reference(report))
+        + table(st.adjudicated(report))
+        + table(st.reference(report))
     )
 
 
@@ -180,7 +181,7 @@ def _consistency(report: dict[str, Any]) -> str:
     recs = report["consistency"]
     if not recs:
         return '<p class="muted">No judge verdicts.</p>'
-    out = table(tb.consistency(report))
+    out = table(st.consistency(report))
     points = [
         (r["judge"], f"{r['criterion']}: {label}", r[key], COLORS[color])
         for r in recs
@@ -198,7 +199,7 @@ def _consistency(report: dict[str, Any]) -> str:
 
 def _win_rates(report: dict[str, Any]) -> str:
     recs = report["win_rates"]
-    notes = tb.win_notes(report)
+    notes = st.win_notes(report)
     out = ["<ul>" + "".join(f"<li><b>{esc(c)}</b>: {esc(n)}</li>" for c, n in notes) + "</ul>"]
     chart_rows = []
     for r in recs:
@@ -221,7 +222,7 @@ def _win_rates(report: dict[str, Any]) -> str:
         )
     out.append(
         "<details><summary>Every rater, with 95% Wilson intervals</summary>"
-        + table(tb.win_rates(report))
+        + table(st.win_rates(report))
         + "</details>"
     )
     return "".join(out)
@@ -239,7 +240,7 @@ def _kqa(k: dict[str, Any]) -> str:
             else "the number of answers of that model"
         )
         + " (unanswered or unlabelled answers count as 0). Per-answer figures are in the "
-        "JSON and CSV reports.</p>" + table(tb.kqa(k))
+        "JSON and CSV reports.</p>" + table(st.kqa(k))
     )
 
 
@@ -257,13 +258,13 @@ def _medrgb(m: dict[str, Any]) -> str:
         f'<p class="note">{esc(rt.MEDRGB_NOTE)} {plural(m["predictions"], "prediction")}, '
         f"{plural(m['abstentions'], 'abstention')}.</p>"
         + charts
-        + table(tb.medrgb(m))
-        + table(tb.medrgb_abstentions(m))
+        + table(st.medrgb(m))
+        + table(st.medrgb_abstentions(m))
     )
 
 
 def _protocol(p: dict[str, Any]) -> str:
-    out = [f"<h3>{t.title}</h3>" + table(t) for t in (tb.judges(p), tb.templates(p))]
+    out = [f"<h3>{t.title}</h3>" + table(t) for t in (st.judges(p), st.templates(p))]
     out.append(f"<h3>Orders and voting rules</h3><p>Orders: {esc(', '.join(p['orders']))}.</p>")
     out.append("<ul>" + "".join(f"<li>{esc(r)}</li>" for r in p["voting_rules"]) + "</ul>")
     iv = p["intervals"]
@@ -285,11 +286,11 @@ def _effort(e: dict[str, Any]) -> str:
         f"out; cost {esc(rt.money(t['cost_usd']))}; summed latency "
         f"{esc(rt.duration(t['latency_s']))}. Reviewer time: "
         f"{esc(rt.duration(e['review_seconds']))}.</p>"
-        + table(tb.judge_effort(e))
-        + table(tb.reviewer_effort(e))
+        + table(st.judge_effort(e))
+        + table(st.reviewer_effort(e))
         + f"<p>{esc(rt.per_item_note(e['per_item']))}</p>"
-        + table(tb.per_item_reviewers(e))
-        + table(tb.per_item_judges(e))
+        + table(st.per_item_reviewers(e))
+        + table(st.per_item_judges(e))
     )
 
 
@@ -311,12 +312,12 @@ def render_html(report: dict[str, Any]) -> str:
         (
             "anchoring",
             "Anchoring",
-            f"<p>{esc(rt.ANCHORING_NOTE)}</p>" + table(tb.anchoring(report)),
+            f"<p>{esc(rt.ANCHORING_NOTE)}</p>" + table(st.anchoring(report)),
         ),
     ]
     if report["gold"]:
         sections.append(
-            ("gold", "Gold items", f"<p>{esc(rt.GOLD_NOTE)}</p>" + table(tb.gold(report)))
+            ("gold", "Gold items", f"<p>{esc(rt.GOLD_NOTE)}</p>" + table(st.gold(report)))
         )
     if report["consensus"]:
         sections.append(
@@ -325,7 +326,7 @@ def render_html(report: dict[str, Any]) -> str:
                 "Consensus beyond the majority (Dawid–Skene)",
                 f"<p>{esc(rt.CONSENSUS_NOTE)}</p>"
                 + "".join(
-                    f"<p>{esc(rt.consensus_line(rec))}</p>" + table(tb.consensus_accuracy(rec))
+                    f"<p>{esc(rt.consensus_line(rec))}</p>" + table(st.consensus_accuracy(rec))
                     for rec in report["consensus"]
                 ),
             )
@@ -339,7 +340,7 @@ def render_html(report: dict[str, Any]) -> str:
             ("medrgb", "MedRGB: predictions vs ground truth", _medrgb(report["medrgb"]))
         )
     if report["ratings"]:
-        sections.append(("ratings", "Rating means", table(tb.ratings(report["ratings"]))))
+        sections.append(("ratings", "Rating means", table(st.ratings(report["ratings"]))))
     sections += [
         ("protocol", "Protocol", _protocol(report["protocol"])),
         ("effort", "Effort", _effort(report["effort"])),

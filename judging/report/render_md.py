@@ -19,6 +19,7 @@ from medjudge.store.literal import plural, printable
 
 from . import cells as rc
 from . import judge_tables as jt
+from . import section_tables as st
 from . import tables as tb
 from . import text as rt
 
@@ -79,7 +80,7 @@ def _summary(report: dict[str, Any]) -> list[str]:
 def _protocol(report: dict[str, Any]) -> list[str]:
     p = report["protocol"]
     out = []
-    for t in (tb.judges(p), tb.templates(p)):
+    for t in (st.judges(p), st.templates(p)):
         out += [f"### {t.title}", "", *table(t)]
     out += ["### Orders and voting rules", "", "Orders: " + ", ".join(p["orders"]) + ".", ""]
     out += [f"- {rule}" for rule in p["voting_rules"]] + [""]
@@ -106,9 +107,9 @@ def _effort(report: dict[str, Any]) -> list[str]:
         f"Reviewer time: {rt.duration(e['review_seconds'])}.",
         "",
     ]
-    out += table(tb.judge_effort(e)) + table(tb.reviewer_effort(e))
+    out += table(st.judge_effort(e)) + table(st.reviewer_effort(e))
     out += [md(rt.per_item_note(e["per_item"])), ""]
-    return out + table(tb.per_item_reviewers(e)) + table(tb.per_item_judges(e))
+    return out + table(st.per_item_reviewers(e)) + table(st.per_item_judges(e))
 
 
 def _confusion(r: dict[str, Any]) -> list[str]:
@@ -161,15 +162,15 @@ def _adjudication(report: dict[str, Any]) -> list[str]:
         f"{a['unresolved_total']:,}. Definitions: {md(a['definition'])}.",
         "",
     ]
-    return out + table(tb.adjudicated(report)) + table(tb.reference(report))
+    return out + table(st.adjudicated(report)) + table(st.reference(report))
 
 
 def _win_rates(report: dict[str, Any]) -> list[str]:
     if not report["win_rates"]:
         return []
     out = ["## Win rates (pairwise)", ""]
-    out += [f"- {md(crit)}: {md(note)}" for crit, note in tb.win_notes(report)] + [""]
-    return out + table(tb.win_rates(report))
+    out += [f"- {md(crit)}: {md(note)}" for crit, note in st.win_notes(report)] + [""]
+    return out + table(st.win_rates(report))
 
 
 def _kqa(report: dict[str, Any]) -> list[str]:
@@ -192,7 +193,7 @@ def _kqa(report: dict[str, Any]) -> list[str]:
         "'all questions'. Per-answer figures are in the JSON and CSV reports.",
         "",
     ]
-    return out + table(tb.kqa(k))
+    return out + table(st.kqa(k))
 
 
 def _medrgb(report: dict[str, Any]) -> list[str]:
@@ -204,7 +205,7 @@ def _medrgb(report: dict[str, Any]) -> list[str]:
         f"{plural(m['predictions'], 'prediction')}, {plural(m['abstentions'], 'abstention')}.",
         "",
     ]
-    return out + table(tb.medrgb(m)) + table(tb.medrgb_abstentions(m))
+    return out + table(st.medrgb(m)) + table(st.medrgb_abstentions(m))
 
 
 def _judges(report: dict[str, Any]) -> list[str]:
@@ -233,18 +234,18 @@ def render_markdown(report: dict[str, Any]) -> str:
     for c in report["criteria"]:
         out += _criterion(c)
     out += _adjudication(report)
-    out += ["## Judge self-consistency", "", *table(tb.consistency(report))]
+    out += ["## Judge self-consistency", "", *table(st.consistency(report))]
     out += _judges(report)
-    out += ["## Anchoring", "", md(rt.ANCHORING_NOTE), "", *table(tb.anchoring(report))]
+    out += ["## Anchoring", "", md(rt.ANCHORING_NOTE), "", *table(st.anchoring(report))]
     if report["gold"]:
-        out += ["## Gold items", "", md(rt.GOLD_NOTE), "", *table(tb.gold(report))]
+        out += ["## Gold items", "", md(rt.GOLD_NOTE), "", *table(st.gold(report))]
     if report["consensus"]:
         out += ["## Consensus beyond the majority (Dawid–Skene)", "", md(rt.CONSENSUS_NOTE), ""]
         for rec in report["consensus"]:
-            out += [md(rt.consensus_line(rec)), "", *table(tb.consensus_accuracy(rec))]
+            out += [md(rt.consensus_line(rec)), "", *table(st.consensus_accuracy(rec))]
     out += _win_rates(report) + _kqa(report) + _medrgb(report)
     if report["ratings"]:
-        out += ["## Rating means", "", *table(tb.ratings(report["ratings"]))]
+        out += ["## Rating means", "", *table(st.ratings(report["ratings"]))]
     out += _protocol(report) + _effort(report)
     out += ["## Notes", ""] + [f"- {md(v)}" for v in report["notes"].values()] + [""]
     return "\n".join(out)
