@@ -76,6 +76,8 @@ SABOTAGES = [
         "and ran & set(v.members):",
         "and False and ran & set(v.members):",
         ("tests/test_judge_versions.py",),
+    ),
+    Sabotage(
         "batch: resubmit a recorded batch without looking for it at the provider first",
         "judging/llm/batching.py",
         "            found = await api.find(b.token, [c.custom_id for c in calls], since)\n",
@@ -95,6 +97,34 @@ SABOTAGES = [
         "        self.prices = {name: p.batch() for name, p in prices.items()}\n",
         "        self.prices = dict(prices)\n",
         ("tests/test_batch.py",),
+    ),
+    Sabotage(
+        "pooled pairwise agreement from per-unit shares instead of label pairs (#16)",
+        "judging/stats/agreement_multi.py",
+        '            s[:, b["agree_pairs"]][:, 0] / np.where(all_pairs > 0, all_pairs, 1.0),\n',
+        '            s[:, b["p_unit"]][:, 0] / np.where(all_pairs > 0, all_pairs, 1.0),\n',
+        ("tests/test_agreement_multi.py",),
+    ),
+    Sabotage(
+        "the report forgets the criterion's declared categories (AC1 differs from the CLI, #16)",
+        "judging/analysis/views.py",
+        "            a, b, categories=cats, scale=level, intervals=intervals, confidence=confidence\n",
+        "            a, b, scale=level, intervals=intervals, confidence=confidence\n",
+        ("tests/test_stats_surfaces.py",),
+    ),
+    Sabotage(
+        "the live table takes half the reviewers as a majority (#12)",
+        "judging/stats/code_matrix.py",
+        "(2 * held > present)",
+        "(2 * held >= present)",
+        ("tests/test_code_matrix.py",),
+    ),
+    Sabotage(
+        "a match item shows its documents' kinds before the reviewer's labels are saved (#15)",
+        "tui/review_screen.py",
+        "        kinds = not self.session.settings.blind or self.session.revealed()\n",
+        "        kinds = True\n",
+        ("tests/test_match.py",),
     ),
 ]
 
