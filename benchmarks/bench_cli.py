@@ -1,0 +1,350 @@
+"""Benchmark: what users meet, through the real ``medjudge`` command in a real process (#12).
+
+Every figure runs the installed console script in a subprocess, several times, and reports
+min / median / max with the reference timed in the same run:
+
+- start-up: ``medjudge --help`` and ``medjudge status`` (10,000-item study) against
+  ``python -c pass``;
+- review launch: ``medjudge review`` on the 10,000-item study in tmux at 80×24, until the first
+  item's text is on screen, against a bare Textual app showing one Static the same way;
+- judge: ``medjudge judge`` over 4,800 calls (800 pairwise items × 2 orders × 3 samples) at
+  100 ms latency, concurrency 64, against a plain ``AsyncOpenAI`` + semaphore loop sending
+  4,800 requests to the same server: wall and CPU (the child's user + system time); then a
+  fully cached re-run, with the requests it made;
+- agreement: ``medjudge agreement`` on 10k / 50k / 100k units × 3 raters: wall and peak RSS.
+
+``python -m benchmarks cli`` (all) or ``MEDJUDGE_BENCH_QUICK=1`` for one run each and smaller
+sizes. Numbers move ±20% on a shared 2-core machine: compare ratios, not absolutes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_review import build as build_review_study
+from benchmarks.fake_server_process import ServerProcess
+
+BIN = Path(sys.executable).parent
+MEDJUDGE = str(BIN / "medjudge")
+QUICK = bool(os.environ.get("MEDJUDGE_BENCH_QUICK"))
+RUNS = 1 if QUICK else 3
+ENV = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-key", "NO_COLOR": "1"}
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    return {
+        "min": round(min(values), 3),
+        "median": round(statistics.median(values), 3),
+        "max": round(max(values), 3),
+    }
+
+
+def _row(
+    name: str, values: Sequence[float], unit: str, target: str, **extra: Any
+) -> dict[str, Any]:
+    s = _stats(values)
+    return {
+        "name": name,
+        "value": s["median"],
+        "unit": unit,
+        "target": target,
+        "min": s["min"],
+        "max": s["max"],
+        "runs": len(values),
+        **extra,
+    }
+
+
+def _child_times(
+    cmd: Sequence[str], **kw: Any
+) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Wall seconds and CPU seconds (user + system) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, **kw)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc
+
+
+def _time_rss(cmd: Sequence[str]) -> tuple[float, float]:
+    """Wall seconds and the child's peak RSS in MB (GNU time)."""
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "@@%e %M", *cmd], capture_output=True, text=True, env=ENV
+    )
+    line = next(x for x in out.stderr.splitlines() if x.startswith("@@"))
+    wall, kb = line[2:].split()
+    return float(wall), int(kb) / 1024
+
+
+# ----------------------------------------------------------------------------- start-up
+
+
+def startup(study: Path) -> list[dict[str, Any]]:
+    ref = [_child_times([sys.executable, "-c", "pass"])[0] for _ in range(RUNS + 2)]
+    helps = [_child_times([MEDJUDGE, "--help"])[0] for _ in range(RUNS + 2)]
+    status = [_child_times([MEDJUDGE, "status", str(study)])[0] for _ in range(RUNS + 2)]
+    base = statistics.median(ref)
+    return [
+        _row("python -c pass (reference)", ref, "s", "—"),
+        _row(
+            "medjudge --help",
+            helps,
+            "s",
+            "< 0.3 s",
+            ratio=round(statistics.median(helps) / base, 1),
+        ),
+        _row(
+            "medjudge status (10k items)",
+            status,
+            "s",
+            "< 0.5 s",
+            ratio=round(statistics.median(status) / base, 1),
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------- review launch (tmux)
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Static
+class Bare(App):
+    def compose(self):
+        yield Static("Question 1: bare app ready")
+Bare().run()
+"""
+
+
+def _tmux_until(cmd: str, text: str, timeout: float = 20.0) -> float:
+    """Seconds from starting ``cmd`` in a fresh 80×24 tmux session to ``text`` on screen."""
+    session = f"mjb{os.getpid()}{random.randrange(10**6)}"
+    t0 = time.perf_counter()
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd],
+        check=True,
+        env={**ENV, "TERM": "xterm-256color"},
+    )
+    try:
+        while time.perf_counter() - t0 < timeout:
+            screen = subprocess.run(
+                ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+            ).stdout
+            if text in screen:
+                return time.perf_counter() - t0
+            time.sleep(0.005)
+        raise TimeoutError(f"{text!r} not on screen after {timeout} s")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def review_launch(study: Path, tmp: Path) -> list[dict[str, Any]]:
+    if shutil.which("tmux") is None:
+        return [
+            {"name": "review launch: tmux not installed", "value": None, "unit": "", "target": ""}
+        ]
+    bare = tmp / "bare.py"
+    bare.write_text(BARE_APP, encoding="utf-8")
+    ref = [_tmux_until(f"{sys.executable} {bare}", "bare app ready") for _ in range(RUNS + 1)]
+    cmd = f"{MEDJUDGE} review {study} --reviewer bench"
+    launch = [_tmux_until(cmd, "what should I do?") for _ in range(RUNS + 1)]
+    return [
+        _row("bare Textual app to first paint, tmux 80×24 (reference)", ref, "s", "—"),
+        _row(
+            "medjudge review, 10k items, to the first item on screen",
+            launch,
+            "s",
+            "< 0.5 s, ≤ 2× the bare app",
+            ratio=round(statistics.median(launch) / statistics.median(ref), 1),
+        ),
+    ]
+
+
+# ------------------------------------------------------------------------------- judge
+
+SDK_LOOP = """
+import asyncio, sys
+from openai import AsyncOpenAI
+URL, N, CONC = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+PROMPT = open(sys.argv[4], encoding="utf-8").read()
+async def main():
+    client = AsyncOpenAI(base_url=URL, api_key="sk-bench", max_retries=2)
+    sem = asyncio.Semaphore(CONC)
+    async def one(i):
+        async with sem:
+            r = await client.chat.completions.create(
+                model="fake", temperature=0.7, max_tokens=800, seed=i % 3,
+                messages=[{"role": "system", "content": "judge"},
+                          {"role": "user", "content": PROMPT + str(i)}])
+            return r.choices[0].message.content
+    await asyncio.gather(*(one(i) for i in range(N)))
+asyncio.run(main())
+"""
+
+
+def _pairwise_file(path: Path, n: int) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            row = {
+                "id": f"p{i}",
+                "question": f"Question {i}: my child has a fever, what should I do?",
+                "answer_a": f"GOOD answer {i}: give fluids and check the temperature.",
+                "answer_b": f"Plain answer {i}: wait and see.",
+                "source_a": "model-x",
+                "source_b": "model-y",
+            }
+            fh.write(json.dumps(row) + "\n")
+
+
+def judge(tmp: Path) -> list[dict[str, Any]]:
+    items = 100 if QUICK else 800
+    calls = items * 2 * 3
+    bound = calls * 0.1 / 64
+    rows_src = tmp / "pw.jsonl"
+    _pairwise_file(rows_src, items)
+    prompt = tmp / "prompt.txt"
+    prompt.write_text("Which answer is better? " * 60, encoding="utf-8")
+    out: dict[str, list[float]] = {"mj_wall": [], "mj_cpu": [], "sdk_wall": [], "sdk_cpu": []}
+    cached_wall: list[float] = []
+    cached_requests: list[int] = []
+    with ServerProcess(0.1) as server:
+        spec = f"openai:fake@{server.url}"
+        for run in range(RUNS):
+            study = tmp / f"judge{run}.db"
+            subprocess.run([MEDJUDGE, "init", str(study)], check=True, env=ENV, capture_output=True)
+            subprocess.run(
+                [MEDJUDGE, "import", str(study), str(rows_src), "--kind", "pairwise"],
+                check=True,
+                env=ENV,
+                capture_output=True,
+            )
+            cmd = [
+                MEDJUDGE,
+                "judge",
+                str(study),
+                "-j",
+                spec,
+                "--samples",
+                "3",
+                "--concurrency",
+                "64",
+            ]
+            wall, cpu, proc = _child_times(cmd)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            out["mj_wall"].append(wall)
+            out["mj_cpu"].append(cpu)
+            wall, cpu, proc = _child_times(
+                [sys.executable, "-c", SDK_LOOP, server.url, str(calls), "64", str(prompt)]
+            )
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            out["sdk_wall"].append(wall)
+            out["sdk_cpu"].append(cpu)
+            before = server.count()
+            wall, _, proc = _child_times(cmd)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            cached_wall.append(wall)
+            cached_requests.append(server.count() - before)
+    sdk_wall, sdk_cpu = statistics.median(out["sdk_wall"]), statistics.median(out["sdk_cpu"])
+    return [
+        _row(f"SDK loop, {calls:,} calls (reference): wall", out["sdk_wall"], "s", "—"),
+        _row(f"SDK loop, {calls:,} calls (reference): CPU", out["sdk_cpu"], "s", "—"),
+        _row(
+            f"medjudge judge, {calls:,} calls at 100 ms, concurrency 64: wall",
+            out["mj_wall"],
+            "s",
+            f"≤ the SDK loop; ≤ 1.15× the bound {bound:.1f} s",
+            ratio=round(statistics.median(out["mj_wall"]) / sdk_wall, 2),
+            bound_ratio=round(statistics.median(out["mj_wall"]) / bound, 2),
+        ),
+        _row(
+            f"medjudge judge, {calls:,} calls: CPU",
+            out["mj_cpu"],
+            "s",
+            "≤ the SDK loop's",
+            ratio=round(statistics.median(out["mj_cpu"]) / sdk_cpu, 2),
+            ms_per_call=round(1000 * statistics.median(out["mj_cpu"]) / calls, 2),
+        ),
+        _row(
+            f"medjudge judge, fully cached re-run of {calls:,} calls",
+            cached_wall,
+            "s",
+            "< 1 s, 0 requests",
+            requests=max(cached_requests),
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+def _labels_file(path: Path, n: int) -> None:
+    rng = random.Random(n)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "a", "b", "c"])
+        for i in range(n):
+            t = rng.choice("ABCD")
+            w.writerow(
+                [i]
+                + [
+                    (t if rng.random() < 0.7 else rng.choice("ABCD")) if rng.random() < 0.95 else ""
+                    for _ in range(3)
+                ]
+            )
+
+
+def agreement(tmp: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n in (10_000, 50_000) if QUICK else (10_000, 50_000, 100_000):
+        path = tmp / f"labels{n}.csv"
+        _labels_file(path, n)
+        cmd = [MEDJUDGE, "agreement", str(path), "-r", "a,b,c", "--unit", "id", "--json"]
+        runs = [_time_rss(cmd) for _ in range(RUNS)]
+        rows.append(
+            _row(
+                f"medjudge agreement, {n:,} units × 3 raters",
+                [w for w, _ in runs],
+                "s",
+                "linear; 100k < 5 s, < 250 MB",
+                peak_mb=round(max(m for _, m in runs), 1),
+            )
+        )
+    return rows
+
+
+def run() -> list[dict[str, Any]]:
+    """Run the benchmark; one dict per figure (name, value = median, min, max, unit, target)."""
+    parts: list[Callable[[], list[dict[str, Any]]]] = []
+    with tempfile.TemporaryDirectory(prefix="medjudge-bench-cli-") as tmp_name:
+        tmp = Path(tmp_name)
+        study = tmp / "review.db"
+        build_review_study(study)
+        parts = [
+            lambda: startup(study),
+            lambda: review_launch(study, tmp),
+            lambda: judge(tmp),
+            lambda: agreement(tmp),
+        ]
+        rows: list[dict[str, Any]] = []
+        for part in parts:
+            rows += part()
+        return rows
+
+
+if __name__ == "__main__":
+    for r in run():
+        print(json.dumps(r, ensure_ascii=False))
