@@ -252,36 +252,40 @@ def _insert_item(
         [(item_id, pos, text, source) for pos, text, source in item.answers],
     )
     if item.kind == "statements":
-        for pos, (text, category) in enumerate(item.statements):
-            sid = conn.execute(
-                "INSERT INTO statements (item_id, position, text, category) VALUES (?, ?, ?, ?)",
-                (item_id, pos, text, category),
-            ).lastrowid
-            conn.execute(
-                "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, ?, ?)",
-                (item_id, STATEMENT_CRITERION, sid, pos),
-            )
+        _statement_units(conn, item_id, item.statements, STATEMENT_CRITERION, first=0)
     elif item.kind == "match":
         # The prediction's unit first, then one unit per sub-question (its statement row).
         conn.execute(
             "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, 0)",
             (item_id, MATCH_CRITERION),
         )
-        for pos, (text, category) in enumerate(item.statements, start=1):
-            sid = conn.execute(
-                "INSERT INTO statements (item_id, position, text, category) VALUES (?, ?, ?, ?)",
-                (item_id, pos, text, category),
-            ).lastrowid
-            conn.execute(
-                "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, ?, ?)",
-                (item_id, SUBMATCH_CRITERION, sid, pos),
-            )
+        _statement_units(conn, item_id, item.statements, SUBMATCH_CRITERION, first=1)
     else:
         conn.executemany(
             "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, ?)",
             [(item_id, c.name, pos) for pos, c in enumerate(criteria)],
         )
     return item_id
+
+
+def _statement_units(
+    conn: sqlite3.Connection,
+    item_id: int,
+    statements: list[tuple[str, str]],
+    criterion: str,
+    *,
+    first: int,
+) -> None:
+    """Statement rows and one unit of ``criterion`` per statement, numbered from ``first``."""
+    for pos, (text, category) in enumerate(statements, start=first):
+        sid = conn.execute(
+            "INSERT INTO statements (item_id, position, text, category) VALUES (?, ?, ?, ?)",
+            (item_id, pos, text, category),
+        ).lastrowid
+        conn.execute(
+            "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, ?, ?)",
+            (item_id, criterion, sid, pos),
+        )
 
 
 def _write_imported_label(
