@@ -6,12 +6,14 @@ Concurrency contract: as for every provider (see :mod:`.providers`): bind to one
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable
 from typing import Any
 
 import openai
+from openai import _base_client as _sdk_base
 
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
@@ -30,6 +32,11 @@ __all__ = ["OpenAIProvider", "OPENAI_KEY_ENV"]
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 
 log = logging.getLogger(__name__)
+
+
+_RAW_RESPONSE: Any = getattr(_sdk_base, "httpx2", None) or _sdk_base.httpx  # type: ignore[attr-defined]
+_RAW_RESPONSE = _RAW_RESPONSE.Response
+"""The HTTP response class of the installed SDK's HTTP library (``cast_to`` for a raw reply)."""
 
 
 class OpenAIProvider(RetryingProvider):
@@ -157,22 +164,34 @@ class OpenAIProvider(RetryingProvider):
         return self._client
 
     async def _send(self, req: ChatRequest) -> ChatResult:
-        response = await self._client.chat.completions.create(**self._build_kwargs(req))
-        choices = getattr(response, "choices", None)
-        if not choices:
+        # The SDK's own low-level post: its auth, base URL, headers and error mapping, but
+        # neither the recursive type transform of the request nor response models — the JSON
+        # is read once here. That is most of the SDK's CPU per call (#12).
+        raw = await self._client.post(
+            "/chat/completions",
+            body=self.request_body(req),
+            cast_to=_RAW_RESPONSE,
+            options={"timeout": self.timeout},
+        )
+        try:
+            data = json.loads(raw.content)
+        except ValueError:
+            raise self._error("malformed response: not JSON", kind="bad_response") from None
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not choices or not isinstance(choices[0], dict):
             raise self._error("malformed response: no choices", kind="bad_response")
         choice = choices[0]
-        message = getattr(choice, "message", None)
-        text = getattr(message, "content", None) or getattr(message, "refusal", None) or ""
-        usage = getattr(response, "usage", None)
+        message = choice.get("message") or {}
+        text = message.get("content") or message.get("refusal") or ""
+        usage = data.get("usage") or {}
         return ChatResult(
             text=text if isinstance(text, str) else str(text),
-            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            input_tokens=int(usage.get("prompt_tokens") or 0),
+            output_tokens=int(usage.get("completion_tokens") or 0),
             latency_s=0.0,
-            model=getattr(response, "model", None) or self.model,
+            model=data.get("model") or self.model,
             attempts=0,
-            finish_reason=getattr(choice, "finish_reason", None),
+            finish_reason=choice.get("finish_reason"),
         )
 
     # ------------------------------------------------------------------ errors
