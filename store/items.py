@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .frames import display_order
 from .study import Study
@@ -138,9 +138,9 @@ def find_item(study: Study, ext_id: str) -> int | None:
     return int(row[0]) if row else None
 
 
-@dataclass(frozen=True)
-class ItemRef:
-    """A light reference to an item, for lists and navigation."""
+class ItemRef(NamedTuple):
+    """A light reference to an item, for lists and navigation (a tuple: 10,000 of them are
+    built in milliseconds when the review app opens)."""
 
     id: int
     ext_id: str
@@ -171,7 +171,9 @@ def list_items(
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY i.id"
-    return [ItemRef(r[0], r[1], r[2], r[3]) for r in study.conn.execute(sql, args)]
+    cursor = study.conn.cursor()
+    cursor.row_factory = None  # plain tuples: no sqlite3.Row per item
+    return [ItemRef._make(r) for r in cursor.execute(sql, args)]
 
 
 def count_items(study: Study) -> dict[str, int]:

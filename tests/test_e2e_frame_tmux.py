@@ -40,7 +40,12 @@ def test_the_left_answer_of_a_swapped_item_is_stored_and_adjudicated_in_the_file
 
     term = Terminal(medjudge("review", str(path), "--reviewer", "e2e", who="e2e"), home, 120, 40)
     try:
-        screen = term.wait(lambda s: "Answer B 0." in s and "Answer A 0." in s, "both answers")
+        # Wait for the side-by-side layout itself (both answers on one row): a capture taken
+        # between the first paint and the layout at 120 columns may show them apart.
+        screen = term.wait(
+            lambda s: any("Answer B 0." in x and "Answer A 0." in x for x in s.splitlines()),
+            "both answers side by side",
+        )
         row = next(line for line in screen.splitlines() if "Answer B 0." in line)
         assert row.index("Answer B 0.") < row.index("Answer A 0.")  # answer_b on the left
         term.keys("a")  # the key for the answer shown on the left (display A)

@@ -32,7 +32,10 @@ class Terminal:
 
     def __init__(self, command: str, home: Path, width: int = 80, height: int = 24) -> None:
         self.name = f"mj-e2e-{uuid.uuid4().hex[:8]}"
-        env = f"env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
+        # tmux may apply -x/-y to a detached session just after the command starts; a program
+        # that starts faster than that reads 80×24 and can miss the resize. Start it once the
+        # pane has its size.
+        env = f"sleep 0.3; env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
         r = tmux(
             "new-session",
             "-d",

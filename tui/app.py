@@ -15,6 +15,7 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events, on, work
 from textual.app import App
@@ -27,7 +28,6 @@ from medjudge.store.people import BadName, person_name
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
 
-from .adjudication_screen import AdjudicationScreen, QueueFilters
 from .agreement_feed import AgreementFeed
 from .dialogs import HelpScreen
 from .judge_controls import JudgeControls
@@ -36,6 +36,9 @@ from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
 from .review_screen import ReviewScreen
 from .session import ReviewSession
 from .too_small import TooSmallScreen, too_small
+
+if TYPE_CHECKING:  # the adjudication queue loads when it is opened
+    from .adjudication_screen import QueueFilters
 
 
 class ReviewSetupError(Exception):
@@ -89,6 +92,8 @@ class ReviewApp(JudgeControls, App[None]):
     def get_default_screen(self) -> Screen[None]:
         """The review screen is the base of the stack (the queue, for ``start="adjudicate"``)."""
         if self.start == "adjudicate":
+            from .adjudication_screen import AdjudicationScreen
+
             return AdjudicationScreen(base=True, filters=self.queue_filters)
         return ReviewScreen(self.session)
 
@@ -236,6 +241,8 @@ class ReviewApp(JudgeControls, App[None]):
     def action_adjudication_queue(self) -> None:
         """Open the adjudication queue (the role is checked again as it opens)."""
         if self._adjudicator_or_refuse():
+            from .adjudication_screen import AdjudicationScreen  # the queue: on demand
+
             self.push_screen(AdjudicationScreen())
 
     def action_adjudication_refused(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Footer, Static
 
 from medjudge.store.literal import printable
 
@@ -39,6 +39,8 @@ class GuidelinesScreen(ScrollScreen):
         if self.first:
             title += " — new or changed since you last reviewed; G shows them again"
         yield Static(title, markup=False, id="guidelines-title")
+        from textual.widgets import Markdown  # markdown-it loads only when guidelines show
+
         with VerticalScroll(id="guidelines"):
             yield Markdown(printable(self.text), id="guidelines-text")
         yield Footer(compact=True, show_command_palette=False)

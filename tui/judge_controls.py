@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import work
 
-from medjudge.judging.llm.runner import RunSummary
 from medjudge.store import paths
 from medjudge.store.roles import PermissionDenied, require
 
@@ -25,6 +24,7 @@ from .messages import JudgeRunProgressed
 if TYPE_CHECKING:
     from textual.app import App
 
+    from medjudge.judging.llm.runner import RunSummary
     from medjudge.store.study import Study
 
     from .session import ReviewSession

@@ -16,12 +16,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary, run_judges
-from medjudge.judging.llm.specs import parse_judge_spec
-from medjudge.judging.protocol.plan import JudgeConfig
-from medjudge.store import user_settings
-from medjudge.store.study import Study
+if TYPE_CHECKING:  # the runner (and its SDK imports) load when a judge runs, not at launch
+    from medjudge.judging.llm.runner import CallEvent, RunOptions, RunSummary
+    from medjudge.judging.protocol.plan import JudgeConfig
 
 
 @dataclass(frozen=True)
@@ -101,6 +100,9 @@ def run_judge_blocking(
     path: Path, config: JudgeConfig, options: RunOptions, display: TuiRunDisplay | None
 ) -> RunSummary:
     """Run one judge over the study on a private connection (blocks; call from a thread)."""
+    from medjudge.judging.llm.runner import run_judges
+    from medjudge.store.study import Study
+
     study = Study.open(path)
     try:
         return asyncio.run(run_judges(study, [config], options, display))
@@ -116,6 +118,11 @@ def dry_run_estimate(path: Path, spec_text: str) -> RunSummary:
         SpecError: the spec is malformed.
         SettingsError: the user's settings file cannot be used.
     """
+    from medjudge.judging.llm.runner import RunOptions
+    from medjudge.judging.llm.specs import parse_judge_spec
+    from medjudge.judging.protocol.plan import JudgeConfig
+    from medjudge.store import user_settings
+
     config = JudgeConfig(parse_judge_spec(spec_text))
     prefs = user_settings.load()
     return run_judge_blocking(

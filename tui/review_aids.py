@@ -14,7 +14,6 @@ from rich.text import Text
 from medjudge.store.db import StudyError
 
 from .dialogs import PromptDialog
-from .guidelines_screen import GuidelinesScreen
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -60,12 +59,16 @@ class ReviewerAids:
         if not text:
             self.notify("This study has no reviewer guidelines (a lead sets them).")
             return
+        from .guidelines_screen import GuidelinesScreen  # the Markdown widget: on demand
+
         self.app.push_screen(GuidelinesScreen(text))
 
     def show_guidelines_if_new(self) -> None:
         """Open the guidelines by themselves when this reviewer has not seen this version."""
         text = self.session.settings.guidelines
         if text and self.session.guidelines_due():
+            from .guidelines_screen import GuidelinesScreen
+
             self.app.push_screen(GuidelinesScreen(text, first=True))
             self.session.guidelines_shown()
 
