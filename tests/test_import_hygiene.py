@@ -44,3 +44,28 @@ def test_light_commands_load_no_heavy_library(tmp_path: Path, args: list[str]) -
     assert r.returncode == 0, r.stderr
     loaded = json.loads(r.stdout.strip().splitlines()[-1])
     assert loaded == [], f"{' '.join(args)} loaded {sorted({m.split('.')[0] for m in loaded})}"
+
+
+APP_PROBE = """
+import json, sys
+from medjudge.tui.app import make_app
+app = make_app(sys.argv[1], reviewer="tester")
+heavy = {"scipy", "numpy", "openai", "anthropic", "httpx", "httpx2", "markdown_it"}
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & heavy)))
+"""
+
+
+def test_the_review_app_opens_without_the_statistics_sdks_or_markdown(tmp_path: Path) -> None:
+    """#12: what `medjudge review` needs before the first item is the app and the store; the
+    statistics (live agreement), the provider SDKs (judge runs) and the Markdown widget
+    (guidelines) load when first used."""
+    from medjudge.store.settings import StudySettings
+    from medjudge.store.study import Study
+
+    path = tmp_path / "app.db"
+    Study.create(path, StudySettings(allow_reviewer_override=True), actor="tester").close()
+    r = subprocess.run(
+        [sys.executable, "-c", APP_PROBE, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == []
