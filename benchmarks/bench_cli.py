@@ -11,7 +11,9 @@ min / median / max with the reference timed in the same run:
   100 ms latency, concurrency 64, against a plain ``AsyncOpenAI`` + semaphore loop sending
   4,800 requests to the same server: wall and CPU (the child's user + system time); then a
   fully cached re-run, with the requests it made;
-- agreement: ``medjudge agreement`` on 10k / 50k / 100k units × 3 raters: wall and peak RSS.
+- agreement: ``medjudge agreement`` on 10k / 50k / 100k units × 3 raters: wall and peak RSS;
+- memory: ``medjudge import`` of 100,000 statements with 200,000 labels, and ``medjudge report
+  -f json`` on that study: wall and peak RSS.
 
 ``python -m benchmarks cli`` (all) or ``MEDJUDGE_BENCH_QUICK=1`` for one run each and smaller
 sizes. Numbers move ±20% on a shared 2-core machine: compare ratios, not absolutes.
@@ -326,6 +328,60 @@ def agreement(tmp: Path) -> list[dict[str, Any]]:
     return rows
 
 
+# ------------------------------------------------------------------------------- memory
+
+
+def _statements_file(path: Path, items: int, per_item: int) -> None:
+    """``items`` statements items of ``per_item`` statements, each labelled by two reviewers."""
+    rng = random.Random(items)
+    values = ("entailed", "neutral", "contradicted")
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(items):
+            labels = [
+                {"rater": r, "statement": k, "value": rng.choice(values)}
+                for k in range(per_item)
+                for r in ("ann", "bob")
+            ]
+            row = {
+                "id": f"s{i}",
+                "question": f"Question {i}: is this safe with my other medicines?",
+                "answer": f"Answer {i}: it is usually safe, but ask your pharmacist. " * 3,
+                "source": f"model-{i % 3}",
+                "must_have": [
+                    f"Statement {i}.{k} about dosing and interactions." for k in range(per_item)
+                ],
+                "labels": labels,
+            }
+            fh.write(json.dumps(row) + "\n")
+
+
+def memory(tmp: Path) -> list[dict[str, Any]]:
+    items = 1_000 if QUICK else 10_000
+    src = tmp / "statements.jsonl"
+    _statements_file(src, items, 10)
+    study = tmp / "memory.db"
+    subprocess.run([MEDJUDGE, "init", str(study)], check=True, env=ENV, capture_output=True)
+    imp = _time_rss([MEDJUDGE, "import", str(study), str(src), "--kind", "statements"])
+    rep = [_time_rss([MEDJUDGE, "report", str(study), "-f", "json", "-o", str(tmp / "r.json")])]
+    n = items * 10
+    return [
+        _row(
+            f"medjudge import, {n:,} statements + {2 * n:,} labels",
+            [imp[0]],
+            "s",
+            "< 250 MB",
+            peak_mb=round(imp[1], 1),
+        ),
+        _row(
+            f"medjudge report -f json, {n:,} statements, {2 * n:,} labels",
+            [w for w, _ in rep],
+            "s",
+            "< 250 MB",
+            peak_mb=round(max(m for _, m in rep), 1),
+        ),
+    ]
+
+
 def run() -> list[dict[str, Any]]:
     """Run the benchmark; one dict per figure (name, value = median, min, max, unit, target)."""
     parts: list[Callable[[], list[dict[str, Any]]]] = []
@@ -338,6 +394,7 @@ def run() -> list[dict[str, Any]]:
             lambda: review_launch(study, tmp),
             lambda: judge(tmp),
             lambda: agreement(tmp),
+            lambda: memory(tmp),
         ]
         rows: list[dict[str, Any]] = []
         for part in parts:
