@@ -118,16 +118,17 @@ def item_metadata(study: Study) -> dict[int, dict[str, Any]]:
     return out
 
 
-def unit_rows(study: Study) -> list[UnitRow]:
-    """Every unit with its item's id, kind and batch and its statement's category, by id."""
-    return [
-        UnitRow(*r)
-        for r in study.conn.execute(
-            "SELECT u.id, u.item_id, u.criterion, u.statement_id, i.ext_id, i.kind, i.batch, "
-            "s.category, s.position FROM units u JOIN items i ON i.id = u.item_id "
-            "LEFT JOIN statements s ON s.id = u.statement_id ORDER BY u.id"
-        )
-    ]
+def unit_rows(study: Study) -> Iterator[UnitRow]:
+    """Every unit with its item's id, kind and batch and its statement's category, by id
+    (streamed as plain tuples: a 100,000-unit study is never held twice)."""
+    cursor = study.conn.cursor()
+    cursor.row_factory = None
+    for r in cursor.execute(
+        "SELECT u.id, u.item_id, u.criterion, u.statement_id, i.ext_id, i.kind, i.batch, "
+        "s.category, s.position FROM units u JOIN items i ON i.id = u.item_id "
+        "LEFT JOIN statements s ON s.id = u.statement_id ORDER BY u.id"
+    ):
+        yield UnitRow._make(r)
 
 
 def unit_criterion(study: Study, unit_id: int) -> str:
@@ -159,11 +160,13 @@ def rater_kinds(study: Study) -> dict[str, str]:
 
 def current_labels(study: Study) -> Iterator[LabelRow]:
     """Every current label (reviewers' and judges' mirrored verdicts), in unit order."""
-    for r in study.conn.execute(
+    cursor = study.conn.cursor()
+    cursor.row_factory = None
+    for r in cursor.execute(
         "SELECT u.criterion, l.unit_id, r.name, r.kind, l.value FROM labels l "
         "JOIN units u ON u.id = l.unit_id JOIN raters r ON r.id = l.rater_id ORDER BY l.unit_id"
     ):
-        yield LabelRow(*r)
+        yield LabelRow._make(r)
 
 
 def current_adjudications(study: Study) -> Iterator[tuple[int, str]]:

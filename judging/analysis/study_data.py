@@ -63,7 +63,7 @@ def strict_majority(values: Iterable[Hashable | None]) -> Hashable | None:
     return value if count * 2 > len(present) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UnitInfo:
     """One labelled thing with the item metadata used for slices."""
 
@@ -91,7 +91,7 @@ class UnitInfo:
         return self.sources[0] if self.sources else ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VerdictInfo:
     """A judge's latest verdict on a unit."""
 
@@ -197,12 +197,17 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     }
     units: dict[int, UnitInfo] = {}
     by_criterion: dict[str, list[int]] = {}
+    no_meta: dict[str, str] = {}  # shared by every unit without metadata (never written to)
+    item_sources: dict[int, tuple[str, ...]] = {}  # one tuple per item, shared by its units
     for r in reads.unit_rows(study):
-        answers = sources.get(r.item_id, {})
-        if r.kind == "pairwise":
-            srcs: tuple[str, ...] = (answers.get("A", ""), answers.get("B", ""))
-        else:
-            srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
+        srcs = item_sources.get(r.item_id)
+        if srcs is None:
+            answers = sources.get(r.item_id, {})
+            if r.kind == "pairwise":
+                srcs = (answers.get("A", ""), answers.get("B", ""))
+            else:
+                srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
+            item_sources[r.item_id] = srcs
         units[r.id] = UnitInfo(
             r.id,
             r.item_id,
@@ -213,7 +218,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
             srcs,
             r.category,
             r.statement_id,
-            metas.get(r.item_id, {}),
+            metas.get(r.item_id, no_meta),
         )
         by_criterion.setdefault(r.criterion, []).append(r.id)
 
