@@ -1,0 +1,99 @@
+"""The report of three fixed studies in every format, for the golden-file test.
+
+``python -m tests.report_golden`` rewrites ``tests/golden/`` after an intended change of the
+report (look at the diff before committing it). The studies: the demo study, the rich study of
+``test_report`` (hostile names, three reviewers, a judge, adjudications, slices by a metadata
+field) and a MedRGB ``match`` study with two reviewers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from medjudge.demo.build import build_demo
+from medjudge.judging.report.build import ReportOptions, build_report, render
+from medjudge.store.labels import set_label
+from medjudge.store.study import Study
+
+GOLDEN = Path(__file__).parent / "golden"
+FORMATS = ("md", "json", "csv")
+# The rich study's outputs are megabytes: kept as hashes, the others as files.
+HASHED = ("rich",)
+
+
+def html_text(page: str) -> str:
+    """What an HTML report says, without its markup: tag-free text, one line per block."""
+    body = re.sub(r"<style.*?</style>", "", page, flags=re.S)
+    body = re.sub(
+        r"<(br|/p|/tr|/h[1-6]|/li|/div|/figure|/text|/title|/summary)\b[^>]*>", "\n", body
+    )
+    body = re.sub(r"<[^>]+>", " ", body)
+    lines = (" ".join(html.unescape(line).split()) for line in body.splitlines())
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
+    """Build the three studies under ``tmp``; their paths and report options."""
+    from tests.test_match import make_study
+    from tests.test_report import build_rich_study
+
+    demo = build_demo(tmp / "demo.sqlite", actor="lead")
+    with demo.tx() as conn:  # the demo's judge run took however long it took: fix it
+        conn.execute("UPDATE judge_runs SET finished_at = started_at")
+    demo.close()
+    (tmp / "m").mkdir()
+    s = make_study(tmp / "m")
+    units = [u for (u,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'match'")]
+    for i, unit in enumerate(sorted(units)):
+        set_label(s, unit, "ann", "1")
+        set_label(s, unit, "bob", "1" if i % 3 else "0")
+    match = s.path
+    s.close()
+    return {
+        "demo": (tmp / "demo.sqlite", ReportOptions(n_boot=300)),
+        "rich": (build_rich_study(tmp), ReportOptions(n_boot=300, by=("specialty",))),
+        "match": (match, ReportOptions(n_boot=300)),
+    }
+
+
+def outputs(tmp: Path) -> dict[str, str]:
+    """Every golden output by file name: ``demo.md`` … and ``<study>.html.txt``."""
+    from tests.test_report import NOW
+
+    out: dict[str, str] = {}
+    for name, (path, options) in studies(tmp).items():
+        with Study.open(path) as s:
+            report = build_report(s, options, now=NOW)
+        for fmt in FORMATS:
+            out[f"{name}.{fmt}"] = render(report, fmt)
+        out[f"{name}.html.txt"] = html_text(render(report, "html"))
+    return out
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def expected_files(produced: dict[str, str]) -> dict[str, str]:
+    """What ``tests/golden`` holds for these outputs: files, and hashes for the big ones."""
+    files = {k: v for k, v in produced.items() if k.split(".")[0] not in HASHED}
+    hashes = "".join(
+        f"{digest(v)}  {k}\n" for k, v in sorted(produced.items()) if k.split(".")[0] in HASHED
+    )
+    return {**files, "SHA256SUMS": hashes}
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as d:
+        files = expected_files(outputs(Path(d)))
+    GOLDEN.mkdir(exist_ok=True)
+    for old in GOLDEN.iterdir():
+        old.unlink()
+    for name, text in files.items():
+        (GOLDEN / name).write_text(text, encoding="utf-8")
+    print(f"wrote {len(files)} files to {GOLDEN}", file=sys.stderr)
