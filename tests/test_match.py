@@ -287,7 +287,8 @@ def test_report_means_by_model_test_and_p_with_abstentions_apart(tmp_path: Path)
 
     for (unit_id,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'match'").fetchall():
         set_label(s, unit_id, "ann", "1")
-    report = build_report(s, ReportOptions(n_boot=500))
+    model = build_report(s, ReportOptions(n_boot=500))
+    report = model.model_dump(mode="json")
     m = report["medrgb"]
     assert (m["predictions"], m["abstentions"]) == (8, 1)
     r = next(x for x in m["raters"] if x["rater"].startswith("openai:fake"))
@@ -307,10 +308,10 @@ def test_report_means_by_model_test_and_p_with_abstentions_apart(tmp_path: Path)
     # Every match figure is also sliced by test and p in the agreement views.
     crit = next(c for c in report["criteria"] if c["name"] == "match")
     assert {c["slice_by"] for c in crit["comparisons"]} >= {None, "test", "p"}
-    md = render(report, "md")
+    md = render(model, "md")
     assert "## MedRGB: predictions against the ground truth" in md
     assert "| " + "openai:fake" in md or "openai:fake@" in md
-    html = render(report, "html")
+    html = render(model, "html")
     assert 'id="medrgb"' in html and "<polyline" in html and "Mean score by p" in html
-    csv_text = render(report, "csv")
+    csv_text = render(model, "csv")
     assert "medrgb,match,p=40,,,abstention_share,0.25" in csv_text

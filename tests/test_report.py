@@ -195,7 +195,8 @@ def rich(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     path = build_rich_study(tmp_path_factory.mktemp("rich"))
     with Study.open(path) as s:
         report = build_report(s, ReportOptions(n_boot=200), now=NOW)
-    return {"path": path, "report": report}
+    # "report" as its JSON (what `report -f json` writes), "model" as the renderers get it
+    return {"path": path, "report": report.model_dump(mode="json"), "model": report}
 
 
 def _criterion(report: dict[str, Any], name: str) -> dict[str, Any]:
@@ -264,7 +265,7 @@ def test_report_is_json_safe_and_complete(rich: dict[str, Any]) -> None:
 def test_same_study_same_report(rich: dict[str, Any]) -> None:
     with Study.open(rich["path"]) as s:
         again = build_report(s, ReportOptions(n_boot=200), now=NOW)
-    assert again == rich["report"]
+    assert again == rich["model"]
 
 
 def test_one_category_is_undefined_with_reason_in_json_and_md(rich: dict[str, Any]) -> None:
@@ -280,7 +281,7 @@ def test_one_category_is_undefined_with_reason_in_json_and_md(rich: dict[str, An
     assert cohen["value"] is None and cohen["reason"] == reason
     assert cohen["ci_low"] is None and cohen["ci_high"] is None
     assert pair["metrics"]["percent"]["value"] == 1.0
-    md = render(report, "md")
+    md = render(rich["model"], "md")
     section = md[md.index("### bias") : md.index("### entailment")]
     assert f"undefined ({reason})" in section
     fleiss_row = next(line for line in section.splitlines() if line.startswith("| Fleiss' κ |"))
@@ -288,7 +289,7 @@ def test_one_category_is_undefined_with_reason_in_json_and_md(rich: dict[str, An
 
 
 def test_markdown_shows_study_text_literally(rich: dict[str, Any]) -> None:
-    md = render(rich["report"], "md")
+    md = render(rich["model"], "md")
     assert EVIL not in md and r"\<script\>alert(1)\</script\>" in md
     assert "\x1b" not in md
     assert r"=dr\|\`x\`\\x1b\[2J" in md  # pipe and backticks escaped, ESC made visible
@@ -301,7 +302,7 @@ def test_markdown_shows_study_text_literally(rich: dict[str, Any]) -> None:
 
 
 def test_html_is_self_contained_and_escapes(rich: dict[str, Any]) -> None:
-    html = render(rich["report"], "html")
+    html = render(rich["model"], "html")
     assert "<script" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "http://" not in html and "https://" not in html and "//" not in html.replace("<!--", "")
@@ -313,7 +314,7 @@ def test_html_is_self_contained_and_escapes(rich: dict[str, Any]) -> None:
 
 
 def test_csv_is_one_long_table(rich: dict[str, Any]) -> None:
-    text = render(rich["report"], "csv")
+    text = render(rich["model"], "csv")
     rows = list(csv.reader(io.StringIO(text)))
     assert tuple(rows[0]) == COLUMNS
     assert all(len(r) == len(COLUMNS) for r in rows)
@@ -366,6 +367,6 @@ def test_report_command(rich: dict[str, Any], tmp_path: Path) -> None:
 def test_empty_study_reports_without_figures(tmp_path: Path) -> None:
     with Study.create(tmp_path / "empty.db", actor="t") as s:
         report = build_report(s, now=NOW)
-    assert report["criteria"] == [] and report["kqa"] is None
+    assert report.criteria == [] and report.kqa is None
     for fmt in ("md", "html", "json", "csv"):
         assert render(report, fmt)

@@ -24,7 +24,7 @@ pytestmark = [
 
 PACKAGE_DIRS = {"medjudge": "medjudge", "tui": "medjudge/tui", "judging": "medjudge/judging"}
 PACKAGE_DIRS |= {"store": "medjudge/store", "prompts": "medjudge/prompts"}
-DATA_SUFFIXES = {".txt", ".tcss", ".jsonl", ".json", ".j2"}
+DATA_SUFFIXES = {".txt", ".tcss", ".jsonl", ".json", ".j2", ".css"}
 
 
 def tracked_files() -> list[str]:

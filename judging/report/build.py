@@ -1,18 +1,18 @@
-"""The study report: one JSON-safe structure with every figure, rendered as md, html, json, csv.
+"""The study report: every figure of a study, read once into the typed :class:`.model.Report`.
 
-:func:`build_report` reads a study (read-only) and returns a plain ``dict``: no NaN or infinity
-anywhere (an undefined figure is ``null`` with a ``reason``), every figure with its ``n``.
-Renderers: :func:`render` (``md`` → :mod:`.report_md`, ``html`` → :mod:`.report_html`,
-``json``, ``csv`` → :mod:`.report_csv`). Text from the study (item ids, rater, criterion and
-model names) is stored raw here and escaped by each renderer for its format.
+:func:`build_report` reads a study (read-only) and validates the result into the model: no
+NaN or infinity anywhere (an undefined figure is ``null`` with a ``reason``), every figure
+with its ``n``, no field the model does not declare. :func:`render` writes it as ``md`` or
+``html`` (the Jinja2 templates in ``templates/``), ``json`` (the model's dump, keys in the
+model's order) or ``csv`` (:mod:`.render_csv`). Text from the study (item ids, rater,
+criterion and model names) is kept raw in the model and escaped by each format.
 
-Top-level keys: ``format``, ``version``, ``generated_at``, ``medjudge_version``, ``study``,
-``protocol`` (judges, templates with hashes, orders, voting rules, statistics), ``effort``
-(judge calls, tokens, cost; reviewer time), ``criteria`` (per criterion: raters, counts and
-``comparisons``, see :func:`.views.criterion_comparisons`), ``adjudication`` (each rater vs
-the adjudicated reference, unresolved disagreements), ``consistency`` (judge
-self-consistency), ``judges`` (every judge version side by side, see
-:func:`.judge_versions.judges_section`), ``kqa``, ``win_rates``, ``ratings`` and ``notes``.
+Sections: ``study``, ``protocol`` (judges, templates with hashes, orders, voting rules,
+statistics), ``effort`` (judge calls, tokens, cost; reviewer time), ``criteria`` (per
+criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_comparisons`),
+``adjudication``, ``consistency``, ``judges`` (every judge version side by side),
+``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``win_rates``, ``ratings`` and
+``notes``.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ from medjudge.judging.stats.conventions import INTERVAL_METHODS, STATISTICS
 from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store import reads
 from medjudge.store.study import Study
+
+from .model import Report
 
 FORMATS = ("md", "html", "json", "csv")
 
@@ -231,8 +233,8 @@ def adjudication_section(data: StudyData, opts: ViewOptions) -> dict[str, Any]:
 
 def build_report(
     study: Study, options: ReportOptions | None = None, *, now: datetime | None = None
-) -> dict[str, Any]:
-    """Every figure of a study's report as one JSON-safe dict.
+) -> Report:
+    """Every figure of a study's report, as the typed :class:`.model.Report`.
 
     Args:
         study: the open study (read only).
@@ -240,7 +242,8 @@ def build_report(
         now: the generation time to record (default: now, UTC).
 
     Returns:
-        The report (see the module docstring for its keys).
+        The report: its JSON has no NaN or infinity (an undefined figure is null with a
+        reason), and every figure its n.
     """
     options = options or ReportOptions()
     seed = study.settings.seed if options.seed is None else options.seed
@@ -295,26 +298,26 @@ def build_report(
             "used, so chance agreement is 1 and κ is 0/0)",
         },
     }
-    safe: dict[str, Any] = json_safe(report)
-    return safe
+    return Report.model_validate(json_safe(report))
 
 
-def render(report: dict[str, Any], fmt: str) -> str:
+def render(report: Report, fmt: str) -> str:
     """Render a report in one format: ``md``, ``html``, ``json`` or ``csv``.
 
     Raises:
         ValueError: unknown format.
     """
     if fmt == "json":
-        return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        data = report.model_dump(mode="json")
+        return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if fmt == "md":
-        from medjudge.judging.report.render_md import render_markdown
+        from medjudge.judging.report.templating import render_template
 
-        return render_markdown(report)
+        return render_template("report.md.j2", report)
     if fmt == "html":
-        from medjudge.judging.report.render_html import render_html
+        from medjudge.judging.report.templating import render_template
 
-        return render_html(report)
+        return render_template("report.html.j2", report)
     if fmt == "csv":
         from medjudge.judging.report.render_csv import render_csv
 

@@ -3,17 +3,20 @@
 A :class:`Table` has a title, :class:`Column` s (header wording, whether the column holds
 figures) and rows of cells. A cell says what it holds — text from the study (:class:`Text`),
 a count (:class:`Count`), an estimate (:class:`Est`), a share of verdicts (:class:`Share`),
-money (:class:`Money`) … — and nothing about how it looks. Each renderer says in a
-:class:`Style` how its format writes study text, code, estimates and shares
-(:data:`.report_md.STYLE`, :data:`.report_html_kit.STYLE`); :func:`plain` writes the cells
-that look the same everywhere. The tables themselves are in :mod:`.report_tables`.
+money (:class:`Money`) … — and nothing about how it looks. Markdown writes cells through a
+:class:`Style` (:data:`.format_md.STYLE`), HTML through the ``cell`` macro of
+``templates/_tables.html.j2``; :func:`plain` writes the cells that look the same everywhere.
+The tables themselves are in :mod:`.tables`, :mod:`.section_tables` and :mod:`.judge_tables`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from medjudge.judging.analysis.records import Figure
+from medjudge.judging.analysis.records import Share as FigureShare
 
 from . import text as rt
 
@@ -70,16 +73,16 @@ class Est:
         note: a word or two of medjudge's own shown with the figure (e.g. which κ).
     """
 
-    value: dict[str, Any] | None
+    value: Figure | None
     pct: bool = False
     note: str | None = None
 
 
 @dataclass(frozen=True)
 class Share:
-    """A share of verdicts (an estimate dict with ``count`` and ``n``) or None."""
+    """A share of verdicts (a figure with ``count`` and ``n``) or None."""
 
-    value: dict[str, Any] | None
+    value: FigureShare | None
 
 
 @dataclass(frozen=True)
@@ -170,8 +173,8 @@ class Style:
     name: Literal["md", "html"]
     text: Callable[[object], str]
     code: Callable[[object], str]
-    est: Callable[[dict[str, Any] | None, bool, str | None], str]
-    share: Callable[[dict[str, Any] | None], str]
+    est: Callable[[Figure | None, bool, str | None], str]
+    share: Callable[[FigureShare | None], str]
 
     def cell(self, c: Cell) -> str:
         """One cell in this format (:class:`Label` as it is, numbers by :func:`plain`)."""

@@ -1,14 +1,14 @@
 """The judges section's tables (#14), for the Markdown and the HTML report.
 
-Built from ``report["judges"]`` (:func:`medjudge.judging.analysis.judge_versions.judges_section`):
+Built from ``report.judges`` (:func:`medjudge.judging.analysis.judge_versions.judges_section`):
 every judge version side by side with its position bias, its agreement with the reviewers'
 majority, its cost; and judge-vs-judge agreement.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from medjudge.judging.analysis.records import Figure
+from medjudge.judging.analysis.records_sections import JudgeVersion, VersionVsMajority
 from medjudge.judging.report.cells import (
     Cell,
     Code,
@@ -22,21 +22,23 @@ from medjudge.judging.report.cells import (
     Text,
 )
 
+from .model import Report
 
-def _params(v: dict[str, Any]) -> str:
-    if v["members"]:
-        return f"panel ({v['params'].get('rule', '?')}) of " + ", ".join(v["members"])
-    p = v["params"]
+
+def _params(v: JudgeVersion) -> str:
+    if v.members:
+        return f"panel ({v.params.get('rule', '?')}) of " + ", ".join(v.members)
+    p = v.params
     if not p:
-        return v["spec"] or "imported with labels"
+        return v.spec or "imported with labels"
     return (
-        f"{v['spec']}; {p.get('samples')} samples, T {p.get('temperature')}, "
+        f"{v.spec}; {p.get('samples')} samples, T {p.get('temperature')}, "
         f"≤{p.get('max_tokens')} tokens, statements {p.get('statements_protocol')}; "
-        + ", ".join(sorted(set(v["templates"].values())))
+        + ", ".join(sorted(set(v.templates.values())))
     )
 
 
-def versions(report: dict[str, Any]) -> Table:
+def versions(report: Report) -> Table:
     """One row per judge version: verdicts, missing, self-consistency and position bias."""
     columns = (
         Column("Judge version"),
@@ -49,24 +51,24 @@ def versions(report: dict[str, Any]) -> Table:
         Column("Position: answer shown first wins", True, "First shown wins"),
     )
     rows: list[tuple[Cell, ...]] = []
-    for v in report["judges"]["versions"]:
-        pos = v["position"] or {}
+    for v in report.judges.versions:
+        pos = v.position
         rows.append(
             (
-                Text(v["name"]),
-                Code(v["short"]),
-                Count(v["verdicts"]),
-                Share(v["missing"]),
-                Count(v["failed_samples"]),
-                Share(None if v["panel"] else v["samples_disagreed"]),
-                Share(pos.get("ab_ne_ba")),
-                Share(pos.get("first_shown_wins")),
+                Text(v.name),
+                Code(v.short),
+                Count(v.verdicts),
+                Share(v.missing),
+                Count(v.failed_samples),
+                Share(None if v.panel else v.samples_disagreed),
+                Share(pos.ab_ne_ba if pos else None),
+                Share(pos.first_shown_wins if pos else None),
             )
         )
     return Table("Judge versions side by side", columns, tuple(rows))
 
 
-def settings_and_cost(report: dict[str, Any]) -> Table:
+def settings_and_cost(report: Report) -> Table:
     """One row per judge version: what it is, and what its verdicts cost."""
     columns = (
         Column("Judge version"),
@@ -79,35 +81,35 @@ def settings_and_cost(report: dict[str, Any]) -> Table:
         Column("Wall time of its runs", True, "Wall time"),
     )
     rows: list[tuple[Cell, ...]] = []
-    for v in report["judges"]["versions"]:
-        tokens = None if v["input_tokens"] is None else int(v["input_tokens"] + v["output_tokens"])
+    for v in report.judges.versions:
+        tokens = None if v.input_tokens is None else v.input_tokens + (v.output_tokens or 0)
         rows.append(
             (
-                Text(v["name"]),
+                Text(v.name),
                 Text(_params(v)),
-                Count(v["calls"]),
+                Count(v.calls),
                 Count(tokens),
-                Money(v["cost_usd"]),
-                Money(v["cost_per_item"]),
-                Duration(v["latency_s"]),
-                Duration(v["wall_s"]),
+                Money(v.cost_usd),
+                Money(v.cost_per_item),
+                Duration(v.latency_s),
+                Duration(v.wall_s),
             )
         )
     return Table("Judge versions: settings and cost", columns, tuple(rows))
 
 
-def _per_value(rec: dict[str, Any]) -> str:
-    def f(e: dict[str, Any] | None) -> str:
-        return "–" if e is None or e.get("value") is None else f"{e['value']:.2f}"
+def _per_value(rec: VersionVsMajority) -> str:
+    def f(e: Figure | None) -> str:
+        return "–" if e is None or e.value is None else f"{e.value:.2f}"
 
     return "; ".join(
-        f"{p['value']}: P {f(p['precision'])} R {f(p['recall'])} F1 {f(p['f1'])}"
-        for p in rec["per_value"]
-        if p["support"] or p["predicted"]
+        f"{p.value}: P {f(p.precision)} R {f(p.recall)} F1 {f(p.f1)}"
+        for p in rec.per_value
+        if p.support or p.predicted
     )
 
 
-def vs_majority(report: dict[str, Any]) -> Table:
+def vs_majority(report: Report) -> Table:
     """Each judge version against the reviewers' majority, per criterion."""
     columns = (
         Column("Judge version"),
@@ -120,24 +122,24 @@ def vs_majority(report: dict[str, Any]) -> Table:
         Column("Precision / recall / F1 per verdict (majority as reference)", False, "Per verdict"),
     )
     rows: list[tuple[Cell, ...]] = []
-    for v in report["judges"]["versions"]:
-        for rec in v["vs_majority"]:
+    for v in report.judges.versions:
+        for rec in v.vs_majority:
             rows.append(
                 (
-                    Text(v["name"]),
-                    Text(rec["criterion"]),
-                    Count(rec["n"]),
-                    Est(rec["kappa"]),
-                    Est(rec["ac1"]),
-                    Est(rec["accuracy"], pct=True),
-                    Est(rec["macro_f1"]),
+                    Text(v.name),
+                    Text(rec.criterion),
+                    Count(rec.n),
+                    Est(rec.kappa),
+                    Est(rec.ac1),
+                    Est(rec.accuracy, pct=True),
+                    Est(rec.macro_f1),
                     Text(_per_value(rec)),
                 )
             )
     return Table("Judge versions vs the reviewers' majority", columns, tuple(rows))
 
 
-def pairs(report: dict[str, Any]) -> Table:
+def pairs(report: Report) -> Table:
     """Judge version against judge version, per criterion."""
     columns = (
         Column("Judge version A"),
@@ -150,20 +152,20 @@ def pairs(report: dict[str, Any]) -> Table:
     )
     rows = tuple(
         (
-            Text(p["a"]),
-            Text(p["b"]),
-            Text(p["criterion"]),
-            Count(p["n"]),
-            Est(p["kappa"]),
-            Est(p["ac1"]),
-            Est(p["percent"], pct=True),
+            Text(p.a),
+            Text(p.b),
+            Text(p.criterion),
+            Count(p.n),
+            Est(p.kappa),
+            Est(p.ac1),
+            Est(p.percent, pct=True),
         )
-        for p in report["judges"]["pairs"]
+        for p in report.judges.pairs
     )
     return Table("Judge version vs judge version", columns, rows)
 
 
-def tables(report: dict[str, Any]) -> list[Table]:
+def tables(report: Report) -> list[Table]:
     """The section's tables in order (empty tables left out, the first always kept)."""
     out = [versions(report), settings_and_cost(report)]
     out += [t for t in (vs_majority(report), pairs(report)) if t.rows]

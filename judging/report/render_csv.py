@@ -21,8 +21,9 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
-from typing import Any
 
+from medjudge.judging.analysis.records import Figure, GroupComparison, PairComparison
+from medjudge.judging.report.model import Report
 from medjudge.store.literal import printable
 
 COLUMNS = (
@@ -59,118 +60,129 @@ def _row(
     rater_a: object = None,
     rater_b: object = None,
     metric: str = "",
-    est: dict[str, Any] | None = None,
+    est: Figure | None = None,
     value: object = None,
     n: object = None,
 ) -> list[str]:
+    cells: list[object]
     if est is not None:
         cells = [
-            est.get("value"),
-            est.get("ci_low"),
-            est.get("ci_high"),
-            est.get("n"),
-            est.get("reason"),
-            est.get("method") if est.get("ci_low") is not None else None,
+            est.value,
+            est.ci_low,
+            est.ci_high,
+            est.n,
+            est.reason,
+            est.method if est.ci_low is not None else None,
         ]
     else:
         cells = [value, None, None, n, None, None]
     return [_text(x) for x in (section, criterion, slice_, rater_a, rater_b, metric, *cells)]
 
 
-def _comparisons(report: dict[str, Any]) -> Iterator[list[str]]:
-    for c in report["criteria"]:
-        for r in c["comparisons"]:
-            section = r["view"] + ("/without_ties" if r.get("ties") == "without" else "")
-            for name, est in r["metrics"].items():
-                yield _row(section, c["name"], r["slice"], r["rater_a"], r["rater_b"], name, est)
-            for v in r.get("fleiss_per_category") or []:
-                name = f"fleiss:{v['category']}"
-                yield _row(section, c["name"], r["slice"], r["rater_a"], r["rater_b"], name, v)
-            cl = r.get("classification")
+def _comparisons(report: Report) -> Iterator[list[str]]:
+    for c in report.criteria:
+        for r in c.comparisons:
+            section = r.view + ("/without_ties" if r.ties == "without" else "")
+            for name, est in r.metrics.items():
+                yield _row(section, c.name, r.slice, r.rater_a, r.rater_b, name, est)
+            if isinstance(r, GroupComparison):
+                for v in r.fleiss_per_category:
+                    name = f"fleiss:{v.category}"
+                    yield _row(section, c.name, r.slice, r.rater_a, r.rater_b, name, v)
+            cl = r.classification if isinstance(r, PairComparison) else None
             if cl:
-                for name in ("accuracy", "macro_f1"):
+                for name, fig in (("accuracy", cl.accuracy), ("macro_f1", cl.macro_f1)):
                     yield _row(
                         "classification",
-                        c["name"],
-                        r["slice"],
-                        r["rater_a"],
-                        r["rater_b"],
+                        c.name,
+                        r.slice,
+                        r.rater_a,
+                        r.rater_b,
                         name,
-                        cl[name],
+                        fig,
                     )
-                for lab in cl["labels"]:
-                    for name in ("precision", "recall", "f1"):
+                for lab in cl.labels:
+                    for name, fig in (
+                        ("precision", lab.precision),
+                        ("recall", lab.recall),
+                        ("f1", lab.f1),
+                    ):
                         yield _row(
                             "classification",
-                            c["name"],
-                            r["slice"],
-                            r["rater_a"],
-                            r["rater_b"],
-                            f"{name}:{lab['label']}",
-                            lab[name],
+                            c.name,
+                            r.slice,
+                            r.rater_a,
+                            r.rater_b,
+                            f"{name}:{lab.label}",
+                            fig,
                         )
-            for v in r.get("vs_majority") or []:
+            for vm in r.vs_majority if isinstance(r, GroupComparison) else []:
                 yield _row(
                     section,
-                    c["name"],
-                    r["slice"],
-                    v["rater"],
+                    c.name,
+                    r.slice,
+                    vm.rater,
                     "majority of the others",
                     "percent",
-                    v,
+                    vm,
                 )
-            conf = r.get("confusion")
-            if conf and r["slice"] == "all" and r.get("ties") != "without":
-                cats = conf["categories"]
-                for i, row in enumerate(conf["matrix"]):
+            conf = r.confusion
+            if conf and r.slice == "all" and r.ties != "without":
+                cats = conf.categories
+                for i, row in enumerate(conf.matrix):
                     for j, count in enumerate(row):
                         yield _row(
-                            f"confusion/{r['view']}",
-                            c["name"],
+                            f"confusion/{r.view}",
+                            c.name,
                             "all",
-                            r["rater_a"],
-                            r["rater_b"],
+                            r.rater_a,
+                            r.rater_b,
                             f"{cats[i]} / {cats[j]}",
                             value=count,
-                            n=r["n"],
+                            n=r.n,
                         )
 
 
-def _judges(report: dict[str, Any]) -> Iterator[list[str]]:
+def _judges(report: Report) -> Iterator[list[str]]:
     """Section ``judge_version`` (one judge version's figures; ``rater_a`` is the version, the
     criterion empty for whole-version figures) and ``judge_vs_judge``."""
-    judges = report.get("judges") or {"versions": [], "pairs": []}
-    for v in judges["versions"]:
-        name = v["name"]
-        yield _row("judge_version", rater_a=name, metric="key", value=v["key"])
-        for key in ("missing", "samples_disagreed"):
-            yield _row("judge_version", rater_a=name, metric=key, est=v[key])
-        for key, est in (v["position"] or {}).items():
-            if isinstance(est, dict):
-                yield _row("judge_version", rater_a=name, metric=f"position_{key}", est=est)
-        for key in (
-            "verdicts",
-            "items",
-            "failed_samples",
-            "calls",
-            "input_tokens",
-            "output_tokens",
-            "cost_usd",
-            "cost_per_item",
-            "latency_s",
-            "wall_s",
+    judges = report.judges
+    for v in judges.versions:
+        name = v.name
+        yield _row("judge_version", rater_a=name, metric="key", value=v.key)
+        yield _row("judge_version", rater_a=name, metric="missing", est=v.missing)
+        yield _row(
+            "judge_version", rater_a=name, metric="samples_disagreed", est=v.samples_disagreed
+        )
+        if v.position is not None:
+            for key, share in (
+                ("ab_ne_ba", v.position.ab_ne_ba),
+                ("first_shown_wins", v.position.first_shown_wins),
+            ):
+                yield _row("judge_version", rater_a=name, metric=f"position_{key}", est=share)
+        for key, value in (
+            ("verdicts", v.verdicts),
+            ("items", v.items),
+            ("failed_samples", v.failed_samples),
+            ("calls", v.calls),
+            ("input_tokens", v.input_tokens),
+            ("output_tokens", v.output_tokens),
+            ("cost_usd", v.cost_usd),
+            ("cost_per_item", v.cost_per_item),
+            ("latency_s", v.latency_s),
+            ("wall_s", v.wall_s),
         ):
-            yield _row("judge_version", rater_a=name, metric=key, value=v[key])
-        for rec in v["vs_majority"]:
-            c = rec["criterion"]
-            for key in ("kappa", "ac1", "accuracy"):
+            yield _row("judge_version", rater_a=name, metric=key, value=value)
+        for rec in v.vs_majority:
+            c = rec.criterion
+            for key, fig in (("kappa", rec.kappa), ("ac1", rec.ac1), ("accuracy", rec.accuracy)):
                 yield _row(
                     "judge_version",
                     c,
                     rater_a=name,
                     rater_b="majority of reviewers",
                     metric=key,
-                    est=rec[key],
+                    est=fig,
                 )
             yield _row(
                 "judge_version",
@@ -178,150 +190,159 @@ def _judges(report: dict[str, Any]) -> Iterator[list[str]]:
                 rater_a=name,
                 rater_b="majority of reviewers",
                 metric="macro_f1",
-                est=rec["macro_f1"],
+                est=rec.macro_f1,
             )
-            for p in rec["per_value"]:
-                for key in ("precision", "recall", "f1"):
+            for p in rec.per_value:
+                for key, fig in (("precision", p.precision), ("recall", p.recall), ("f1", p.f1)):
                     yield _row(
                         "judge_version",
                         c,
-                        f"verdict={p['value']}",
+                        f"verdict={p.value}",
                         name,
                         "majority of reviewers",
                         key,
-                        est=p[key],
+                        est=fig,
                     )
-    for p in judges["pairs"]:
-        for key in ("kappa", "ac1", "percent"):
+    for pair in judges.pairs:
+        for key, fig in (("kappa", pair.kappa), ("ac1", pair.ac1), ("percent", pair.percent)):
             yield _row(
                 "judge_vs_judge",
-                p["criterion"],
-                rater_a=p["a"],
-                rater_b=p["b"],
+                pair.criterion,
+                rater_a=pair.a,
+                rater_b=pair.b,
                 metric=key,
-                est=p[key],
+                est=fig,
             )
 
 
-def _other(report: dict[str, Any]) -> Iterator[list[str]]:
-    for c in report["adjudication"]["criteria"]:
-        yield _row(
-            "unresolved", c["criterion"], metric="unresolved_disagreements", value=c["unresolved"]
-        )
-        yield _row("unresolved", c["criterion"], metric="adjudicated", value=c["adjudicated"])
-        for r in c["comparisons"]:
+def _other(report: Report) -> Iterator[list[str]]:
+    for c in report.adjudication.criteria:
+        yield _row("unresolved", c.criterion, metric="unresolved_disagreements", value=c.unresolved)
+        yield _row("unresolved", c.criterion, metric="adjudicated", value=c.adjudicated)
+        for r in c.comparisons:
             for metric, key in (("accuracy", "percent"), ("cohen", "cohen")):
                 yield _row(
                     "reference",
-                    c["criterion"],
+                    c.criterion,
                     "all",
-                    r["rater_a"],
-                    r["rater_b"],
+                    r.rater_a,
+                    r.rater_b,
                     metric,
-                    r["metrics"][key],
+                    r.metrics[key],
                 )
-    for r in report["consistency"]:
-        for key in ("samples_disagreed", "position_inconsistent", "judges_disagreed"):
-            if r[key] is not None:
-                yield _row(
-                    "consistency", r["criterion"], rater_a=r["judge"], metric=key, est=r[key]
-                )
-        for key in ("n_verdicts", "missing", "failed_samples"):
-            yield _row("consistency", r["criterion"], rater_a=r["judge"], metric=key, value=r[key])
+    for k in report.consistency:
+        for key, share in (
+            ("samples_disagreed", k.samples_disagreed),
+            ("position_inconsistent", k.position_inconsistent),
+            ("judges_disagreed", k.judges_disagreed),
+        ):
+            if share is not None:
+                yield _row("consistency", k.criterion, rater_a=k.judge, metric=key, est=share)
+        for key, count in (
+            ("n_verdicts", k.n_verdicts),
+            ("missing", k.missing),
+            ("failed_samples", k.failed_samples),
+        ):
+            yield _row("consistency", k.criterion, rater_a=k.judge, metric=key, value=count)
     yield from _judges(report)
-    for r in report["win_rates"]:
-        for s in r["sources"]:
-            for o in ("win", "tie", "loss", "neither"):
+    for w in report.win_rates:
+        for s in w.sources:
+            for o, share in (
+                ("win", s.win),
+                ("tie", s.tie),
+                ("loss", s.loss),
+                ("neither", s.neither),
+            ):
                 yield _row(
                     "win_rate",
-                    r["criterion"],
-                    f"source={s['source']}",
-                    r["rater"],
-                    s["source"],
+                    w.criterion,
+                    f"source={s.source}",
+                    w.rater,
+                    s.source,
                     o,
-                    s[o],
+                    share,
                 )
-    m = report.get("medrgb")
+    m = report.medrgb
     if m:
-        for r in m["raters"]:
-            for dim in ("by_source", "by_test", "by_p"):
-                for rec in r[dim]:
+        for mr in m.raters:
+            for dim, recs in (("source", mr.by_source), ("test", mr.by_test), ("p", mr.by_p)):
+                for rec in recs:
                     yield _row(
                         "medrgb",
                         "match",
-                        f"{dim[3:]}={rec['key']}",
-                        r["rater"],
+                        f"{dim}={rec.key}",
+                        mr.rater,
                         None,
                         "mean_score",
                         rec,
                     )
-            yield _row("medrgb", "match", "all", r["rater"], None, "mean_score", r["overall"])
-        for a in m["abstention_by_p"]:
-            yield _row("medrgb", "match", f"p={a['key']}", None, None, "abstention_share", a)
-    kqa = report.get("kqa")
+            yield _row("medrgb", "match", "all", mr.rater, None, "mean_score", mr.overall)
+        for a in m.abstention_by_p:
+            yield _row("medrgb", "match", f"p={a.key}", None, None, "abstention_share", a)
+    kqa = report.kqa
     if kqa:
-        for r in kqa["raters"]:
-            for src, f in r["by_source"].items():
-                for key in (
-                    "comprehensiveness_answered",
-                    "comprehensiveness_all",
-                    "hallucinations_answered",
-                    "hallucinations_all",
-                    "contradiction_share",
+        for kr in kqa.raters:
+            for src, f in kr.by_source.items():
+                for key, fig in (
+                    ("comprehensiveness_answered", f.comprehensiveness_answered),
+                    ("comprehensiveness_all", f.comprehensiveness_all),
+                    ("hallucinations_answered", f.hallucinations_answered),
+                    ("hallucinations_all", f.hallucinations_all),
+                    ("contradiction_share", f.contradiction_share),
                 ):
-                    if f[key] is not None:
-                        yield _row(
-                            "kqa", "entailment", f"source={src}", r["rater"], src, key, f[key]
-                        )
-        for a in kqa["answers"]:
-            for key in ("comprehensiveness", "hallucinations"):
+                    yield _row("kqa", "entailment", f"source={src}", kr.rater, src, key, fig)
+        for ans in kqa.answers:
+            for key, number in (
+                ("comprehensiveness", ans.comprehensiveness),
+                ("hallucinations", ans.hallucinations),
+            ):
                 yield _row(
                     "kqa_answer",
                     "entailment",
-                    f"item={a['item']}",
-                    a["rater"],
-                    a["source"],
+                    f"item={ans.item}",
+                    ans.rater,
+                    ans.source,
                     key,
-                    value=a[key],
-                    n=a["labelled"],
+                    value=number,
+                    n=ans.labelled,
                 )
-    for r in report["ratings"]:
-        yield _row("rating_mean", r["criterion"], "all", r["rater"], None, "mean", r["overall"])
-        for s in r["sources"]:
+    for rr in report.ratings:
+        yield _row("rating_mean", rr.criterion, "all", rr.rater, None, "mean", rr.overall)
+        for sm in rr.sources:
             yield _row(
                 "rating_mean",
-                r["criterion"],
-                f"source={s['source']}",
-                r["rater"],
-                s["source"],
+                rr.criterion,
+                f"source={sm.source}",
+                rr.rater,
+                sm.source,
                 "mean",
-                s,
+                sm,
             )
-    e = report["effort"]
-    for key, value in e["judge_calls"].items():
+    e = report.effort
+    for key, value in e.judge_calls:  # every field, in order
         yield _row("effort", metric=f"judge_{key}", value=value)
-    for j in e["per_judge"]:
-        for key in (
-            "calls",
-            "failed",
-            "errors",
-            "input_tokens",
-            "output_tokens",
-            "cost_usd",
-            "latency_s",
+    for j in e.per_judge:
+        for key, value in (
+            ("calls", j.calls),
+            ("failed", j.failed),
+            ("errors", j.errors),
+            ("input_tokens", j.input_tokens),
+            ("output_tokens", j.output_tokens),
+            ("cost_usd", j.cost_usd),
+            ("latency_s", j.latency_s),
         ):
-            yield _row("effort", rater_a=j["judge"], metric=f"judge_{key}", value=j[key])
-    for r in e["reviewers"]:
+            yield _row("effort", rater_a=j.judge, metric=f"judge_{key}", value=value)
+    for rt in e.reviewers:
         yield _row(
             "effort",
-            rater_a=r["reviewer"],
+            rater_a=rt.reviewer,
             metric="review_seconds",
-            value=r["seconds"],
-            n=r["items"],
+            value=rt.seconds,
+            n=rt.items,
         )
 
 
-def render_csv(report: dict[str, Any]) -> str:
+def render_csv(report: Report) -> str:
     """Every figure of the report as rows of one CSV table (header first)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")

@@ -7,8 +7,8 @@ Markdown and HTML renderers place; agreement tables are in :mod:`.tables`.
 
 from __future__ import annotations
 
-from typing import Any
-
+from medjudge.judging.analysis.records import ConsensusRow, SourceMean
+from medjudge.judging.analysis.records_sections import KqaSection, MedrgbSection, RatingRow
 from medjudge.judging.report.cells import (
     ByFormat,
     Cell,
@@ -27,37 +27,38 @@ from medjudge.judging.report.cells import (
     Text,
 )
 
+from .model import Effort, Protocol, Report
 from .tables import _BY_MODEL, _by_model, _cols, _metric, _table
 
 
-def adjudicated(report: dict[str, Any]) -> Table:
+def adjudicated(report: Report) -> Table:
     """Adjudicated units and unresolved disagreements per criterion."""
     columns = _cols("Criterion", "Adjudicated", "Unresolved disagreements", numeric=(1, 2))
     rows = (
-        (Text(c["criterion"]), Count(c["adjudicated"]), Count(c["unresolved"]))
-        for c in report["adjudication"]["criteria"]
+        (Text(c.criterion), Count(c.adjudicated), Count(c.unresolved))
+        for c in report.adjudication.criteria
     )
     return _table("Adjudication", columns, rows)
 
 
-def reference(report: dict[str, Any]) -> Table:
+def reference(report: Report) -> Table:
     """Each rater against the adjudicated reference: accuracy and Cohen's κ."""
     columns = _cols("Criterion", "Rater", "n", "Accuracy", "Cohen's κ", numeric=(2, 3, 4))
     rows = (
         (
-            Text(c["criterion"]),
-            Text(r["rater_a"]),
-            Count(r["n"]),
+            Text(c.criterion),
+            Text(r.rater_a),
+            Count(r.n),
             _metric(r, "percent"),
             _metric(r, "cohen"),
         )
-        for c in report["adjudication"]["criteria"]
-        for r in c["comparisons"]
+        for c in report.adjudication.criteria
+        for r in c.comparisons
     )
     return _table("Each rater vs the adjudicated reference", columns, rows)
 
 
-def consistency(report: dict[str, Any]) -> Table:
+def consistency(report: Report) -> Table:
     """Judge self-consistency per judge and criterion."""
     columns = (
         *_cols("Judge", "Criterion", "Verdicts", "Missing", "Failed samples", numeric=(2, 3, 4)),
@@ -67,21 +68,21 @@ def consistency(report: dict[str, Any]) -> Table:
     )
     rows = (
         (
-            Text(r["judge"]),
-            Text(r["criterion"]),
-            Count(r["n_verdicts"]),
-            Count(r["missing"]),
-            Count(r["failed_samples"]),
-            Share(r["samples_disagreed"]),
-            Share(r["position_inconsistent"]),
-            Share(r["judges_disagreed"]),
+            Text(r.judge),
+            Text(r.criterion),
+            Count(r.n_verdicts),
+            Count(r.missing),
+            Count(r.failed_samples),
+            Share(r.samples_disagreed),
+            Share(r.position_inconsistent),
+            Share(r.judges_disagreed),
         )
-        for r in report["consistency"]
+        for r in report.consistency
     )
     return _table("Judge self-consistency", columns, rows)
 
 
-def anchoring(report: dict[str, Any]) -> Table:
+def anchoring(report: Report) -> Table:
     """Labels changed after the reveal, per reviewer, and toward whom."""
     columns = (
         *_cols("Reviewer", "Labels", numeric=(1,)),
@@ -92,21 +93,21 @@ def anchoring(report: dict[str, Any]) -> Table:
     )
     rows = (
         (
-            Text(r["reviewer"]),
-            Count(r["n_labels"]),
-            Share(r["changed"]),
-            Share(r["toward_judge"]),
-            Share(r["toward_reviewers"]),
-            Share(r["elsewhere"]),
+            Text(r.reviewer),
+            Count(r.n_labels),
+            Share(r.changed),
+            Share(r.toward_judge),
+            Share(r.toward_reviewers),
+            Share(r.elsewhere),
         )
-        for r in report["anchoring"]
+        for r in report.anchoring
     )
     return _table("Anchoring: labels changed after the reveal", columns, rows)
 
 
-def consensus_accuracy(rec: dict[str, Any]) -> Table:
+def consensus_accuracy(rec: ConsensusRow) -> Table:
     """One criterion's Dawid–Skene fit: each reviewer's accuracy and confusion-matrix diagonal."""
-    cats = rec["categories"]
+    cats = rec.categories
     columns = (
         *_cols("Reviewer", "Estimated accuracy", numeric=(1,)),
         *(Column(f"Says {c} when it is {c}", True, f"{c}") for c in cats),
@@ -114,23 +115,23 @@ def consensus_accuracy(rec: dict[str, Any]) -> Table:
     rows: list[tuple[Cell, ...]] = [
         (
             Text(name),
-            Number(rec["accuracy"][name], 3),
+            Number(rec.accuracy[name], 3),
             # A category the model gives no units (prior ≈ 0) has no confusion row to speak of:
             # its diagonal is only the smoothing; shown as "–".
             *(
                 Number(
-                    rec["confusion"][name][i][i] if rec["prior"].get(c, 1.0) >= 1e-3 else None,
+                    rec.confusion[name][i][i] if rec.prior.get(c, 1.0) >= 1e-3 else None,
                     3,
                 )
                 for i, c in enumerate(cats)
             ),
         )
-        for name in rec["reviewers"]
+        for name in rec.reviewers
     ]
-    return _table(f"Dawid–Skene consensus: {rec['criterion']}", columns, rows)
+    return _table(f"Dawid–Skene consensus: {rec.criterion}", columns, rows)
 
 
-def gold(report: dict[str, Any]) -> Table:
+def gold(report: Report) -> Table:
     """Each rater's accuracy on the gold units, per criterion."""
     columns = (
         *_cols("Rater", "Kind", "Criterion", "Gold units", "Correct", numeric=(3, 4)),
@@ -138,83 +139,83 @@ def gold(report: dict[str, Any]) -> Table:
     )
     rows = (
         (
-            Text(r["rater"]),
-            Text(r["rater_kind"]),
-            Text(r["criterion"]),
-            Count(r["n"]),
-            Count(r["correct"]),
-            Share(r["accuracy"]),
+            Text(r.rater),
+            Text(r.rater_kind),
+            Text(r.criterion),
+            Count(r.n),
+            Count(r.correct),
+            Share(r.accuracy),
         )
-        for r in report["gold"]
+        for r in report.gold
     )
     return _table("Accuracy on gold items", columns, rows)
 
 
-def per_item_reviewers(e: dict[str, Any]) -> Table:
+def per_item_reviewers(e: Effort) -> Table:
     """Active seconds per item per reviewer (median, IQR) and the projection."""
-    p = e["per_item"]
+    p = e.per_item
     columns = _cols(
         "Reviewer",
         "Items timed",
         "Median per item",
         "IQR",
-        f"Projected for {p['n_more']:,} items",
+        f"Projected for {p.n_more:,} items",
         numeric=(1, 2, 4),
     )
     rows = (
         (
-            Text(r["reviewer"]),
-            Count(r["items"]),
-            Duration(r["median_s"]),
-            Concat((Duration(r["q1_s"]), Label("–"), Duration(r["q3_s"]))),
-            Duration(r["projected_s"]),
+            Text(r.reviewer),
+            Count(r.items),
+            Duration(r.median_s),
+            Concat((Duration(r.q1_s), Label("–"), Duration(r.q3_s))),
+            Duration(r.projected_s),
         )
-        for r in p["reviewers"]
+        for r in p.reviewers
     )
     return _table("Reviewer time per item", columns, rows)
 
 
-def per_item_judges(e: dict[str, Any]) -> Table:
+def per_item_judges(e: Effort) -> Table:
     """Cost and calls per judged item per judge, and the projection."""
-    p = e["per_item"]
+    p = e.per_item
     columns = _cols(
         "Judge",
         "Items judged",
         "Calls per item",
         "Cost per item",
-        f"Projected for {p['n_more']:,} items",
+        f"Projected for {p.n_more:,} items",
         numeric=(1, 2, 3, 4),
     )
     rows = (
         (
-            Text(r["judge"]),
-            Count(r["items"]),
-            Number(r["calls_per_item"], 1),
-            Money(r["cost_per_item_usd"]),
-            Money(r["projected_cost_usd"]),
+            Text(r.judge),
+            Count(r.items),
+            Number(r.calls_per_item, 1),
+            Money(r.cost_per_item_usd),
+            Money(r.projected_cost_usd),
         )
-        for r in p["judges"]
+        for r in p.judges
     )
     return _table("Judge cost per item", columns, rows)
 
 
-def win_notes(report: dict[str, Any]) -> list[tuple[str, str]]:
+def win_notes(report: Report) -> list[tuple[str, str]]:
     """``(criterion, note)`` once per criterion with win rates: how wins are counted."""
-    return list(dict.fromkeys((r["criterion"], r["note"]) for r in report["win_rates"]))
+    return list(dict.fromkeys((r.criterion, r.note) for r in report.win_rates))
 
 
-def win_rates(report: dict[str, Any]) -> Table:
+def win_rates(report: Report) -> Table:
     """Win / tie / loss / neither shares per criterion, rater and model."""
     columns = _cols(*_BY_MODEL, "Win", "Tie", "Loss", "Neither", numeric=range(3, 8))
     rows = (
-        (*_by_model(r, s), *[Est(s[o], pct=True) for o in ("win", "tie", "loss", "neither")])
-        for r in report["win_rates"]
-        for s in r["sources"]
+        (*_by_model(r, s), *[Est(o, pct=True) for o in (s.win, s.tie, s.loss, s.neither)])
+        for r in report.win_rates
+        for s in r.sources
     )
     return _table("Win rates", columns, rows)
 
 
-def kqa(k: dict[str, Any]) -> Table:
+def kqa(k: KqaSection) -> Table:
     """K-QA comprehensiveness and hallucinations per rater and model."""
     columns = (
         Column("Rater"),
@@ -230,19 +231,19 @@ def kqa(k: dict[str, Any]) -> Table:
     )
     rows = tuple(
         (
-            Text(r["rater"]),
+            Text(r.rater),
             Text(src),
-            Ratio(f["answers_with_labels"], f["answers"]),
-            Ratio(f["statements_labelled"], f["statements"]),
-            Est(f["comprehensiveness_answered"], pct=True),
-            Est(f["comprehensiveness_all"], pct=True),
-            Est(f["hallucinations_answered"]),
-            Est(f["hallucinations_all"]),
-            Est(f["contradiction_share"], pct=True),
-            Share(f["declined_share"]),
+            Ratio(f.answers_with_labels, f.answers),
+            Ratio(f.statements_labelled, f.statements),
+            Est(f.comprehensiveness_answered, pct=True),
+            Est(f.comprehensiveness_all, pct=True),
+            Est(f.hallucinations_answered),
+            Est(f.hallucinations_all),
+            Est(f.contradiction_share, pct=True),
+            Share(f.declined_share),
         )
-        for r in k["raters"]
-        for src, f in r["by_source"].items()
+        for r in k.raters
+        for src, f in r.by_source.items()
     )
     groups = (
         ("", 2),
@@ -254,18 +255,18 @@ def kqa(k: dict[str, Any]) -> Table:
     return Table("K-QA metrics", columns, rows, groups)
 
 
-def ratings(recs: list[dict[str, Any]]) -> Table:
+def ratings(recs: list[RatingRow]) -> Table:
     """Rating means per criterion and rater, over all models and per model."""
     columns = _cols(*_BY_MODEL, "Mean [95% CI]", "SD", numeric=(3, 4, 5))
     rows = (
-        (*_by_model(r, s), Est(s), Number(s.get("sd")))
+        (*_by_model(r, s), Est(s), Number(s.sd))
         for r in recs
-        for s in [{"source": "all models", **r["overall"]}, *r["sources"]]
+        for s in [SourceMean(source="all models", **r.overall.model_dump()), *r.sources]
     )
     return _table("Rating means", columns, rows)
 
 
-def judges(p: dict[str, Any]) -> Table:
+def judges(p: Protocol) -> Table:
     """The judges and their settings (the protocol section)."""
     columns = _cols(
         "Judge",
@@ -279,38 +280,38 @@ def judges(p: dict[str, Any]) -> Table:
         numeric=(3, 7),
     )
     rows = []
-    for j in p["judges"]:
-        members = ", ".join(j.get("members") or [])
-        rule = f" ({j['panel_rule']})" if j.get("panel_rule") else ""
-        temperature = j.get("temperature")
+    for j in p.judges:
+        members = ", ".join(j.members or [])
+        rule = f" ({j.panel_rule})" if j.panel_rule else ""
+        temperature = j.temperature
         rows.append(
             (
-                Text(j["name"]),
-                Text(j.get("provider") or "–"),
-                Text(j.get("model") or "–"),
-                Count(j.get("samples")),
+                Text(j.name),
+                Text(j.provider or "–"),
+                Text(j.model or "–"),
+                Count(j.samples),
                 Text("–" if temperature is None else temperature),
-                Text(j.get("statements_protocol") or "–"),
+                Text(j.statements_protocol or "–"),
                 # Markdown names the panel rule too; HTML only the members.
                 ByFormat(Text(members + rule or "–"), Text(members or "–")),
-                Count(j.get("verdicts")),
+                Count(j.verdicts),
             )
         )
     return _table("Judges", columns, rows)
 
 
-def templates(p: dict[str, Any]) -> Table:
+def templates(p: Protocol) -> Table:
     """The prompt templates each judge used, with their hashes and call counts."""
     columns = _cols("Judge", "Template", "Hash", "Calls", numeric=(3,))
     rows = (
-        (Text(j["name"]), Text(t["template"]), Code(t["hash"]), Count(t["calls"]))
-        for j in p["judges"]
-        for t in j["templates"]
+        (Text(j.name), Text(t.template), Code(t.hash), Count(t.calls))
+        for j in p.judges
+        for t in j.templates
     )
     return _table("Templates", columns, rows)
 
 
-def judge_effort(e: dict[str, Any]) -> Table:
+def judge_effort(e: Effort) -> Table:
     """Judge calls, tokens, cost and latency per judge."""
     columns = _cols(
         "Judge",
@@ -325,57 +326,54 @@ def judge_effort(e: dict[str, Any]) -> Table:
     )
     rows = (
         (
-            Text(j["judge"]),
-            Count(j["calls"]),
-            Count(j["failed"]),
-            Count(j["errors"]),
-            Count(j["input_tokens"]),
-            Count(j["output_tokens"]),
-            Money(j["cost_usd"]),
-            Duration(j["latency_s"]),
+            Text(j.judge),
+            Count(j.calls),
+            Count(j.failed),
+            Count(j.errors),
+            Count(j.input_tokens),
+            Count(j.output_tokens),
+            Money(j.cost_usd),
+            Duration(j.latency_s),
         )
-        for j in e["per_judge"]
+        for j in e.per_judge
     )
     return _table("Judge effort", columns, rows)
 
 
-def reviewer_effort(e: dict[str, Any]) -> Table:
+def reviewer_effort(e: Effort) -> Table:
     """Labels and time per reviewer."""
     columns = _cols(
         "Reviewer", "Labels", "Items timed", "Time", "Time per item", numeric=range(1, 5)
     )
     rows = (
         (
-            Text(r["reviewer"]),
-            Count(r["labels"]),
-            Count(r["items"]),
-            Duration(r["seconds"]),
-            Duration(r["seconds_per_item"]),
+            Text(r.reviewer),
+            Count(r.labels),
+            Count(r.items),
+            Duration(r.seconds),
+            Duration(r.seconds_per_item),
         )
-        for r in e["reviewers"]
+        for r in e.reviewers
     )
     return _table("Reviewer effort", columns, rows)
 
 
-def medrgb(m: dict[str, Any]) -> Table:
+def medrgb(m: MedrgbSection) -> Table:
     """MedRGB: each rater's mean score by source model, test and p (BCa intervals)."""
     rows: list[tuple[Cell, ...]] = []
-    for r in m["raters"]:
-        groups = (("all", [r["overall"]]), ("model", r["by_source"]), ("test", r["by_test"]))
-        for dim, records in (*groups, ("p", r["by_p"])):
+    for r in m.raters:
+        groups = (("all", [r.overall]), ("model", r.by_source), ("test", r.by_test))
+        for dim, records in (*groups, ("p", r.by_p)):
             for rec in records:
-                rows.append(
-                    (Text(r["rater"]), Label(dim), Text(str(rec["key"])), Count(rec["n"]), Est(rec))
-                )
+                rows.append((Text(r.rater), Label(dim), Text(str(rec.key)), Count(rec.n), Est(rec)))
     columns = _cols("Rater", "By", "Value", "n", "Mean score [95% CI]", numeric=(3, 4))
     return _table("Mean score against the ground truth (1 / 0.5 / 0)", columns, rows)
 
 
-def medrgb_abstentions(m: dict[str, Any]) -> Table:
+def medrgb_abstentions(m: MedrgbSection) -> Table:
     """MedRGB: the share of predictions that decline to answer, per p."""
     rows = (
-        (Text(str(a["key"])), Count(a["n"]), Count(a["count"]), Est(a, pct=True))
-        for a in m["abstention_by_p"]
+        (Text(str(a.key)), Count(a.n), Count(a.count), Est(a, pct=True)) for a in m.abstention_by_p
     )
     columns = _cols("p", "Predictions", "Abstentions", "Share [95% CI]", numeric=(1, 2, 3))
     return _table("Abstentions (insufficient information) by p", columns, rows)

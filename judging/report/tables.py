@@ -1,9 +1,9 @@
 """The report's tables, defined once for the Markdown and the HTML report.
 
-Each function here picks its rows out of the report dict (built by :mod:`.report`) and returns
-a :class:`.report_cells.Table` of typed cells (study text, counts, estimates, shares, money,
-durations) that :mod:`.report_md` and :mod:`.report_html_kit` format, each for its own format
-(escaping, intervals). Header wording and ``Label`` cells are medjudge's own words.
+Each function here picks its rows out of the typed :class:`.model.Report` and returns a
+:class:`.cells.Table` of typed cells (study text, counts, estimates, shares, money, durations)
+that the Markdown and HTML templates format, each for its own format (escaping, intervals).
+Header wording and ``Label`` cells are medjudge's own words.
 
 Where the two formats deliberately differ, it is said here: a column's ``short`` header (the
 HTML report groups columns under common headings) and ``ByFormat`` cells.
@@ -12,8 +12,14 @@ HTML report groups columns under common headings) and ``ByFormat`` cells.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
+from medjudge.judging.analysis.records import (
+    Comparison,
+    GroupComparison,
+    PairComparison,
+    SourceMean,
+)
+from medjudge.judging.analysis.records_sections import RatingRow, SourceWins, WinRateRow
 from medjudge.judging.report.cells import (
     ByFormat,
     Cell,
@@ -29,6 +35,7 @@ from medjudge.judging.report.cells import (
 )
 
 from . import text as rt
+from .model import CriterionSection, Report
 
 
 def _cols(*names: str, numeric: Iterable[int] = ()) -> tuple[Column, ...]:
@@ -40,52 +47,52 @@ def _table(title: str, columns: tuple[Column, ...], rows: Iterable[Sequence[Cell
     return Table(title, columns, tuple(tuple(r) for r in rows))
 
 
-def _metric(record: dict[str, Any], name: str) -> Est:
-    return Est(record.get("metrics", {}).get(name), pct=name in rt.PERCENT_METRICS)
+def _metric(record: Comparison, name: str) -> Est:
+    return Est(record.metrics.get(name), pct=name in rt.PERCENT_METRICS)
 
 
 _PAIR = ("View", "Rater A", "Rater B")
 
 
-def _pair(r: dict[str, Any]) -> tuple[Cell, ...]:
+def _pair(r: Comparison) -> tuple[Cell, ...]:
     """The view and the two raters of a comparison record."""
-    return Text(rt.VIEW_NAMES[r["view"]]), Text(r["rater_a"]), Text(r["rater_b"])
+    return Text(rt.VIEW_NAMES[r.view]), Text(r.rater_a), Text(r.rater_b)
 
 
 _BY_MODEL = ("Criterion", "Rater", "Model", "n")
 
 
-def _by_model(r: dict[str, Any], s: dict[str, Any]) -> tuple[Cell, ...]:
+def _by_model(r: WinRateRow | RatingRow, s: SourceWins | SourceMean) -> tuple[Cell, ...]:
     """Criterion and rater of a record, model and n of one of its per-model figures."""
-    return Text(r["criterion"]), Text(r["rater"]), Text(s["source"]), Count(s["n"])
+    return Text(r.criterion), Text(r.rater), Text(s.source), Count(s.n)
 
 
-def summary(report: dict[str, Any]) -> Table:
+def summary(report: Report) -> Table:
     """One row per criterion: units, reviewer agreement, reviewers vs the first judge."""
     rows = []
-    for c in report["criteria"]:
+    for c in report.criteria:
         h = rt.headline(c)
         # pₑ beside every κ: a high agreement with a high pₑ is what a low κ means.
-        pe = rt.chance_note(h["reviewer_chance"])
-        kappa: Cell = Est(h["reviewer_kappa"], note=pe)
-        if h["kappa_name"].startswith("Fleiss"):  # say which κ: three or more reviewers
+        pe = rt.chance_note(h.reviewer_chance)
+        kappa: Cell = Est(h.reviewer_kappa, note=pe)
+        if h.kappa_name.startswith("Fleiss"):  # say which κ: three or more reviewers
             kappa = ByFormat(
-                Est(h["reviewer_kappa"], note=rt.join_notes("Fleiss", pe)),
-                Est(h["reviewer_kappa"], note=rt.join_notes("Fleiss' κ", pe)),
+                Est(h.reviewer_kappa, note=rt.join_notes("Fleiss", pe)),
+                Est(h.reviewer_kappa, note=rt.join_notes("Fleiss' κ", pe)),
             )
         rows.append(
             (
-                Text(c["name"]),
-                Text(c["kind"]),
-                Ratio(c["n_units"], c["n_units_total"], " / "),
-                Count(len(c["reviewers"]), grouped=False),
-                Est(h["reviewer_percent"], pct=True),
+                Text(c.name),
+                Text(c.kind),
+                Ratio(c.n_units, c.n_units_total, " / "),
+                Count(len(c.reviewers), grouped=False),
+                Est(h.reviewer_percent, pct=True),
                 kappa,
-                Text(h["judge"] or "–"),
-                Est(h["judge_percent"], pct=True),
-                Est(h["judge_kappa"], note=rt.chance_note(h["judge_chance"])),
+                Text(h.judge or "–"),
+                Est(h.judge_percent, pct=True),
+                Est(h.judge_kappa, note=rt.chance_note(h.judge_chance)),
                 # Markdown has always written this count without thousands separators.
-                ByFormat(Count(c["unresolved"], grouped=False), Count(c["unresolved"])),
+                ByFormat(Count(c.unresolved, grouped=False), Count(c.unresolved)),
             )
         )
     columns = (
@@ -104,12 +111,12 @@ def summary(report: dict[str, Any]) -> Table:
     return Table("Summary", columns, tuple(rows), groups)
 
 
-def comparison_records(c: dict[str, Any], ties: str | None = "with") -> list[dict[str, Any]]:
+def comparison_records(c: CriterionSection, ties: str | None = "with") -> list[PairComparison]:
     """A criterion's whole-criterion two-rater comparisons for one tie setting."""
-    return [r for r in rt.whole(c, ties=ties) if r["view"] != "reviewers"]
+    return [r for r in rt.whole(c, ties=ties) if isinstance(r, PairComparison)]
 
 
-def comparisons(c: dict[str, Any], records: list[dict[str, Any]]) -> Table:
+def comparisons(c: CriterionSection, records: list[PairComparison]) -> Table:
     """Two-rater comparisons of a criterion, with its metrics (ordinal scales get more)."""
     names = rt.two_metric_names(c)
     # Chance agreement (pₑ of Cohen's κ) sits beside κ: a high percent agreement with a
@@ -121,75 +128,80 @@ def comparisons(c: dict[str, Any], records: list[dict[str, Any]]) -> Table:
     rows = []
     for r in records:
         cells: list[Cell] = [_metric(r, m) for m in names]
-        cells.insert(at, Number(r.get("chance"), 3))
-        rows.append((*_pair(r), Count(r["n"]), *cells))
-    return _table(f"{c['name']}: two-rater comparisons", columns, rows)
+        cells.insert(at, Number(r.chance, 3))
+        rows.append((*_pair(r), Count(r.n), *cells))
+    return _table(f"{c.name}: two-rater comparisons", columns, rows)
 
 
-def reviewer_figures(multi: dict[str, Any]) -> Table:
+def reviewer_figures(multi: GroupComparison) -> Table:
     """The all-reviewers figures (Fleiss, α, pairwise, Randolph, unanimous, ICC), each vs majority."""
-    m = multi["metrics"]
+    m = multi.metrics
     rows: list[tuple[Cell, ...]] = [
         (
             Label(rt.METRIC_NAMES[k]),
             Est(
                 m[k],
                 pct=k in rt.PERCENT_METRICS,
-                note=rt.chance_note(multi.get("chance")) if k == "fleiss" else None,
+                note=rt.chance_note(multi.chance) if k == "fleiss" else None,
             ),
-            Count(m[k]["n"]),
+            Count(m[k].n),
         )
         for k in rt.METRIC_NAMES
         if k in m
     ]
     rows += [
         (
-            Concat((Label("Fleiss' κ, category "), Text(str(e["category"])))),
+            Concat((Label("Fleiss' κ, category "), Text(str(e.category)))),
             Est(e),
-            Count(e["n"]),
+            Count(e.n),
         )
-        for e in multi.get("fleiss_per_category", [])
+        for e in multi.fleiss_per_category
     ]
     rows += [
         (
-            Concat((Text(v["rater"]), Label(" vs the others' majority"))),
+            Concat((Text(v.rater), Label(" vs the others' majority"))),
             Est(v, pct=True),
-            Count(v["n"]),
+            Count(v.n),
         )
-        for v in multi["vs_majority"]
+        for v in multi.vs_majority
     ]
     columns = _cols("Figure", "Value [95% CI]", "n", numeric=(1, 2))
-    return _table(f"All {len(multi['raters'])} reviewers", columns, rows)
+    return _table(f"All {len(multi.raters)} reviewers", columns, rows)
 
 
-def judge_scores(c: dict[str, Any]) -> Table:
+def group_comparison(c: CriterionSection) -> GroupComparison | None:
+    """A criterion's all-reviewers comparison (three or more reviewers), if it has one."""
+    return next((r for r in c.comparisons if isinstance(r, GroupComparison)), None)
+
+
+def judge_scores(c: CriterionSection) -> Table:
     """Each judge scored against the reviewers' majority: accuracy, per-verdict P / R / F1."""
     rows: list[tuple[Cell, ...]] = []
-    for r in rt.whole(c, ties="with" if c["kind"] == "pairwise" else None):
-        cl = r.get("classification")
-        if r["view"] != "majority_judge" or cl is None:
+    for r in rt.whole(c, ties="with" if c.kind == "pairwise" else None):
+        cl = r.classification if isinstance(r, PairComparison) else None
+        if r.view != "majority_judge" or cl is None:
             continue
         rows.append(
             (
-                Text(r["rater_b"]),
+                Text(r.rater_b),
                 Label("all"),
-                Count(cl["n"]),
-                Est(cl["accuracy"], pct=True),
+                Count(cl.n),
+                Est(cl.accuracy, pct=True),
                 Est(None),
                 Est(None),
-                Est(cl["macro_f1"]),
+                Est(cl.macro_f1),
             )
         )
-        for s in cl["labels"]:
+        for s in cl.labels:
             rows.append(
                 (
-                    Text(r["rater_b"]),
-                    Text(str(s["label"])),
-                    Count(s["support"]),
+                    Text(r.rater_b),
+                    Text(str(s.label)),
+                    Count(s.support),
                     Est(None),
-                    Est(s["precision"], pct=True),
-                    Est(s["recall"], pct=True),
-                    Est(s["f1"]),
+                    Est(s.precision, pct=True),
+                    Est(s.recall, pct=True),
+                    Est(s.f1),
                 )
             )
     columns = _cols(
@@ -205,28 +217,31 @@ def judge_scores(c: dict[str, Any]) -> Table:
     return _table("Judge vs the reviewers' majority, per verdict", columns, rows)
 
 
-def slices(c: dict[str, Any]) -> Table:
+def slices(c: CriterionSection) -> Table:
     """The sliced comparisons of a criterion (batch, answer source, statement category)."""
     columns = _cols(*_PAIR, "Slice", "n", "% agreement", "Cohen's κ", numeric=(4, 5, 6))
     rows = (
         (
             *_pair(r),
-            Text(r["slice"]),
-            Count(r["n"]),
+            Text(r.slice),
+            Count(r.n),
             _metric(r, "percent"),
             _metric(r, "cohen"),
         )
-        for r in c["comparisons"]
-        if r["slice"] != "all"
+        for r in c.comparisons
+        if r.slice != "all"
     )
     return _table("Slices", columns, rows)
 
 
-def confusion_records(c: dict[str, Any]) -> list[dict[str, Any]]:
+def confusion_records(c: CriterionSection) -> list[PairComparison]:
     """The comparisons whose confusion matrix the report shows (reviewers, majority, AB/BA)."""
     return [
         r
         for r in rt.whole(c)
-        if r["view"] in ("human_human", "majority_judge", "ab_ba")
-        or (r["view"] == "human_judge" and len(c["reviewers"]) == 1)
+        if isinstance(r, PairComparison)
+        and (
+            r.view in ("human_human", "majority_judge", "ab_ba")
+            or (r.view == "human_judge" and len(c.reviewers) == 1)
+        )
     ]

@@ -1,12 +1,22 @@
 """Shared wording and number formatting for the report renderers (md, html, csv).
 
 Nothing here escapes: each renderer escapes study text for its own format. Helpers that pick
-figures out of the report (:func:`headline`) work on the report dict only.
+figures out of the report (:func:`headline`) read the typed :class:`.model.Report`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, replace
+
+from medjudge.judging.analysis.records import (
+    Comparison,
+    ConsensusRow,
+    Figure,
+    GroupComparison,
+)
+from medjudge.judging.analysis.records_sections import PerItemEffort
+
+from .model import CriterionSection
 
 METRIC_NAMES = {
     "percent": "% agreement",
@@ -45,25 +55,25 @@ VIEW_NAMES = {
 }
 
 
-def est(e: dict[str, Any] | None, *, pct: bool = False, digits: int = 2, ci: bool = True) -> str:
-    """Format an estimate dict for people.
+def est(e: Figure | None, *, pct: bool = False, digits: int = 2, ci: bool = True) -> str:
+    """Format a figure for people.
 
     ``0.61 [0.52, 0.70]``, ``85.0% [80.1, 89.2]`` or ``undefined (reason)``; an absent
     estimate is an en dash.
     """
     if e is None:
         return "–"
-    value = e.get("value")
+    value = e.value
     if value is None:
-        reason = e.get("reason")
+        reason = e.reason
         return f"undefined ({reason})" if reason else "undefined"
 
     def num(x: float) -> str:
         return f"{100 * x:.1f}" if pct else f"{x:.{digits}f}"
 
-    text = num(value) + ("%" if pct else "") + (UNSTABLE_MARK if e.get("unstable") else "")
-    if ci and e.get("ci_low") is not None and e.get("ci_high") is not None:
-        text += f" [{num(e['ci_low'])}, {num(e['ci_high'])}]"
+    text = num(value) + ("%" if pct else "") + (UNSTABLE_MARK if e.unstable else "")
+    if ci and e.ci_low is not None and e.ci_high is not None:
+        text += f" [{num(e.ci_low)}, {num(e.ci_high)}]"
     return text
 
 
@@ -96,91 +106,91 @@ def duration(seconds: float | None) -> str:
     return f"{seconds:.1f} s"
 
 
-def integer(x: Any) -> str:
+def integer(x: float | None) -> str:
     """A count with thousands separators (``–`` for None)."""
     return "–" if x is None else f"{int(x):,}"
 
 
-def criterion_title(c: dict[str, Any]) -> str:
+def criterion_title(c: CriterionSection) -> str:
     """``correctness — pairwise, benefit ("which is better?")`` and the like."""
-    kind = c["kind"]
-    if kind == "pairwise" and c.get("polarity"):
-        side = "which is better?" if c["polarity"] == "benefit" else "which is worse?"
-        return f"{c['name']} — pairwise, {c['polarity']} ({side})"
+    kind = c.kind
+    if kind == "pairwise" and c.polarity:
+        side = "which is better?" if c.polarity == "benefit" else "which is worse?"
+        return f"{c.name} — pairwise, {c.polarity} ({side})"
     if kind == "rating":
-        return f"{c['name']} — rating, " + (
-            f"{c.get('scale') or 'ordinal'} scale" if c.get("ordinal") else "options"
+        return f"{c.name} — rating, " + (
+            f"{c.scale or 'ordinal'} scale" if c.ordinal else "options"
         )
-    return f"{c['name']} — {kind}"
+    return f"{c.name} — {kind}"
 
 
-def whole(c: dict[str, Any], *, ties: str | None = "with") -> list[dict[str, Any]]:
+def whole(c: CriterionSection, *, ties: str | None = "with") -> list[Comparison]:
     """A criterion's whole-criterion comparisons (slice ``all``) for one tie setting."""
-    want = ties if c["kind"] == "pairwise" else None
-    out = []
-    for r in c["comparisons"]:
-        if r["slice"] != "all":
+    want = ties if c.kind == "pairwise" else None
+    out: list[Comparison] = []
+    for r in c.comparisons:
+        if r.slice != "all":
             continue
-        if r["view"] == "reviewers" or r["ties"] == want:
+        if r.view == "reviewers" or r.ties == want:
             out.append(r)
     return out
 
 
-def headline(c: dict[str, Any]) -> dict[str, Any]:
-    """The summary figures of a criterion: reviewer agreement and reviewers vs the headline
-    judge (:func:`medjudge.judging.analysis.headline.headline_judge`).
+@dataclass(frozen=True)
+class Headline:
+    """The summary figures of a criterion (see :func:`headline`)."""
 
-    Returns:
-        ``reviewer_percent``, ``reviewer_kappa`` (Cohen for two reviewers, Fleiss for more),
-        ``kappa_name``, ``judge``, ``judge_percent``, ``judge_kappa`` and ``judge_view``.
-    """
+    reviewer_percent: Figure | None = None
+    reviewer_kappa: Figure | None = None
+    kappa_name: str = "Cohen's κ"
+    judge: str | None = None
+    judge_percent: Figure | None = None
+    judge_kappa: Figure | None = None
+    judge_view: str | None = None
+    reviewer_chance: float | None = None
+    judge_chance: float | None = None
+
+
+def headline(c: CriterionSection) -> Headline:
+    """The summary figures of a criterion: reviewer agreement (Cohen's κ for two reviewers,
+    Fleiss' κ for more) and reviewers vs the headline judge
+    (:func:`medjudge.judging.analysis.headline.headline_judge`)."""
     rows = whole(c)
-    multi = next((r for r in rows if r["view"] == "reviewers"), None)
-    pair = next((r for r in rows if r["view"] == "human_human"), None)
-    out: dict[str, Any] = {
-        "reviewer_percent": None,
-        "reviewer_kappa": None,
-        "kappa_name": "Cohen's κ",
-        "judge": None,
-        "judge_percent": None,
-        "judge_kappa": None,
-        "judge_view": None,
-        "reviewer_chance": None,
-        "judge_chance": None,
-    }
+    multi = next((r for r in rows if isinstance(r, GroupComparison)), None)
+    pair = next((r for r in rows if r.view == "human_human"), None)
+    h = Headline()
     if multi is not None:
-        out.update(
-            reviewer_percent=multi["metrics"]["mean_pairwise_percent"],
-            reviewer_kappa=multi["metrics"]["fleiss"],
+        h = Headline(
+            reviewer_percent=multi.metrics["mean_pairwise_percent"],
+            reviewer_kappa=multi.metrics["fleiss"],
             kappa_name="Fleiss' κ",
-            reviewer_chance=multi.get("chance"),
+            reviewer_chance=multi.chance,
         )
     elif pair is not None:
-        out.update(
-            reviewer_percent=pair["metrics"]["percent"],
-            reviewer_kappa=pair["metrics"]["cohen"],
-            reviewer_chance=pair.get("chance"),
+        h = Headline(
+            reviewer_percent=pair.metrics["percent"],
+            reviewer_kappa=pair.metrics["cohen"],
+            reviewer_chance=pair.chance,
         )
-    first = c.get("headline_judge")  # the most complete judge, then by name
-    if first:
-        for view in ("majority_judge", "human_judge"):
-            r = next((r for r in rows if r["view"] == view and r["rater_b"] == first), None)
-            if r is not None:
-                out.update(
-                    judge=first,
-                    judge_percent=r["metrics"]["percent"],
-                    judge_kappa=r["metrics"]["cohen"],
-                    judge_view=view,
-                    judge_chance=r.get("chance"),
-                )
-                break
-    return out
+    first = c.headline_judge  # the most complete judge, then by name
+    for view in ("majority_judge", "human_judge") if first else ():
+        r = next((r for r in rows if r.view == view and r.rater_b == first), None)
+        if r is not None:
+            return replace(
+                h,
+                judge=first,
+                judge_percent=r.metrics["percent"],
+                judge_kappa=r.metrics["cohen"],
+                judge_view=view,
+                judge_chance=r.chance,
+            )
+    return h
 
 
-def two_metric_names(c: dict[str, Any]) -> list[str]:
+def two_metric_names(c: CriterionSection) -> list[str]:
     """Metric columns for a criterion's two-rater tables (ordered scales get more)."""
     names = ["percent", "cohen", "gwet_ac1", "bennett_s"]
-    scale = c.get("scale") or ("ordinal" if c.get("ordinal") else "nominal")
+    scale = c.scale or ("ordinal" if c.ordinal else "nominal")
     if scale != "nominal":
         names += ["weighted_kappa_linear", "weighted_kappa_quadratic", "spearman", "pearson"]
     if scale == "interval":
@@ -215,22 +225,22 @@ CONSENSUS_NOTE = (
 )
 
 
-def consensus_line(rec: dict[str, Any]) -> str:
+def consensus_line(rec: ConsensusRow) -> str:
     """One sentence on where the Dawid–Skene consensus differs from the majority."""
-    m = rec["method"]
-    fit = f"{m['iterations']} EM iterations" + ("" if m["converged"] else ", not converged")
+    m = rec.method
+    fit = f"{m.iterations} EM iterations" + ("" if m.converged else ", not converged")
     return (
-        f"{rec['criterion']}: {rec['n_units']} units, {len(rec['reviewers'])} reviewers ({fit}); "
-        f"the consensus differs from the strict majority on {rec['differs']} unit(s) and settles "
-        f"{rec['settled']} unit(s) without a strict majority."
+        f"{rec.criterion}: {rec.n_units} units, {len(rec.reviewers)} reviewers ({fit}); "
+        f"the consensus differs from the strict majority on {rec.differs} unit(s) and settles "
+        f"{rec.settled} unit(s) without a strict majority."
     )
 
 
-def per_item_note(p: dict[str, Any]) -> str:
+def per_item_note(p: PerItemEffort) -> str:
     """How the per-item time and cost and their projection are computed."""
     return (
         f"Per item (the ledger, medjudge export STUDY ledger): reviewer time is active time, "
-        f"with pauses longer than {duration(p['idle_cap_s'])} counted as that long; the median "
-        f"and interquartile range per item, projected for {p['n_more']:,} more items by the "
+        f"with pauses longer than {duration(p.idle_cap_s)} counted as that long; the median "
+        f"and interquartile range per item, projected for {p.n_more:,} more items by the "
         f"median. Judge cost is the mean per judged item, projected by the mean."
     )

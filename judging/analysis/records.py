@@ -1,0 +1,249 @@
+"""The typed records the analyses return: figures with their intervals, and the agreement views.
+
+Every record is a frozen pydantic model with exactly the fields of the report's JSON, in its
+order (``extra="forbid"``: a stray key is an error, not a silent addition). Figures share one
+shape, :class:`Figure` (the fields of :meth:`.stats.estimates.Estimate.to_dict`); the variants
+add what the figure is *of*: a count (:class:`Share`), a standard deviation
+(:class:`MeanFigure`), or a key in front (:class:`KeyedFigure`, :class:`RaterFigure`, …).
+The sections' records (judge versions, K-QA, MedRGB, win rates, ratings, effort) are in
+:mod:`.records_sections`; the report that holds them all is
+:class:`medjudge.judging.report.model.Report`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Record(BaseModel):
+    """Base of every record: frozen, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Figure(Record):
+    """One figure with its interval (undefined parts are None, with a ``reason``).
+
+    Attributes:
+        value: the point estimate, or None when undefined.
+        ci_low: lower bound, or None without an interval.
+        ci_high: upper bound, or None without an interval.
+        n: units (or answers, labels …) the figure rests on.
+        reason: why the figure or its interval is missing.
+        method: how the interval was computed (see ``medjudge.judging.stats.estimates``).
+        se: the standard error behind a ``normal_se`` interval.
+        unstable: defined but from fewer than 20 units.
+    """
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    reason: str | None
+    method: str
+    se: float | None
+    unstable: bool
+
+
+class Share(Figure):
+    """A share of ``n`` with its ``count`` (``count / n = value``)."""
+
+    count: int
+
+
+class MeanFigure(Figure):
+    """A mean with its standard deviation."""
+
+    sd: float | None
+
+
+class _Key(Record):
+    key: str
+
+
+class _Source(Record):
+    source: str
+
+
+class _Rater(Record):
+    rater: str
+
+
+class _Category(Record):
+    category: int | str
+
+
+class KeyedFigure(Figure, _Key):
+    """A figure for one value of a field (a model, a test, a p)."""
+
+
+class KeyedShare(Share, _Key):
+    """A share for one value of a field."""
+
+
+class SourceMean(MeanFigure, _Source):
+    """A mean for one answer source (model)."""
+
+
+class RaterFigure(Figure, _Rater):
+    """A figure for one rater (e.g. each reviewer vs the others' majority)."""
+
+
+class CategoryFigure(Figure, _Category):
+    """A figure for one category (Fleiss' κ per category)."""
+
+
+class Confusion(Record):
+    """Counts of label pairs: ``matrix[i][j]`` = rater A said ``categories[i]``, B ``[j]``."""
+
+    categories: list[int | str]
+    matrix: list[list[int]]
+
+
+class LabelScore(Record):
+    """A judge as a classifier of one verdict against the reviewers' majority."""
+
+    label: str
+    support: int
+    predicted: int
+    precision: Figure
+    recall: Figure
+    f1: Figure
+
+
+class Classification(Record):
+    """A judge as a classifier of the reviewers' majority: accuracy, macro-F1, per verdict."""
+
+    n: int
+    accuracy: Figure
+    macro_f1: Figure
+    labels: list[LabelScore]
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class PairComparison(Record):
+    """Two label columns over a criterion's units (see ``analysis.views``).
+
+    ``metrics`` maps each statistic's name to its figure; which statistics depend on the
+    scale. ``classification`` is there only for the reviewers' majority vs a judge;
+    ``rater_kind`` only in the adjudication section.
+    """
+
+    view: str
+    criterion: str
+    rater_a: str
+    rater_b: str | None
+    ties: str | None
+    slice: str
+    slice_by: str | None
+    slice_value: str | None
+    n: int
+    n_dropped: int
+    chance: float | None
+    scale: str
+    categories_inferred: bool
+    metrics: dict[str, Figure]
+    confusion: Confusion | None
+    classification: Classification | None = Field(default=None, exclude_if=_absent)
+    rater_kind: str | None = Field(default=None, exclude_if=_absent)
+
+
+class GroupComparison(Record):
+    """Three or more reviewers at once (view ``reviewers``): Fleiss, α, pairwise means."""
+
+    view: str
+    criterion: str
+    rater_a: str
+    rater_b: str | None
+    ties: str | None
+    slice: str
+    slice_by: str | None
+    slice_value: str | None
+    n: int
+    n_pairable: int
+    n_complete: int
+    chance: float | None
+    units_note: str
+    scale: str
+    raters: list[str]
+    metrics: dict[str, Figure]
+    fleiss_per_category: list[CategoryFigure]
+    vs_majority: list[RaterFigure]
+    confusion: Confusion | None
+
+
+Comparison = PairComparison | GroupComparison
+
+
+class ConsensusMethod(Record):
+    """How the Dawid–Skene consensus was fitted."""
+
+    name: str
+    start: str
+    alpha: float
+    iterations: int
+    converged: bool
+
+
+class ConsensusExample(Record):
+    """A unit where the fitted consensus differs from the reviewers' majority."""
+
+    unit: str
+    majority: str
+    consensus: str
+
+
+class ConsensusRow(Record):
+    """Dawid–Skene consensus of one criterion: each reviewer's accuracy and confusion."""
+
+    criterion: str
+    reviewers: list[str]
+    categories: list[str]
+    n_units: int
+    method: ConsensusMethod
+    accuracy: dict[str, float]
+    confusion: dict[str, list[list[float]]]
+    prior: dict[str, float]
+    differs: int
+    settled: int
+    examples: list[ConsensusExample]
+
+
+class ConsistencyRow(Record):
+    """A judge's self-consistency on one criterion."""
+
+    judge: str
+    criterion: str
+    kind: str
+    panel: bool
+    n_verdicts: int
+    missing: int
+    failed_samples: int
+    samples_disagreed: Share | None
+    position_inconsistent: Share | None
+    judges_disagreed: Share | None
+
+
+class AnchoringRow(Record):
+    """How one reviewer's changed labels moved: toward the judge, the reviewers, elsewhere."""
+
+    reviewer: str
+    n_labels: int
+    changed: Share
+    toward_judge: Share
+    toward_reviewers: Share
+    elsewhere: Share
+
+
+class GoldRow(Record):
+    """A rater's accuracy on the gold items of one criterion."""
+
+    rater: str
+    rater_kind: str
+    criterion: str
+    n: int
+    correct: int
+    accuracy: Share

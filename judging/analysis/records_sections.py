@@ -1,0 +1,238 @@
+"""Typed records of the report's later sections: judge versions, K-QA, MedRGB, win rates,
+ratings and the per-item effort. The figures they hold are :mod:`.records`' models."""
+
+from __future__ import annotations
+
+from .records import Figure, KeyedFigure, KeyedShare, MeanFigure, Record, Share, SourceMean
+
+
+class VersionScore(Record):
+    """A judge version as a classifier of one verdict (precision, recall, F1)."""
+
+    label: str
+    support: int
+    predicted: int
+    precision: Figure
+    recall: Figure
+    f1: Figure
+    value: str
+
+
+class VersionVsMajority(Record):
+    """A judge version against the reviewers' majority on one criterion."""
+
+    criterion: str
+    n: int
+    kappa: Figure
+    ac1: Figure
+    accuracy: Figure
+    macro_f1: Figure
+    per_value: list[VersionScore]
+
+
+class PositionBias(Record):
+    """How often the orders AB and BA disagree, and how often the first-shown answer wins."""
+
+    units: int
+    ab_ne_ba: Share
+    first_shown_wins: Share
+
+
+class JudgeVersion(Record):
+    """One judge version (configuration) with its spend and its agreement with reviewers."""
+
+    name: str
+    key: str | None
+    short: str
+    spec: str | None
+    panel: bool
+    members: list[str]
+    params: dict[str, int | float | str]
+    templates: dict[str, str]
+    verdicts: int
+    items: int
+    missing: Share
+    failed_samples: int | None
+    samples_disagreed: Share
+    position: PositionBias | None
+    calls: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    cost_per_item: float | None
+    latency_s: float | None
+    wall_s: float | None
+    vs_majority: list[VersionVsMajority]
+
+
+class VersionPair(Record):
+    """Two judge versions against each other on one criterion."""
+
+    a: str
+    b: str
+    criterion: str
+    n: int
+    kappa: Figure
+    ac1: Figure
+    percent: Figure
+
+
+class JudgesSection(Record):
+    """Every judge version side by side, and each pair of versions."""
+
+    definitions: list[str]
+    versions: list[JudgeVersion]
+    pairs: list[VersionPair]
+
+
+class KqaSource(Record):
+    """K-QA figures of one rater for one answer source."""
+
+    answers: int
+    declined: int
+    declined_share: Share
+    answers_with_labels: int
+    statements: int
+    statements_labelled: int
+    questions_all: int
+    comprehensiveness_answered: Figure
+    hallucinations_answered: Figure
+    comprehensiveness_all: Figure
+    hallucinations_all: Figure
+    contradiction_share: Share
+
+
+class KqaRater(Record):
+    """K-QA figures of one rater, by answer source."""
+
+    rater: str
+    rater_kind: str
+    by_source: dict[str, KqaSource]
+
+
+class KqaAnswer(Record):
+    """One answer's K-QA counts under one rater."""
+
+    item: str
+    source: str
+    rater: str
+    statements: int
+    labelled: int
+    must_have: int
+    must_labelled: int
+    must_entailed: int
+    contradicted: int
+    comprehensiveness: float | None
+    hallucinations: int | None
+    declined: bool
+
+
+class KqaSection(Record):
+    """K-QA comprehensiveness and hallucination rates (statements items)."""
+
+    questions_all: int | None
+    raters: list[KqaRater]
+    answers: list[KqaAnswer]
+
+
+class ChartLine(Record):
+    """One line of a chart: a source's figures by the x field."""
+
+    source: str
+    points: list[KeyedFigure]
+
+
+class MatchRater(Record):
+    """MedRGB mean match score of one rater, overall and sliced."""
+
+    rater: str
+    n: int
+    overall: KeyedFigure
+    by_source: list[KeyedFigure]
+    by_test: list[KeyedFigure]
+    by_p: list[KeyedFigure]
+    chart: list[ChartLine]
+
+
+class MedrgbSection(Record):
+    """MedRGB ``match`` items: predictions, abstentions by p, and each rater's scores."""
+
+    predictions: int
+    abstentions: int
+    abstention_by_p: list[KeyedShare]
+    raters: list[MatchRater]
+
+
+class WinCounts(Record):
+    """Verdict counts of one source against the others."""
+
+    win: int
+    tie: int
+    loss: int
+    neither: int
+
+
+class SourceWins(Record):
+    """Win, tie, loss and neither shares of one answer source."""
+
+    source: str
+    n: int
+    counts: WinCounts
+    win: Share
+    tie: Share
+    loss: Share
+    neither: Share
+
+
+class WinRateRow(Record):
+    """Win rates of the answer sources on one pairwise criterion, by one rater."""
+
+    criterion: str
+    polarity: str
+    note: str
+    rater: str
+    rater_kind: str
+    same_source_skipped: int
+    sources: list[SourceWins]
+
+
+class RatingRow(Record):
+    """Mean rating on one criterion by one rater, overall and per source."""
+
+    criterion: str
+    scale: list[int]
+    rater: str
+    rater_kind: str
+    overall: MeanFigure
+    sources: list[SourceMean]
+
+
+class ReviewerPace(Record):
+    """A reviewer's time per item and the projection for more items."""
+
+    reviewer: str
+    items: int
+    median_s: float
+    q1_s: float
+    q3_s: float
+    projected_s: float
+    projected_range_s: list[float]
+
+
+class JudgeSpend(Record):
+    """A judge's cost and calls per item and the projection for more items."""
+
+    judge: str
+    items: int
+    cost_per_item_usd: float
+    calls_per_item: float
+    projected_cost_usd: float
+
+
+class PerItemEffort(Record):
+    """Per-item reviewer time and judge cost, projected to ``n_more`` items."""
+
+    n_more: int
+    idle_cap_s: float
+    reviewers: list[ReviewerPace]
+    judges: list[JudgeSpend]
