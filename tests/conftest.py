@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,3 +128,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if name in TERMINAL_FILES:
             item.add_marker(pytest.mark.terminal)
+
+
+def as_json(value: Any) -> Any:
+    """A record (or list of records) of the analyses as its JSON: what the report writes."""
+    from pydantic import BaseModel
+
+    if isinstance(value, list):
+        return [as_json(v) for v in value]
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value

@@ -13,7 +13,7 @@ from medjudge.judging.analysis.anchoring import ALL, anchoring
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import mark_revealed, set_label
 
-from .conftest import small_study
+from .conftest import as_json, small_study
 
 
 def _unit(s, ext_id: str, criterion: str) -> tuple[int, int]:  # type: ignore[no-untyped-def]
@@ -60,7 +60,7 @@ def test_changes_are_counted_by_direction(anchored: Path) -> None:
     from medjudge.store.study import Study
 
     s = Study.open(anchored)
-    rows = {r["reviewer"]: r for r in anchoring(s)}
+    rows = {r["reviewer"]: r for r in as_json(anchoring(s))}
     s.close()
     ann = rows["ann"]
     assert ann["n_labels"] == 4

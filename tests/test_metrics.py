@@ -17,7 +17,7 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
+from .conftest import as_json, pairwise_row, write_jsonl
 
 E, N, C = "entailed", "neutral", "contradicted"
 JUDGE = "openai:gpt-4o-mini"
@@ -101,7 +101,7 @@ def _fig(report: dict[str, Any], rater: str, source: str) -> dict[str, Any]:
 
 def test_kqa_metrics_match_a_hand_computation(tmp_path: Path) -> None:
     s = _kqa_study(tmp_path)
-    report = kqa_metrics(load_study_data(s), n_boot=200, seed=1)
+    report = as_json(kqa_metrics(load_study_data(s), n_boot=200, seed=1))
     assert report is not None
     assert report["questions_all"] == 4  # recorded by the K-QA import
     assert [r["rater"] for r in report["raters"]] == [MAJORITY, "ann", "bob", "cy", JUDGE]
@@ -173,7 +173,7 @@ def test_kqa_without_kqa_import_divides_by_the_answers(tmp_path: Path) -> None:
     item = get_item(s, 1)
     for st, v in zip(item.statements, [E, C, C], strict=True):
         set_label(s, item.unit_for("entailment", st.id).id, "ann", v)
-    f = _fig(kqa_metrics(load_study_data(s)) or {}, "ann", "m")
+    f = _fig(as_json(kqa_metrics(load_study_data(s))) or {}, "ann", "m")
     assert f["questions_all"] == 2  # no K-QA import: the model's own answers
     assert f["comprehensiveness_answered"]["value"] == 0.5
     assert f["comprehensiveness_all"]["value"] == 0.25  # the unlabelled answer counts 0
@@ -198,7 +198,7 @@ def test_win_rates_by_hand(tmp_path: Path) -> None:
         for item_id, value in enumerate(values, start=1):
             if value is not None:
                 set_label(s, get_item(s, item_id).unit_for(crit).id, "ann", value)
-    recs = {(r["criterion"], r["rater"]): r for r in win_rates(load_study_data(s))}
+    recs = {(r["criterion"], r["rater"]): r for r in as_json(win_rates(load_study_data(s)))}
     c = recs[("correctness", "ann")]
     assert c["same_source_skipped"] == 1
     # correctness (benefit): item 1 gpt wins, 2 llama wins, 3 tie, 4 neither (gpt, mistral).
@@ -235,7 +235,7 @@ def test_rating_means_per_rater_and_model(tmp_path: Path) -> None:
     import_file(s, write_jsonl(tmp_path / "r.jsonl", rows), "rating", actor="t")
     for item_id, value in zip(range(1, 6), ["5", "4", "3", "2", "2"], strict=True):
         set_label(s, get_item(s, item_id).unit_for("relevance").id, "ann", value)
-    (rec,) = [r for r in rating_means(load_study_data(s)) if r["criterion"] == "relevance"]
+    (rec,) = [r for r in as_json(rating_means(load_study_data(s))) if r["criterion"] == "relevance"]
     assert rec["scale"] == [1, 5] and rec["rater"] == "ann"
     assert rec["overall"]["value"] == pytest.approx(16 / 5) and rec["overall"]["n"] == 5
     by = {x["source"]: x for x in rec["sources"]}
@@ -275,7 +275,7 @@ def test_kqa_answers_that_decline_are_abstentions(tmp_path: Path) -> None:
         item = get_item(s, find_item(s, ext) or 0)
         for st, v in zip(item.statements, values, strict=True):
             set_label(s, item.unit_for("entailment", st.id).id, "ann", v)
-    report = kqa_metrics(load_study_data(s), n_boot=200, seed=1) or {}
+    report = as_json(kqa_metrics(load_study_data(s), n_boot=200, seed=1)) or {}
     f = _fig(report, "ann", "m")
     assert f["declined"] == 1 and f["declined_share"]["count"] == 1
     assert f["comprehensiveness_answered"]["value"] == 0.5  # a1 = 1, a3 = 0; a2 not scored

@@ -25,7 +25,7 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import revert, set_label
 from medjudge.store.study import Study, utcnow
 
-from .conftest import pairwise_row, write_jsonl
+from .conftest import as_json, pairwise_row, write_jsonl
 
 JUDGE = "openai:gpt-4o-mini"
 CONFIG = {
@@ -247,7 +247,7 @@ def _find(records: list[dict[str, Any]], **want: Any) -> dict[str, Any]:
 def test_comparisons_match_the_statistics_functions(tmp_path: Path) -> None:
     s, d = _judged_study(tmp_path)
     data = load_study_data(s)
-    recs = criterion_comparisons(data, "correctness", ViewOptions())
+    recs = as_json(criterion_comparisons(data, "correctness", ViewOptions()))
     hh = _find(recs, view="human_human", ties="with", slice="all")
     expected = two_rater_stats(d["ann"], d["bob"], categories=PW)
     assert (hh["rater_a"], hh["rater_b"], hh["n"]) == ("ann", "bob", 7)
@@ -282,8 +282,8 @@ def test_comparisons_match_the_statistics_functions(tmp_path: Path) -> None:
 def test_intervals_are_reproducible_and_one_method_per_figure(tmp_path: Path) -> None:
     s, _ = _judged_study(tmp_path)
     data = load_study_data(s)
-    one = criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5))
-    two = criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5))
+    one = as_json(criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5)))
+    two = as_json(criterion_comparisons(data, "correctness", ViewOptions(n_boot=300, seed=5)))
     assert one == two
     from medjudge.judging.stats.conventions import INTERVAL_METHODS
 
@@ -308,7 +308,7 @@ def test_reference_and_unresolved(tmp_path: Path) -> None:
     data = load_study_data(s)
     assert data.adjudications[units[1]] == "A"
     assert unresolved_disagreements(data, "correctness") == len(disagreeing) - 2
-    recs = reference_comparisons(data, "correctness", ViewOptions())
+    recs = as_json(reference_comparisons(data, "correctness", ViewOptions()))
     ann = _find(recs, rater_a="ann")
     assert ann["rater_b"] == REFERENCE and ann["n"] == 2
     assert ann["metrics"]["percent"]["value"] == 1.0  # ann said A and neither
@@ -339,7 +339,7 @@ def test_judge_consistency_from_trails(tmp_path: Path) -> None:
         run_id=None,
         actor="t",
     )
-    recs = {r["criterion"]: r for r in judge_consistency(load_study_data(s))}
+    recs = {r["criterion"]: r for r in as_json(judge_consistency(load_study_data(s)))}
     c = recs["correctness"]
     assert c["n_verdicts"] == 8 and c["missing"] == 0 and c["failed_samples"] == 1
     assert c["samples_disagreed"]["count"] == 1 and c["samples_disagreed"]["n"] == 8

@@ -21,6 +21,7 @@ from collections import Counter
 from typing import Any
 
 from medjudge.judging.analysis.consistency import share
+from medjudge.judging.analysis.records import AnchoringRow, records
 from medjudge.store.history import PostRevealChange, labels_per_reviewer, post_reveal_changes
 from medjudge.store.study import Study
 
@@ -58,7 +59,7 @@ def _row(
     }
 
 
-def anchoring(study: Study, confidence: float = 0.95) -> list[dict[str, Any]]:
+def anchoring(study: Study, confidence: float = 0.95) -> list[AnchoringRow]:
     """One record per reviewer who labelled anything, then one for all reviewers together."""
     changes = post_reveal_changes(study)
     labels = labels_per_reviewer(study)
@@ -68,4 +69,4 @@ def anchoring(study: Study, confidence: float = 0.95) -> list[dict[str, Any]]:
     ]
     if len(rows) > 1:
         rows.append(_row(ALL, sum(labels.values()), changes, confidence))
-    return rows
+    return records(AnchoringRow, rows)

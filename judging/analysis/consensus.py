@@ -10,8 +10,7 @@ not part of the model: the consensus is the physicians' reference the judges are
 
 from __future__ import annotations
 
-from typing import Any
-
+from medjudge.judging.analysis.records import ConsensusRow, records
 from medjudge.judging.analysis.study_data import StudyData, categories_for, strict_majority
 from medjudge.judging.stats.dawid_skene import dawid_skene
 
@@ -20,7 +19,7 @@ MAX_LISTED = 20
 """At most this many differing units are listed by name per criterion."""
 
 
-def consensus(data: StudyData) -> list[dict[str, Any]]:
+def consensus(data: StudyData) -> list[ConsensusRow]:
     """One record per criterion with at least :data:`MIN_REVIEWERS` reviewers.
 
     Each record: ``criterion``, ``reviewers``, ``categories``, ``n_units`` (units with a label),
@@ -88,4 +87,4 @@ def consensus(data: StudyData) -> list[dict[str, Any]]:
                 "examples": examples,
             }
         )
-    return out
+    return records(ConsensusRow, out)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from medjudge.judging.analysis.records import ConsistencyRow, records
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.judging.stats.estimates import Estimate, wilson_interval
 
@@ -38,7 +39,7 @@ def _failed(trail: dict[str, Any]) -> int:
     return len(failed) if isinstance(failed, list) else 0
 
 
-def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]:
+def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[ConsistencyRow]:
     """Self-consistency figures per judge and criterion.
 
     Args:
@@ -122,4 +123,4 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[dict[st
                     else None,
                 }
             )
-    return out
+    return records(ConsistencyRow, out)

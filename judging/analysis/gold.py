@@ -7,15 +7,14 @@ compared (a reviewer's label, a judge's latest verdict); a missing verdict is no
 
 from __future__ import annotations
 
-from typing import Any
-
 from medjudge.judging.analysis.consistency import share
+from medjudge.judging.analysis.records import GoldRow, records
 from medjudge.judging.analysis.study_data import StudyData, to_value
 from medjudge.store.gold import gold_values
 from medjudge.store.study import Study
 
 
-def gold_accuracy(study: Study, data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]:
+def gold_accuracy(study: Study, data: StudyData, confidence: float = 0.95) -> list[GoldRow]:
     """One record per (rater, criterion) with at least one labelled gold unit."""
     gold = gold_values(study)
     out = []
@@ -45,4 +44,4 @@ def gold_accuracy(study: Study, data: StudyData, confidence: float = 0.95) -> li
                         "accuracy": share(correct, len(pairs), confidence),
                     }
                 )
-    return out
+    return records(GoldRow, out)

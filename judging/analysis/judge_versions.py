@@ -25,6 +25,8 @@ from itertools import combinations
 from typing import Any
 
 from medjudge.judging.analysis.consistency import judge_consistency, share
+from medjudge.judging.analysis.records import ConsistencyRow, record
+from medjudge.judging.analysis.records_sections import JudgesSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification
@@ -124,7 +126,7 @@ def _trail_keys(trail: Any) -> Iterator[str]:
             yield from _trail_keys(v)
 
 
-def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> dict[str, Any]:
+def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> JudgesSection:
     """Every judge version side by side, and judge-vs-judge agreement.
 
     Args:
@@ -140,9 +142,9 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> d
     names = list(stored) + sorted(
         n for n, k in data.rater_kinds.items() if k == "judge" and n not in stored
     )
-    consistency: dict[str, list[dict[str, Any]]] = {}
+    consistency: dict[str, list[ConsistencyRow]] = {}
     for rec in judge_consistency(data, confidence):
-        consistency.setdefault(rec["judge"], []).append(rec)
+        consistency.setdefault(rec.judge, []).append(rec)
     seconds = run_seconds(study)
     versions = []
     for name in names:
@@ -151,7 +153,7 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> d
         panel = bool(v and v.is_panel) or name.startswith("panel:")
         missing = sum(x.value is None for x in verdicts.values())
         recs = consistency.get(name, [])
-        dis = [r["samples_disagreed"] for r in recs if r.get("samples_disagreed")]
+        dis = [r.samples_disagreed for r in recs if r.samples_disagreed]
         keys = {k for x in verdicts.values() for k in _trail_keys(x.trail)}
         totals = call_totals(study, keys) if keys else None
         items = len({data.units[u].item_id for u in verdicts if u in data.units})
@@ -170,8 +172,8 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> d
                 "missing": share(missing, len(verdicts), confidence, empty="no verdicts"),
                 "failed_samples": totals.failed if totals else None,
                 "samples_disagreed": share(
-                    sum(int(d.get("count") or 0) for d in dis),
-                    sum(int(d.get("n") or 0) for d in dis),
+                    sum(d.count for d in dis),
+                    sum(d.n for d in dis),
                     confidence,
                     empty="no verdict with samples",
                 ),
@@ -213,4 +215,4 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> d
                     "percent": d["percent"],
                 }
             )
-    return {"definitions": DEFINITIONS, "versions": versions, "pairs": pairs}
+    return record(JudgesSection, {"definitions": DEFINITIONS, "versions": versions, "pairs": pairs})

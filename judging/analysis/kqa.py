@@ -28,6 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 from medjudge.judging.analysis.consistency import share
+from medjudge.judging.analysis.records import record
+from medjudge.judging.analysis.records_sections import KqaSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.bootstrap import mean_bca
 from medjudge.judging.stats.estimates import Estimate
@@ -46,7 +48,7 @@ def mean_estimate(
     return mean_bca(values, n_boot=n_boot, seed=seed, confidence=confidence, empty=empty)
 
 
-def scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:
+def _scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:
     """An estimate multiplied by ``factor`` (for the over-all-questions macro)."""
     if est.value is None:
         return {**est.to_dict(), "n": n}
@@ -75,7 +77,7 @@ def _answers(data: StudyData) -> dict[int, dict[str, Any]]:
     return out
 
 
-def answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
+def _answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
     """K-QA figures of every statements answer from one rater (or :data:`MAJORITY`)."""
     answers = _answers(data)
     all_units = [u for a in answers.values() for u, _ in a["units"]]
@@ -108,7 +110,7 @@ def answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
     return out
 
 
-def source_figures(
+def _source_figures(
     answers: list[dict[str, Any]], n_all: int, *, n_boot: int, seed: int, confidence: float
 ) -> dict[str, Any]:
     """Macro K-QA figures over the answers of one source (see the module docstring)."""
@@ -127,8 +129,8 @@ def source_figures(
         "questions_all": n_all,
         "comprehensiveness_answered": comp_est.to_dict(),
         "hallucinations_answered": hall_est.to_dict(),
-        "comprehensiveness_all": scaled(comp_est, len(comp) / n_all, n_all) if n_all else None,
-        "hallucinations_all": scaled(hall_est, len(hall) / n_all, n_all) if n_all else None,
+        "comprehensiveness_all": _scaled(comp_est, len(comp) / n_all, n_all) if n_all else None,
+        "hallucinations_all": _scaled(hall_est, len(hall) / n_all, n_all) if n_all else None,
         "contradiction_share": share(
             sum(h > 0 for h in hall), len(hall), confidence, empty="no answers with labels"
         ),
@@ -147,7 +149,7 @@ def kqa_raters(data: StudyData) -> list[str]:
 
 def kqa_metrics(
     data: StudyData, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95
-) -> dict[str, Any] | None:
+) -> KqaSection | None:
     """K-QA figures per answer and per source model, for every rater with statement labels.
 
     Args:
@@ -159,7 +161,7 @@ def kqa_metrics(
     Returns:
         None without statements items; else ``questions_all`` (the K-QA question count or
         None), ``raters`` (one record per rater with ``by_source``: source → figures from
-        :func:`source_figures`) and ``answers`` (per-answer figures of every rater).
+        :func:`_source_figures`) and ``answers`` (per-answer figures of every rater).
     """
     if STATEMENT_CRITERION not in data.units_by_criterion:
         return None
@@ -167,7 +169,7 @@ def kqa_metrics(
     per_answer: list[dict[str, Any]] = []
     records = []
     for rater in raters:
-        answers = answer_figures(data, rater)
+        answers = _answer_figures(data, rater)
         per_answer += answers
         by_source: dict[str, list[dict[str, Any]]] = {}
         for a in answers:
@@ -177,7 +179,7 @@ def kqa_metrics(
                 "rater": rater,
                 "rater_kind": "majority" if rater == MAJORITY else data.rater_kinds.get(rater),
                 "by_source": {
-                    src: source_figures(
+                    src: _source_figures(
                         rows,
                         data.kqa_questions or len(rows),
                         n_boot=n_boot,
@@ -188,4 +190,5 @@ def kqa_metrics(
                 },
             }
         )
-    return {"questions_all": data.kqa_questions, "raters": records, "answers": per_answer}
+    section = {"questions_all": data.kqa_questions, "raters": records, "answers": per_answer}
+    return record(KqaSection, section)

@@ -10,8 +10,9 @@ mean (cost adds up, so the mean is the right summary for a total).
 from __future__ import annotations
 
 import statistics
-from typing import Any
 
+from medjudge.judging.analysis.records import record
+from medjudge.judging.analysis.records_sections import PerItemEffort
 from medjudge.store.ledger import IDLE_GAP_S, ledger_rows
 from medjudge.store.study import Study
 
@@ -23,7 +24,7 @@ def _quartiles(values: list[float]) -> tuple[float, float, float]:
     return q1, median, q3
 
 
-def per_item_effort(study: Study, n_more: int = 100) -> dict[str, Any]:
+def per_item_effort(study: Study, n_more: int = 100) -> PerItemEffort:
     """Seconds per item per reviewer, cost per item per judge, and the projection for
     ``n_more`` items."""
     seconds: dict[str, list[float]] = {}
@@ -60,9 +61,5 @@ def per_item_effort(study: Study, n_more: int = 100) -> dict[str, Any]:
                 "projected_cost_usd": mean_cost * n_more,
             }
         )
-    return {
-        "n_more": n_more,
-        "idle_cap_s": IDLE_GAP_S,
-        "reviewers": reviewers,
-        "judges": judges,
-    }
+    section = {"n_more": n_more, "idle_cap_s": IDLE_GAP_S, "reviewers": reviewers, "judges": judges}
+    return record(PerItemEffort, section)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from medjudge.judging.analysis.records import record
+from medjudge.judging.analysis.records_sections import MedrgbSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.analysis.views import slice_order
 from medjudge.judging.stats.bootstrap import mean_bca
@@ -37,7 +39,7 @@ def _field(data: StudyData, unit: int, name: str) -> str | None:
 
 def match_figures(
     data: StudyData, *, n_boot: int, seed: int, confidence: float
-) -> dict[str, Any] | None:
+) -> MedrgbSection | None:
     """The MedRGB section of the report (None when the study has no match items).
 
     Returns:
@@ -104,9 +106,10 @@ def match_figures(
         }
         for p in slice_order(list(by_p))
     ]
-    return {
+    section = {
         "predictions": len(units),
         "abstentions": len(abstaining),
         "abstention_by_p": abstention_by_p,
         "raters": raters,
     }
+    return record(MedrgbSection, section)

@@ -23,6 +23,8 @@ from scipy import stats
 
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.kqa import kqa_metrics
+from medjudge.judging.analysis.records import records
+from medjudge.judging.analysis.records_sections import RatingRow, WinRateRow
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.estimates import Estimate
 
@@ -61,7 +63,7 @@ def outcomes(value: object, source_a: str, source_b: str, risk: bool) -> dict[st
     return {chosen: "win", other: "loss"}
 
 
-def win_rates(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]:
+def win_rates(data: StudyData, confidence: float = 0.95) -> list[WinRateRow]:
     """Win / tie / loss / neither rates per pairwise criterion, rater and source model.
 
     Returns:
@@ -110,7 +112,7 @@ def win_rates(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]
                     "sources": sources,
                 }
             )
-    return out
+    return records(WinRateRow, out)
 
 
 def mean_t(values: list[float], confidence: float = 0.95) -> Estimate:
@@ -127,7 +129,7 @@ def mean_t(values: list[float], confidence: float = 0.95) -> Estimate:
     return Estimate(mean, mean - half, mean + half, n, method="student_t", se=se)
 
 
-def rating_means(data: StudyData, confidence: float = 0.95) -> list[dict[str, Any]]:
+def rating_means(data: StudyData, confidence: float = 0.95) -> list[RatingRow]:
     """Mean rating per scaled rating criterion, rater and source model.
 
     Returns:
@@ -160,7 +162,7 @@ def rating_means(data: StudyData, confidence: float = 0.95) -> list[dict[str, An
                     ],
                 }
             )
-    return out
+    return records(RatingRow, out)
 
 
 def _mean_dict(values: list[float], confidence: float) -> dict[str, Any]:

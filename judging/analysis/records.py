@@ -12,13 +12,49 @@ The sections' records (judge versions, K-QA, MedRGB, win rates, ratings, effort)
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import math
+from collections.abc import Iterable
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 
 class Record(BaseModel):
     """Base of every record: frozen, no unknown fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+R = TypeVar("R", bound=Record)
+
+
+def json_safe(value: object) -> object:
+    """Plain JSON types only: non-finite floats become None, numpy scalars become Python."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    item = getattr(value, "item", None)  # a numpy scalar
+    if callable(item):
+        try:
+            return json_safe(item())
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
+def record(model: type[R], data: object) -> R:
+    """``data`` (built as plain values) checked into ``model``: JSON-safe, no stray field."""
+    return model.model_validate(json_safe(data))
+
+
+def records(model: type[R], rows: Iterable[object]) -> list[R]:
+    """Each row checked into ``model`` (see :func:`record`)."""
+    return [record(model, row) for row in rows]
 
 
 class Figure(Record):
@@ -176,6 +212,12 @@ class GroupComparison(Record):
 
 
 Comparison = PairComparison | GroupComparison
+_COMPARISONS: TypeAdapter[list[Comparison]] = TypeAdapter(list[Comparison])
+
+
+def comparisons(rows: Iterable[object]) -> list[Comparison]:
+    """Comparison records checked into :class:`PairComparison` or :class:`GroupComparison`."""
+    return _COMPARISONS.validate_python(json_safe(list(rows)))
 
 
 class ConsensusMethod(Record):

@@ -97,8 +97,8 @@ class KqaSource(Record):
     questions_all: int
     comprehensiveness_answered: Figure
     hallucinations_answered: Figure
-    comprehensiveness_all: Figure
-    hallucinations_all: Figure
+    comprehensiveness_all: Figure | None  # None without a count of all questions
+    hallucinations_all: Figure | None
     contradiction_share: Share
 
 

@@ -28,6 +28,12 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from medjudge.judging.analysis.records import (
+    Comparison,
+    PairComparison,
+    comparisons,
+    records,
+)
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
     REFERENCE,
@@ -99,7 +105,7 @@ class ViewOptions:
     """Item fields (metadata of the import rows) to slice every figure by, besides the usual."""
 
 
-def two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
+def _two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
     """A comparison record from two-rater figures (JSON-safe)."""
     d = stats.to_dict()
     metrics = {m: d[m] for m in TWO_METRICS if d.get(m) is not None}
@@ -115,7 +121,7 @@ def two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
     }
 
 
-def multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
+def _multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
     """A comparison record from multi-rater figures (JSON-safe)."""
     d = stats.to_dict()
     return {
@@ -227,7 +233,7 @@ def ab_ba_columns(
 
 def criterion_comparisons(
     data: StudyData, criterion: str, opts: ViewOptions | None = None
-) -> list[dict[str, Any]]:
+) -> list[Comparison]:
     """Every agreement view of one criterion, whole and sliced.
 
     Args:
@@ -238,10 +244,10 @@ def criterion_comparisons(
     Returns:
         Records with ``view``, ``criterion``, ``rater_a``, ``rater_b``, ``ties`` (``with``,
         ``without`` or None for non-pairwise criteria), ``slice`` (``all`` or ``by=value``),
-        ``slice_by``, ``slice_value``, ``n``, ``metrics`` (name → estimate dict with value,
-        ci_low, ci_high, n, reason, method) and ``confusion`` (categories + matrix, rows =
-        rater_a). Multi-rater records (view ``reviewers``) have ``raters``, ``n_complete``
-        and ``vs_majority`` instead of a confusion table.
+        ``slice_by``, ``slice_value``, ``n``, ``metrics`` (name → figure) and ``confusion``
+        (categories + matrix, rows = rater_a): :class:`.records.PairComparison`. Multi-rater
+        records (view ``reviewers``) are :class:`.records.GroupComparison` (``raters``,
+        ``n_complete``, ``vs_majority``).
     """
     opts = opts or ViewOptions()
     crit = data.criterion(criterion)
@@ -279,7 +285,7 @@ def criterion_comparisons(
         base = {"view": view, "criterion": criterion, "rater_a": a, "rater_b": b, "ties": tie}
         xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
         stats = _two(xa, xb, cats, level, opts)
-        record = two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
+        record = _two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
         if view == "majority_judge":
             record["classification"] = classification(
                 stats.confusion.matrix,
@@ -304,7 +310,7 @@ def criterion_comparisons(
                 if s.n == 0:
                     continue
                 out.append(
-                    two_record(s, **base, slice=f"{by}={value}", slice_by=by, slice_value=value)
+                    _two_record(s, **base, slice=f"{by}={value}", slice_by=by, slice_value=value)
                 )
 
     for view, a, b, ca, cb in columns:
@@ -318,7 +324,7 @@ def criterion_comparisons(
             for row in zip(*(data.column(criterion, h, units) for h in humans), strict=True)
         ]
         out.append(
-            multi_record(
+            _multi_record(
                 _multi(table, humans, cats, level, opts),
                 view="reviewers",
                 criterion=criterion,
@@ -330,7 +336,7 @@ def criterion_comparisons(
                 slice_value=None,
             )
         )
-    return out
+    return comparisons(out)
 
 
 def _multi(
@@ -354,7 +360,7 @@ def _multi(
 
 def reference_comparisons(
     data: StudyData, criterion: str, opts: ViewOptions | None = None
-) -> list[dict[str, Any]]:
+) -> list[PairComparison]:
     """Each rater (and the reviewers' majority) vs the latest adjudication, on one criterion.
 
     Accuracy is the percent agreement with the reference; κ is Cohen's κ against it. Only
@@ -377,7 +383,7 @@ def reference_comparisons(
     out = []
     for r in raters:
         stats = _two(data.column(criterion, r, units), ref, cats, level, opts)
-        rec = two_record(
+        rec = _two_record(
             stats,
             view="reference",
             criterion=criterion,
@@ -390,7 +396,7 @@ def reference_comparisons(
         )
         rec["rater_kind"] = "majority" if r == MAJORITY else data.rater_kinds.get(r)
         out.append(rec)
-    return out
+    return records(PairComparison, out)
 
 
 def unresolved_disagreements(data: StudyData, criterion: str) -> int:

@@ -18,11 +18,9 @@ criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_compa
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import version as _package_version
-from typing import Any
 
 from medjudge.judging.analysis.anchoring import anchoring
 from medjudge.judging.analysis.consensus import consensus
@@ -34,6 +32,7 @@ from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.ledger import per_item_effort
 from medjudge.judging.analysis.medrgb import match_figures
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
+from medjudge.judging.analysis.records import record, records
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
     StudyData,
@@ -51,7 +50,19 @@ from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store import reads
 from medjudge.store.study import Study
 
-from .model import Report
+from .model import (
+    AdjudicationRow,
+    AdjudicationSection,
+    CallTotals,
+    CriterionSection,
+    Effort,
+    JudgeCallTotals,
+    Notes,
+    Protocol,
+    Report,
+    ReviewerTime,
+    StudyInfo,
+)
 
 FORMATS = ("md", "html", "json", "csv")
 
@@ -97,25 +108,7 @@ class ReportOptions:
     by: tuple[str, ...] = ()
 
 
-def json_safe(value: Any) -> Any:
-    """Plain JSON types only: non-finite floats become None, numpy scalars become Python."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if hasattr(value, "item"):  # numpy scalar
-        try:
-            return json_safe(value.item())
-        except (TypeError, ValueError):
-            return str(value)
-    return str(value)
-
-
-def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[str, Any]:
+def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> Protocol:
     """Judges with their settings and templates (with hashes), the voting rules, statistics."""
     templates = reads.template_usage(study)
     judges = []
@@ -136,56 +129,59 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> dict[s
                 "verdicts": len(data.verdicts.get(name, {})),
             }
         )
-    return {
-        "judges": judges,
-        "orders": ["AB", "BA"],
-        "voting_rules": VOTING_RULES,
-        "statistics": STATISTICS,
-        "intervals": {
-            "methods": INTERVAL_METHODS,
-            "n_boot": opts.n_boot,
-            "seed": opts.seed,
-            "confidence": opts.confidence,
+    return record(
+        Protocol,
+        {
+            "judges": judges,
+            "orders": ["AB", "BA"],
+            "voting_rules": VOTING_RULES,
+            "statistics": STATISTICS,
+            "intervals": {
+                "methods": INTERVAL_METHODS,
+                "n_boot": opts.n_boot,
+                "seed": opts.seed,
+                "confidence": opts.confidence,
+            },
+            "blind_review": study.settings.blind,
         },
-        "blind_review": study.settings.blind,
-    }
+    )
 
 
-def effort_section(study: Study) -> dict[str, Any]:
+def effort_section(study: Study, project_items: int) -> Effort:
     """Judge calls, tokens, cost and latency (sums of ``judge_calls``); reviewer time."""
     total_calls, by_judge = reads.call_totals_all(study)
     total = total_calls._asdict()
     per_judge = [{"judge": judge, **t._asdict()} for judge, t in by_judge.items()]
     reviewers = [
-        {
-            "reviewer": r.reviewer,
-            "seconds": r.seconds,
-            "items": r.items,
-            "visits": r.visits,
-            "labels": r.labels,
-            "seconds_per_item": r.seconds / r.items if r.items else None,
-        }
+        ReviewerTime(
+            reviewer=r.reviewer,
+            seconds=r.seconds,
+            items=r.items,
+            visits=r.visits,
+            labels=r.labels,
+            seconds_per_item=r.seconds / r.items if r.items else None,
+        )
         for r in reads.reviewer_times(study)
     ]
-    return {
-        "judge_calls": {
-            **total,
-            "cost_usd": float(total["cost_usd"]),
-            "latency_s": float(total["latency_s"]),
-        },
-        "per_judge": per_judge,
-        "reviewers": reviewers,
-        "review_seconds": sum(r["seconds"] for r in reviewers),
-    }
+    return Effort(
+        judge_calls=record(
+            CallTotals,
+            {**total, "cost_usd": float(total["cost_usd"]), "latency_s": float(total["latency_s"])},
+        ),
+        per_judge=records(JudgeCallTotals, per_judge),
+        reviewers=reviewers,
+        review_seconds=sum(r.seconds for r in reviewers),
+        per_item=per_item_effort(study, project_items),
+    )
 
 
-def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> dict[str, Any]:
+def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> CriterionSection:
     """One criterion: its definition, raters, counts and every agreement view."""
     crit = data.criterion(criterion)
     units = data.labelled_units(criterion)
     m = data.labels.get(criterion)
     cats = categories_for(crit)
-    return {
+    section = {
         "name": criterion,
         "kind": data.kind_of(criterion),
         "question": crit.question if crit else None,
@@ -204,31 +200,35 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> dic
         ),
         "adjudicated": sum(u in data.adjudications for u in units),
         "unresolved": unresolved_disagreements(data, criterion),
-        "comparisons": criterion_comparisons(data, criterion, opts),
+        "comparisons": [],
     }
+    # the comparisons are records already: only the plain fields need checking
+    return record(CriterionSection, section).model_copy(
+        update={"comparisons": criterion_comparisons(data, criterion, opts)}
+    )
 
 
-def adjudication_section(data: StudyData, opts: ViewOptions) -> dict[str, Any]:
+def adjudication_section(data: StudyData, opts: ViewOptions) -> AdjudicationSection:
     """Each rater vs the adjudicated reference, and the unresolved disagreements."""
     rows = []
     for criterion in data.criteria():
         units = data.labelled_units(criterion)
         rows.append(
-            {
-                "criterion": criterion,
-                "adjudicated": sum(u in data.adjudications for u in units),
-                "unresolved": unresolved_disagreements(data, criterion),
-                "comparisons": reference_comparisons(data, criterion, opts),
-            }
+            AdjudicationRow(
+                criterion=criterion,
+                adjudicated=sum(u in data.adjudications for u in units),
+                unresolved=unresolved_disagreements(data, criterion),
+                comparisons=reference_comparisons(data, criterion, opts),
+            )
         )
-    return {
-        "definition": "accuracy = percent agreement with the latest adjudication of each unit; "
+    return AdjudicationSection(
+        definition="accuracy = percent agreement with the latest adjudication of each unit; "
         "κ = Cohen's κ against it; unresolved = units where the current labels of "
         "two or more raters differ and no adjudication exists",
-        "adjudicated_total": len(data.adjudications),
-        "unresolved_total": sum(r["unresolved"] for r in rows),
-        "criteria": rows,
-    }
+        adjudicated_total=len(data.adjudications),
+        unresolved_total=sum(r.unresolved for r in rows),
+        criteria=rows,
+    )
 
 
 def build_report(
@@ -259,46 +259,40 @@ def build_report(
     units_by_kind: dict[str, int] = {}
     for info in data.units.values():
         units_by_kind[info.kind] = units_by_kind.get(info.kind, 0) + 1
-    report = {
-        "format": "medjudge-report",
-        "version": 1,
-        "generated_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "medjudge_version": _package_version("medjudge"),
-        "study": {
-            "name": data.name,
-            "file": study.path.name,
-            "items": data.items_by_kind,
-            "units": units_by_kind,
-            "kqa_questions": data.kqa_questions,
-        },
-        "protocol": protocol_section(study, data, opts),
-        "effort": {
-            **effort_section(study),
-            "per_item": per_item_effort(study, options.project_items),
-        },
-        "criteria": [criterion_section(data, c, opts) for c in data.criteria()],
-        "adjudication": adjudication_section(data, opts),
-        "consistency": judge_consistency(data, options.confidence),
-        "judges": judges_section(study, data, options.confidence),
-        "anchoring": anchoring(study, options.confidence),
-        "consensus": consensus(data),
-        "gold": gold_accuracy(study, data, options.confidence),
-        "kqa": kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
-        "medrgb": match_figures(
-            data, n_boot=options.n_boot, seed=seed, confidence=options.confidence
+    return Report(
+        format="medjudge-report",
+        version=1,
+        generated_at=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        medjudge_version=_package_version("medjudge"),
+        study=StudyInfo(
+            name=data.name,
+            file=study.path.name,
+            items=data.items_by_kind,
+            units=units_by_kind,
+            kqa_questions=data.kqa_questions,
         ),
-        "win_rates": win_rates(data, options.confidence),
-        "ratings": rating_means(data, options.confidence),
-        "notes": {
-            "majority": f"'{MAJORITY}': the label held by more than half of the reviewers who "
+        protocol=protocol_section(study, data, opts),
+        effort=effort_section(study, options.project_items),
+        criteria=[criterion_section(data, c, opts) for c in data.criteria()],
+        adjudication=adjudication_section(data, opts),
+        consistency=judge_consistency(data, options.confidence),
+        judges=judges_section(study, data, options.confidence),
+        anchoring=anchoring(study, options.confidence),
+        consensus=consensus(data),
+        gold=gold_accuracy(study, data, options.confidence),
+        kqa=kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
+        medrgb=match_figures(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
+        win_rates=win_rates(data, options.confidence),
+        ratings=rating_means(data, options.confidence),
+        notes=Notes(
+            majority=f"'{MAJORITY}': the label held by more than half of the reviewers who "
             "labelled the unit",
-            "benefit": BENEFIT_NOTE,
-            "risk": RISK_NOTE,
-            "undefined": "an undefined figure is null with a reason (e.g. only one category "
+            benefit=BENEFIT_NOTE,
+            risk=RISK_NOTE,
+            undefined="an undefined figure is null with a reason (e.g. only one category "
             "used, so chance agreement is 1 and κ is 0/0)",
-        },
-    }
-    return Report.model_validate(json_safe(report))
+        ),
+    )
 
 
 def render(report: Report, fmt: str) -> str:

@@ -290,7 +290,8 @@ def _other(report: Report) -> Iterator[list[str]]:
                     ("hallucinations_all", f.hallucinations_all),
                     ("contradiction_share", f.contradiction_share),
                 ):
-                    yield _row("kqa", "entailment", f"source={src}", kr.rater, src, key, fig)
+                    if fig is not None:
+                        yield _row("kqa", "entailment", f"source={src}", kr.rater, src, key, fig)
         for ans in kqa.answers:
             for key, number in (
                 ("comprehensiveness", ans.comprehensiveness),
