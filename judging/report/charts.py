@@ -10,12 +10,13 @@ ellipsis (:func:`clip`) and carry the full text as a tooltip.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from medjudge.judging.analysis.records import Confusion, Figure, Share
 from medjudge.store.literal import printable
 
-INK = "#1f2937"
+from .chart_shapes import INK, Chart, Dot, Label, Line, Polyline, Rect, Shape
+
 MUTED = "#6b7280"
 GRID = "#e5e7eb"
 COLORS = {
@@ -37,87 +38,6 @@ def clip(text: object, width: int) -> str:
     """Study text made printable and cut to ``width`` characters."""
     t = " ".join(printable("" if text is None else str(text)).split())
     return t if len(t) <= width else t[: max(1, width - 1)] + "…"
-
-
-@dataclass(frozen=True)
-class Label:
-    """A text; ``tip`` (the full text of a clipped label) shows on hover."""
-
-    x: float
-    y: float
-    text: str
-    tip: str | None = None
-    anchor: str = "end"
-    size: int = 12
-    color: str = INK
-    weight: str = "normal"
-    rotate: bool = False  # turned 90° counter-clockwise about (x, y)
-    middle: bool = True  # vertically centred on y
-    kind: str = field(default="label", init=False)
-
-
-@dataclass(frozen=True)
-class Rect:
-    """A filled rectangle with an optional tooltip."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-    fill: str
-    stroke: str | None = None
-    stroke_width: float = 1
-    opacity: float | None = None
-    tip: str | None = None
-    kind: str = field(default="rect", init=False)
-
-
-@dataclass(frozen=True)
-class Line:
-    """A straight line."""
-
-    x1: float
-    y1: float
-    x2: float
-    y2: float
-    stroke: str
-    stroke_width: float = 1
-    opacity: float | None = None
-    kind: str = field(default="line", init=False)
-
-
-@dataclass(frozen=True)
-class Dot:
-    """A point with a tooltip."""
-
-    x: float
-    y: float
-    r: float
-    fill: str
-    tip: str
-    kind: str = field(default="dot", init=False)
-
-
-@dataclass(frozen=True)
-class Polyline:
-    """Points joined by a line."""
-
-    points: tuple[tuple[float, float], ...]
-    stroke: str
-    kind: str = field(default="polyline", init=False)
-
-
-Shape = Label | Rect | Line | Dot | Polyline
-
-
-@dataclass(frozen=True)
-class Chart:
-    """One chart: its size, its accessible name and its shapes, in drawing order."""
-
-    width: int
-    height: int
-    title: str
-    shapes: tuple[Shape, ...]
 
 
 def _text(x: float, y: float, text: object, width: int, **kw: object) -> Label:

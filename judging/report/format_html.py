@@ -16,7 +16,8 @@ from medjudge.store.literal import plural, printable
 from . import cells as rc
 from . import tables as tb
 from . import text as rt
-from .charts import COLORS, Chart, ForestRow, bars, forest, heatmap, lines, stacked
+from .chart_shapes import Chart
+from .charts import COLORS, ForestRow, bars, forest, heatmap, lines, stacked
 from .model import CriterionSection, Report
 
 MAX_HEATMAPS = 8

@@ -215,7 +215,7 @@ def _judges(report: Report) -> Iterator[list[str]]:
             )
 
 
-def _other(report: Report) -> Iterator[list[str]]:
+def _adjudication(report: Report) -> Iterator[list[str]]:
     for c in report.adjudication.criteria:
         yield _row("unresolved", c.criterion, metric="unresolved_disagreements", value=c.unresolved)
         yield _row("unresolved", c.criterion, metric="adjudicated", value=c.adjudicated)
@@ -230,6 +230,9 @@ def _other(report: Report) -> Iterator[list[str]]:
                     metric,
                     r.metrics[key],
                 )
+
+
+def _consistency(report: Report) -> Iterator[list[str]]:
     for k in report.consistency:
         for key, share in (
             ("samples_disagreed", k.samples_disagreed),
@@ -244,7 +247,9 @@ def _other(report: Report) -> Iterator[list[str]]:
             ("failed_samples", k.failed_samples),
         ):
             yield _row("consistency", k.criterion, rater_a=k.judge, metric=key, value=count)
-    yield from _judges(report)
+
+
+def _win_rates(report: Report) -> Iterator[list[str]]:
     for w in report.win_rates:
         for s in w.sources:
             for o, share in (
@@ -262,6 +267,9 @@ def _other(report: Report) -> Iterator[list[str]]:
                     o,
                     share,
                 )
+
+
+def _medrgb(report: Report) -> Iterator[list[str]]:
     m = report.medrgb
     if m:
         for mr in m.raters:
@@ -279,6 +287,9 @@ def _other(report: Report) -> Iterator[list[str]]:
             yield _row("medrgb", "match", "all", mr.rater, None, "mean_score", mr.overall)
         for a in m.abstention_by_p:
             yield _row("medrgb", "match", f"p={a.key}", None, None, "abstention_share", a)
+
+
+def _kqa(report: Report) -> Iterator[list[str]]:
     kqa = report.kqa
     if kqa:
         for kr in kqa.raters:
@@ -307,6 +318,9 @@ def _other(report: Report) -> Iterator[list[str]]:
                     value=number,
                     n=ans.labelled,
                 )
+
+
+def _ratings(report: Report) -> Iterator[list[str]]:
     for rr in report.ratings:
         yield _row("rating_mean", rr.criterion, "all", rr.rater, None, "mean", rr.overall)
         for sm in rr.sources:
@@ -319,6 +333,9 @@ def _other(report: Report) -> Iterator[list[str]]:
                 "mean",
                 sm,
             )
+
+
+def _effort(report: Report) -> Iterator[list[str]]:
     e = report.effort
     for key, value in e.judge_calls:  # every field, in order
         yield _row("effort", metric=f"judge_{key}", value=value)
@@ -341,6 +358,17 @@ def _other(report: Report) -> Iterator[list[str]]:
             value=rt.seconds,
             n=rt.items,
         )
+
+
+def _other(report: Report) -> Iterator[list[str]]:
+    yield from _adjudication(report)
+    yield from _consistency(report)
+    yield from _judges(report)
+    yield from _win_rates(report)
+    yield from _medrgb(report)
+    yield from _kqa(report)
+    yield from _ratings(report)
+    yield from _effort(report)
 
 
 def render_csv(report: Report) -> str:

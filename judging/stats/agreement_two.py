@@ -202,6 +202,90 @@ def bennett_s(percent: Estimate, q: int) -> Estimate:
     )
 
 
+@dataclass(frozen=True)
+class _Figures:
+    """How :func:`two_rater_stats` turns a confusion table into figures with intervals."""
+
+    table: np.ndarray
+    n: int
+    intervals: bool
+    confidence: float
+
+    def value_of(self, f: Callable[[np.ndarray], np.ndarray]) -> float:
+        return float(f(self.table[None])[0]) if self.n else math.nan
+
+    def build(self, value: float, kind: str, interval: Callable[[float], Estimate]) -> Estimate:
+        if math.isnan(value):
+            return Estimate.undefined(_undefined_reason(kind, self.n), self.n)
+        if not self.intervals:
+            return Estimate(value, None, None, self.n)
+        return interval(value)
+
+    def by_se(self, se_fn: Callable[[float], float]) -> Callable[[float], Estimate]:
+        def make(value: float) -> Estimate:
+            se = se_fn(value)
+            low, high = normal_interval(value, se, self.confidence)
+            return Estimate(value, low, high, self.n, method="normal_se", se=se)
+
+        return make
+
+    def by_wilson(self, value: float) -> Estimate:
+        low, high = wilson_interval(value * self.n, self.n, self.confidence)
+        return Estimate(value, low, high, self.n, method="wilson")
+
+    def by_fisher(self, spearman: bool) -> Callable[[float], Estimate]:
+        def make(value: float) -> Estimate:
+            if self.n <= 3:
+                return Estimate(value, None, None, self.n, reason="Fisher-z interval needs n > 3")
+            low, high = fisher_interval(value, self.n, self.confidence, spearman)
+            return Estimate(value, low, high, self.n, method="fisher_z")
+
+        return make
+
+
+@dataclass(frozen=True)
+class _Ordered:
+    """The figures only ordered scales have (None on a nominal scale)."""
+
+    linear: Estimate | None = None
+    quadratic: Estimate | None = None
+    spearman: Estimate | None = None
+    pearson: Estimate | None = None
+    icc: Estimate | None = None
+
+
+def _ordered(f: _Figures, codes: np.ndarray, cats: list[Hashable], scale: str) -> _Ordered:
+    """Weighted κ, Spearman and Pearson (and ICC(2,1) on an interval scale) of a table."""
+    table, n, k = f.table, f.n, len(cats)
+    linear = f.build(
+        f.value_of(lambda t: weighted_table(t, "linear")),
+        "weighted",
+        f.by_se(lambda v: weighted_se(table, v, "linear")),
+    )
+    quadratic = f.build(
+        f.value_of(lambda t: weighted_table(t, "quadratic")),
+        "weighted",
+        f.by_se(lambda v: weighted_se(table, v, "quadratic")),
+    )
+    scores = category_scores(cats)
+    x = scores[codes // k] if n else scores[:0]
+    y = scores[codes % k] if n else scores[:0]
+    rho, r = _scipy_correlations(x, y)
+    icc = None
+    if scale == "interval":
+        icc = icc_2_1(np.column_stack([x, y]), f.confidence) if n else None
+        icc = icc or Estimate.undefined(NO_UNITS, 0)
+        if not f.intervals and icc.value is not None:
+            icc = Estimate(icc.value, None, None, icc.n)
+    return _Ordered(
+        linear,
+        quadratic,
+        f.build(rho, "corr", f.by_fisher(True)),
+        f.build(r, "corr", f.by_fisher(False)),
+        icc,
+    )
+
+
 def two_rater_stats(
     a: Sequence[Hashable | None],
     b: Sequence[Hashable | None],
@@ -248,88 +332,28 @@ def two_rater_stats(
     codes = np.asarray([index[x] * k + index[y] for x, y in pairs], dtype=np.int64)
     table = np.bincount(codes, minlength=k * k).reshape(k, k).astype(float)
     confusion = Confusion(cats, table.astype(int).tolist())
-    scores = category_scores(cats)
-
-    def value_of(f: Callable[[np.ndarray], np.ndarray]) -> float:
-        return float(f(table[None])[0]) if n else math.nan
-
-    def build(value: float, kind: str, interval: Callable[[float], Estimate]) -> Estimate:
-        if math.isnan(value):
-            return Estimate.undefined(_undefined_reason(kind, n), n)
-        if not intervals:
-            return Estimate(value, None, None, n)
-        return interval(value)
-
-    def by_se(se_fn: Callable[[float], float]) -> Callable[[float], Estimate]:
-        def make(value: float) -> Estimate:
-            se = se_fn(value)
-            low, high = normal_interval(value, se, confidence)
-            return Estimate(value, low, high, n, method="normal_se", se=se)
-
-        return make
-
-    def by_wilson(value: float) -> Estimate:
-        low, high = wilson_interval(value * n, n, confidence)
-        return Estimate(value, low, high, n, method="wilson")
-
-    def by_fisher(spearman: bool) -> Callable[[float], Estimate]:
-        def make(value: float) -> Estimate:
-            if n <= 3:
-                return Estimate(value, None, None, n, reason="Fisher-z interval needs n > 3")
-            low, high = fisher_interval(value, n, confidence, spearman)
-            return Estimate(value, low, high, n, method="fisher_z")
-
-        return make
-
-    percent = (
-        build(value_of(percent_table), "percent", by_wilson)
-        if n
-        else Estimate.undefined(NO_UNITS, 0)
-    )
+    f = _Figures(table, n, intervals, confidence)
+    percent = f.build(f.value_of(percent_table), "percent", f.by_wilson) if n else None
+    percent = percent or Estimate.undefined(NO_UNITS, 0)
     chance = None
     if n:
         _, p1, p2 = margins(table)
         chance = float((p1 * p2).sum())
-
-    linear = quadratic = spearman = pearson = icc = None
-    if ordered:
-        linear = build(
-            value_of(lambda t: weighted_table(t, "linear")),
-            "weighted",
-            by_se(lambda v: weighted_se(table, v, "linear")),
-        )
-        quadratic = build(
-            value_of(lambda t: weighted_table(t, "quadratic")),
-            "weighted",
-            by_se(lambda v: weighted_se(table, v, "quadratic")),
-        )
-        x = scores[codes // k] if n else scores[:0]
-        y = scores[codes % k] if n else scores[:0]
-        rho, r = _scipy_correlations(x, y)
-        spearman = build(rho, "corr", by_fisher(True))
-        pearson = build(r, "corr", by_fisher(False))
-        if scale == "interval":
-            icc = (
-                icc_2_1(np.column_stack([x, y]), confidence)
-                if n
-                else Estimate.undefined(NO_UNITS, 0)
-            )
-            if not intervals and icc.value is not None:
-                icc = Estimate(icc.value, None, None, icc.n)
+    ordered_figures = _ordered(f, codes, cats, scale) if ordered else _Ordered()
 
     return TwoRaterStats(
         n=n,
         n_dropped=len(a) - n,
         percent=percent,
         chance=chance,
-        cohen=build(value_of(cohen_table), "cohen", by_se(lambda v: cohen_se(table, v))),
-        gwet_ac1=build(value_of(ac1_table), "ac1", by_se(lambda v: ac1_se(table, v))),
+        cohen=f.build(f.value_of(cohen_table), "cohen", f.by_se(lambda v: cohen_se(table, v))),
+        gwet_ac1=f.build(f.value_of(ac1_table), "ac1", f.by_se(lambda v: ac1_se(table, v))),
         bennett_s=bennett_s(percent, k),
-        weighted_kappa_linear=linear,
-        weighted_kappa_quadratic=quadratic,
-        spearman=spearman,
-        pearson=pearson,
-        icc=icc,
+        weighted_kappa_linear=ordered_figures.linear,
+        weighted_kappa_quadratic=ordered_figures.quadratic,
+        spearman=ordered_figures.spearman,
+        pearson=ordered_figures.pearson,
+        icc=ordered_figures.icc,
         confusion=confusion,
         scale=scale,
         categories_inferred=categories is None,
