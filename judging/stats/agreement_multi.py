@@ -24,7 +24,7 @@ so the work after reading the labels does not grow with the number of units.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -38,6 +38,7 @@ from medjudge.judging.stats.agreement_labels import (
     resolve_categories,
 )
 from medjudge.judging.stats.agreement_patterns import (
+    Layout,
     alpha_from_sums,
     fleiss_chance,
     fleiss_from_sums,
@@ -159,6 +160,97 @@ def units_note(n_pairable: int, n_complete: int, n_raters: int) -> str:
 # ------------------------------------------------------------------------------ public API
 
 
+def _checked(
+    table: Sequence[Sequence[Hashable | None]], raters: Sequence[Hashable] | None
+) -> tuple[list[list[Hashable | None]], list[Hashable]]:
+    """The table's rows and the raters' names, checked: unique names, one label each."""
+    rows = [list(row) for row in table]
+    n_raters = len(raters) if raters is not None else (len(rows[0]) if rows else 0)
+    names: list[Hashable] = list(raters) if raters is not None else list(range(n_raters))
+    if len(set(names)) != len(names):
+        raise ValueError("rater names must be unique")
+    for i, row in enumerate(rows):
+        if len(row) != n_raters:
+            raise ValueError(f"row {i} has {len(row)} labels, expected {n_raters}")
+    return rows, names
+
+
+def _boot_statistics(
+    b: dict[str, slice], q: int, n_raters: int, scale: str, scores: np.ndarray
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The bootstrapped figures from summed unit patterns: α, pooled and per-unit pairwise
+    agreement, Randolph's κ and Fleiss' κ per category (one row each)."""
+
+    def statistics(s: np.ndarray) -> np.ndarray:
+        pairable = s[:, b["pairable"]][:, 0]
+        safe = np.where(pairable > 0, pairable, 1.0)
+        per_unit = np.where(pairable > 0, s[:, b["p_unit"]][:, 0] / safe, np.nan)
+        all_pairs = s[:, b["all_pairs"]][:, 0]
+        pooled = np.where(
+            all_pairs > 0,
+            s[:, b["agree_pairs"]][:, 0] / np.where(all_pairs > 0, all_pairs, 1.0),
+            np.nan,
+        )
+        randolph = (per_unit - 1.0 / q) / (1.0 - 1.0 / q) if q >= 2 else np.full(len(s), np.nan)
+        alpha = alpha_from_sums(s, b, q, scale, scores) if q else np.full(len(s), np.nan)
+        per_cat = (
+            fleiss_per_category(s, b, n_raters) if n_raters >= 2 else np.full((q, len(s)), np.nan)
+        )
+        return np.vstack([alpha, pooled, per_unit, randolph, per_cat])
+
+    return statistics
+
+
+def _fleiss(
+    lay: Layout,
+    patterns: UnitPatterns,
+    n_raters: int,
+    n_complete: int,
+    intervals: bool,
+    confidence: float,
+) -> Estimate:
+    """Fleiss' κ over the complete units, with its linearisation SE."""
+    b = lay.blocks
+    total = patterns.total()
+    fleiss_value = float(fleiss_from_sums(total[None], b, n_raters)[0]) if n_raters >= 2 else np.nan
+    if n_raters < 2:
+        fleiss_reason = "needs at least two raters"
+    elif n_complete == 0:
+        fleiss_reason = "no units labelled by all raters"
+    elif n_complete < 2:
+        fleiss_reason = "n < 2"
+    else:
+        fleiss_reason = "only one category used (chance agreement is 1)"
+    if np.isnan(fleiss_value):
+        fleiss = Estimate.undefined(fleiss_reason, n_complete)
+    elif not intervals:
+        fleiss = Estimate(fleiss_value, None, None, n_complete)
+    else:
+        is_complete = lay.parts[0][:, 0] > 0
+        counts = lay.matrix()[is_complete][:, b["c_counts"]]
+        se = fleiss_se(counts, patterns.freq[is_complete], n_raters, fleiss_value)
+        low, high = normal_interval(fleiss_value, se, confidence)
+        fleiss = Estimate(fleiss_value, low, high, n_complete, method="normal_se", se=se)
+    return fleiss
+
+
+def _icc(
+    pats: np.ndarray,
+    freq: np.ndarray,
+    scores: np.ndarray,
+    n_raters: int,
+    intervals: bool,
+    confidence: float,
+) -> Estimate:
+    """ICC(2,1) over the complete units (interval scales)."""
+    complete = (pats >= 0).all(axis=1)
+    complete_rows = np.repeat(pats[complete], freq[complete], 0)
+    icc = icc_2_1(scores[complete_rows].reshape(-1, n_raters), confidence)
+    if not intervals and icc.value is not None:
+        icc = Estimate(icc.value, None, None, icc.n)
+    return icc
+
+
 def multi_rater_stats(
     table: Sequence[Sequence[Hashable | None]],
     raters: Sequence[Hashable] | None = None,
@@ -196,14 +288,8 @@ def multi_rater_stats(
     check_options(scale, confidence)
     if n_boot < 1:
         raise ValueError("n_boot must be positive")
-    rows = [list(row) for row in table]
-    n_raters = len(raters) if raters is not None else (len(rows[0]) if rows else 0)
-    names: list[Hashable] = list(raters) if raters is not None else list(range(n_raters))
-    if len(set(names)) != len(names):
-        raise ValueError("rater names must be unique")
-    for i, row in enumerate(rows):
-        if len(row) != n_raters:
-            raise ValueError(f"row {i} has {len(row)} labels, expected {n_raters}")
+    rows, names = _checked(table, raters)
+    n_raters = len(names)
 
     cats = resolve_categories((x for row in rows for x in row), categories, scale)
     q = len(cats)
@@ -224,23 +310,6 @@ def multi_rater_stats(
     n_complete = int(total[b["complete"]][0]) if n_units else 0
     n_pairable = int(total[b["pairable"]][0]) if n_units else 0
 
-    def boot_stat(s: np.ndarray) -> np.ndarray:
-        pairable = s[:, b["pairable"]][:, 0]
-        safe = np.where(pairable > 0, pairable, 1.0)
-        per_unit = np.where(pairable > 0, s[:, b["p_unit"]][:, 0] / safe, np.nan)
-        all_pairs = s[:, b["all_pairs"]][:, 0]
-        pooled = np.where(
-            all_pairs > 0,
-            s[:, b["agree_pairs"]][:, 0] / np.where(all_pairs > 0, all_pairs, 1.0),
-            np.nan,
-        )
-        randolph = (per_unit - 1.0 / q) / (1.0 - 1.0 / q) if q >= 2 else np.full(len(s), np.nan)
-        alpha = alpha_from_sums(s, b, q, scale, scores) if q else np.full(len(s), np.nan)
-        per_cat = (
-            fleiss_per_category(s, b, n_raters) if n_raters >= 2 else np.full((q, len(s)), np.nan)
-        )
-        return np.vstack([alpha, pooled, per_unit, randolph, per_cat])
-
     no_pairs = "no unit labelled by at least two raters"
     reasons = [
         no_pairs if n_pairable == 0 else "only one category used (expected disagreement is 0)",
@@ -255,7 +324,7 @@ def multi_rater_stats(
     ns = [n_pairable] * 4 + [n_complete] * q
     alpha, pooled, per_unit, randolph, *per_cat = bca_estimates(
         patterns,
-        boot_stat,
+        _boot_statistics(b, q, n_raters, scale, scores),
         reasons,
         ns=ns,
         intervals=intervals,
@@ -264,26 +333,7 @@ def multi_rater_stats(
         confidence=confidence,
     )
 
-    # Fleiss' kappa with its linearisation SE
-    fleiss_value = float(fleiss_from_sums(total[None], b, n_raters)[0]) if n_raters >= 2 else np.nan
-    if n_raters < 2:
-        fleiss_reason = "needs at least two raters"
-    elif n_complete == 0:
-        fleiss_reason = "no units labelled by all raters"
-    elif n_complete < 2:
-        fleiss_reason = "n < 2"
-    else:
-        fleiss_reason = "only one category used (chance agreement is 1)"
-    if np.isnan(fleiss_value):
-        fleiss = Estimate.undefined(fleiss_reason, n_complete)
-    elif not intervals:
-        fleiss = Estimate(fleiss_value, None, None, n_complete)
-    else:
-        is_complete = lay.parts[0][:, 0] > 0
-        counts = lay.matrix()[is_complete][:, b["c_counts"]]
-        se = fleiss_se(counts, patterns.freq[is_complete], n_raters, fleiss_value)
-        low, high = normal_interval(fleiss_value, se, confidence)
-        fleiss = Estimate(fleiss_value, low, high, n_complete, method="normal_se", se=se)
+    fleiss = _fleiss(lay, patterns, n_raters, n_complete, intervals, confidence)
 
     def wilson(successes: float, n: int, empty: str) -> Estimate:
         e = proportion(successes, n, confidence, empty)
@@ -300,10 +350,7 @@ def multi_rater_stats(
 
     icc = None
     if scale == "interval":
-        complete_rows = np.repeat(pats[(pats >= 0).all(axis=1)], freq[(pats >= 0).all(axis=1)], 0)
-        icc = icc_2_1(scores[complete_rows].reshape(-1, n_raters), confidence)
-        if not intervals and icc.value is not None:
-            icc = Estimate(icc.value, None, None, icc.n)
+        icc = _icc(pats, freq, scores, n_raters, intervals, confidence)
 
     pairs = {}
     if pairwise:
