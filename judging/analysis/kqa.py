@@ -29,7 +29,7 @@ from typing import Any
 
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.records import record
-from medjudge.judging.analysis.records_sections import KqaSection
+from medjudge.judging.analysis.records_sections import KqaAnswer, KqaRater, KqaSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.bootstrap import mean_bca
 from medjudge.judging.stats.estimates import Estimate
@@ -77,9 +77,10 @@ def _answers(data: StudyData) -> dict[int, dict[str, Any]]:
     return out
 
 
-def _answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
+def _answer_figures(
+    data: StudyData, rater: str, answers: dict[int, dict[str, Any]]
+) -> list[KqaAnswer]:
     """K-QA figures of every statements answer from one rater (or :data:`MAJORITY`)."""
-    answers = _answers(data)
     all_units = [u for a in answers.values() for u, _ in a["units"]]
     labels = dict(zip(all_units, data.column(STATEMENT_CRITERION, rater, all_units), strict=True))
     out = []
@@ -92,40 +93,40 @@ def _answer_figures(data: StudyData, rater: str) -> list[dict[str, Any]]:
         if a["declined"]:  # an abstention: counted apart, never scored
             must_labelled, labelled = [], []
         out.append(
-            {
-                "item": a["item"],
-                "source": a["source"],
-                "rater": rater,
-                "statements": len(a["units"]),
-                "labelled": len(labelled),
-                "must_have": len(must),
-                "must_labelled": len(must_labelled),
-                "must_entailed": entailed,
-                "contradicted": contradicted,
-                "comprehensiveness": entailed / len(must_labelled) if must_labelled else None,
-                "hallucinations": contradicted if labelled else None,
-                "declined": a["declined"],
-            }
+            KqaAnswer(
+                item=a["item"],
+                source=a["source"],
+                rater=rater,
+                statements=len(a["units"]),
+                labelled=len(labelled),
+                must_have=len(must),
+                must_labelled=len(must_labelled),
+                must_entailed=entailed,
+                contradicted=contradicted,
+                comprehensiveness=entailed / len(must_labelled) if must_labelled else None,
+                hallucinations=contradicted if labelled else None,
+                declined=a["declined"],
+            )
         )
     return out
 
 
 def _source_figures(
-    answers: list[dict[str, Any]], n_all: int, *, n_boot: int, seed: int, confidence: float
+    answers: list[KqaAnswer], n_all: int, *, n_boot: int, seed: int, confidence: float
 ) -> dict[str, Any]:
     """Macro K-QA figures over the answers of one source (see the module docstring)."""
-    comp = [a["comprehensiveness"] for a in answers if a["comprehensiveness"] is not None]
-    hall = [float(a["hallucinations"]) for a in answers if a["hallucinations"] is not None]
+    comp = [a.comprehensiveness for a in answers if a.comprehensiveness is not None]
+    hall = [float(a.hallucinations) for a in answers if a.hallucinations is not None]
     comp_est = mean_estimate(comp, n_boot=n_boot, seed=seed, confidence=confidence)
     hall_est = mean_estimate(hall, n_boot=n_boot, seed=seed, confidence=confidence)
     n_all = max(n_all, len(answers))
     return {
         "answers": len(answers),
-        "declined": sum(a["declined"] for a in answers),
-        "declined_share": share(sum(a["declined"] for a in answers), len(answers), confidence),
-        "answers_with_labels": sum(a["labelled"] > 0 for a in answers),
-        "statements": sum(a["statements"] for a in answers),
-        "statements_labelled": sum(a["labelled"] for a in answers),
+        "declined": sum(a.declined for a in answers),
+        "declined_share": share(sum(a.declined for a in answers), len(answers), confidence),
+        "answers_with_labels": sum(a.labelled > 0 for a in answers),
+        "statements": sum(a.statements for a in answers),
+        "statements_labelled": sum(a.labelled for a in answers),
         "questions_all": n_all,
         "comprehensiveness_answered": comp_est.to_dict(),
         "hallucinations_answered": hall_est.to_dict(),
@@ -166,14 +167,15 @@ def kqa_metrics(
     if STATEMENT_CRITERION not in data.units_by_criterion:
         return None
     raters = kqa_raters(data)
-    per_answer: list[dict[str, Any]] = []
+    items = _answers(data)
+    per_answer: list[KqaAnswer] = []
     records = []
     for rater in raters:
-        answers = _answer_figures(data, rater)
+        answers = _answer_figures(data, rater, items)
         per_answer += answers
-        by_source: dict[str, list[dict[str, Any]]] = {}
+        by_source: dict[str, list[KqaAnswer]] = {}
         for a in answers:
-            by_source.setdefault(a["source"], []).append(a)
+            by_source.setdefault(a.source, []).append(a)
         records.append(
             {
                 "rater": rater,
@@ -190,5 +192,6 @@ def kqa_metrics(
                 },
             }
         )
-    section = {"questions_all": data.kqa_questions, "raters": records, "answers": per_answer}
-    return record(KqaSection, section)
+    # the answers are records already; only the per-source figures need checking
+    raters_checked = [record(KqaRater, r) for r in records]
+    return KqaSection(questions_all=data.kqa_questions, raters=raters_checked, answers=per_answer)

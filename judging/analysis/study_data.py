@@ -12,10 +12,11 @@ of the reviewers who labelled it; without one the unit has no majority label.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from medjudge.judging.stats.agreement import LabelMatrix
 from medjudge.store import reads
@@ -30,6 +31,7 @@ REFERENCE = "adjudicated reference"
 """Pseudo-rater name for the latest adjudication per unit."""
 
 KIND_ORDER = ("pairwise", "statements", "rating", "match")
+_V = TypeVar("_V")
 
 
 def categories_for(criterion: Criterion | None) -> list[Hashable] | None:
@@ -177,6 +179,11 @@ def _meta_text(value: object) -> str:
     return str(value)
 
 
+def _shared(value: _V) -> _V:
+    """One object per distinct text (``sys.intern``); other values as they are."""
+    return sys.intern(value) if isinstance(value, str) else value  # type: ignore[return-value]
+
+
 def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     """Read a study's units, current labels, verdicts and adjudications.
 
@@ -208,15 +215,17 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
             else:
                 srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
             item_sources[r.item_id] = srcs
+        # The same few texts repeat on every unit (kind, criterion, category, an item's id
+        # on each of its units): one string object each keeps 100k units small.
         units[r.id] = UnitInfo(
             r.id,
             r.item_id,
-            r.ext_id,
-            r.kind,
-            r.criterion,
-            r.batch,
+            _shared(r.ext_id),
+            _shared(r.kind),
+            _shared(r.criterion),
+            _shared(r.batch),
             srcs,
-            r.category,
+            _shared(r.category),
             r.statement_id,
             metas.get(r.item_id, no_meta),
         )
@@ -228,7 +237,8 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         m = labels.get(label.criterion)
         if m is None:
             m = labels[label.criterion] = LabelMatrix()
-        m.set(label.unit_id, label.rater, to_value(crits.get(label.criterion), label.value))
+        value = to_value(crits.get(label.criterion), label.value)
+        m.set(label.unit_id, _shared(label.rater), _shared(value))
 
     adjudications: dict[int, Hashable] = {}
     for unit_id, value in reads.current_adjudications(study):
