@@ -4,6 +4,8 @@ same text (its markup may change). Regenerate with ``python -m tests.report_gold
 from __future__ import annotations
 
 import difflib
+import json
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +32,24 @@ def test_report_output_matches_golden(produced: dict[str, str], name: str) -> No
             want.splitlines(), got.splitlines(), f"golden/{name}", "now", lineterm="", n=1
         )
         pytest.fail("report output changed:\n" + "\n".join(list(diff)[:60]))
+
+
+def test_streamed_json_equals_the_whole_dump(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`report -f json` writes the JSON piece by piece; every way of cutting it gives the text
+    json.dumps writes for the whole model."""
+    from medjudge.judging.report import render_json
+    from medjudge.judging.report.build import build_report
+    from medjudge.store.study import Study
+
+    from .test_report import NOW, build_rich_study
+
+    with Study.open(build_rich_study(tmp_path)) as s:
+        report = build_report(s, now=NOW)
+    whole = json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    for cut in (0, 1, 64, 10**9):  # 0: every list record by record; 10**9: no list streamed
+        monkeypatch.setattr(render_json, "STREAM_LIST", cut)
+        pieces = list(render_json.json_chunks(report))
+        assert "".join(pieces) == whole
+        assert cut > 1 or len(pieces) > 1000  # cut record by record

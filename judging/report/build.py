@@ -17,7 +17,6 @@ criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_compa
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import version as _package_version
@@ -302,8 +301,9 @@ def render(report: Report, fmt: str) -> str:
         ValueError: unknown format.
     """
     if fmt == "json":
-        data = report.model_dump(mode="json")
-        return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        from medjudge.judging.report.render_json import json_chunks
+
+        return "".join(json_chunks(report))
     if fmt == "md":
         from medjudge.judging.report.templating import render_template
 

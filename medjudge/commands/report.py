@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -32,18 +33,22 @@ class ReportFormat(str, Enum):
     csv = "csv"
 
 
-def write_output(text: str, output: Path | None, study: Path | None = None) -> None:
-    """Write to stdout, or to ``output`` via ``output.part`` and a rename (never half a file).
+def write_output(text: str | Iterable[str], output: Path | None, study: Path | None = None) -> None:
+    """Write text (or its pieces, as they come) to stdout, or to ``output`` via
+    ``output.part`` and a rename (never half a file).
 
     Raises:
         UserError: the folder is missing or the file cannot be written.
     """
+    pieces = (text,) if isinstance(text, str) else text
     if output is None:
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
         sys.stdout.flush()
         return
     with atomic_output(output, study=study) as fh:
-        fh.write(text)
+        for piece in pieces:
+            fh.write(piece)
 
 
 def report(
@@ -115,9 +120,13 @@ def report(
                 n_boot=n_boot, seed=seed, slices=slices, project_items=project, by=fields
             ),
         )
-        text = render(data, fmt.value)
-        if fmt.value == "json":
-            text = json_escaped(text)  # same JSON; C1 controls and bidi overrides as \uXXXX
-        write_output(text, output, study)
+        if fmt.value == "json":  # written as it is made: never the whole text in memory
+            from medjudge.judging.report.render_json import json_chunks
+
+            # same JSON; C1 controls and bidi overrides as \uXXXX (one character at a time,
+            # so escaping piece by piece equals escaping the whole)
+            write_output((json_escaped(c) for c in json_chunks(data)), output, study)
+        else:
+            write_output(render(data, fmt.value), output, study)
     if output is not None:
         out(f"wrote the {fmt.value} report to {output}")
