@@ -323,3 +323,29 @@ def test_cancel_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, workers:
         assert rest.stopped is None and rest.cached == stopped.ok
         assert server.count() - made == 48 - stopped.ok  # nothing stored was asked again
     assert set(verdicts(study).values()) == {"A"}
+
+
+def test_worker_processes_do_not_import_the_programs_main_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spawned worker re-imports the parent's main module; for `medjudge` that is the console
+    script and with it the whole CLI. Workers start from the runner's module instead (#12)."""
+    import importlib.util
+    import sys
+
+    marker = tmp_path / "imported"
+    script = tmp_path / "fake_main.py"
+    script.write_text(f"open({str(marker)!r}, 'a').write('imported\\n')\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("__main__", script)
+    assert spec is not None and spec.loader is not None
+    main = importlib.util.module_from_spec(spec)
+    main.__spec__ = None  # like a script run by path (a console script)
+    spec.loader.exec_module(main)
+    assert marker.read_text() == "imported\n"  # the parent ran it once
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    study = make_study(tmp_path, n=2)
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        summary = run(study, [judge_for(server)], workers=2)
+    assert summary.ok == server.count() == 12
+    assert marker.read_text() == "imported\n"  # no worker imported it again
+    assert sys.modules["__main__"] is main  # and the parent's main module is back

@@ -13,12 +13,14 @@ Local models (``local:``) never shard: each worker would load its own copy of th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing as mp
 import os
 import queue as queue_mod
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from medjudge.judging.llm.calls import execute
@@ -120,6 +122,24 @@ def _worker(
         events.put(("failed", f"{type(exc).__name__}: {exc}"))
 
 
+@contextlib.contextmanager
+def _spawned_from_this_module() -> Iterator[None]:
+    """Start spawned workers from this module instead of the program's main script.
+
+    A spawned child first re-imports the parent's ``__main__`` — for ``medjudge`` that is the
+    console script, so every worker paid the whole CLI's import (typer, rich, every command)
+    before judging anything. ``multiprocessing`` records the main module when a process
+    starts (``spawn.get_preparation_data``) and the child imports it by its name; for the
+    moment the workers start, that module is this one, which imports only the call runner.
+    """
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = sys.modules[__name__]
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
 async def execute_sharded(
     study_path: str,
     todo: list[CallSpec],
@@ -156,8 +176,9 @@ async def execute_sharded(
         )
         for i in range(n)
     ]
-    for p in procs:
-        p.start()
+    with _spawned_from_this_module():
+        for p in procs:
+            p.start()
     loop = asyncio.get_running_loop()
     finished, failure = 0, None
     while finished < n:
