@@ -2,5 +2,5 @@
 
 from medjudge.cli import main
 
-if __name__ == "__main__":  # judge workers are spawned and re-import this module
+if __name__ == "__main__":  # `python -m medjudge`
     main()

@@ -6,23 +6,29 @@ Headless commands never import the review app; ``review``/``demo`` import it ins
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Annotated
 
 import typer
 
-from .commands import adjudicate, agreement, demo, judge, study, team
-from .commands import report as report_cmd
-from .commands import review as review_cmd
-
-app = typer.Typer(
-    name="medjudge",
-    help="Expert review of LLM answers to medical questions: import, judge, review, report.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("demo", "demo"),
+    "init": ("study", "init"),
+    "import": ("study", "import_"),
+    "status": ("study", "status"),
+    "export": ("study", "export"),
+    "backup": ("study", "backup"),
+    "judge": ("judge", "judge"),
+    "review": ("review", "review"),
+    "adjudicate": ("adjudicate", "adjudicate"),
+    "assign": ("team", "assign"),
+    "role": ("team", "role"),
+    "settings": ("team", "settings"),
+    "report": ("report", "report"),
+    "agreement": ("agreement", "agreement"),
+}
+"""Every command, in the order ``--help`` lists them: name → (module in ``commands``, function)."""
 
 
 def _version(value: bool) -> None:
@@ -33,7 +39,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     show_version: Annotated[
         bool,
@@ -45,22 +50,34 @@ def _root(
     """Expert review of LLM answers to medical questions: import, judge, review, report."""
 
 
-app.command()(demo.demo)
-app.command()(study.init)
-app.command("import")(study.import_)
-app.command()(study.status)
-app.command()(study.export)
-app.command()(study.backup)
-app.command()(judge.judge)
-app.command()(review_cmd.review)
-app.command()(adjudicate.adjudicate)
-app.command()(team.assign)
-app.command()(team.role)
-app.command()(team.settings)
-app.command()(report_cmd.report)
-app.command()(agreement.agreement)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The command line with every command, or with ``only`` that one (its module alone is
+    imported: ``medjudge review`` does not load the other commands' code)."""
+    cli = typer.Typer(
+        name="medjudge",
+        help="Expert review of LLM answers to medical questions: import, judge, review, report.",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    cli.callback()(_root)
+    for name, (module, function) in COMMANDS.items():
+        if only is None or name == only:
+            command = getattr(importlib.import_module(f"medjudge.commands.{module}"), function)
+            cli.command(name)(command)
+    return cli
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``medjudge.cli.app``: the whole command line, built on first use."""
+    if name == "app":
+        return build_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
-    """Entry point of the console script."""
-    app()
+    """Entry point of the console script: a command named first loads only its own module."""
+    first = sys.argv[1] if len(sys.argv) > 1 else None
+    build_app(first if first in COMMANDS else None)()

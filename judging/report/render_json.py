@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from functools import cache
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -23,9 +22,14 @@ def _dumps(value: object, depth: int) -> str:
     return text.replace("\n", "\n" + "  " * depth) if depth else text
 
 
-@cache
+_ADAPTERS: dict[type, TypeAdapter[object]] = {}
+
+
 def _adapter(kind: type) -> TypeAdapter[object]:
-    return TypeAdapter(kind)
+    found = _ADAPTERS.get(kind)
+    if found is None:
+        found = _ADAPTERS[kind] = TypeAdapter(kind)
+    return found
 
 
 def _plain(value: object) -> object:
