@@ -132,26 +132,31 @@ Bare().run()
 """
 
 
+TMUX = ["tmux", "-L", f"medjudge-bench-{os.getpid()}"]
+"""The benchmark's own tmux server; a keeper session holds it up between runs (a server whose
+last session just closed is still exiting, and a new session sent to it fails)."""
+
+
 def _tmux_until(cmd: str, text: str, timeout: float = 20.0) -> float:
     """Seconds from starting ``cmd`` in a fresh 80×24 tmux session to ``text`` on screen."""
     session = f"mjb{os.getpid()}{random.randrange(10**6)}"
     t0 = time.perf_counter()
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd],
+        [*TMUX, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd],
         check=True,
         env={**ENV, "TERM": "xterm-256color"},
     )
     try:
         while time.perf_counter() - t0 < timeout:
             screen = subprocess.run(
-                ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+                [*TMUX, "capture-pane", "-p", "-t", session], capture_output=True, text=True
             ).stdout
             if text in screen:
                 return time.perf_counter() - t0
             time.sleep(0.005)
         raise TimeoutError(f"{text!r} not on screen after {timeout} s")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True)
 
 
 def review_launch(study: Path, tmp: Path) -> list[dict[str, Any]]:
@@ -161,9 +166,13 @@ def review_launch(study: Path, tmp: Path) -> list[dict[str, Any]]:
         ]
     bare = tmp / "bare.py"
     bare.write_text(BARE_APP, encoding="utf-8")
-    ref = [_tmux_until(f"{sys.executable} {bare}", "bare app ready") for _ in range(RUNS + 1)]
-    cmd = f"{MEDJUDGE} review {study} --reviewer bench"
-    launch = [_tmux_until(cmd, "what should I do?") for _ in range(RUNS + 1)]
+    subprocess.run([*TMUX, "new-session", "-d", "-s", "keeper", "sleep 3600"], check=True)
+    try:
+        ref = [_tmux_until(f"{sys.executable} {bare}", "bare app ready") for _ in range(RUNS + 1)]
+        cmd = f"{MEDJUDGE} review {study} --reviewer bench"
+        launch = [_tmux_until(cmd, "what should I do?") for _ in range(RUNS + 1)]
+    finally:
+        subprocess.run([*TMUX, "kill-server"], capture_output=True)
     return [
         _row("bare Textual app to first paint, tmux 80×24 (reference)", ref, "s", "—"),
         _row(

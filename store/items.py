@@ -173,7 +173,7 @@ def list_items(
     sql += " ORDER BY i.id"
     cursor = study.conn.cursor()
     cursor.row_factory = None  # plain tuples: no sqlite3.Row per item
-    return [ItemRef._make(r) for r in cursor.execute(sql, args)]
+    return list(map(ItemRef._make, cursor.execute(sql, args)))
 
 
 def count_items(study: Study) -> dict[str, int]:

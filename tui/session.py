@@ -100,7 +100,10 @@ class ReviewSession:
         return self._done
 
     def _count_done(self) -> int:
-        return sum(1 for r in self.refs if self.is_done(r.id))
+        # only items the reviewer has labels on can be done: no pass over the whole queue
+        return sum(
+            1 for item_id in self.mine if item_id in self._position and self.is_done(item_id)
+        )
 
     def _set_mine(self, item_id: int, count: int) -> None:
         was = self.is_done(item_id)
