@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .judgments import record_call
+from .judgments import CallRow, record_call
 from .study import Study, dumps, utcnow
 
 OPEN_STATES = ("intent", "submitted", "ended")
@@ -154,7 +154,7 @@ def record_failed(study: Study, batch_id: int, error: str) -> None:
         conn.execute("DELETE FROM judge_batch_requests WHERE batch_id = ?", (batch_id,))
 
 
-def record_collected(study: Study, batch_id: int, rows: Iterable[dict[str, Any]]) -> None:
+def record_collected(study: Study, batch_id: int, rows: Iterable[CallRow]) -> None:
     """Store a batch's results as ``judge_calls`` rows and mark it collected, atomically.
 
     Rows follow :func:`~.judgments.record_call` (an ``ok`` row is never replaced).

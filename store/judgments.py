@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from .labels import write_label
 from .study import Study, dumps, utcnow
@@ -29,6 +29,63 @@ CALL_COLUMNS = (
     "output_tokens", "cost_usd", "latency_s", "attempts", "run_id", "created_at",
 )  # fmt: skip
 """The columns of a stored judge call, in table order."""
+
+
+class CallOutcome(TypedDict):
+    """What a run's progress and failure watch need of a finished call (workers send this)."""
+
+    status: str
+    """``ok`` (parsed), ``failed`` (paid, never parsed) or ``error`` (nothing usable)."""
+    cost_usd: float
+    input_tokens: int
+    output_tokens: int
+    attempts: int
+    judge: str
+    task: str
+    error: str | None
+    error_kind: NotRequired[str]
+    """Why a call errored (for the run's failure watch; not stored)."""
+    error_status: NotRequired[int | None]
+
+
+class CallRow(CallOutcome):
+    """A ``judge_calls`` row as the runner builds it (:data:`CALL_COLUMNS`, JSON as text)."""
+
+    key: str
+    provider: str
+    model: str
+    template: str
+    template_hash: str
+    params: str
+    messages: str
+    item_id: int | None
+    sample: int
+    raw: str | None
+    parsed: str | None
+    latency_s: float
+    created_at: str
+    run_id: NotRequired[int | None]
+    retry: NotRequired[bool]
+    """A re-asked ``failed`` call (``--retry-failed``): its costs add to the earlier row."""
+
+
+def event_of(row: CallRow) -> CallOutcome:
+    """The part of a call's row its run's progress and failure watch need."""
+    event = CallOutcome(
+        status=row["status"],
+        cost_usd=row["cost_usd"],
+        input_tokens=row["input_tokens"],
+        output_tokens=row["output_tokens"],
+        attempts=row["attempts"],
+        judge=row["judge"],
+        task=row["task"],
+        error=row["error"],
+    )
+    if "error_kind" in row:
+        event["error_kind"] = row["error_kind"]
+    if "error_status" in row:
+        event["error_status"] = row["error_status"]
+    return event
 
 
 @dataclass(frozen=True)
@@ -60,7 +117,7 @@ _SUMMED = ("input_tokens", "output_tokens", "cost_usd", "latency_s", "attempts")
 """Columns a re-asked call adds to its earlier attempt (the ledger keeps what was paid)."""
 
 
-def record_call(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+def record_call(conn: sqlite3.Connection, row: Mapping[str, object]) -> None:
     """Store one call result (inside a transaction).
 
     An earlier ``error`` row (nothing came back) is replaced. An earlier ``failed`` row (a

@@ -225,3 +225,27 @@ def test_retry_failed_asks_only_the_failed_samples_again(study: Path) -> None:
     ).fetchone()[0]
     conn.close()
     assert missing == 0, "the re-resolved verdicts were appended and are the current ones"
+
+
+def test_a_fatal_error_stops_a_run_sharded_over_workers(tmp_path: Path) -> None:
+    """Workers send the parent each call's outcome with its error, so the failure watch stops
+    a sharded run on a 401 exactly as it stops one in a single process (it used to get rows
+    without the error and fail on them)."""
+    import asyncio
+
+    from medjudge.judging.llm.runner import RunOptions, run_judges
+    from medjudge.judging.llm.specs import parse_judge_spec
+    from medjudge.judging.protocol.plan import JudgeConfig
+    from medjudge.store.study import Study
+
+    path = tmp_path / "w.db"
+    small_study(path, pairwise=20, statements=0).close()
+    with FakeLLMServer(lambda req: Reply.error(401, "Incorrect API key provided")) as server:
+        judge_config = JudgeConfig(parse_judge_spec(f"openai:m@{server.openai_url}"), samples=1)
+        with Study.open(path) as s:
+            options = RunOptions(concurrency=2, workers=2, api_keys={"openai": KEY}, actor="t")
+            summary = asyncio.run(run_judges(s, [judge_config], options))
+        assert server.count() <= 8, "stopped at the first failures of each worker"
+    assert summary.failure is not None and "HTTP 401" in summary.failure
+    assert "Incorrect API key" in summary.failure and KEY not in summary.failure
+    assert runs(path)[-1] == "failed"

@@ -18,6 +18,7 @@ from medjudge.judging.llm.calls import call_row, chat_request, parse_text
 from medjudge.judging.llm.pricing import Price
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
+from medjudge.store.judgments import CallRow
 from medjudge.store.study import dumps, utcnow
 
 
@@ -82,9 +83,13 @@ def split(
 def payload(call: CallSpec, retry: bool) -> dict[str, Any]:
     """What a batch call keeps until collected; its messages are in its request line."""
     row = call_row(call)
-    keep = ("judge", "provider", "model", "template", "template_hash", "params")
     return {
-        **{k: row[k] for k in keep},
+        "judge": row["judge"],
+        "provider": row["provider"],
+        "model": row["model"],
+        "template": row["template"],
+        "template_hash": row["template_hash"],
+        "params": row["params"],
         "item_id": call.item_id,
         "task": call.task,
         "sample": call.sample,
@@ -114,11 +119,15 @@ def messages_of(provider: str, line: str) -> str:
 
 def result_row(
     key: str, p: dict[str, Any], result: BatchResult | None, price: Price, run_id: int | None
-) -> dict[str, Any]:
+) -> CallRow:
     """The ``judge_calls`` row of one batch request's outcome."""
-    row: dict[str, Any] = {
+    row: CallRow = {
         "key": key,
-        **{k: p[k] for k in ("judge", "provider", "model", "template", "template_hash")},
+        "judge": p["judge"],
+        "provider": p["provider"],
+        "model": p["model"],
+        "template": p["template"],
+        "template_hash": p["template_hash"],
         "params": p["params"],
         "messages": messages_of(p["provider"], p["line"]),
         "item_id": p["item_id"],
@@ -143,16 +152,13 @@ def result_row(
     if result.text is None:
         row["error"] = result.error or "batch request failed"
         return row
-    row.update(
-        raw=result.text,
-        input_tokens=result.input_tokens,
-        output_tokens=result.output_tokens,
-        cost_usd=price.cost(result.input_tokens, result.output_tokens),
-    )
+    row["raw"] = result.text
+    row["input_tokens"], row["output_tokens"] = result.input_tokens, result.output_tokens
+    row["cost_usd"] = price.cost(result.input_tokens, result.output_tokens)
     try:
         parsed = parse_text(p["kind"], p["parse_args"], result.text)
     except replies.ReplyError as exc:
         row["error"] = f"unparseable reply: {exc}"
         return row
-    row.update(status="ok", parsed=dumps(parsed))
+    row["status"], row["parsed"] = "ok", dumps(parsed)
     return row

@@ -39,7 +39,7 @@ from medjudge.judging.llm.provider_types import (
 from medjudge.judging.llm.providers import make_provider
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
 from medjudge.store import batches as store
-from medjudge.store.judgments import cached_calls
+from medjudge.store.judgments import CallRow, cached_calls, event_of
 from medjudge.store.study import Study
 
 
@@ -294,11 +294,12 @@ class BatchRun:
             self._account(row)
         return 0, 0  # collected: no longer at the provider
 
-    def _account(self, row: dict[str, Any]) -> None:
+    def _account(self, row: CallRow) -> None:
         from medjudge.judging.llm.runner import CallEvent, account
 
-        row = {**row, "attempts": 0}  # a batch request is not an HTTP request of this run
-        account(self.summary, row)
+        outcome = event_of(row)
+        outcome["attempts"] = 0  # a batch request is not an HTTP request of this run
+        account(self.summary, outcome)
         if self.display is not None:
             self.display.call_done(
                 CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), self.summary

@@ -30,7 +30,7 @@ from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError,
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.store.db import connect, transaction
-from medjudge.store.judgments import record_call
+from medjudge.store.judgments import CallRow, record_call
 from medjudge.store.study import dumps, utcnow
 
 
@@ -42,10 +42,10 @@ class CallWriter(threading.Thread):
         super().__init__(name="medjudge-call-writer", daemon=True)
         self.path = study_path
         self.conn = connect(study_path, synchronous="NORMAL")
-        self.queue: queue.Queue[tuple[dict[str, Any], Callable[[], None]] | None] = queue.Queue()
+        self.queue: queue.Queue[tuple[CallRow, Callable[[], None]] | None] = queue.Queue()
         self.error: BaseException | None = None
 
-    def submit(self, row: dict[str, Any]) -> asyncio.Future[None]:
+    def submit(self, row: CallRow) -> asyncio.Future[None]:
         """Queue a row; the future is done once the row is committed (or could not be)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
@@ -169,7 +169,7 @@ def chat_request(call: CallSpec, json_schema: bool) -> ChatRequest:
     )
 
 
-def call_row(call: CallSpec) -> dict[str, Any]:
+def call_row(call: CallSpec) -> CallRow:
     """A ``judge_calls`` row for a call, before its result is known (status ``failed``)."""
     return {
         "key": call.key,
@@ -198,7 +198,7 @@ def call_row(call: CallSpec) -> dict[str, Any]:
 
 async def make_call(
     provider: Provider, call: CallSpec, price: Price, parse_retries: int
-) -> dict[str, Any]:
+) -> CallRow:
     """One call with up to ``parse_retries`` extra requests for replies that do not parse.
 
     Returns:
@@ -212,7 +212,8 @@ async def make_call(
             result = await provider.complete(req)
         except ProviderError as exc:
             # error_kind / error_status are not stored; the run's failure watch reads them.
-            row.update(status="error", error=str(exc), error_kind=exc.kind, error_status=exc.status)
+            row["status"], row["error"] = "error", str(exc)
+            row["error_kind"], row["error_status"] = exc.kind, exc.status
             row["attempts"] += getattr(exc, "attempts", 0) or 1
             return row
         row["input_tokens"] += result.input_tokens
@@ -224,9 +225,9 @@ async def make_call(
         try:
             parsed = parse_reply(call, result.text)
         except replies.ReplyError as exc:
-            row.update(status="failed", error=f"unparseable reply: {exc}")
+            row["status"], row["error"] = "failed", f"unparseable reply: {exc}"
             continue
-        row.update(status="ok", parsed=dumps(parsed), error=None)
+        row["status"], row["parsed"], row["error"] = "ok", dumps(parsed), None
         return row
     return row
 
@@ -243,7 +244,7 @@ async def execute(
     timeout_s: float,
     max_retries: int,
     parse_retries: int,
-    on_row: Callable[[dict[str, Any]], None],
+    on_row: Callable[[CallRow], None],
     retry_failed: bool = False,
 ) -> bool:
     """Make every call in ``todo`` and commit each result as it arrives.
@@ -272,7 +273,7 @@ async def execute(
                 )
                 if not guard.reserve(worst):
                     return
-                row: dict[str, Any] | None = None
+                row: CallRow | None = None
                 try:
                     row = await make_call(providers[call.judge.rater], call, price, parse_retries)
                 finally:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from medjudge.store.judgments import CallOutcome
+
 SAME_ERRORS_IN_A_ROW = 5
 """Consecutive identical errors (kind and status) that stop a run."""
 FATAL_KINDS = frozenset({"auth", "not_found", "config"})
@@ -52,7 +54,7 @@ class FailureWatch:
         self._first: str | None = None
         self._count = 0
 
-    def see(self, row: dict[str, Any]) -> None:
+    def see(self, row: CallOutcome) -> None:
         """One finished call's row (``status``; for errors ``error``, ``error_kind``,
         ``error_status``)."""
         if self.cause is not None:

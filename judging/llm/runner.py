@@ -32,7 +32,14 @@ from medjudge.judging.protocol.resolve import Outcome, resolve_item
 from medjudge.judging.protocol.versions import name_versions, register_judges
 from medjudge.store.batches import keys_in_flight, open_batches
 from medjudge.store.items import Item, get_item, list_items
-from medjudge.store.judgments import NewVerdict, cached_calls, finish_run, start_run, write_verdicts
+from medjudge.store.judgments import (
+    CallOutcome,
+    NewVerdict,
+    cached_calls,
+    finish_run,
+    start_run,
+    write_verdicts,
+)
 from medjudge.store.study import Study
 
 
@@ -290,7 +297,7 @@ async def _execute(
     halt = Halt(options.cancel)
     watch = FailureWatch(halt)
 
-    def on_row(row: dict[str, Any]) -> None:
+    def on_row(row: CallOutcome) -> None:
         account(summary, row)
         watch.see(row)
         if display:
@@ -356,7 +363,7 @@ def _estimate_batches(
         summary.est_cost_usd += prices[c.judge.rater].batch().cost(tin, tout)
 
 
-def account(summary: RunSummary, row: dict[str, Any]) -> None:
+def account(summary: RunSummary, row: CallOutcome) -> None:
     """Add one call's result to the run's counts."""
     summary.requests += row["attempts"]
     summary.cost_usd += row["cost_usd"]

@@ -27,6 +27,7 @@ from medjudge.judging.llm.calls import execute
 from medjudge.judging.llm.pricing import Price
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.store.db import StudyError
+from medjudge.store.judgments import CallOutcome, CallRow, event_of
 
 SHARD_THRESHOLD = 1000
 """Runs with fewer calls to make stay in one process (starting workers costs ~1 s)."""
@@ -73,9 +74,6 @@ def worker_count(todo: list[CallSpec], requested: int | None) -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-_EVENT_KEYS = ("status", "cost_usd", "input_tokens", "output_tokens", "attempts", "judge", "task")
-
-
 def _die_with_parent() -> None:
     """Ask Linux to kill this worker when the parent dies (a killed run must stop calling)."""
     try:
@@ -96,7 +94,7 @@ def _worker(
 ) -> None:
     _die_with_parent()
 
-    batch: list[dict[str, Any]] = []
+    batch: list[CallOutcome] = []
     last = [time.monotonic()]
 
     def flush() -> None:
@@ -105,10 +103,10 @@ def _worker(
             batch.clear()
         last[0] = time.monotonic()
 
-    def on_row(row: dict[str, Any]) -> None:
+    def on_row(row: CallRow) -> None:
         # Progress goes to the parent in batches (every 50 ms at most): one queue message per
         # call cost the parent a thread hop each and slowed large runs.
-        batch.append({k: row[k] for k in _EVENT_KEYS})
+        batch.append(event_of(row))
         if time.monotonic() - last[0] > 0.05:
             flush()
 
@@ -146,7 +144,7 @@ async def execute_sharded(
     n: int,
     *,
     limit: float | None,
-    on_row: Callable[[dict[str, Any]], None],
+    on_row: Callable[[CallOutcome], None],
     concurrency: int,
     prices: dict[str, Price],
     cancel: threading.Event | None = None,
