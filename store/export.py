@@ -23,8 +23,9 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO
 
+from .json_types import JsonObject
 from .ledger import LEDGER_SQL
 from .study import Study
 
@@ -87,7 +88,7 @@ _QUERIES = {
 _QUERIES["ledger"] = LEDGER_SQL
 
 
-def rows(study: Study, table: str, *, only_rater: str | None = None) -> Iterator[dict[str, Any]]:
+def rows(study: Study, table: str, *, only_rater: str | None = None) -> Iterator[JsonObject]:
     """Rows of one export table as dicts (``only_rater``: the labels of that rater only — what
     a reviewer may export of a blind study).
 

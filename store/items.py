@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .frames import display_order
+from .json_types import JsonObject
 from .study import Study
 
 
@@ -62,7 +63,7 @@ class Item:
     units: list[Unit] = field(default_factory=list)
 
     @property
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> JsonObject:
         """The import row's extra fields (``specialty``, ``test``, ``p``, …): item metadata."""
         meta: dict[str, Any] = self.data.get("meta") or {}
         return meta

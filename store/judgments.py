@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
+from .json_types import JsonObject
 from .labels import write_label
 from .study import Study, dumps, utcnow
 
@@ -141,7 +142,7 @@ def record_call(conn: sqlite3.Connection, row: Mapping[str, object]) -> None:
 
 
 def start_run(
-    study: Study, judges: Sequence[str], params: dict[str, Any], actor: str, calls_needed: int
+    study: Study, judges: Sequence[str], params: JsonObject, actor: str, calls_needed: int
 ) -> int:
     """Open a judge run row; returns its id."""
     with study.tx() as conn:
@@ -179,7 +180,7 @@ class NewVerdict:
 def write_verdicts(
     study: Study,
     judge: str,
-    config: dict[str, Any],
+    config: JsonObject,
     verdicts: Sequence[NewVerdict],
     *,
     run_id: int | None,

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from medjudge.store.db import StudyError
 from medjudge.store.study import Study
+
+from .json_types import JsonObject
 
 
 class UnitRow(NamedTuple):
@@ -105,7 +107,7 @@ def answer_sources(study: Study) -> dict[int, dict[str, str]]:
     return out
 
 
-def item_metadata(study: Study) -> dict[int, dict[str, Any]]:
+def item_metadata(study: Study) -> dict[int, JsonObject]:
     """item id → the import row's extra fields, for items that have any."""
     out: dict[int, dict[str, Any]] = {}
     for item_id, meta in study.conn.execute(
@@ -201,7 +203,7 @@ def unit_reviewer_votes(study: Study, unit_id: int) -> list[ReviewerVote]:
     ]
 
 
-def study_value(study: Study, key: str) -> Any:
+def study_value(study: Study, key: str) -> object:
     """A JSON value stored under ``key`` in ``study_settings`` (None when absent or unreadable)."""
     row = study.conn.execute("SELECT value FROM study_settings WHERE key = ?", (key,)).fetchone()
     if row is None:
@@ -219,18 +221,26 @@ def item_kind_counts(study: Study) -> dict[str, int]:
     }
 
 
-def template_usage(study: Study) -> dict[str, list[dict[str, Any]]]:
-    """judge → [{template, hash, calls}] over the stored calls."""
-    out: dict[str, list[dict[str, Any]]] = {}
+class TemplateUse(TypedDict):
+    """A prompt template a judge's stored calls used, by hash, and how many calls."""
+
+    template: str
+    hash: str
+    calls: int
+
+
+def template_usage(study: Study) -> dict[str, list[TemplateUse]]:
+    """judge → the templates its stored calls used."""
+    out: dict[str, list[TemplateUse]] = {}
     for r in study.conn.execute(
         "SELECT judge, template, template_hash, count(*) FROM judge_calls "
         "GROUP BY judge, template, template_hash ORDER BY judge, template"
     ):
-        out.setdefault(r[0], []).append({"template": r[1], "hash": r[2], "calls": r[3]})
+        out.setdefault(r[0], []).append(TemplateUse(template=r[1], hash=r[2], calls=r[3]))
     return out
 
 
-def judge_configs(study: Study) -> list[tuple[str, dict[str, Any]]]:
+def judge_configs(study: Study) -> list[tuple[str, JsonObject]]:
     """(judge name, its stored configuration) for every judge rater, by name."""
     return [
         (r[0], _trail(r[1]))

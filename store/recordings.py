@@ -9,8 +9,8 @@ ordinary cached calls, in one transaction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
+from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import CALL_COLUMNS, record_call
 from medjudge.store.study import Study
 
@@ -18,7 +18,7 @@ PORTABLE_COLUMNS = tuple(c for c in CALL_COLUMNS if c not in ("item_id", "run_id
 """What a recording keeps of each call (items are named by their file id instead)."""
 
 
-def portable_calls(study: Study, judge: str) -> Iterator[dict[str, Any]]:
+def portable_calls(study: Study, judge: str) -> Iterator[JsonObject]:
     """A judge's stored calls (not the errored ones) with ``item`` and ``statement`` added."""
     cols = ", ".join("c." + c for c in PORTABLE_COLUMNS)
     for r in study.conn.execute(
@@ -32,7 +32,7 @@ def portable_calls(study: Study, judge: str) -> Iterator[dict[str, Any]]:
         yield dict(r)
 
 
-def store_portable_calls(study: Study, rows: Iterable[dict[str, Any]]) -> int:
+def store_portable_calls(study: Study, rows: Iterable[JsonObject]) -> int:
     """Store portable call records in this study; returns how many.
 
     Raises:

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from .db import StudyError, check_pages, connect, transaction
+from .json_types import JsonObject
 from .migrations import migrate
 from .people import person_name
 from .settings import StudySettings
@@ -29,7 +29,7 @@ def utcnow() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     """Compact, stable JSON for storage."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -168,7 +168,7 @@ class Study:
         self,
         name: str,
         kind: str = "human",
-        config: dict[str, Any] | None = None,
+        config: JsonObject | None = None,
         *,
         conn: sqlite3.Connection | None = None,
     ) -> int:

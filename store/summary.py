@@ -6,12 +6,13 @@ from typing import Any
 
 from .assignments import assignment_counts
 from .items import count_items
+from .json_types import JsonObject
 from .judge_versions import JudgeVersion, list_versions
 from .labels import progress
 from .study import Study
 
 
-def summary(study: Study) -> dict[str, Any]:
+def summary(study: Study) -> JsonObject:
     """Everything ``medjudge status`` shows, as JSON-ready data."""
     conn = study.conn
     kinds = count_items(study)
@@ -101,7 +102,7 @@ def summary(study: Study) -> dict[str, Any]:
     }
 
 
-def _version_info(v: JudgeVersion | None) -> dict[str, Any] | None:
+def _version_info(v: JudgeVersion | None) -> JsonObject | None:
     """What ``status`` says about a judge version (None: a judge imported with labels)."""
     if v is None:
         return None
@@ -116,7 +117,7 @@ def _version_info(v: JudgeVersion | None) -> dict[str, Any] | None:
     }
 
 
-def describe_version(info: dict[str, Any] | None) -> str:
+def describe_version(info: JsonObject | None) -> str:
     """One line of a judge version's identity, for ``status``."""
     if info is None:
         return "imported with labels (no version)"

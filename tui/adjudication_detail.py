@@ -15,7 +15,7 @@ leaves the dialog open with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
-from medjudge.judging.analysis.disagreements import Disagreement, unit_detail
+from medjudge.judging.analysis.disagreements import Disagreement, UnitDetail, unit_detail
 from medjudge.store.adjudications import adjudicate
 from medjudge.store.db import StudyError
 from medjudge.store.items import Item, get_item
@@ -100,7 +100,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         self.index = index
         self.item: Item | None = None
         self.criterion: Criterion | None = None
-        self.detail: dict[str, Any] = {}
+        self.detail = UnitDetail(reviewers=[], judges=[], adjudications=[])
         self.ticks: set[str] = set()
         self.recorded = False
 
@@ -158,7 +158,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         self.refresh_bindings()
 
     def _final(self) -> str | None:
-        history = self.detail.get("adjudications") or []
+        history = self.detail["adjudications"]
         return history[-1]["value"] if history else None
 
     def _about(self) -> None:

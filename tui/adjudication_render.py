@@ -22,9 +22,16 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
 
-from medjudge.judging.analysis.disagreements import Disagreement
+from medjudge.judging.analysis.disagreements import (
+    AdjudicationEntry,
+    Disagreement,
+    FailedSample,
+    JudgeVote,
+    UnitDetail,
+)
 from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
 from medjudge.store.items import Item
+from medjudge.store.json_types import JsonObject
 
 from .render import EMPTY, case_text, lit
 
@@ -197,12 +204,12 @@ class Lines:
         return "\n".join(" " * i + t.plain for i, t in self.rows)
 
 
-def _failed(out: Lines, failed: list[dict[str, Any]], raw: dict[str, Any], pad: int) -> None:
+def _failed(out: Lines, failed: list[JsonObject], raw: dict[str, FailedSample], pad: int) -> None:
     for f in failed:
-        stored = raw.get(str(f.get("key")), {})
-        error = stored.get("error") or f.get("error") or "no error recorded"
+        stored = raw.get(str(f.get("key")))
+        error = (stored["error"] if stored else None) or f.get("error") or "no error recorded"
         out.add(pad, Text(f"✗ failed sample {f.get('sample', '?')}: ", "bold"), lit(error))
-        reply = stored.get("raw")
+        reply = stored["raw"] if stored else None
         if reply is None:
             out.add(pad + 2, "no reply stored", style="dim")
         else:
@@ -210,7 +217,9 @@ def _failed(out: Lines, failed: list[dict[str, Any]], raw: dict[str, Any], pad: 
             out.add(pad + 4, lit(reply, "italic"))
 
 
-def _samples(out: Lines, item: Item, block: dict[str, Any], raw: dict[str, Any], pad: int) -> None:
+def _samples(
+    out: Lines, item: Item, block: JsonObject, raw: dict[str, FailedSample], pad: int
+) -> None:
     votes = block.get("votes") or []
     reasons = block.get("reasons") or []
     line = out.add(pad, "votes: ", lit(_values(item, votes), "bold"))
@@ -227,7 +236,7 @@ def _samples(out: Lines, item: Item, block: dict[str, Any], raw: dict[str, Any],
     _failed(out, block.get("failed") or [], raw, pad)
 
 
-def judge_lines(out: Lines, item: Item, judge: dict[str, Any]) -> None:
+def judge_lines(out: Lines, item: Item, judge: JudgeVote) -> None:
     """One judge's resolved verdict, its per-order samples and reasons, failed raw replies."""
     value = judge.get("value")
     out.add(
@@ -238,7 +247,7 @@ def judge_lines(out: Lines, item: Item, judge: dict[str, Any]) -> None:
         lit(shown(value), "bold") if value is not None else lit("missing (no valid sample)"),
     )
     got = judge.get("trail")
-    trail: dict[str, Any] = got if isinstance(got, dict) else {}
+    trail: JsonObject = got if isinstance(got, dict) else {}
     raw = judge.get("failed_raw") or {}
     if trail.get("members"):
         members = ", ".join(f"{k}={shown(v)}" for k, v in trail["members"].items())
@@ -267,7 +276,7 @@ def judge_lines(out: Lines, item: Item, judge: dict[str, Any]) -> None:
         out.add(4, Text("reason: ", "dim"), lit(judge["reason"]))
 
 
-def votes_lines(item: Item, detail: dict[str, Any]) -> Lines:
+def votes_lines(item: Item, detail: UnitDetail) -> Lines:
     """Every reviewer's label (notes, changes after the reveal), every judge's verdict, and the
     adjudication history."""
     out = Lines()
@@ -299,12 +308,12 @@ def votes_lines(item: Item, detail: dict[str, Any]) -> Lines:
     return out
 
 
-def votes_text(item: Item, detail: dict[str, Any]) -> Group:
+def votes_text(item: Item, detail: UnitDetail) -> Group:
     """:func:`votes_lines`, rendered."""
     return votes_lines(item, detail).render()
 
 
-def history_lines(out: Lines, item: Item, adjudications: list[dict[str, Any]]) -> None:
+def history_lines(out: Lines, item: Item, adjudications: list[AdjudicationEntry]) -> None:
     """The adjudications of a unit, oldest first; the last is the final label."""
     out.add(0, "Adjudication history", style="bold underline")
     if not adjudications:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from medjudge.store.judge_versions import list_versions
 from medjudge.store.labels import Progress, progress
 from medjudge.store.study import Study
+
+if TYPE_CHECKING:  # numpy and the statistics load on first use
+    from medjudge.judging.stats.agreement_two import TwoRaterStats
 
 
 @dataclass(frozen=True)
@@ -86,14 +89,15 @@ class AgreementFeed:
             study = self._ensure()
             return {v.name: v.short for v in list_versions(study)}
 
-    def pair(self, rater_a: str, rater_b: str, criterion: str) -> Any:
+    def pair(self, rater_a: str, rater_b: str, criterion: str) -> TwoRaterStats:
         """Two raters' agreement on one criterion (``TwoRaterStats``). Call from a thread."""
         with self._lock:
             self._ensure()
             if self._live is None:
                 raise RuntimeError(self._error or "live agreement is not available")
             self._live.refresh()
-            return self._live.pair(rater_a, rater_b, criterion)
+            stats: TwoRaterStats = self._live.pair(rater_a, rater_b, criterion)
+            return stats
 
     def close(self) -> None:
         """Close the private connection (waits for a running refresh)."""

@@ -21,6 +21,7 @@ from rich.text import Text
 
 from medjudge.store.frames import convert, is_swapped
 from medjudge.store.items import Item, Statement
+from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import VerdictView
 from medjudge.store.literal import printable
 from medjudge.store.settings import Criterion
@@ -56,7 +57,7 @@ def question_text(item: Item) -> Text:
 def case_text(item: Item) -> Text:
     """A rating item's case: question, the lettered options and the correct option."""
     out = lit(item.question)
-    options: dict[str, Any] = item.data.get("options") or {}
+    options: JsonObject = item.data.get("options") or {}
     if options:
         out.append("\n")
         for letter, text in options.items():

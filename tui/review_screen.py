@@ -11,7 +11,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -22,65 +21,22 @@ from medjudge.store.labels import Saved
 
 from . import render
 from .messages import StudyChanged
-from .read_screen import ReadScreen
 from .review_aids import ReviewerAids
 from .review_labels import LabelActions
+from .review_moves import REVIEW_BINDINGS, QueueMoves
 from .rows import ItemView
 from .session import ReviewSession
 from .widgets import Pane, ProgressLine, StatusLine, UnitRows
 
-RATE = Binding.Group("Rate", compact=True)
-TICK = Binding.Group("Tick", compact=True)
 
-
-class ReviewScreen(ReviewerAids, LabelActions, Screen[None]):
+class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     """Label the items of the reviewer's queue."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
     AUTO_FOCUS = None
 
-    BINDINGS = [
-        Binding("a", "vote_pair('A')", "A"),
-        Binding("b", "vote_pair('B')", "B"),
-        Binding("t", "vote_pair('tie')", "Tie"),
-        Binding("e", "vote_statement('entailed')", "Entailed"),
-        Binding("n", "vote_pair('neither')", "Neither"),
-        Binding("n", "vote_statement('neutral')", "Neutral"),
-        Binding("c", "vote_statement('contradicted')", "Contradicted"),
-        Binding("1", "score('1')", "Match"),
-        Binding("h", "score('0.5')", "Half"),
-        Binding("0", "score('0')", "Wrong"),
-        *[Binding(str(k), f"rate('{k}')", f"Rate {k}", group=RATE) for k in range(1, 10)],
-        *[
-            Binding(c, f"toggle_option('{c.upper()}')", f"Tick {c.upper()}", group=TICK)
-            for c in "abcdef"
-        ],
-        Binding("space", "toggle_option('')", "Tick", show=False),
-        Binding("enter", "save_options", "Save ticks"),
-        Binding("enter", "continue_on", "Next item"),
-        Binding("enter", "continue_on_quietly", "Next item", show=False),
-        Binding("E", "change_after_reveal", "Change", key_display="E"),
-        Binding("escape", "cancel_change", "Cancel change", show=False),
-        Binding("v", "read", "Read"),
-        Binding("right_square_bracket,right", "next_item", "Next", key_display="]"),
-        Binding("left_square_bracket,left", "previous_item", "Prev", key_display="["),
-        Binding("u,ctrl+z", "undo", "Undo"),
-        Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("j", "next_unlabelled", "Jump"),
-        Binding("g", "go_to", "Go to", show=False),
-        Binding("m", "note", "Note"),
-        Binding("f", "flag", "Flag", show=False),
-        Binding("F", "next_flagged", "Next flagged", show=False),
-        Binding("G", "guidelines", "Guidelines", show=False),
-        Binding("o", "app.overview", "Overview"),
-        Binding("x", "toggle_context", "Context", show=False),
-        Binding("w", "mark_document", "Relied on", show=False),
-        Binding("z", "zoom", "Zoom", show=False),
-        Binding("up", "move(-1)", "Previous criterion", show=False),
-        Binding("down", "move(1)", "Next criterion", show=False),
-        Binding("q", "app.quit", "Quit", show=False),
-    ]
+    BINDINGS = REVIEW_BINDINGS
 
     class LabelSaved(Message):
         """A label was committed to the study file."""
@@ -419,39 +375,11 @@ class ReviewScreen(ReviewerAids, LabelActions, Screen[None]):
             return False
         return row.unit.id in view.unsaved() or view.mine(row.unit.id) is None
 
-    def action_next_item(self) -> None:
-        """The next item in the queue."""
-        s = self.session
-        if s.index + 1 < len(s.refs):
-            self.show_index(s.index + 1)
-        else:
-            self.notify("This is the last item.")
-
-    def action_previous_item(self) -> None:
-        """The previous item in the queue."""
-        if self.session.index > 0:
-            self.show_index(self.session.index - 1)
-        else:
-            self.notify("This is the first item.")
-
-    def action_next_unlabelled(self) -> None:
-        """The next item the reviewer has not finished."""
-        found = self.session.next_unlabelled(self.session.index)
-        if found is None:
-            self.notify("Every item is done.")
-        else:
-            self.show_index(found)
-
     def action_toggle_context(self) -> None:
         """Open or close the context documents."""
         context = self.query_one("#context", Collapsible)
         if context.display:
             context.collapsed = not context.collapsed
-
-    def action_read(self) -> None:
-        """The whole item, full screen, to read in full (escape returns)."""
-        if self.session.item is not None:
-            self.app.push_screen(ReadScreen(self.session.item))
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (escape returns)."""

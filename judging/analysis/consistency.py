@@ -20,11 +20,10 @@ from typing import Any
 from medjudge.judging.analysis.records import ConsistencyRow, records
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.judging.stats.estimates import Estimate, wilson_interval
+from medjudge.store.json_types import JsonObject
 
 
-def share(
-    count: int, n: int, confidence: float = 0.95, *, empty: str = "no units"
-) -> dict[str, Any]:
+def share(count: int, n: int, confidence: float = 0.95, *, empty: str = "no units") -> JsonObject:
     """A proportion as a JSON-safe estimate dict with a Wilson interval and its count."""
     if n <= 0:
         est = Estimate.undefined(empty, 0)

@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from medjudge.judging.analysis.queue_kinds import KINDS, DisagreementKind  # noqa: E402, F401
 from medjudge.store import reads
 from medjudge.store.adjudications import reference_labels, unit_adjudications
+from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import call_rows
 from medjudge.store.study import Study
 
@@ -188,24 +189,75 @@ def counts(entries: list[Disagreement]) -> dict[str, int]:
     return {k: c.get(k, 0) for k in KINDS}
 
 
-def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
+class ReviewerVote(TypedDict):
+    """A reviewer's current label on a unit, with the notes and whether it changed after
+    the reveal."""
+
+    reviewer: str
+    value: str | None
+    note: str | None
+    note_frame: str | None
+    item_note: str | None
+    item_note_frame: str | None
+    changed_after_reveal: bool
+
+
+class FailedSample(TypedDict):
+    """The stored raw reply of a judge sample that never parsed."""
+
+    raw: str | None
+    error: str | None
+    task: str
+    sample: int
+
+
+class JudgeVote(TypedDict):
+    """A judge's current verdict on a unit with its trail (the stored JSON document)."""
+
+    judge: str
+    value: str | None
+    reason: str | None
+    trail: JsonObject
+    failed_raw: dict[str, FailedSample]
+
+
+class AdjudicationEntry(TypedDict):
+    """One adjudication of a unit (the history keeps every one)."""
+
+    value: str
+    rationale: str | None
+    rationale_frame: str | None
+    actor: str
+    at: str
+    settles: list[str]
+
+
+class UnitDetail(TypedDict):
+    """Every vote on a unit, for the adjudicator (see :func:`unit_detail`)."""
+
+    reviewers: list[ReviewerVote]
+    judges: list[JudgeVote]
+    adjudications: list[AdjudicationEntry]
+
+
+def unit_detail(study: Study, unit_id: int) -> UnitDetail:
     """Every vote on a unit, for the adjudicator: reviewers' labels with notes (and the
     answer-letter frame each note was written in, :mod:`store.frames`) and whether they
     changed after the reveal, judges' verdicts with AB/BA per-sample votes and reasons, the raw
     replies of failed samples, and the adjudication history."""
     reviewers = [
-        {
-            "reviewer": v.reviewer,
-            "value": v.value,
-            "note": v.note,
-            "note_frame": v.note_frame,
-            "item_note": v.item_note,
-            "item_note_frame": v.item_note_frame,
-            "changed_after_reveal": v.changed_after_reveal,
-        }
+        ReviewerVote(
+            reviewer=v.reviewer,
+            value=v.value,
+            note=v.note,
+            note_frame=v.note_frame,
+            item_note=v.item_note,
+            item_note_frame=v.item_note_frame,
+            changed_after_reveal=v.changed_after_reveal,
+        )
         for v in reads.unit_reviewer_votes(study, unit_id)
     ]
-    judges = []
+    judges: list[JudgeVote] = []
     for verdict in reads.current_verdicts(study, unit_id):
         trail = verdict.trail
         failed_keys = [
@@ -214,35 +266,32 @@ def unit_detail(study: Study, unit_id: int) -> dict[str, Any]:
         failed_keys += [f["key"] for f in trail.get("failed", [])]
         raw = (
             {
-                c["key"]: {
-                    "raw": c["raw"],
-                    "error": c["error"],
-                    "task": c["task"],
-                    "sample": c["sample"],
-                }
+                c["key"]: FailedSample(
+                    raw=c["raw"], error=c["error"], task=c["task"], sample=c["sample"]
+                )
                 for c in call_rows(study, failed_keys)
             }
             if failed_keys
             else {}
         )
         judges.append(
-            {
-                "judge": verdict.rater,
-                "value": verdict.value,
-                "reason": verdict.reason,
-                "trail": trail,
-                "failed_raw": raw,
-            }
+            JudgeVote(
+                judge=verdict.rater,
+                value=verdict.value,
+                reason=verdict.reason,
+                trail=trail,
+                failed_raw=raw,
+            )
         )
     adjudications = [
-        {
-            "value": a["value"],
-            "rationale": a["rationale"],
-            "rationale_frame": a["rationale_frame"],
-            "actor": a["actor"],
-            "at": a["at"],
-            "settles": json.loads(a["settles"]),
-        }
+        AdjudicationEntry(
+            value=a["value"],
+            rationale=a["rationale"],
+            rationale_frame=a["rationale_frame"],
+            actor=a["actor"],
+            at=a["at"],
+            settles=json.loads(a["settles"]),
+        )
         for a in unit_adjudications(study, unit_id)
     ]
-    return {"reviewers": reviewers, "judges": judges, "adjudications": adjudications}
+    return UnitDetail(reviewers=reviewers, judges=judges, adjudications=adjudications)

@@ -258,7 +258,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
 
     stored = reads.study_value(study, "kqa_questions")
     try:
-        kqa_questions = int(stored) if stored is not None else None
+        kqa_questions = int(stored) if isinstance(stored, (int, float, str)) else None
     except (TypeError, ValueError):
         kqa_questions = None
     items_by_kind = reads.item_kind_counts(study)

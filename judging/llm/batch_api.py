@@ -13,12 +13,18 @@ Concurrency contract: an adapter belongs to one event loop, like its provider.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from medjudge.judging.llm.provider_types import ChatRequest, ProviderConfigError, ProviderError
+from medjudge.judging.llm.provider_types import (
+    ChatRequest,
+    Provider,
+    ProviderConfigError,
+    ProviderError,
+)
 
 if TYPE_CHECKING:
     from medjudge.judging.llm.providers_anthropic import AnthropicProvider
@@ -82,7 +88,9 @@ class BatchAPI(Protocol):
     def line(self, custom_id: str, req: ChatRequest) -> bytes:
         """One request as it goes into the batch (its size counts toward the byte limit)."""
 
-    async def submit(self, lines: list[bytes], token: str, on_file: Any) -> tuple[str, str]:
+    async def submit(
+        self, lines: list[bytes], token: str, on_file: Callable[[str], None]
+    ) -> tuple[str, str]:
         """Submit a batch; returns the provider's id and status. ``on_file(id)`` is called with
         an uploaded input file's id before the batch is created."""
 
@@ -145,7 +153,9 @@ class OpenAIBatchAPI:
         }
         return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
-    async def submit(self, lines: list[bytes], token: str, on_file: Any) -> tuple[str, str]:
+    async def submit(
+        self, lines: list[bytes], token: str, on_file: Callable[[str], None]
+    ) -> tuple[str, str]:
         """Upload the file, then create the batch with the token in its metadata."""
         client = self.sync.client
         data = b"".join(lines)
@@ -268,7 +278,9 @@ class AnthropicBatchAPI:
         entry = {"custom_id": custom_id, "params": self.sync.request_body(req)}
         return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
 
-    async def submit(self, lines: list[bytes], token: str, on_file: Any) -> tuple[str, str]:
+    async def submit(
+        self, lines: list[bytes], token: str, on_file: Callable[[str], None]
+    ) -> tuple[str, str]:
         """Create the batch (its requests' custom_ids carry the token)."""
         requests = [json.loads(x) for x in lines]
         b = await self.sync.call_sdk(
@@ -360,7 +372,7 @@ class AnthropicBatchAPI:
         await self.sync.aclose()
 
 
-def make_batch_api(sync: Any) -> BatchAPI:
+def make_batch_api(sync: Provider) -> BatchAPI:
     """The batch adapter for a judge's synchronous provider.
 
     Raises:

@@ -11,13 +11,13 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from medjudge.judging.llm.batch_api import BatchAPI, BatchResult
 from medjudge.judging.llm.calls import call_row, chat_request, parse_text
 from medjudge.judging.llm.pricing import Price
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
+from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import CallRow
 from medjudge.store.study import dumps, utcnow
 
@@ -80,7 +80,7 @@ def split(
     return out
 
 
-def payload(call: CallSpec, retry: bool) -> dict[str, Any]:
+def payload(call: CallSpec, retry: bool) -> JsonObject:
     """What a batch call keeps until collected; its messages are in its request line."""
     row = call_row(call)
     return {
@@ -118,7 +118,7 @@ def messages_of(provider: str, line: str) -> str:
 
 
 def result_row(
-    key: str, p: dict[str, Any], result: BatchResult | None, price: Price, run_id: int | None
+    key: str, p: JsonObject, result: BatchResult | None, price: Price, run_id: int | None
 ) -> CallRow:
     """The ``judge_calls`` row of one batch request's outcome."""
     row: CallRow = {

@@ -23,13 +23,14 @@ import asyncio
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from medjudge.judging.llm.pricing import Price, estimate_tokens
 from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError, make_provider
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.store.db import connect, transaction
+from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import CallRow, record_call
 from medjudge.store.study import dumps, utcnow
 
@@ -139,12 +140,12 @@ class LocalCostGuard:
         return self._stop
 
 
-def parse_reply(call: CallSpec, text: str) -> Any:
+def parse_reply(call: CallSpec, text: str) -> JsonObject | str | None:
     """Parse a reply for its task (raises :class:`replies.ReplyError`)."""
     return parse_text(call.kind, call.parse_args, text)
 
 
-def parse_text(kind: str, parse_args: dict[str, Any], text: str) -> Any:
+def parse_text(kind: str, parse_args: JsonObject, text: str) -> JsonObject | str | None:
     """Parse a reply to a call of ``kind`` (raises :class:`replies.ReplyError`)."""
     if kind == "pairwise":
         return replies.parse_pairwise(text, parse_args["criteria"])

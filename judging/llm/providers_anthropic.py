@@ -30,6 +30,7 @@ from medjudge.judging.llm.provider_types import (
     check_key,
 )
 from medjudge.judging.llm.retrying import RetryingProvider
+from medjudge.store.json_types import JsonObject
 
 __all__ = ["AnthropicProvider", "ANTHROPIC_KEY_ENV"]
 
@@ -141,7 +142,7 @@ class AnthropicProvider(RetryingProvider):
             kwargs["extra_body"] = {"temperature": req.temperature}
         return kwargs
 
-    def request_body(self, req: ChatRequest) -> dict[str, Any]:
+    def request_body(self, req: ChatRequest) -> JsonObject:
         """The JSON body of ``req`` exactly as :meth:`complete` sends it (for batch requests)."""
         kwargs = self._build_kwargs(req)
         kwargs.pop("timeout", None)

@@ -26,6 +26,7 @@ from medjudge.judging.llm.provider_types import (
     check_key,
 )
 from medjudge.judging.llm.retrying import RetryingProvider
+from medjudge.store.json_types import JsonObject
 
 __all__ = ["OpenAIProvider", "OPENAI_KEY_ENV"]
 
@@ -151,7 +152,7 @@ class OpenAIProvider(RetryingProvider):
             }
         return kwargs
 
-    def request_body(self, req: ChatRequest) -> dict[str, Any]:
+    def request_body(self, req: ChatRequest) -> JsonObject:
         """The JSON body of ``req`` exactly as :meth:`complete` sends it (for batch files)."""
         kwargs = self._build_kwargs(req)
         kwargs.pop("timeout", None)

@@ -16,6 +16,7 @@ from typing import Any
 from medjudge.judging.llm.specs import JudgeSpec
 from medjudge.judging.protocol.templates import Template, load
 from medjudge.store.items import Item
+from medjudge.store.json_types import JsonObject
 from medjudge.store.settings import Criterion, StudySettings
 
 KIND_TASKS = {
@@ -35,7 +36,7 @@ def tasks_for(kind: str, statements_protocol: str = "nli") -> tuple[str, ...]:
     return KIND_TASKS[kind]
 
 
-def identity_key(body: dict[str, Any]) -> str:
+def identity_key(body: JsonObject) -> str:
     """SHA-256 of a canonical JSON rendering (judge-version keys)."""
     text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
@@ -86,7 +87,7 @@ class JudgeConfig:
             t: {"template": self.template(t).name, "hash": self.template(t).hash} for t in tasks
         }
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> JsonObject:
         """The parameters that make a version (beside model and templates)."""
         return {
             "samples": self.samples,
@@ -108,7 +109,7 @@ class JudgeConfig:
             }
         )
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JsonObject:
         """The judge's configuration as stored with its rater row and in reports."""
         return {
             "spec": self.spec_name,
@@ -141,7 +142,7 @@ class CallSpec:
         """The task without its order/statement suffix."""
         return self.task.split("/")[0]
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> JsonObject:
         """Sampling parameters that shape the answer (part of the key)."""
         return call_params(self.judge, self.sample, self.json_schema)
 
@@ -150,7 +151,7 @@ class CallSpec:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
 
 
-def call_params(judge: JudgeConfig, sample: int, schema: dict[str, Any] | None) -> dict[str, Any]:
+def call_params(judge: JudgeConfig, sample: int, schema: JsonObject | None) -> JsonObject:
     """The sampling parameters of one call; the sample index doubles as the seed."""
     return {
         "temperature": judge.temperature,
@@ -162,7 +163,7 @@ def call_params(judge: JudgeConfig, sample: int, schema: dict[str, Any] | None) 
 
 def cache_key(
     spec: JudgeSpec,
-    params: dict[str, Any],
+    params: JsonObject,
     template_hash: str,
     messages: list[dict[str, str]],
     sample: int,
@@ -206,7 +207,7 @@ def _criteria_text(criteria: list[Criterion]) -> str:
     return "\n".join(lines)
 
 
-def pairwise_schema(criteria: list[str]) -> dict[str, Any]:
+def pairwise_schema(criteria: list[str]) -> JsonObject:
     """JSON schema of a pairwise reply, for endpoints with structured output."""
     entry = {
         "type": "object",
@@ -237,7 +238,7 @@ def _label_schema(name: str, key: str, values: list[str]) -> dict[str, Any]:
     }
 
 
-def rating_schema(criteria: list[Criterion], options: list[str]) -> dict[str, Any]:
+def rating_schema(criteria: list[Criterion], options: list[str]) -> JsonObject:
     """JSON schema of a rating reply."""
     props: dict[str, Any] = {}
     for c in criteria:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from medjudge.store.json_types import JsonObject
 from medjudge.store.settings import PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS
 
 
@@ -17,7 +18,7 @@ class ReplyError(ValueError):
     """A reply that does not carry a valid answer; the message says what was wrong."""
 
 
-def extract_json(text: str) -> dict[str, Any]:
+def extract_json(text: str) -> JsonObject:
     """The first JSON object in a reply, tolerating fences and prose around it.
 
     Raises:
@@ -136,7 +137,7 @@ def parse_match(text: str) -> dict[str, str]:
 
 def parse_rating(
     text: str, scales: dict[str, tuple[int, int] | None], options: list[str]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, JsonObject]:
     """criterion → {"value": int or sorted letters, "reason": str}.
 
     ``scales`` maps each criterion to its (low, high) scale, or None for an options criterion.

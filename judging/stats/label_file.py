@@ -27,6 +27,7 @@ from medjudge.judging.stats.agreement import (
 from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store.importing.problems import ImportProblem, Record
 from medjudge.store.importing.readers import read_csv, read_json_array, read_jsonl
+from medjudge.store.json_types import JsonObject
 
 MISSING_SLICE = "(missing)"
 
@@ -172,7 +173,7 @@ class SliceStats:
     without_ties: bool = False
     """These figures leave out the units where a rater said tie (``--tie``)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """JSON-safe: ``slice``, ``without_ties``, ``n_rows``, ``kind`` and ``stats``."""
         kind = "two_raters" if isinstance(self.stats, TwoRaterStats) else "multi_raters"
         return {

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+
+from medjudge.store.json_types import JsonObject
 
 
 class ImportProblem(Exception):
@@ -47,7 +48,7 @@ class Record:
         """An ImportProblem located at this record."""
         return ImportProblem(self.file, message, line=self.line, field=field)
 
-    def json_cell(self, field: str, text: str, expected: str) -> Any:
+    def json_cell(self, field: str, text: str, expected: str) -> object:
         """Parse a JSON list or object written into one field (a CSV cell).
 
         Every way ``json.loads`` can fail — bad syntax, nesting too deep (RecursionError), a
@@ -147,7 +148,7 @@ def has_surrogate(value: object) -> bool:
     return False
 
 
-def surrogate_field(data: dict[str, Any]) -> str | None:
+def surrogate_field(data: JsonObject) -> str | None:
     """The first top-level field of a record that holds a lone surrogate, if any."""
     for key, value in data.items():
         if has_surrogate(key) or has_surrogate(value):
