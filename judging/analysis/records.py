@@ -160,13 +160,8 @@ def _absent(value: object) -> bool:
     return value is None
 
 
-class PairComparison(Record):
-    """Two label columns over a criterion's units (see ``analysis.views``).
-
-    ``metrics`` maps each statistic's name to its figure; which statistics depend on the
-    scale. ``classification`` is there only for the reviewers' majority vs a judge;
-    ``rater_kind`` only in the adjudication section.
-    """
+class _ComparisonHead(Record):
+    """What every comparison starts with: which view, raters, tie setting and slice."""
 
     view: str
     criterion: str
@@ -177,6 +172,16 @@ class PairComparison(Record):
     slice_by: str | None
     slice_value: str | None
     n: int
+
+
+class PairComparison(_ComparisonHead):
+    """Two label columns over a criterion's units (see ``analysis.views``).
+
+    ``metrics`` maps each statistic's name to its figure; which statistics depend on the
+    scale. ``classification`` is there only for the reviewers' majority vs a judge;
+    ``rater_kind`` only in the adjudication section.
+    """
+
     n_dropped: int
     chance: float | None
     scale: str
@@ -187,18 +192,9 @@ class PairComparison(Record):
     rater_kind: str | None = Field(default=None, exclude_if=_absent)
 
 
-class GroupComparison(Record):
+class GroupComparison(_ComparisonHead):
     """Three or more reviewers at once (view ``reviewers``): Fleiss, α, pairwise means."""
 
-    view: str
-    criterion: str
-    rater_a: str
-    rater_b: str | None
-    ties: str | None
-    slice: str
-    slice_by: str | None
-    slice_value: str | None
-    n: int
     n_pairable: int
     n_complete: int
     chance: float | None

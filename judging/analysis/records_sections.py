@@ -6,18 +6,22 @@ from __future__ import annotations
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from .records import Figure, KeyedFigure, KeyedShare, MeanFigure, Record, Share, SourceMean
+from .records import (
+    Figure,
+    KeyedFigure,
+    KeyedShare,
+    LabelScore,
+    MeanFigure,
+    Record,
+    Share,
+    SourceMean,
+)
 
 
-class VersionScore(Record):
-    """A judge version as a classifier of one verdict (precision, recall, F1)."""
+class VersionScore(LabelScore):
+    """A judge version as a classifier of one verdict (precision, recall, F1), with the
+    verdict's stored value."""
 
-    label: str
-    support: int
-    predicted: int
-    precision: Figure
-    recall: Figure
-    f1: Figure
     value: str
 
 

@@ -96,18 +96,12 @@ class CallTotals(Record):
     latency_s: float
 
 
-class JudgeCallTotals(Record):
-    """One judge's call totals."""
-
+class _Judge(Record):
     judge: str
-    calls: int
-    ok: int
-    failed: int
-    errors: int
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
-    latency_s: float
+
+
+class JudgeCallTotals(CallTotals, _Judge):
+    """One judge's call totals (``judge`` first)."""
 
 
 class ReviewerTime(Record):
