@@ -76,13 +76,15 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
     ]
     ALLOW_MAXIMIZE = True
 
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    """The row under the cursor: setting it moves the highlight and scrolls it into view."""
+
     def __init__(self, title: str, *, id: str | None = None) -> None:
         """An empty list."""
         super().__init__(id=id)
         self.border_title = title
         self._pool: list[Static] = []
         self._count = 0
-        self.cursor = 0
 
     def set_rows(self, rows: list[RenderableType], cursor: int) -> None:
         """Show these rows (reusing row widgets) with the cursor on one of them."""
@@ -110,9 +112,11 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
 
     def set_cursor(self, index: int) -> None:
         """Move the highlight to a row and keep it in view."""
+        self.cursor = index
+
+    def watch_cursor(self, index: int) -> None:
         for i, row in enumerate(self._pool[: self._count]):
             row.set_class(i == index, "-current")
-        self.cursor = index
         if 0 <= index < self._count:
             target = self._pool[index]
             self.call_after_refresh(self.scroll_to_widget, target, animate=False)
@@ -139,6 +143,9 @@ class ProgressLine(Widget):
 class StatusLine(Horizontal):
     """Where the reviewer is (left) and whether their last action is saved (right)."""
 
+    state: reactive[str] = reactive("", init=False)
+    """saved, error, pending, info or empty: the right side's look follows it (a CSS class)."""
+
     def compose(self) -> ComposeResult:
         """Two text blocks."""
         yield Static("", markup=False, id="where")
@@ -147,7 +154,10 @@ class StatusLine(Horizontal):
     def show(self, where: RenderableType, saved: RenderableType, *, state: str = "") -> None:
         """Update both sides; ``state`` (saved, error, pending, ...) becomes a CSS class."""
         self.query_one("#where", Static).update(where)
+        self.query_one("#saved", Static).update(saved)
+        self.state = state
+
+    def watch_state(self, state: str) -> None:
         s = self.query_one("#saved", Static)
-        s.update(saved)
         for name in ("saved", "error", "pending", "info"):
             s.set_class(state == name, f"-{name}")
