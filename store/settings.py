@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from .kinds import ItemKind
+
 PAIRWISE_VERDICTS = ("A", "B", "tie", "neither")
 STATEMENT_LABELS = ("entailed", "neutral", "contradicted")
 PAIRWISE_SPELLINGS = {
@@ -58,13 +60,13 @@ class Criterion(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Criterion:
-        if self.kind == "pairwise" and self.polarity is None:
+        if self.kind == ItemKind.pairwise and self.polarity is None:
             raise ValueError(f"pairwise criterion {self.name!r} needs a polarity (benefit or risk)")
-        if self.kind == "rating" and not self.options and self.scale is None:
+        if self.kind == ItemKind.rating and not self.options and self.scale is None:
             raise ValueError(f"rating criterion {self.name!r} needs a scale or options=true")
         if self.scale is not None and self.scale[0] >= self.scale[1]:
             raise ValueError(f"criterion {self.name!r}: scale must go from low to high")
-        if self.measurement == "interval" and self.kind == "match":
+        if self.measurement == "interval" and self.kind == ItemKind.match:
             pass  # 0, 0.5, 1 are numbers: an interval scale is meaningful
         elif self.measurement in ("ordinal", "interval") and self.scale is None:
             raise ValueError(
@@ -83,7 +85,7 @@ class Criterion(BaseModel):
         """``nominal``, ``ordinal`` or ``interval``: how the statistics treat the labels."""
         if self.measurement is not None:
             return self.measurement
-        return "ordinal" if self.scale is not None or self.kind == "match" else "nominal"
+        return "ordinal" if self.scale is not None or self.kind == ItemKind.match else "nominal"
 
     @property
     def ordinal(self) -> bool:
@@ -92,11 +94,11 @@ class Criterion(BaseModel):
 
     def labels(self) -> tuple[str, ...] | None:
         """The allowed label values, or None when any option set is allowed."""
-        if self.kind == "pairwise":
+        if self.kind == ItemKind.pairwise:
             return PAIRWISE_VERDICTS
-        if self.kind == "statements":
+        if self.kind == ItemKind.statements:
             return STATEMENT_LABELS
-        if self.kind == "match":
+        if self.kind == ItemKind.match:
             return MATCH_SCORES
         if self.scale is not None:
             return tuple(str(v) for v in range(self.scale[0], self.scale[1] + 1))
@@ -230,7 +232,7 @@ class StudySettings(BaseModel):
     @model_validator(mode="after")
     def _match_criteria(self) -> StudySettings:
         """Studies made before the match kind get its criteria (unless a name is taken)."""
-        if not any(c.kind == "match" for c in self.criteria):
+        if not any(c.kind == ItemKind.match for c in self.criteria):
             names = {c.name for c in self.criteria}
             extra = [c for c in MATCH_CRITERIA if c.name not in names]
             if len(extra) == len(MATCH_CRITERIA):

@@ -301,7 +301,8 @@ def test_judge_display_throttles_and_copies_state() -> None:
 @run_async
 async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> None:
     path = build_study(tmp_path, statements=0, rating=0, pairwise=6)  # 6 × 2 × 3 = 36 calls
-    with FakeLLMServer(routing(pairwise_responder(prefer_first)), latency=0.1) as server:
+    # 0.3 s per call: the run outlasts the K press even on a loaded machine
+    with FakeLLMServer(routing(pairwise_responder(prefer_first)), latency=0.3) as server:
         app = make_app(path, reviewer="alice", poll_interval=0.05)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.press("o")

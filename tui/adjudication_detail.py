@@ -30,6 +30,7 @@ from medjudge.judging.analysis.disagreements import Disagreement, UnitDetail, un
 from medjudge.store.adjudications import adjudicate
 from medjudge.store.db import StudyError
 from medjudge.store.items import Item, get_item
+from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import Criterion
 
 from . import render
@@ -189,9 +190,9 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         crit = self.criterion
         if crit is None:
             return ""
-        if crit.kind == "pairwise":
+        if crit.kind == ItemKind.pairwise:
             return "a b t n, then a rationale"
-        if crit.kind == "statements":
+        if crit.kind == ItemKind.statements:
             return "e n c, then a rationale"
         if crit.scale is not None:
             return f"{crit.scale[0]}–{crit.scale[1]}, then a rationale"
@@ -229,9 +230,9 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         if crit is None or item is None:
             return False
         if action == "pick_pair":
-            return crit.kind == "pairwise"
+            return crit.kind == ItemKind.pairwise
         if action == "pick_statement":
-            return crit.kind == "statements"
+            return crit.kind == ItemKind.statements
         if action == "pick_rating":
             return (
                 crit.scale is not None and crit.scale[0] <= int(str(parameters[0])) <= crit.scale[1]
@@ -307,7 +308,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
             self._status(status, "saved")
 
         what = shown(value)
-        if item.kind == "pairwise" and value in item.answers:
+        if item.kind == ItemKind.pairwise and value in item.answers:
             answer = item.answers[value]
             what = f"{value} (answer_{value.lower()}, {answer.source})"  # the dialog escapes it
         self.app.push_screen(

@@ -32,6 +32,7 @@ from medjudge.judging.analysis.disagreements import (
 from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
+from medjudge.store.kinds import ItemKind
 
 from .render import EMPTY, case_text, lit
 
@@ -120,7 +121,7 @@ def sources_text(item: Item) -> Text:
     """Which model wrote which answer — hidden from reviewers, shown to the adjudicator — and,
     for a pairwise item, which answer reviewers saw first."""
     out = Text("Sources (hidden from reviewers): ", style="dim italic", end="")
-    if item.kind == "pairwise":
+    if item.kind == ItemKind.pairwise:
         out.append("A = ", "dim")
         out.append_text(lit(item.answers["A"].source))
         out.append(", B = ", "dim")
@@ -136,7 +137,7 @@ def item_text(item: Item, statement: int | None) -> Text:
     """Question, answers (file order), statements with badges; ``statement`` highlighted."""
     out = Text(end="")
     out.append_text(sources_text(item))
-    if item.kind == "rating":
+    if item.kind == ItemKind.rating:
         _heading(out, "Case")
         out.append_text(case_text(item))
         _heading(out, "Explanation")
@@ -144,7 +145,7 @@ def item_text(item: Item, statement: int | None) -> Text:
         return out
     _heading(out, "Question")
     out.append_text(lit(item.question))
-    if item.kind == "pairwise":
+    if item.kind == ItemKind.pairwise:
         _heading(out, "Answer A (answer_a)")
         out.append_text(lit(item.answers["A"].text))
         _heading(out, "Answer B (answer_b)")
@@ -281,7 +282,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
     adjudication history."""
     out = Lines()
     line = out.add(0, "Reviewers", style="bold underline")
-    if item.kind == "pairwise":
+    if item.kind == ItemKind.pairwise:
         line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["reviewers"]:
         out.add(2, "none", style="dim")
@@ -297,7 +298,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
             note.append(frame_hint(item, r.get("item_note_frame")), "dim italic")
     out.blank()
     line = out.add(0, "Judges", style="bold underline")
-    if item.kind == "pairwise":
+    if item.kind == ItemKind.pairwise:
         line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["judges"]:
         out.add(2, "none", style="dim")

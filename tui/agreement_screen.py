@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from medjudge.store.frames import FRAME_HINT
+from medjudge.store.kinds import ItemKind
 
 from . import render
 from .messages import StudyChanged
@@ -228,7 +229,9 @@ class AgreementScreen(Screen[None]):
     @property
     def _pairwise(self) -> bool:
         try:
-            return self.review_app.study.settings.criterion(self.criterion).kind == "pairwise"
+            return (
+                self.review_app.study.settings.criterion(self.criterion).kind == ItemKind.pairwise
+            )
         except KeyError:
             return False
 

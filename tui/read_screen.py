@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from medjudge.store.items import Item
+from medjudge.store.kinds import ItemKind
 
 from . import render
 from .scroll_screen import ScrollScreen
@@ -23,12 +24,12 @@ from .scroll_screen import ScrollScreen
 def item_sections(item: Item) -> list[tuple[str, Text]]:
     """The item as (title, text) sections: question (or case), answers, statements, context."""
     parts: list[tuple[str, Text]] = []
-    if item.kind == "rating":
+    if item.kind == ItemKind.rating:
         parts.append(("Case", render.case_text(item)))
         parts.append(("Explanation", render.lit(item.answers["explanation"].text)))
     else:
         parts.append(("Question", render.question_text(item)))
-        if item.kind == "pairwise":
+        if item.kind == ItemKind.pairwise:
             first, second = item.shown_answers()
             parts.append(("Answer A", render.lit(first.text)))
             parts.append(("Answer B", render.lit(second.text)))

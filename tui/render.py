@@ -23,6 +23,7 @@ from medjudge.store.frames import convert, is_swapped
 from medjudge.store.items import Item, Statement
 from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import VerdictView
+from medjudge.store.kinds import ItemKind
 from medjudge.store.literal import printable
 from medjudge.store.settings import Criterion
 
@@ -44,7 +45,7 @@ def display_value(item: Item, criterion: Criterion, value: str | None) -> str:
     """A stored label (file frame) as the reviewer sees it: pairwise A/B in display order."""
     if value is None:
         return EMPTY
-    if criterion.kind == "pairwise":
+    if criterion.kind == ItemKind.pairwise:
         return convert(value, is_swapped(item))
     return value
 
@@ -158,7 +159,7 @@ def criterion_row(
     line = Text(end="")
     line.append("▶ " if current else "  ")
     line.append(f"{crit.name:<19}", "bold" if current else "")
-    if crit.kind == "pairwise":
+    if crit.kind == ItemKind.pairwise:
         line.append("worse?  " if crit.polarity == "risk" else "better? ", "dim")
     shown = display_value(item, crit, mine)
     if pending is not None:

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
 from medjudge.store.db import StudyError
+from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import Saved
 
 from . import render
@@ -108,7 +109,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     def unit_list(self) -> UnitRows:
         """The list being labelled: statements beside the answer, else criteria below."""
         kind = self.view.item.kind if self.view else "pairwise"
-        return self.query_one("#statements" if kind == "statements" else "#criteria", UnitRows)
+        return self.query_one(
+            "#statements" if kind == ItemKind.statements else "#criteria", UnitRows
+        )
 
     # -- showing items -------------------------------------------------------------------------
     def show_index(self, index: int, *, cursor_unit: int | None = None) -> None:
@@ -123,19 +126,19 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         kind = item.kind
         question = self.query_one("#question", Pane)
         p1, p2 = self.query_one("#pane-1", Pane), self.query_one("#pane-2", Pane)
-        question.display = kind != "rating"
-        p2.display = kind != "statements"
-        self.query_one("#statements").display = kind == "statements"
-        self.query_one("#criteria").display = kind != "statements"
-        if kind == "pairwise":
+        question.display = kind != ItemKind.rating
+        p2.display = kind != ItemKind.statements
+        self.query_one("#statements").display = kind == ItemKind.statements
+        self.query_one("#criteria").display = kind != ItemKind.statements
+        if kind == ItemKind.pairwise:
             first, second = item.shown_answers()
             question.show(render.question_text(item), title="Question")
             p1.show(render.lit(first.text), title="Answer A")
             p2.show(render.lit(second.text), title="Answer B")
-        elif kind == "statements":
+        elif kind == ItemKind.statements:
             question.show(render.question_text(item), title="Question")
             p1.show(render.lit(item.answers["answer"].text), title="Answer")
-        elif kind == "match":
+        elif kind == ItemKind.match:
             question.show(render.question_text(item), title="Question")
             p1.show(
                 render.lit(item.answers["answer"].text), title="Prediction (the model's answer)"
@@ -246,7 +249,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         kinds = not self.session.settings.blind or self.session.revealed()
         context.title = f"Context documents: {len(item.context)} (x to show or hide"
         context.title += (
-            ", w marks one the answer wrongly relied on)" if item.kind == "match" else ")"
+            ", w marks one the answer wrongly relied on)" if item.kind == ItemKind.match else ")"
         )
         self.query_one("#context-text", Static).update(
             render.context_text(item, kinds=kinds, marked=self.session.marked_documents())
@@ -294,7 +297,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             return self.changing is not None
         if action == "mark_document":
             item = self.session.item
-            return item is not None and item.kind == "match" and bool(item.context)
+            return item is not None and item.kind == ItemKind.match and bool(item.context)
         if action in (
             "vote_pair",
             "vote_statement",
@@ -307,11 +310,11 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
                 return False
             row = view.rows[self.cursor]
             if action == "vote_pair":
-                return view.item.kind == "pairwise"
+                return view.item.kind == ItemKind.pairwise
             if action == "vote_statement":
-                return view.item.kind == "statements"
+                return view.item.kind == ItemKind.statements
             if action == "score":
-                return view.item.kind == "match"
+                return view.item.kind == ItemKind.match
             if action == "rate":
                 scale = row.criterion.scale
                 return scale is not None and scale[0] <= int(str(parameters[0])) <= scale[1]
@@ -319,7 +322,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
                 letters = [letter for letter, _ in render.options_of(view.item)]
                 if parameters[0] == "":
                     return row.option is not None
-                return view.item.kind == "rating" and parameters[0] in letters
+                return view.item.kind == ItemKind.rating and parameters[0] in letters
             return self._ticks_to_save()
         if action in (
             "next_item",

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from medjudge.store.items import Item, Statement, Unit
 from medjudge.store.judgments import VerdictView
+from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import Criterion, StudySettings
 
 from . import render
@@ -35,12 +36,12 @@ class Row:
 def build_rows(item: Item, settings: StudySettings) -> list[Row]:
     """The rows of an item, in labelling order."""
     rows: list[Row] = []
-    if item.kind == "statements":
+    if item.kind == ItemKind.statements:
         crit = settings.criterion("entailment")
         for n, st in enumerate(item.statements, 1):
             rows.append(Row(item.unit_for(crit.name, st.id), crit, st, n))
         return rows
-    if item.kind == "match":
+    if item.kind == ItemKind.match:
         statements = {st.id: st for st in item.statements}
         for n, unit in enumerate(item.units):
             sub = statements.get(unit.statement_id) if unit.statement_id is not None else None
@@ -139,7 +140,7 @@ class ItemView:
             )
         mine = self.mine(row.unit.id)
         judge = self.judge_value(row.unit.id)
-        if row.statement is not None and self.item.kind == "match":
+        if row.statement is not None and self.item.kind == ItemKind.match:
             return render.subquestion_row(
                 self.item, row.statement, row.number, mine, judge, self.revealed, current
             )

@@ -31,6 +31,7 @@ from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification
 from medjudge.store.judge_versions import call_totals, list_versions, run_seconds
+from medjudge.store.kinds import ItemKind
 from medjudge.store.study import Study
 
 DEFINITIONS = [
@@ -92,7 +93,7 @@ def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
     for unit_id, v in data.verdicts.get(judge, {}).items():
         info = data.units.get(unit_id)
         orders = v.trail.get("orders")
-        if info is None or info.kind != "pairwise" or not isinstance(orders, dict):
+        if info is None or info.kind != ItemKind.pairwise or not isinstance(orders, dict):
             continue
         ab = (orders.get("AB") or {}).get("verdict")
         ba = (orders.get("BA") or {}).get("verdict")

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from medjudge.judging.stats.agreement import LabelMatrix
 from medjudge.store import reads
 from medjudge.store.abstentions import declining_items
+from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import Criterion, StudySettings
 from medjudge.store.study import Study
 
@@ -210,7 +211,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         srcs = item_sources.get(r.item_id)
         if srcs is None:
             answers = sources.get(r.item_id, {})
-            if r.kind == "pairwise":
+            if r.kind == ItemKind.pairwise:
                 srcs = (answers.get("A", ""), answers.get("B", ""))
             else:
                 srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))

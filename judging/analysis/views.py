@@ -50,6 +50,7 @@ from medjudge.judging.stats.agreement import (
 )
 from medjudge.judging.stats.classification import classification
 from medjudge.judging.stats.estimates import N_BOOT
+from medjudge.store.kinds import ItemKind
 
 TWO_METRICS = (
     "percent",
@@ -255,10 +256,10 @@ def criterion_comparisons(
     level = crit.level if crit is not None else "nominal"
     cats = categories_for(crit)
     units = data.labelled_units(criterion)
-    pairwise = kind == "pairwise"
+    pairwise = kind == ItemKind.pairwise
     ties: list[str | None] = ["with", "without"] if pairwise else [None]
     by = opts.by
-    if kind == "match":  # MedRGB's retrieval conditions are every match figure's slices
+    if kind == ItemKind.match:  # MedRGB's retrieval conditions are every match figure's slices
         by = (*by, *(f for f in ("test", "p") if f not in by))
     slicers = _slicers(data, units, by) if opts.slices or by else {}
     out: list[dict[str, Any]] = []

@@ -32,6 +32,7 @@ from medjudge.judging.protocol.plan import CallSpec
 from medjudge.store.db import connect, transaction
 from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import CallRow, record_call
+from medjudge.store.kinds import ItemKind
 from medjudge.store.study import dumps, utcnow
 
 
@@ -147,13 +148,13 @@ def parse_reply(call: CallSpec, text: str) -> JsonObject | str | None:
 
 def parse_text(kind: str, parse_args: JsonObject, text: str) -> JsonObject | str | None:
     """Parse a reply to a call of ``kind`` (raises :class:`replies.ReplyError`)."""
-    if kind == "pairwise":
+    if kind == ItemKind.pairwise:
         return replies.parse_pairwise(text, parse_args["criteria"])
     if kind == "nli":
         return replies.parse_nli(text)
     if kind in ("kqa_entails", "kqa_contradicts"):
         return replies.parse_yes_no(text)
-    if kind == "match":
+    if kind == ItemKind.match:
         return replies.parse_match(text)
     return replies.parse_rating(text, parse_args["scales"], parse_args["options"])
 

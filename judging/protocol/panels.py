@@ -17,6 +17,7 @@ from medjudge.judging.protocol.versions import panel_version
 from medjudge.store.items import Item
 from medjudge.store.judge_versions import list_versions, register_version
 from medjudge.store.judgments import NewVerdict, latest_verdicts, write_verdicts
+from medjudge.store.kinds import ItemKind
 from medjudge.store.study import Study
 
 
@@ -30,7 +31,7 @@ def panel_verdicts(
     current = {m: latest_verdicts(study, m) for m in members}
     out: list[NewVerdict] = []
     for it in items:
-        if it.kind == "rating":
+        if it.kind == ItemKind.rating:
             continue
         for unit in it.units:
             if any(unit.id not in current[m] for m in members):
@@ -38,7 +39,7 @@ def panel_verdicts(
             values = [current[m][unit.id] for m in members]
             null = (
                 study.settings.criterion(unit.criterion).null_verdict
-                if it.kind == "pairwise"
+                if it.kind == ItemKind.pairwise
                 else "neutral"
             )
             result = protocol.panel(values, null, rule)

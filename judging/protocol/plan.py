@@ -17,6 +17,7 @@ from medjudge.judging.llm.specs import JudgeSpec
 from medjudge.judging.protocol.templates import Template, load
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
+from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import Criterion, StudySettings
 
 KIND_TASKS = {
@@ -31,7 +32,7 @@ KIND_TASKS = {
 
 def tasks_for(kind: str, statements_protocol: str = "nli") -> tuple[str, ...]:
     """The prompt tasks one item kind needs under a statements protocol."""
-    if kind == "statements":
+    if kind == ItemKind.statements:
         return KIND_TASKS[f"statements/{statements_protocol}"]
     return KIND_TASKS[kind]
 
@@ -196,7 +197,7 @@ def _context(item: Item) -> str:
 def _criteria_text(criteria: list[Criterion]) -> str:
     lines = []
     for c in criteria:
-        if c.kind == "pairwise":
+        if c.kind == ItemKind.pairwise:
             kind = "which is better?" if c.polarity == "benefit" else "which is worse?"
             lines.append(f"- {c.name} ({kind}): {c.question}")
         elif c.options:
@@ -261,11 +262,11 @@ def rating_schema(criteria: list[Criterion], options: list[str]) -> JsonObject:
 
 def plan_item(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:
     """Every call one judge needs for one item (all orders, statements and samples)."""
-    if item.kind == "pairwise":
+    if item.kind == ItemKind.pairwise:
         return _plan_pairwise(item, judge, settings)
-    if item.kind == "statements":
+    if item.kind == ItemKind.statements:
         return _plan_statements(item, judge)
-    if item.kind == "match":
+    if item.kind == ItemKind.match:
         return _plan_match(item, judge)
     return _plan_rating(item, judge, settings)
 

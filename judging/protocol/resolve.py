@@ -14,6 +14,7 @@ from typing import Any
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.judging.protocol.replies import MATCH_VALUES
 from medjudge.store.items import Item, Unit
+from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import MATCH_CRITERION, SUBMATCH_CRITERION, StudySettings
 
 from . import rules as protocol
@@ -77,11 +78,11 @@ def resolve_item(
     by_task: dict[str, list[CallSpec]] = defaultdict(list)
     for c in calls:
         by_task[c.task].append(c)
-    if item.kind == "pairwise":
+    if item.kind == ItemKind.pairwise:
         return _pairwise(item, by_task, outcomes, settings)
-    if item.kind == "statements":
+    if item.kind == ItemKind.statements:
         return _statements(item, by_task, outcomes)
-    if item.kind == "match":
+    if item.kind == ItemKind.match:
         return _match(item, by_task, outcomes)
     return _rating(item, by_task.get("rating", []), outcomes, settings)
 

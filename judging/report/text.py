@@ -15,6 +15,7 @@ from medjudge.judging.analysis.records import (
     GroupComparison,
 )
 from medjudge.judging.analysis.records_sections import PerItemEffort
+from medjudge.store.kinds import ItemKind
 
 from .model import CriterionSection
 
@@ -114,10 +115,10 @@ def integer(x: float | None) -> str:
 def criterion_title(c: CriterionSection) -> str:
     """``correctness — pairwise, benefit ("which is better?")`` and the like."""
     kind = c.kind
-    if kind == "pairwise" and c.polarity:
+    if kind == ItemKind.pairwise and c.polarity:
         side = "which is better?" if c.polarity == "benefit" else "which is worse?"
         return f"{c.name} — pairwise, {c.polarity} ({side})"
-    if kind == "rating":
+    if kind == ItemKind.rating:
         return f"{c.name} — rating, " + (
             f"{c.scale or 'ordinal'} scale" if c.ordinal else "options"
         )
@@ -126,7 +127,7 @@ def criterion_title(c: CriterionSection) -> str:
 
 def whole(c: CriterionSection, *, ties: str | None = "with") -> list[Comparison]:
     """A criterion's whole-criterion comparisons (slice ``all``) for one tie setting."""
-    want = ties if c.kind == "pairwise" else None
+    want = ties if c.kind == ItemKind.pairwise else None
     out: list[Comparison] = []
     for r in c.comparisons:
         if r.slice != "all":

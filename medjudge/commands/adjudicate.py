@@ -18,6 +18,7 @@ from medjudge.judging.analysis.queue_kinds import DisagreementKind
 from medjudge.store.adjudications import adjudicate as record
 from medjudge.store.frames import FILE, FRAME_HINT
 from medjudge.store.items import find_item, get_item
+from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import LabelError, canonical_value
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
@@ -47,7 +48,7 @@ def resolve_unit(study: Study, ref: str) -> int:
             f"--unit {ref!r}: give ITEM/CRITERION or ITEM/STATEMENT-NUMBER with an existing item id"
         )
     item = get_item(study, item_id)
-    if part.isdigit() and item.kind == "statements":
+    if part.isdigit() and item.kind == ItemKind.statements:
         for st in item.statements:
             if st.position + 1 == int(part):
                 return item.unit_for("entailment", st.id).id

@@ -18,6 +18,7 @@ from medjudge.store import export_wide
 from medjudge.store.backup import backup as backup_study
 from medjudge.store.db import StudyError
 from medjudge.store.importing.run import import_file
+from medjudge.store.kinds import ItemKind
 from medjudge.store.literal import json_escaped, printable
 from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
@@ -111,7 +112,7 @@ def init(
             twice = sorted({n for n in names if names.count(n) > 1})
             if twice:
                 raise UserError(f"--criterion: {', '.join(twice)} given more than once")
-            others = [c for c in DEFAULT_CRITERIA if c.kind != "pairwise"]
+            others = [c for c in DEFAULT_CRITERIA if c.kind != ItemKind.pairwise]
             clash = sorted(set(names) & {c.name for c in others})
             if clash:
                 raise UserError(

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from medjudge.store.kinds import ItemKind
+
 from ..settings import StudySettings
 from .parsed import ItemIn, normalise_value, parse_labels
 from .problems import Record
@@ -267,7 +269,7 @@ def parse_gold(
         where = f"gold.{criterion}"
         if criterion not in allowed:
             raise rec.problem(f"criterion {criterion!r} does not apply to {kind} items", where)
-        if kind == "statements":
+        if kind == ItemKind.statements:
             if not isinstance(value, list) or len(value) != n_statements:
                 raise rec.problem(
                     f"expected a list of {n_statements} values (one per statement)", where

@@ -7,6 +7,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from medjudge.store.kinds import ItemKind
+
 from ..labels import LabelError, validate_value
 from ..settings import (
     MATCH_SPELLINGS,
@@ -76,7 +78,7 @@ def normalise_value(
         ) from None
     if isinstance(value, bool) or value is None:
         raise rec.problem(f"label value {value!r} is not allowed", field_name)
-    if crit.kind == "pairwise":
+    if crit.kind == ItemKind.pairwise:
         v = PAIRWISE_SPELLINGS.get(str(value).strip().lower())
         if v is None:
             raise rec.problem(
@@ -84,12 +86,12 @@ def normalise_value(
                 field_name,
             )
         return v
-    if crit.kind == "statements":
+    if crit.kind == ItemKind.statements:
         v = STATEMENT_SPELLINGS.get(str(value).strip().lower())
         if v is None:
             raise rec.problem(f"{value!r} is not entailed, neutral or contradicted", field_name)
         return v
-    if crit.kind == "match":
+    if crit.kind == ItemKind.match:
         v = MATCH_SPELLINGS.get(str(value).strip().lower())
         if v is None:
             raise rec.problem(f"{value!r} is not a match score (1, 0.5 or 0)", field_name)
@@ -129,10 +131,12 @@ def parse_labels(
             rkind = lab.get("type", "human")
             if rkind not in ("human", "judge"):
                 raise rec.problem("type must be 'human' or 'judge'", f"{where}.type")
-            criterion = lab.get("criterion", STATEMENT_CRITERION if kind == "statements" else None)
+            criterion = lab.get(
+                "criterion", STATEMENT_CRITERION if kind == ItemKind.statements else None
+            )
             if not isinstance(criterion, str):
                 raise rec.problem("missing criterion", f"{where}.criterion")
-            if kind == "statements" and criterion != STATEMENT_CRITERION:
+            if kind == ItemKind.statements and criterion != STATEMENT_CRITERION:
                 raise rec.problem(
                     f"statements are labelled on {STATEMENT_CRITERION!r} only, not {criterion!r}",
                     f"{where}.criterion",
@@ -179,7 +183,7 @@ def parse_labels(
                 out.append(
                     LabelIn(unicodedata.normalize("NFC", parts[1]).strip(), parts[0], parts[2], v)
                 )
-    if kind != "statements":
+    if kind != ItemKind.statements:
         allowed = {c.name for c in settings.criteria_for(kind)}
         for lab in out:
             if lab.criterion not in allowed:
@@ -197,7 +201,7 @@ def parse_labels(
 
 def _no_statement(rec: Record, kind: str, where: str) -> None:
     """Rater maps and label columns cannot say which statement a label is for."""
-    if kind == "statements":
+    if kind == ItemKind.statements:
         raise rec.problem(
             "statement labels need a statement number: use "
             'labels: [{"rater": ..., "statement": N, "value": ...}]',
@@ -206,7 +210,7 @@ def _no_statement(rec: Record, kind: str, where: str) -> None:
 
 
 def _statement_index(rec: Record, value: object, kind: str, n: int, where: str) -> int | None:
-    if kind != "statements":
+    if kind != ItemKind.statements:
         if value is not None:
             raise rec.problem("only statements items have statement labels", f"{where}.statement")
         return None

@@ -16,6 +16,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from medjudge.store.kinds import ItemKind
+
 from ..frames import FILE
 from ..items import display_swap
 from ..labels import write_label
@@ -227,7 +229,7 @@ def _insert_item(
     criteria: list[Criterion],
     now: str,
 ) -> int:
-    swap = display_swap(seed, item.ext_id) if item.kind == "pairwise" else False
+    swap = display_swap(seed, item.ext_id) if item.kind == ItemKind.pairwise else False
     item_id = int(
         conn.execute(
             "INSERT INTO items (ext_id, kind, question, data, context, batch, swap, content_hash, "
@@ -251,9 +253,9 @@ def _insert_item(
         "INSERT INTO answers (item_id, position, text, source) VALUES (?, ?, ?, ?)",
         [(item_id, pos, text, source) for pos, text, source in item.answers],
     )
-    if item.kind == "statements":
+    if item.kind == ItemKind.statements:
         _statement_units(conn, item_id, item.statements, STATEMENT_CRITERION, first=0)
-    elif item.kind == "match":
+    elif item.kind == ItemKind.match:
         # The prediction's unit first, then one unit per sub-question (its statement row).
         conn.execute(
             "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, 0)",
