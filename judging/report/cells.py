@@ -95,14 +95,14 @@ class Number:
 
 @dataclass(frozen=True)
 class Money:
-    """US dollars (see :func:`.report_text.money`)."""
+    """US dollars (see :func:`.text.money`)."""
 
     value: float | None
 
 
 @dataclass(frozen=True)
 class Duration:
-    """Seconds, shown as hours, minutes or seconds (see :func:`.report_text.duration`)."""
+    """Seconds, shown as hours, minutes or seconds (see :func:`.text.duration`)."""
 
     value: float | None
 
