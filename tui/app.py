@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,6 +73,8 @@ class ReviewApp(JudgeControls, App[None]):
         super().__init__()
         self.study = study
         self.failure: str | None = None
+        self.when_ready: Callable[[], None] | None = None
+        """Called once the first frame is on screen (the command line resumes collection)."""
         """Set when the app ended on a damaged or unreadable study: the message to print."""
         self.session = session
         self.start = start
@@ -117,6 +120,11 @@ class ReviewApp(JudgeControls, App[None]):
                 self.push_screen(TooSmallScreen())
         elif showing:
             self.pop_screen()
+
+    def on_ready(self) -> None:
+        """The first frame is on screen: run what waited for it (``when_ready``)."""
+        if self.when_ready is not None:
+            self.when_ready()
 
     def on_mount(self) -> None:
         """Start watching the study file for other writers."""

@@ -6,6 +6,7 @@ prints exactly as stored, after :func:`printable` has neutralised escape sequenc
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -85,3 +86,11 @@ def has_terminal() -> bool:
 def is_tty() -> bool:
     """Whether stdout is a terminal (progress bars only then)."""
     return sys.stdout.isatty()
+
+
+def resume_collection() -> None:
+    """Resume garbage collection paused at start-up (see ``medjudge.cli.main``), with the
+    objects made so far frozen out of later scans. Does nothing when it runs already."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()

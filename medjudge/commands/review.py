@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import UserError, fail, has_terminal, user_errors
+from .common import UserError, fail, has_terminal, resume_collection, user_errors
 
 
 def review(
@@ -64,6 +64,7 @@ def run_app(
         )
     if configure is not None:
         configure(app)
+    app.when_ready = resume_collection  # once the first frame is on screen
     app.run()
     if app.failure is not None:
         fail(app.failure)
