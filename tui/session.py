@@ -71,7 +71,7 @@ class ReviewSession:
             study, assigned_to=reviewer if self.assigned_only else None, batch=batch
         )
         self._position = {r.id: i for i, r in enumerate(self.refs)}
-        self.unit_total = unit_counts(study)
+        self._unit_total: dict[int, int] | None = None
         self.mine = labelled_counts(study, reviewer)
         self._done = self._count_done()
         self.undo_stack: list[UndoEntry] = []
@@ -90,10 +90,21 @@ class ReviewSession:
         """The study's settings."""
         return self.study.settings
 
+    @property
+    def unit_total(self) -> dict[int, int]:
+        """How many units each item has (read when first needed: a reviewer who has labelled
+        nothing yet opens the app without counting 60,000 units)."""
+        if self._unit_total is None:
+            self._unit_total = unit_counts(self.study)
+        return self._unit_total
+
     def is_done(self, item_id: int) -> bool:
         """Whether the reviewer has labelled every unit of an item."""
+        mine = self.mine.get(item_id, 0)
+        if mine == 0:
+            return False  # nothing labelled: not done, whatever the item holds
         total = self.unit_total.get(item_id, 0)
-        return total > 0 and self.mine.get(item_id, 0) >= total
+        return total > 0 and mine >= total
 
     def items_done(self) -> int:
         """How many items of the queue the reviewer has completed (kept up to date)."""
