@@ -80,8 +80,9 @@ def __getattr__(name: str) -> typer.Typer:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-UI_COMMANDS = ("review", "demo")
-"""Commands that open the review app: collection stays paused until its first frame is shown."""
+LATE_COLLECTION = ("review", "demo", "judge")
+"""Commands that resume collection themselves: the review app once its first frame is shown,
+``judge`` once the SDK of its judges is loaded (a third of a second of imports)."""
 
 
 def main() -> None:
@@ -89,13 +90,13 @@ def main() -> None:
 
     Garbage collection is paused while the modules load (each full collection rescans every
     object the imports made, about 15 ms at start-up) and resumes with those objects frozen
-    out of later scans: for the review app once its first frame is on screen, for the other
-    commands before they run.
+    out of later scans: for the review app once its first frame is on screen, for ``judge`` once
+    its judges' SDK is loaded, for the other commands before they run.
     """
     gc.disable()
     first = sys.argv[1] if len(sys.argv) > 1 else None
     cli = build_app(first if first in COMMANDS else None)
-    if first not in UI_COMMANDS:
+    if first not in LATE_COLLECTION:
         resume_collection()
     try:
         cli()

@@ -33,8 +33,11 @@ CALL_COLUMNS = (
 
 
 class CallOutcome(TypedDict):
-    """What a run's progress and failure watch need of a finished call (workers send this)."""
+    """What a run's progress, failure watch and live verdicts need of a finished call (workers
+    send this)."""
 
+    key: str
+    """The call's cache key (the call is committed under it)."""
     status: str
     """``ok`` (parsed), ``failed`` (paid, never parsed) or ``error`` (nothing usable)."""
     cost_usd: float
@@ -52,7 +55,6 @@ class CallOutcome(TypedDict):
 class CallRow(CallOutcome):
     """A ``judge_calls`` row as the runner builds it (:data:`CALL_COLUMNS`, JSON as text)."""
 
-    key: str
     provider: str
     model: str
     template: str
@@ -73,6 +75,7 @@ class CallRow(CallOutcome):
 def event_of(row: CallRow) -> CallOutcome:
     """The part of a call's row its run's progress and failure watch need."""
     event = CallOutcome(
+        key=row["key"],
         status=row["status"],
         cost_usd=row["cost_usd"],
         input_tokens=row["input_tokens"],

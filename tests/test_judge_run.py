@@ -349,3 +349,36 @@ def test_worker_processes_do_not_import_the_programs_main_script(
     assert summary.ok == server.count() == 12
     assert marker.read_text() == "imported\n"  # no worker imported it again
     assert sys.modules["__main__"] is main  # and the parent's main module is back
+
+
+def test_verdicts_are_written_while_later_calls_are_still_in_flight(tmp_path: Path) -> None:
+    """An item's verdicts are stored as soon as its calls are in, not after the whole run: the
+    fake judge holds the last item's replies until it sees other items' verdicts in the file."""
+    n = 70
+    study = make_study(tmp_path, n)
+    last = f"GOOD answer {n - 1}"
+    answer = pairwise_responder(prefer_marked())
+    seen: list[int] = []
+
+    def respond(req):  # type: ignore[no-untyped-def]
+        if last in req.prompt_text:
+            import sqlite3
+            import time
+
+            deadline = time.monotonic() + 15
+            count = 0
+            while time.monotonic() < deadline:
+                with sqlite3.connect(study.path) as conn:
+                    count = conn.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+                if count:
+                    break
+                time.sleep(0.02)
+            seen.append(count)
+        return answer(req)
+
+    with FakeLLMServer(routing(respond)) as server:
+        summary = run(study, [judge_for(server, samples=1)])
+    assert summary.calls_needed == 2 * n and summary.ok == 2 * n
+    assert seen and min(seen) > 0, "no verdict was stored before the last item's calls returned"
+    assert all(v == "A" for v in verdicts(study).values())  # the live verdicts are complete
+    assert summary.verdicts_added == len(verdicts(study))

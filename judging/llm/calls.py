@@ -4,9 +4,10 @@ the cost guard, and the bounded-concurrency loop.
 Concurrency and storage contract:
 - Calls run as asyncio tasks bounded by a semaphore; providers retry 429/5xx with backoff
   that honours ``Retry-After``, each attempt under a timeout.
-- Every result is handed to :class:`CallWriter`, a thread with its own connection that
-  commits it at once (WAL, ``synchronous=NORMAL``: durable when the process is killed), so a
-  killed run resumes without paying again for anything it had received. A call keeps its
+- Every result is handed to :class:`CallWriter`, which commits it on its own connection at the
+  end of the event loop's turn (WAL, ``synchronous=NORMAL``: durable when the process is
+  killed), so a killed run resumes without paying again for anything it had received. A call
+  keeps its
   concurrency slot until its row is committed, so at any moment at most ``concurrency`` calls
   are paid-for-but-unrecorded (what a kill can make a resumed run pay again).
 - When a result cannot be stored (disk full, file damaged) no further call is started, and
@@ -20,7 +21,6 @@ Concurrency and storage contract:
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
 from collections.abc import Callable
 from typing import Protocol
@@ -36,63 +36,55 @@ from medjudge.store.kinds import ItemKind
 from medjudge.store.study import dumps, utcnow
 
 
-class CallWriter(threading.Thread):
-    """Commits call results from a queue, one small transaction per batch, on its own connection."""
+class CallWriter:
+    """Commits call results on the event loop's own connection: the rows that arrive within one
+    turn of the loop are committed together, in one small transaction, right after it.
+
+    A thread with its own connection did this before; every row then crossed to that thread
+    and back (each way waiting for the interpreter lock), and the calls' slots stayed taken
+    meanwhile: 13% of the slots of a 64-wide run were waiting on a commit, not on the network
+    (#12). A WAL commit with ``synchronous=NORMAL`` writes no more than the rows and does not
+    wait for the disk, so committing on the loop costs less than handing over.
+    """
 
     def __init__(self, study_path: str) -> None:
         """Open a dedicated connection to the study."""
-        super().__init__(name="medjudge-call-writer", daemon=True)
         self.path = study_path
         self.conn = connect(study_path, synchronous="NORMAL")
-        self.queue: queue.Queue[tuple[CallRow, Callable[[], None]] | None] = queue.Queue()
         self.error: BaseException | None = None
+        self._rows: list[CallRow] = []
+        self._futures: list[asyncio.Future[None]] = []
 
     def submit(self, row: CallRow) -> asyncio.Future[None]:
         """Queue a row; the future is done once the row is committed (or could not be)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-
-        def settle() -> None:
-            if not future.done():
-                future.set_result(None)
-
-        def notify() -> None:
-            try:
-                loop.call_soon_threadsafe(settle)
-            except RuntimeError:  # the loop is gone (the run was interrupted)
-                pass
-
-        self.queue.put((row, notify))
+        if not self._rows:
+            loop.call_soon(self._flush)
+        self._rows.append(row)
+        self._futures.append(future)
         return future
 
-    def run(self) -> None:
-        """Drain the queue until the sentinel arrives; after a write error, only notify."""
-        done = False
-        while not done:
-            entries = [self.queue.get()]
-            while True:
-                try:
-                    entries.append(self.queue.get_nowait())
-                except queue.Empty:
-                    break
-            if None in entries:
-                done = True
-            batch = [e for e in entries if e is not None]
-            if batch and self.error is None:
-                try:
-                    with transaction(self.conn, self.path):  # a StudyError says what went wrong
-                        for row, _ in batch:
-                            record_call(self.conn, row)
-                except BaseException as exc:  # reported by close()
-                    self.error = exc
-            for _, notify in batch:
-                notify()
-        self.conn.close()
+    def _flush(self) -> None:
+        """Commit the rows queued since the last turn; after a write error, only settle."""
+        rows, futures = self._rows, self._futures
+        self._rows, self._futures = [], []
+        if self.error is None:
+            try:
+                with transaction(self.conn, self.path):
+                    for row in rows:
+                        record_call(self.conn, row)
+            except BaseException as exc:  # reported by close(); no further call starts
+                self.error = exc
+        for f in futures:
+            if not f.done():
+                f.set_result(None)
 
     def close(self) -> None:
-        """Flush everything queued and stop; re-raise a write error."""
-        self.queue.put(None)
-        self.join()
+        """Commit what is queued and close; re-raise a write error."""
+        if self._rows:
+            self._flush()
+        self.conn.close()
         if self.error is not None:
             raise self.error
 
@@ -261,7 +253,6 @@ async def execute(
                 j.spec, api_keys=api_keys, timeout=timeout_s, max_retries=max_retries
             )
         writer = CallWriter(study_path)
-        writer.start()
         sem = asyncio.Semaphore(concurrency)
 
         async def one(call: CallSpec) -> None:
@@ -282,7 +273,9 @@ async def execute(
                     guard.settle(worst, row["cost_usd"] if row else 0.0)
                 row["run_id"] = run_id
                 row["retry"] = retry_failed  # may replace a stored 'failed' row (record_call)
-                await writer.submit(row)  # the slot is held until the row is on disk
+                # The slot is held until the row is on disk: at most `concurrency` replies are
+                # ever paid for and not stored (what a killed run can lose).
+                await writer.submit(row)
                 on_row(row)
 
         try:

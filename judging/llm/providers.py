@@ -33,7 +33,7 @@ loops. ``aclose()`` is idempotent; calling ``complete()`` after it raises ``Prov
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from medjudge.judging.llm.provider_types import (
@@ -75,6 +75,16 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------- factory
+
+
+def load_provider_modules(specs: Sequence[JudgeSpec]) -> None:
+    """Import the SDK modules these specs need now (a command loads them while garbage
+    collection is paused at start-up, instead of when the first call is made)."""
+    wanted = {s.provider for s in specs}
+    if wanted & {"openai", "local"}:
+        import medjudge.judging.llm.providers_openai  # noqa: F401
+    if "anthropic" in wanted:
+        import medjudge.judging.llm.providers_anthropic  # noqa: F401
 
 
 def make_provider(

@@ -19,6 +19,7 @@ from typing import Any
 
 import anthropic
 
+from medjudge.judging.llm.client_spread import ClientSpread, shared_tls_context
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -114,11 +115,14 @@ class AnthropicProvider(RetryingProvider):
             on_close=on_close,
         )
         self.base_url = base_url
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=self.timeout,
-            max_retries=0,
+        self._clients = ClientSpread(
+            lambda: anthropic.AsyncAnthropic(
+                api_key=api_key,
+                base_url=base_url,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls_context()),
+            )
         )
 
     # ------------------------------------------------------------------ one attempt
@@ -152,10 +156,11 @@ class AnthropicProvider(RetryingProvider):
     @property
     def client(self) -> anthropic.AsyncAnthropic:
         """The SDK client (for the batch API)."""
-        return self._client
+        return self._clients.first
 
     async def _send(self, req: ChatRequest) -> ChatResult:
-        response = await self._client.messages.create(**self._build_kwargs(req))
+        with self._clients.lease() as client:
+            response = await client.messages.create(**self._build_kwargs(req))
         blocks = getattr(response, "content", None)
         if blocks is None:
             raise self._error("malformed response: no content", kind="bad_response")
@@ -206,4 +211,4 @@ class AnthropicProvider(RetryingProvider):
         return False
 
     async def _close_client(self) -> None:
-        await self._client.close()
+        await self._clients.aclose()

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 import openai
-from openai import _base_client as _sdk_base
 
+from medjudge.judging.llm.client_spread import ClientSpread, shared_tls_context
+from medjudge.judging.llm.openai_post import ChatPost
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -33,11 +34,6 @@ __all__ = ["OpenAIProvider", "OPENAI_KEY_ENV"]
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 
 log = logging.getLogger(__name__)
-
-
-_RAW_RESPONSE: Any = getattr(_sdk_base, "httpx2", None) or _sdk_base.httpx  # type: ignore[attr-defined]
-_RAW_RESPONSE = _RAW_RESPONSE.Response
-"""The HTTP response class of the installed SDK's HTTP library (``cast_to`` for a raw reply)."""
 
 
 class OpenAIProvider(RetryingProvider):
@@ -113,11 +109,17 @@ class OpenAIProvider(RetryingProvider):
         # models); compatible servers are safest with the classic max_tokens. A 400 naming
         # the parameter flips it (see _adapt).
         self._token_param = "max_completion_tokens" if base_url is None else "max_tokens"
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=self.timeout,
-            max_retries=0,
+        self._clients = ClientSpread(
+            lambda: ChatPost(
+                openai.AsyncOpenAI(
+                    api_key=api_key,
+                    base_url=base_url,
+                    timeout=self.timeout,
+                    max_retries=0,
+                    http_client=openai.DefaultAsyncHttpxClient(verify=shared_tls_context()),
+                ),
+                self.timeout,
+            )
         )
 
     # ------------------------------------------------------------------ one attempt
@@ -162,18 +164,14 @@ class OpenAIProvider(RetryingProvider):
     @property
     def client(self) -> openai.AsyncOpenAI:
         """The SDK client (for the batch API)."""
-        return self._client
+        return self._clients.first.client
 
     async def _send(self, req: ChatRequest) -> ChatResult:
-        # The SDK's own low-level post: its auth, base URL, headers and error mapping, but
-        # neither the recursive type transform of the request nor response models — the JSON
-        # is read once here. That is most of the SDK's CPU per call (#12).
-        raw = await self._client.post(
-            "/chat/completions",
-            body=self.request_body(req),
-            cast_to=_RAW_RESPONSE,
-            options={"timeout": self.timeout},
-        )
+        # The SDK-built request, reused with this call's body (judging/llm/openai_post.py):
+        # its auth, base URL, headers and error mapping, but neither the per-call rebuild of
+        # the request nor response models — the JSON is read once here (#12).
+        with self._clients.lease() as post:
+            raw = await post(self.request_body(req))
         try:
             data = json.loads(raw.content)
         except ValueError:
@@ -234,4 +232,4 @@ class OpenAIProvider(RetryingProvider):
         return False
 
     async def _close_client(self) -> None:
-        await self._client.close()
+        await self._clients.aclose()

@@ -17,28 +17,25 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from medjudge.judging.llm.calls import LocalCostGuard, execute
 from medjudge.judging.llm.failures import FailureWatch, Halt
+from medjudge.judging.llm.live_verdicts import LiveVerdicts
 from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
 from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
-from medjudge.judging.protocol.resolve import Outcome, resolve_item
 from medjudge.judging.protocol.versions import name_versions, register_judges
 from medjudge.store.batches import keys_in_flight, open_batches
 from medjudge.store.items import Item, get_item, list_items
 from medjudge.store.judgments import (
     CallOutcome,
-    NewVerdict,
     cached_calls,
     finish_run,
     start_run,
-    write_verdicts,
 )
 from medjudge.store.study import Study
 
@@ -236,6 +233,7 @@ async def run_judges(
         len(calls),
     )
     summary.run_id = run_id
+    live = LiveVerdicts(study, judges, items, calls, todo, run_id=run_id, actor=options.actor)
     try:
         if display:
             display.started(summary)
@@ -247,14 +245,18 @@ async def run_judges(
             finally:
                 await batch_run.aclose()
         elif todo:
-            status = await _execute(study, todo, options, prices, summary, run_id, display)
+            status = await _execute(study, todo, options, prices, summary, live, display)
         if status == "done" and summary.batches_pending:
             status = "pending"  # calls are still at the provider, in batches (#14)
-        outcomes = {
-            k: Outcome(v.status, v.parsed, v.error)
-            for k, v in cached_calls(study, [c.key for c in calls]).items()
-        }
-        _resolve_all(study, judges, items, calls, outcomes, options, summary, run_id)
+        live.finish()
+        summary.verdicts_added += live.counts.added
+        summary.missing_verdicts += live.counts.missing
+        summary.position_inconsistent += live.counts.position_inconsistent
+        panels, added = update_panels(
+            study, judges, items, options.panel_rule, run_id=run_id, actor=options.actor
+        )
+        summary.versions += panels
+        summary.verdicts_added += added
     except BaseException as exc:
         # A run never stays "running": whatever ended it (a key the client cannot send, a
         # full disk, Ctrl-C) is recorded before it propagates, if the study can still be written.
@@ -291,15 +293,17 @@ async def _execute(
     options: RunOptions,
     prices: dict[str, Price],
     summary: RunSummary,
-    run_id: int,
+    live: LiveVerdicts,
     display: RunDisplay | None,
 ) -> str:
     halt = Halt(options.cancel)
     watch = FailureWatch(halt)
+    run_id = live.run_id
 
     def on_row(row: CallOutcome) -> None:
         account(summary, row)
         watch.see(row)
+        live.stored(row["key"])
         if display:
             display.call_done(
                 CallEvent(row["judge"], row["task"], row["status"], row["cost_usd"]), summary
@@ -375,42 +379,3 @@ def account(summary: RunSummary, row: CallOutcome) -> None:
         summary.failed += 1
     else:
         summary.errors += 1
-
-
-def _resolve_all(
-    study: Study,
-    judges: Sequence[JudgeConfig],
-    items: list[Item],
-    calls: list[CallSpec],
-    outcomes: dict[str, Outcome],
-    options: RunOptions,
-    summary: RunSummary,
-    run_id: int,
-) -> None:
-    by_judge_item: dict[tuple[str, int], list[CallSpec]] = defaultdict(list)
-    for c in calls:
-        by_judge_item[(c.judge.rater, c.item_id)].append(c)
-    for j in judges:
-        out: list[NewVerdict] = []
-        for it in items:
-            item_calls = by_judge_item[(j.rater, it.id)]
-            if any(c.key not in outcomes or outcomes[c.key].status == "error" for c in item_calls):
-                continue  # not all calls are in (stopped, or transport errors): judge it next run
-            for v in resolve_item(it, item_calls, outcomes, study.settings):
-                v.trail.update(
-                    judge=j.rater,
-                    template=item_calls[0].template.name,
-                    template_hash=item_calls[0].template.hash,
-                    samples=j.samples,
-                )
-                out.append(NewVerdict(v.unit_id, v.value, v.reason, v.trail))
-                summary.missing_verdicts += v.value is None
-                summary.position_inconsistent += bool(v.trail.get("position_inconsistent"))
-        summary.verdicts_added += write_verdicts(
-            study, j.rater, j.describe(), out, run_id=run_id, actor=options.actor
-        )
-    panels, added = update_panels(
-        study, judges, items, options.panel_rule, run_id=run_id, actor=options.actor
-    )
-    summary.versions += panels
-    summary.verdicts_added += added

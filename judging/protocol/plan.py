@@ -187,6 +187,39 @@ def cache_key(
     return hashlib.sha256(body.encode()).hexdigest()
 
 
+def _dump(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def sample_keys(
+    spec: JudgeSpec,
+    judge: JudgeConfig,
+    schema: JsonObject | None,
+    template_hash: str,
+    messages: list[dict[str, str]],
+) -> list[str]:
+    """:func:`cache_key` of every sample of one prompt, byte for byte, with the shared part
+    (the messages: most of the bytes) encoded and hashed once instead of once per sample."""
+    endpoint = spec.base_url if spec.provider != "local" else None
+    # The keys of cache_key's body in sorted order: endpoint, messages, model, params,
+    # provider, sample, template.
+    head = hashlib.sha256(
+        (
+            f'{{"endpoint":{_dump(endpoint)},"messages":{_dump(messages)},'
+            f'"model":{_dump(spec.model)},"params":'
+        ).encode()
+    )
+    tail_provider = f',"provider":{_dump(spec.provider)},"sample":'
+    tail_template = f',"template":{_dump(template_hash)}}}'
+    keys = []
+    for sample in range(judge.samples):
+        h = head.copy()
+        params = _dump(call_params(judge, sample, schema))
+        h.update(f"{params}{tail_provider}{sample}{tail_template}".encode())
+        keys.append(h.hexdigest())
+    return keys
+
+
 def _context(item: Item) -> str:
     if not item.context:
         return ""
@@ -281,16 +314,12 @@ def _make(
     parse_args: dict[str, Any],
 ) -> list[CallSpec]:
     system, user = template.render(**values)
-    calls = []
-    for sample in range(judge.samples):
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        key = cache_key(
-            judge.spec, call_params(judge, sample, schema), template.hash, messages, sample
-        )
-        calls.append(
-            CallSpec(key, judge, item.id, task, sample, template, system, user, schema, parse_args)
-        )
-    return calls
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    keys = sample_keys(judge.spec, judge, schema, template.hash, messages)
+    return [
+        CallSpec(key, judge, item.id, task, sample, template, system, user, schema, parse_args)
+        for sample, key in enumerate(keys)
+    ]
 
 
 def _plan_pairwise(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:

@@ -26,7 +26,7 @@ from medjudge.store import user_settings
 from medjudge.store.kinds import ITEM_KINDS, ItemKind
 from medjudge.store.paths import login_name
 
-from .common import UserError, console, fail, is_tty, opened, out
+from .common import UserError, console, fail, is_tty, opened, out, resume_collection
 
 if TYPE_CHECKING:  # the runner (and the SDKs it loads) only when a run starts
     from medjudge.judging.llm.runner import CallEvent, RunSummary
@@ -240,6 +240,15 @@ def judge(
             min=1, help="With --batch: requests per batch (default: the provider's limit)."
         ),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=16,
+            help="Processes making the calls (default: 1, or one per core for runs with more "
+            "calls in flight than one process keeps up with).",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
@@ -259,7 +268,7 @@ def judge(
       medjudge judge trial.db -j openai:gpt-4o-mini --batch        # submit; again to collect
       medjudge judge trial.db -j openai:gpt-4o-mini --batch --wait
     """
-    from medjudge.judging.llm.providers import ProviderError
+    from medjudge.judging.llm.providers import ProviderError, load_provider_modules
     from medjudge.judging.llm.runner import RunOptions, run_judges
     from medjudge.judging.llm.specs import SpecError, parse_judge_spec
     from medjudge.judging.protocol.plan import JudgeConfig
@@ -287,6 +296,8 @@ def judge(
             ]
         except SpecError as exc:  # a usage error: exit 2, like any bad option
             raise typer.BadParameter(str(exc), param_hint="--judge") from None
+        load_provider_modules([c.spec for c in configs])
+        resume_collection()
         prefs = user_settings.load()
         options = RunOptions(
             concurrency=concurrency or prefs.concurrency,
@@ -303,6 +314,7 @@ def judge(
             batch_wait=wait,
             batch_poll_s=poll_interval,
             batch_max_requests=batch_size,
+            workers=workers,
         )
         try:
             display = None if dry_run or json_output else ProgressDisplay()
