@@ -196,8 +196,8 @@ def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(
 ) -> None:
     """Kill `medjudge judge` (concurrency 8, 50 ms per reply) mid-flight, then let it finish:
     no stored call is requested again, only calls in flight at a kill are paid twice, and the
-    verdicts equal those of an uninterrupted run. With 1,000+ calls the run shards over worker
-    processes, which must die with the killed parent (or they would go on paying)."""
+    verdicts equal those of an uninterrupted run. Sharded over worker processes (--workers 2),
+    the workers must die with the killed parent (or they would go on paying)."""
     concurrency = 8
     sharded = n_items * 6 >= SHARD_THRESHOLD
     path = tmp_path / "judge.db"
@@ -228,6 +228,7 @@ def test_sigkilled_judge_run_never_pays_twice_for_a_stored_call(
             str(concurrency),
             "--samples",
             "3",
+            *(["--workers", "2"] if sharded else []),
         ]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         boundaries: list[int] = []  # server.count() when each killed process was dead

@@ -382,3 +382,23 @@ def test_verdicts_are_written_while_later_calls_are_still_in_flight(tmp_path: Pa
     assert seen and min(seen) > 0, "no verdict was stored before the last item's calls returned"
     assert all(v == "A" for v in verdicts(study).values())  # the live verdicts are complete
     assert summary.verdicts_added == len(verdicts(study))
+
+
+def test_runs_shard_over_workers_only_past_what_one_process_keeps_up_with() -> None:
+    import os
+    from types import SimpleNamespace
+
+    from medjudge.judging.llm.workers import PROCESS_CONCURRENCY, SHARD_THRESHOLD, worker_count
+
+    def calls(provider: str, n: int) -> list:  # type: ignore[type-arg]
+        spec = SimpleNamespace(judge=SimpleNamespace(spec=SimpleNamespace(provider=provider)))
+        return [spec] * n
+
+    big = calls("openai", SHARD_THRESHOLD)
+    cpus = max(1, min(os.cpu_count() or 1, 4))
+    assert worker_count(big, None, 64) == 1
+    assert worker_count(big, None, PROCESS_CONCURRENCY) == 1
+    assert worker_count(big, None, PROCESS_CONCURRENCY + 1) == cpus
+    assert worker_count(calls("openai", SHARD_THRESHOLD - 1), None, 512) == 1
+    assert worker_count(big, 3, 8) == 3  # --workers decides
+    assert worker_count(calls("local", SHARD_THRESHOLD), 3, 512) == 1  # one model in memory

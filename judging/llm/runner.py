@@ -317,7 +317,7 @@ async def _execute(
         "parse_retries": options.parse_retries,
         "retry_failed": options.retry_failed,
     }
-    n = worker_count(todo, options.workers)
+    n = worker_count(todo, options.workers, options.concurrency)
     if n > 1:
         complete = await execute_sharded(
             str(study.path),

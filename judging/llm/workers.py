@@ -32,6 +32,11 @@ from medjudge.store.judgments import CallOutcome, CallRow, event_of
 SHARD_THRESHOLD = 1000
 """Runs with fewer calls to make stay in one process (starting workers costs ~1 s)."""
 
+PROCESS_CONCURRENCY = 128
+"""Calls in flight one process keeps up with: it spends about 1.3 ms of CPU per call, so 128
+calls of 100 ms need ~1,300 calls/s, more than one core gives. At 64 in flight one process made
+4,800 calls sooner and with 25% less CPU than two workers (#12)."""
+
 
 class SharedCostGuard:
     """A cost guard shared by processes (a locked double and a stop event)."""
@@ -63,13 +68,14 @@ class SharedCostGuard:
         return bool(self.stop.is_set())
 
 
-def worker_count(todo: list[CallSpec], requested: int | None) -> int:
-    """How many processes to use: ``requested``, else 1 for small or local runs, else the CPUs (≤ 4)."""
+def worker_count(todo: list[CallSpec], requested: int | None, concurrency: int) -> int:
+    """How many processes to use: ``requested``; else 1 for small or local runs and for
+    runs with at most :data:`PROCESS_CONCURRENCY` calls in flight; else the CPUs (≤ 4)."""
     if any(c.judge.spec.provider == "local" for c in todo):
         return 1
     if requested is not None:
         return max(1, requested)
-    if len(todo) < SHARD_THRESHOLD:
+    if len(todo) < SHARD_THRESHOLD or concurrency <= PROCESS_CONCURRENCY:
         return 1
     return max(1, min(os.cpu_count() or 1, 4))
 
