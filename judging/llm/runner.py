@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -72,6 +72,9 @@ class RunOptions:
     """Requests per batch (None: the provider's limit)."""
     batch_max_bytes: int | None = None
     """Bytes per batch (None: the provider's limit)."""
+    before_calls: Callable[[], None] | None = None
+    """Called once, just before the first call is made (not when everything is cached): the
+    CLI loads the judges' SDK there with garbage collection still paused."""
     cancel: threading.Event | None = None
     """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
     the items whose calls are all in get their verdicts."""
@@ -245,6 +248,8 @@ async def run_judges(
             finally:
                 await batch_run.aclose()
         elif todo:
+            if options.before_calls is not None:
+                options.before_calls()
             status = await _execute(study, todo, options, prices, summary, live, display)
         if status == "done" and summary.batches_pending:
             status = "pending"  # calls are still at the provider, in batches (#14)

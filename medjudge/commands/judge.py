@@ -30,6 +30,7 @@ from .common import UserError, console, fail, is_tty, opened, out, resume_collec
 
 if TYPE_CHECKING:  # the runner (and the SDKs it loads) only when a run starts
     from medjudge.judging.llm.runner import CallEvent, RunSummary
+    from medjudge.judging.llm.specs import JudgeSpec
     from medjudge.judging.protocol.templates import Template
     from medjudge.store.study import Study
 
@@ -147,6 +148,15 @@ def _custom_prompts(
         except TemplateError as exc:
             raise UserError(str(exc)) from None
     return tuple(out.items())
+
+
+def _load_sdks(specs: list[JudgeSpec]) -> None:
+    """Load the judges' SDK (a third of a second of imports) while garbage collection is still
+    paused, then resume it (see ``medjudge.cli.main``)."""
+    from medjudge.judging.llm.providers import load_provider_modules
+
+    load_provider_modules(specs)
+    resume_collection()
 
 
 def judge(
@@ -268,7 +278,7 @@ def judge(
       medjudge judge trial.db -j openai:gpt-4o-mini --batch        # submit; again to collect
       medjudge judge trial.db -j openai:gpt-4o-mini --batch --wait
     """
-    from medjudge.judging.llm.providers import ProviderError, load_provider_modules
+    from medjudge.judging.llm.providers import ProviderError
     from medjudge.judging.llm.runner import RunOptions, run_judges
     from medjudge.judging.llm.specs import SpecError, parse_judge_spec
     from medjudge.judging.protocol.plan import JudgeConfig
@@ -296,8 +306,6 @@ def judge(
             ]
         except SpecError as exc:  # a usage error: exit 2, like any bad option
             raise typer.BadParameter(str(exc), param_hint="--judge") from None
-        load_provider_modules([c.spec for c in configs])
-        resume_collection()
         prefs = user_settings.load()
         options = RunOptions(
             concurrency=concurrency or prefs.concurrency,
@@ -315,6 +323,7 @@ def judge(
             batch_poll_s=poll_interval,
             batch_max_requests=batch_size,
             workers=workers,
+            before_calls=lambda: _load_sdks([c.spec for c in configs]),
         )
         try:
             display = None if dry_run or json_output else ProgressDisplay()
