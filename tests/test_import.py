@@ -281,3 +281,38 @@ def test_kqa_real_file(study: Study, tmp_path: Path) -> None:
     bad.write_text('[\n  {"Question": "not a K-QA question", "result": "x"}\n]')
     with pytest.raises(ImportProblem, match=r"bad.json, line 2, field 'Question'"):
         import_file(study, KQA, "kqa", actor="t", answers=bad, source="gpt-4")
+
+
+def test_a_jsonl_import_streams_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSONL file is read a line at a time and hashed in blocks: the import never holds the
+    whole file (Path.read_bytes is refused), and the recorded SHA-256 is the file's."""
+    import hashlib
+
+    from tests.conftest import pairwise_row, write_jsonl
+
+    src = write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(50)])
+    src.write_bytes(b"\xef\xbb\xbf" + src.read_bytes().replace(b"\n", b"\r\n"))  # BOM, CRLF
+    study = Study.create(tmp_path / "s.db")
+
+    def whole_file(self: Path) -> bytes:
+        raise AssertionError(f"{self} was read as a whole")
+
+    monkeypatch.setattr(Path, "read_bytes", whole_file)
+    summary = import_file(study, src, "pairwise", actor="t")
+    monkeypatch.undo()
+    assert summary.items_added == 50
+    assert [r.ext_id for r in list_items(study)] == [f"p{i}" for i in range(50)]
+    (sha,) = study.conn.execute("SELECT sha256 FROM imports").fetchone()
+    assert sha == hashlib.sha256(src.read_bytes()).hexdigest()
+
+
+def test_bad_utf8_late_in_a_streamed_file_names_its_line(tmp_path: Path) -> None:
+    from tests.conftest import pairwise_row, write_jsonl
+
+    src = write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(5)])
+    src.write_bytes(src.read_bytes() + b'{"id": "x\xff"}\n')
+    study = Study.create(tmp_path / "s.db")
+    with pytest.raises(ImportProblem) as info:
+        import_file(study, src, "pairwise", actor="t")
+    assert info.value.line == 6 and "not valid UTF-8" in str(info.value)
+    assert list_items(study) == []  # nothing stored

@@ -7,6 +7,7 @@ Every reader yields :class:`Record` objects that know their file and line, and r
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import sys
@@ -45,21 +46,53 @@ def read_bytes(path: Path) -> bytes:
         raise ImportProblem(path, f"cannot read it ({exc.strerror})") from None
 
 
+def _decode(path: Path, line: bytes, n: int) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportProblem(
+            path,
+            f"is not valid UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8",
+            line=n,
+        ) from None
+
+
 def _decode_lines(path: Path, raw: bytes) -> list[str]:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    lines = raw.split(b"\n")
-    out = []
-    for n, line in enumerate(lines, start=1):
-        try:
-            out.append(line.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise ImportProblem(
-                path,
-                f"is not valid UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8",
-                line=n,
-            ) from None
-    return out
+    return [_decode(path, line, n) for n, line in enumerate(raw.split(b"\n"), start=1)]
+
+
+def _stream_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """A file's lines (numbered from 1, without the newline), read one at a time: a large
+    import never holds the whole file (standard input is read once, as a whole, since the
+    import also hashes it)."""
+    if is_stdin(path):
+        yield from enumerate(_decode_lines(path, read_bytes(path)), start=1)
+        return
+    if not path.exists():
+        raise ImportProblem(path, "no such file")
+    if path.is_dir():
+        raise ImportProblem(path, "is a folder, not a file")
+    try:
+        with path.open("rb") as fh:
+            for n, line in enumerate(fh, start=1):
+                if n == 1 and line.startswith(b"\xef\xbb\xbf"):
+                    line = line[3:]
+                yield n, _decode(path, line[:-1] if line.endswith(b"\n") else line, n)
+    except OSError as exc:
+        raise ImportProblem(path, f"cannot read it ({exc.strerror})") from None
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file (read in blocks) or of standard input (as read once)."""
+    if is_stdin(path):
+        return hashlib.sha256(read_bytes(path)).hexdigest()
+    try:
+        with path.open("rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        raise ImportProblem(path, f"cannot read it ({exc.strerror})") from None
 
 
 def _loads(path: Path, text: str, line: int) -> object:
@@ -87,7 +120,7 @@ def _record(path: Path, line: int, value: object) -> Record:
 
 def read_jsonl(path: Path) -> Iterator[Record]:
     """One JSON object per line; blank lines are skipped."""
-    for n, line in enumerate(_decode_lines(path, read_bytes(path)), start=1):
+    for n, line in _stream_lines(path):
         if not line.strip():
             continue
         yield _record(path, n, _loads(path, line, n))

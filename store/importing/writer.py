@@ -9,7 +9,6 @@ and content changes nothing; the same id with other content is an error, never a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -25,7 +24,7 @@ from ..settings import MATCH_CRITERION, STATEMENT_CRITERION, SUBMATCH_CRITERION,
 from ..study import Study, audit, dumps, utcnow
 from .parsed import ItemIn, LabelIn
 from .problems import ImportProblem
-from .readers import is_stdin, read_bytes
+from .readers import file_sha256, is_stdin
 
 
 @dataclass
@@ -166,7 +165,7 @@ def store_items(
     summary = ImportSummary(
         file="standard input" if is_stdin(file) else file.name, kind=kind, skipped=skipped or []
     )
-    sha = hashlib.sha256(read_bytes(file)).hexdigest() if is_stdin(file) or file.exists() else ""
+    sha = file_sha256(file) if is_stdin(file) or file.exists() else ""
     settings = study.settings
     criteria = settings.criteria_for(kind)
     with study.tx() as conn:
