@@ -316,3 +316,35 @@ def test_bad_utf8_late_in_a_streamed_file_names_its_line(tmp_path: Path) -> None
         import_file(study, src, "pairwise", actor="t")
     assert info.value.line == 6 and "not valid UTF-8" in str(info.value)
     assert list_items(study) == []  # nothing stored
+
+
+def test_items_are_stored_one_at_a_time_and_a_late_problem_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    """The importer consumes parsed items as they come (each is written before the next one is
+    parsed, so memory stays flat however long the file), and a problem in the last record
+    still leaves the study as it was."""
+    from medjudge.store.importing.kinds import parse_all
+    from medjudge.store.importing.readers import read_records
+    from medjudge.store.importing.writer import store_items
+    from tests.conftest import pairwise_row, write_jsonl
+
+    study = Study.create(tmp_path / "s.db")
+    src = write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(20)])
+    stored_before: list[int] = []
+
+    def watched():  # type: ignore[no-untyped-def]
+        for item in parse_all(read_records(src), "pairwise", study.settings, None):
+            stored_before.append(study.conn.execute("SELECT count(*) FROM items").fetchone()[0])
+            yield item
+
+    store_items(study, watched(), file=src, kind="pairwise", actor="t")
+    assert stored_before == list(range(20))  # item k is parsed after k items are written
+
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl", [pairwise_row(i + 100) for i in range(30)] + [{"id": "x"}]
+    )
+    with pytest.raises(ImportProblem) as info:
+        import_file(study, bad, "pairwise", actor="t")
+    assert info.value.line == 31
+    assert len(list_items(study)) == 20  # none of the 30 good items of the failed file

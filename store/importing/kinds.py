@@ -17,7 +17,7 @@ Formats (one object per line in JSONL; CSV takes the same column names):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from medjudge.store.kinds import ItemKind
@@ -302,10 +302,10 @@ def metadata(rec: Record, kind: str) -> dict[str, object]:
 
 def parse_all(
     records: Iterable[Record], kind: str, settings: StudySettings, batch: str | None
-) -> list[ItemIn]:
-    """Parse every record of a file; duplicate ids within the file are an error."""
+) -> Iterator[ItemIn]:
+    """Parse the records of a file one at a time; duplicate ids within the file are an error
+    (raised when the second one is reached)."""
     parse = PARSERS[kind]
-    items: list[ItemIn] = []
     seen: dict[str, int] = {}
     for rec in records:
         item = parse(rec, settings, batch)
@@ -320,5 +320,4 @@ def parse_all(
                 f"duplicate id {item.ext_id!r} (first on line {seen[item.ext_id]})", "id"
             )
         seen[item.ext_id] = rec.line
-        items.append(item)
-    return items
+        yield item

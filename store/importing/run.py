@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..people import person_name
@@ -59,24 +60,30 @@ def import_file(
             settings_extra={"kqa_questions": n_questions},
             skipped=skipped,
         )
-    items = parse_all(read_records(path, fmt), kind, study.settings, batch)
-    if not items:
-        raise ImportProblem(path, "has no records")
-    check_label_owners(study, items, actor)
-    return store_items(study, items, file=path, kind=kind, actor=actor)
+    return store_items(
+        study,
+        parse_all(read_records(path, fmt), kind, study.settings, batch),
+        file=path,
+        kind=kind,
+        actor=actor,
+        check=label_owner_check(study, actor),
+        require_items=True,
+    )
 
 
-def check_label_owners(study: Study, items: list[ItemIn], actor: str) -> None:
+def label_owner_check(study: Study, actor: str) -> Callable[[ItemIn], None] | None:
     """A reviewer imports labels only under their own name; a lead (or anyone, in a study
     without a lead) imports labels of any reviewer or judge.
 
-    Raises:
-        ImportProblem: at the first label under another name, naming its line and rater.
+    Returns:
+        None when ``actor`` may import anyone's labels, else a check of one item that raises
+        :class:`ImportProblem` at its first label under another name (its line and rater).
     """
     me = person_name(actor, "login")
     if not has_lead(study) or "lead" in roles_of(study, me):
-        return
-    for item in items:
+        return None
+
+    def check(item: ItemIn) -> None:
         for label in item.labels:
             if label.rater_kind != "human" or label.rater != me:
                 whose = "judge " if label.rater_kind == "judge" else ""
@@ -87,3 +94,5 @@ def check_label_owners(study: Study, items: list[ItemIn], actor: str) -> None:
                     line=item.line,
                     field="labels",
                 )
+
+    return check

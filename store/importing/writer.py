@@ -1,10 +1,11 @@
 """Storing parsed items: all or nothing.
 
-Contract: :func:`store_items` first checks every item and label against the study (reads
-only), then writes everything in one transaction. Any problem raises :class:`ImportProblem`
-before the first write, and an error during the write rolls the whole import back, so a failed
-import leaves the study file byte-for-byte unchanged. Re-importing an item with the same id
-and content changes nothing; the same id with other content is an error, never an overwrite.
+Contract: :func:`store_items` takes the parsed items one at a time (a large file is never
+held whole: #12) and, inside one write transaction, checks each item and its labels against
+the study and writes it. Any problem raises :class:`ImportProblem`, which rolls the whole
+import back, as does an error during a write, so a failed import leaves the study file
+byte-for-byte unchanged. Re-importing an item with the same id and content changes nothing;
+the same id with other content is an error, never an overwrite.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,49 +74,56 @@ def _existing(conn: sqlite3.Connection, ext_id: str) -> sqlite3.Row | None:
     return row
 
 
-def _check(study: Study, conn: sqlite3.Connection, items: list[ItemIn]) -> dict[str, int]:
-    """Validate against the stored study; returns ext_id → existing item id for unchanged items.
+def _rater_names(conn: sqlite3.Connection) -> tuple[set[str], set[str]]:
+    """The study's human and judge rater names before the import."""
+    names: dict[str, set[str]] = {"human": set(), "judge": set()}
+    for name, kind in conn.execute(
+        "SELECT name, kind FROM raters WHERE kind IN ('human', 'judge')"
+    ):
+        names[kind].add(name)
+    return names["human"], names["judge"]
+
+
+def _check(
+    conn: sqlite3.Connection, item: ItemIn, human_names: set[str], judge_names: set[str]
+) -> int | None:
+    """Validate one item against the stored study; the id of the stored item when it is the
+    same item (unchanged), else None.
 
     Runs inside the import's write transaction, so what it checked is what the import writes
     over: a concurrent import either committed before (and is checked against) or waits.
     """
-    unchanged: dict[str, int] = {}
-    human_names = {r[0] for r in conn.execute("SELECT name FROM raters WHERE kind = 'human'")}
-    judge_names = {r[0] for r in conn.execute("SELECT name FROM raters WHERE kind = 'judge'")}
-    for item in items:
-        row = _existing(conn, item.ext_id)
+    row = _existing(conn, item.ext_id)
+    if row is not None and row["content_hash"] != item.content_hash():
+        origin = f" (imported from {row['file']})" if row["file"] else ""
+        raise ImportProblem(
+            item.file,
+            f"id {item.ext_id!r} already exists in the study with different content{origin}; "
+            "give the new item another id",
+            line=item.line,
+            field="id",
+        )
+    for lab in item.labels:
+        clash = judge_names if lab.rater_kind == "human" else human_names
+        if lab.rater in clash:
+            other = "judge" if lab.rater_kind == "human" else "human reviewer"
+            raise ImportProblem(
+                item.file,
+                f"rater {lab.rater!r} is already a {other} in this study",
+                line=item.line,
+                field="labels",
+            )
         if row is not None:
-            if row["content_hash"] != item.content_hash():
-                origin = f" (imported from {row['file']})" if row["file"] else ""
+            current = _stored_label(conn, int(row["id"]), lab)
+            if current is not None and current != lab.value:
                 raise ImportProblem(
                     item.file,
-                    f"id {item.ext_id!r} already exists in the study with different content{origin}; "
-                    "give the new item another id",
-                    line=item.line,
-                    field="id",
-                )
-            unchanged[item.ext_id] = int(row["id"])
-        for lab in item.labels:
-            clash = judge_names if lab.rater_kind == "human" else human_names
-            if lab.rater in clash:
-                other = "judge" if lab.rater_kind == "human" else "human reviewer"
-                raise ImportProblem(
-                    item.file,
-                    f"rater {lab.rater!r} is already a {other} in this study",
+                    f"{lab.rater}'s {lab.criterion} label is {current!r} in the study but "
+                    f"{lab.value!r} here; labels are not overwritten by imports",
                     line=item.line,
                     field="labels",
                 )
-            if row is not None:
-                current = _stored_label(conn, int(row["id"]), lab)
-                if current is not None and current != lab.value:
-                    raise ImportProblem(
-                        item.file,
-                        f"{lab.rater}'s {lab.criterion} label is {current!r} in the study but "
-                        f"{lab.value!r} here; labels are not overwritten by imports",
-                        line=item.line,
-                        field="labels",
-                    )
-    return unchanged
+    return int(row["id"]) if row is not None else None
 
 
 def _stored_label(conn: sqlite3.Connection, item_id: int, lab: LabelIn) -> str | None:
@@ -145,22 +154,30 @@ def _unit_id(conn: sqlite3.Connection, item_id: int, lab: LabelIn) -> int:
 
 def store_items(
     study: Study,
-    items: list[ItemIn],
+    items: Iterable[ItemIn],
     *,
     file: Path,
     kind: str,
     actor: str,
     settings_extra: dict[str, object] | None = None,
     skipped: list[str] | None = None,
+    check: Callable[[ItemIn], None] | None = None,
+    require_items: bool = False,
 ) -> ImportSummary:
-    """Check then store parsed items and their labels in one write transaction.
+    """Check and store parsed items and their labels, one item at a time, in one write
+    transaction.
 
     The checks and the writes share one ``BEGIN IMMEDIATE`` transaction (retried while another
     process holds the lock), so concurrent imports are serialised: each either stores all of
     its items and labels or fails with one message and stores nothing.
 
+    Args:
+        items: the parsed items (consumed once; a generator streams a large file).
+        check: a further check of each item (e.g. whose labels the actor may import).
+        require_items: no items at all is an error (``has no records``).
+
     Raises:
-        ImportProblem: an id conflict or a label conflict; nothing is written.
+        ImportProblem: bad input, an id conflict or a label conflict; nothing is written.
     """
     summary = ImportSummary(
         file="standard input" if is_stdin(file) else file.name, kind=kind, skipped=skipped or []
@@ -169,16 +186,20 @@ def store_items(
     settings = study.settings
     criteria = settings.criteria_for(kind)
     with study.tx() as conn:
-        unchanged = _check(study, conn, items)
+        human_names, judge_names = _rater_names(conn)
         now = utcnow()
         import_id = conn.execute(
             "INSERT INTO imports (file, sha256, kind, actor, at, n_items, n_labels) "
             "VALUES (?, ?, ?, ?, ?, 0, 0)",
             (_storable(str(file)), sha, kind, actor, now),
         ).lastrowid
+        seen = 0
         for item in items:
-            if item.ext_id in unchanged:
-                item_id = unchanged[item.ext_id]
+            seen += 1
+            if check is not None:
+                check(item)
+            item_id = _check(conn, item, human_names, judge_names)
+            if item_id is not None:
                 summary.items_unchanged += 1
             else:
                 item_id = _insert_item(conn, item, import_id, settings.seed, criteria, now)
@@ -189,6 +210,8 @@ def store_items(
                     summary.labels_added += 1
                 else:
                     summary.labels_unchanged += 1
+        if require_items and seen == 0:
+            raise ImportProblem(file, "has no records")
         if summary.items_added == 0 and summary.labels_added == 0:
             conn.execute("DELETE FROM imports WHERE id = ?", (import_id,))
         else:
