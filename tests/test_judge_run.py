@@ -402,3 +402,53 @@ def test_runs_shard_over_workers_only_past_what_one_process_keeps_up_with() -> N
     assert worker_count(calls("openai", SHARD_THRESHOLD - 1), None, 512) == 1
     assert worker_count(big, 3, 8) == 3  # --workers decides
     assert worker_count(calls("local", SHARD_THRESHOLD), 3, 512) == 1  # one model in memory
+
+
+def test_an_interrupted_run_keeps_the_verdicts_written_and_leaves_no_thread(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C in the middle of a run: the run is recorded as interrupted, the verdicts already
+    written for items whose calls were all in stay, and the resolving thread is gone."""
+    n = 120
+    study = make_study(tmp_path, n)
+
+    class Interrupt:
+        def started(self, summary: RunSummary) -> None:
+            pass
+
+        def call_done(self, event: object, summary: RunSummary) -> None:
+            if summary.ok == 180:
+                raise KeyboardInterrupt
+
+        def finished(self, summary: RunSummary) -> None:
+            pass
+
+    with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
+        with pytest.raises(KeyboardInterrupt):
+            asyncio.run(
+                run_judges(
+                    study,
+                    [judge_for(server, samples=1)],
+                    RunOptions(concurrency=4),
+                    Interrupt(),  # type: ignore[arg-type]
+                )
+            )
+    assert not [t for t in threading.enumerate() if t.name.startswith("medjudge-verdicts")]
+    (status,) = study.conn.execute("SELECT status FROM judge_runs").fetchone()
+    assert status == "interrupted"
+    written = {
+        r[0]
+        for r in study.conn.execute(
+            "SELECT i.ext_id FROM verdicts v JOIN units u ON u.id = v.unit_id "
+            "JOIN items i ON i.id = u.item_id"
+        )
+    }
+    assert written, "items whose calls were all in before the interrupt keep their verdicts"
+    stored = {
+        r[0]
+        for r in study.conn.execute(
+            "SELECT i.ext_id FROM judge_calls c JOIN items i ON i.id = c.item_id "
+            "GROUP BY c.item_id HAVING count(*) = 2"
+        )
+    }
+    assert written <= stored  # no verdict for an item with a call missing

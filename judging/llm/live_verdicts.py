@@ -16,6 +16,7 @@ missing or ended in ``error`` gets no verdict in this run (the next run asks aga
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -124,6 +125,16 @@ class LiveVerdicts:
                 job.result()
         finally:
             self._pool.shutdown(wait=True)
+
+    def stop(self) -> None:
+        """The run ended early (an error, Ctrl-C): drop the batches not started, wait for the
+        one being written (its items' calls are all stored, so its verdicts stand) and close
+        the resolving thread's connection. Never raises; idempotent."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._study is not None:
+            with contextlib.suppress(Exception):
+                self._study.close()
+            self._study = None
 
     def _submit(self, groups: list[Group]) -> None:
         if groups:

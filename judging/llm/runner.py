@@ -266,6 +266,7 @@ async def run_judges(
         # A run never stays "running": whatever ended it (a key the client cannot send, a
         # full disk, Ctrl-C) is recorded before it propagates, if the study can still be written.
         interrupted = isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError))
+        live.stop()
         with contextlib.suppress(Exception):
             finish_run(
                 study,
