@@ -164,15 +164,41 @@ def connect(
     return conn
 
 
+def set_lock_wait(conn: sqlite3.Connection, ms: int) -> None:
+    """How long a statement on ``conn`` waits for another connection's write lock (0: not at
+    all; the default is ``BUSY_TIMEOUT_MS``)."""
+    conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+
+
+def try_begin(conn: sqlite3.Connection) -> bool:
+    """``BEGIN IMMEDIATE``, once: False when another connection holds the write lock (for a
+    caller that must not block, e.g. an event loop, on a connection with ``PRAGMA busy_timeout
+    = 0``; it tries again later and runs its body in ``transaction(conn, path, begun=True)``).
+
+    Raises:
+        StudyError: any other failure to begin.
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        return True
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return False
+        raise _classify(Path(_db_file(conn)), exc) from None
+
+
 @contextmanager
-def transaction(conn: sqlite3.Connection, path: str | os.PathLike[str] = "") -> Iterator[None]:
-    """Run the body as one ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction.
+def transaction(
+    conn: sqlite3.Connection, path: str | os.PathLike[str] = "", *, begun: bool = False
+) -> Iterator[None]:
+    """Run the body as one ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction (``begun``: the caller
+    began it already, with :func:`try_begin`).
 
     On any exception the transaction is rolled back and nothing of it reaches the file.
     SQLite errors are turned into :class:`StudyError` with a message for the user.
     """
     label = Path(path) if path else Path(_db_file(conn))
-    for attempt in range(LOCK_RETRIES + 1):
+    for attempt in range(0 if begun else LOCK_RETRIES + 1):
         try:
             conn.execute("BEGIN IMMEDIATE")
             break

@@ -452,3 +452,81 @@ def test_an_interrupted_run_keeps_the_verdicts_written_and_leaves_no_thread(
         )
     }
     assert written <= stored  # no verdict for an item with a call missing
+
+
+def test_a_run_goes_on_while_another_connection_holds_the_write_lock(tmp_path: Path) -> None:
+    """Another writer holds the study's write lock for a while in the middle of a run: the
+    replies wait for it (the event loop does not block on the lock) and are all stored."""
+    import sqlite3
+    import time
+
+    n = 30
+    study = make_study(tmp_path, n)
+    answer = pairwise_responder(prefer_marked())
+    held = threading.Event()
+    released = threading.Event()
+
+    def hold_lock() -> None:
+        conn = sqlite3.connect(study.path, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(0.6)
+        conn.execute("COMMIT")
+        conn.close()
+        released.set()
+
+    def respond(req):  # type: ignore[no-untyped-def]
+        if req.index == 20:
+            threading.Thread(target=hold_lock).start()
+            held.wait(5)
+        return answer(req)
+
+    with FakeLLMServer(routing(respond)) as server:
+        summary = run(study, [judge_for(server, samples=1)])
+    assert held.is_set() and released.is_set()
+    assert summary.ok == 2 * n and summary.errors == 0
+    (stored,) = study.conn.execute("SELECT count(*) FROM judge_calls").fetchone()
+    assert stored == 2 * n
+    assert all(v == "A" for v in verdicts(study).values())
+
+
+def test_the_call_writer_never_blocks_the_event_loop_on_the_lock(tmp_path: Path) -> None:
+    import sqlite3
+    import time
+
+    from medjudge.judging.llm.calls import CallWriter, call_row
+    from medjudge.judging.llm.runner import plan
+
+    study = make_study(tmp_path, 1)
+    with FakeLLMServer() as server:
+        judges = [judge_for(server, samples=1)]
+    from medjudge.judging.protocol.versions import register_judges
+
+    judges = register_judges(study, judges, actor="t")
+    _, calls = plan(study, judges, RunOptions())
+    row = call_row(calls[0])
+    row["status"] = "ok"
+
+    other = sqlite3.connect(study.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+
+    async def scenario() -> float:
+        writer = CallWriter(str(study.path))
+        stored = writer.submit(row)
+        gaps, last = [], time.monotonic()
+        for _ in range(40):  # 0.4 s of 10 ms ticks while the lock is held
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+        assert not stored.done()
+        other.execute("COMMIT")
+        await asyncio.wait_for(stored, 5)
+        writer.close()
+        return max(gaps)
+
+    worst = asyncio.run(scenario())
+    other.close()
+    assert worst < 0.2, f"the loop stalled {worst:.2f} s waiting for the lock"
+    (n,) = study.conn.execute("SELECT count(*) FROM judge_calls").fetchone()
+    assert n == 1

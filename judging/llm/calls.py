@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -29,7 +30,14 @@ from medjudge.judging.llm.pricing import Price, estimate_tokens
 from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError, make_provider
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec
-from medjudge.store.db import connect, transaction
+from medjudge.store.db import (
+    BUSY_TIMEOUT_MS,
+    StudyError,
+    connect,
+    set_lock_wait,
+    transaction,
+    try_begin,
+)
 from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import CallRow, record_call
 from medjudge.store.kinds import ItemKind
@@ -51,39 +59,80 @@ class CallWriter:
         """Open a dedicated connection to the study."""
         self.path = study_path
         self.conn = connect(study_path, synchronous="NORMAL")
+        set_lock_wait(self.conn, 0)  # the event loop never waits for the write lock
         self.error: BaseException | None = None
         self._rows: list[CallRow] = []
         self._futures: list[asyncio.Future[None]] = []
+        self._scheduled = False
+        self._busy_since: float | None = None
 
     def submit(self, row: CallRow) -> asyncio.Future[None]:
         """Queue a row; the future is done once the row is committed (or could not be)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        if not self._rows:
+        if not self._scheduled:
+            self._scheduled = True
             loop.call_soon(self._flush)
         self._rows.append(row)
         self._futures.append(future)
         return future
 
     def _flush(self) -> None:
-        """Commit the rows queued since the last turn; after a write error, only settle."""
-        rows, futures = self._rows, self._futures
-        self._rows, self._futures = [], []
+        """Commit the rows queued so far; after a write error, only settle.
+
+        The loop never waits for the write lock: while another connection holds it (the
+        verdicts being written, another process), the rows wait for a later turn, and calls
+        whose replies are in go on being read meanwhile.
+        """
+        self._scheduled = False
+        if not self._rows:
+            return
         if self.error is None:
             try:
-                with transaction(self.conn, self.path):
-                    for row in rows:
+                if not try_begin(self.conn):
+                    self._retry_later()
+                    return
+                self._busy_since = None
+                with transaction(self.conn, self.path, begun=True):
+                    for row in self._rows:
                         record_call(self.conn, row)
             except BaseException as exc:  # reported by close(); no further call starts
                 self.error = exc
+        self._settle()
+
+    def _retry_later(self) -> None:
+        now = time.monotonic()
+        if self._busy_since is None:
+            self._busy_since = now
+        if now - self._busy_since > BUSY_TIMEOUT_MS / 1000:
+            self.error = StudyError(
+                f"{self.path}: another program keeps the study locked; the replies could not "
+                "be stored"
+            )
+            self._settle()
+            return
+        self._scheduled = True
+        asyncio.get_running_loop().call_later(0.002, self._flush)
+
+    def _settle(self) -> None:
+        futures = self._futures
+        self._rows, self._futures = [], []
         for f in futures:
             if not f.done():
                 f.set_result(None)
 
     def close(self) -> None:
-        """Commit what is queued and close; re-raise a write error."""
-        if self._rows:
-            self._flush()
+        """Commit what is queued (waiting for the lock if need be) and close; re-raise a write
+        error."""
+        if self._rows and self.error is None:
+            try:
+                set_lock_wait(self.conn, BUSY_TIMEOUT_MS)
+                with transaction(self.conn, self.path):
+                    for row in self._rows:
+                        record_call(self.conn, row)
+            except BaseException as exc:
+                self.error = exc
+        self._settle()
         self.conn.close()
         if self.error is not None:
             raise self.error
