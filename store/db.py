@@ -164,6 +164,11 @@ def connect(
     return conn
 
 
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused because another connection holds the lock."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def set_lock_wait(conn: sqlite3.Connection, ms: int) -> None:
     """How long a statement on ``conn`` waits for another connection's write lock (0: not at
     all; the default is ``BUSY_TIMEOUT_MS``)."""
@@ -182,7 +187,7 @@ def try_begin(conn: sqlite3.Connection) -> bool:
         conn.execute("BEGIN IMMEDIATE")
         return True
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
+        if _is_busy(exc):
             return False
         raise _classify(Path(_db_file(conn)), exc) from None
 
@@ -203,7 +208,7 @@ def transaction(
             conn.execute("BEGIN IMMEDIATE")
             break
         except sqlite3.OperationalError as exc:
-            if ("locked" in str(exc) or "busy" in str(exc)) and attempt < LOCK_RETRIES:
+            if _is_busy(exc) and attempt < LOCK_RETRIES:
                 time.sleep(0.05 * (attempt + 1))
                 continue
             raise _classify(label, exc) from None

@@ -7,9 +7,9 @@ Concurrency and storage contract:
 - Every result is handed to :class:`CallWriter`, which commits it on its own connection at the
   end of the event loop's turn (WAL, ``synchronous=NORMAL``: durable when the process is
   killed), so a killed run resumes without paying again for anything it had received. A call
-  keeps its
-  concurrency slot until its row is committed, so at any moment at most ``concurrency`` calls
-  are paid-for-but-unrecorded (what a kill can make a resumed run pay again).
+  keeps its concurrency slot until its row is committed, so at any moment at most
+  ``concurrency`` calls are paid-for-but-unrecorded (what a kill can make a resumed run pay
+  again).
 - When a result cannot be stored (disk full, file damaged) no further call is started, and
   the run ends with that :class:`~medjudge.store.db.StudyError`: nothing is paid that cannot
   be kept.
@@ -93,12 +93,16 @@ class CallWriter:
                     self._retry_later()
                     return
                 self._busy_since = None
-                with transaction(self.conn, self.path, begun=True):
-                    for row in self._rows:
-                        record_call(self.conn, row)
+                self._write(begun=True)
             except BaseException as exc:  # reported by close(); no further call starts
                 self.error = exc
         self._settle()
+
+    def _write(self, *, begun: bool) -> None:
+        """The queued rows in one transaction (``begun``: by :func:`try_begin`)."""
+        with transaction(self.conn, self.path, begun=begun):
+            for row in self._rows:
+                record_call(self.conn, row)
 
     def _retry_later(self) -> None:
         now = time.monotonic()
@@ -127,9 +131,7 @@ class CallWriter:
         if self._rows and self.error is None:
             try:
                 set_lock_wait(self.conn, BUSY_TIMEOUT_MS)
-                with transaction(self.conn, self.path):
-                    for row in self._rows:
-                        record_call(self.conn, row)
+                self._write(begun=False)
             except BaseException as exc:
                 self.error = exc
         self._settle()

@@ -61,8 +61,6 @@ class ClientSpread(Generic[C]):
         self._per_client = max(1, per_client)
         self.clients: list[C] = [make()]
         self._in_flight: list[int] = [0]
-        self.made = 1
-        """Clients made so far (the widest the calls have been, divided by ``per_client``)."""
 
     @property
     def first(self) -> C:
@@ -76,7 +74,6 @@ class ClientSpread(Generic[C]):
         index = next((i for i, n in enumerate(in_flight) if n < self._per_client), -1)
         if index < 0:
             self.clients.append(self._make())
-            self.made += 1
             in_flight.append(0)
             index = len(in_flight) - 1
         in_flight[index] += 1
@@ -87,6 +84,5 @@ class ClientSpread(Generic[C]):
 
     async def aclose(self) -> None:
         """Close every client (each one's connections)."""
-        clients, self.clients = self.clients, self.clients[:1]
-        for client in clients:
+        for client in self.clients:
             await client.close()

@@ -119,17 +119,16 @@ class LiveVerdicts:
         """
         self.flush()
         self._submit([g for g in self._calls if g not in self._done])
-        self._jobs.append(self._pool.submit(self._close))
         try:
             for job in self._jobs:
                 job.result()
         finally:
-            self._pool.shutdown(wait=True)
+            self.stop()
 
     def stop(self) -> None:
-        """The run ended early (an error, Ctrl-C): drop the batches not started, wait for the
-        one being written (its items' calls are all stored, so its verdicts stand) and close
-        the resolving thread's connection. Never raises; idempotent."""
+        """Stop the resolving thread and close its connection: batches not started are
+        dropped (the run ended early: an error, Ctrl-C), the one being written is waited for
+        (its items' calls are all stored, so its verdicts stand). Never raises; idempotent."""
         self._pool.shutdown(wait=True, cancel_futures=True)
         if self._study is not None:
             with contextlib.suppress(Exception):
@@ -140,11 +139,6 @@ class LiveVerdicts:
         if groups:
             self._done.update(groups)
             self._jobs.append(self._pool.submit(self._resolve, groups))
-
-    def _close(self) -> None:
-        if self._study is not None:
-            self._study.close()
-            self._study = None
 
     def _resolve(self, groups: list[Group]) -> None:
         """Resolve and write ``groups`` (on the resolving thread)."""

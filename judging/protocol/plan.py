@@ -162,6 +162,11 @@ def call_params(judge: JudgeConfig, sample: int, schema: JsonObject | None) -> J
     }
 
 
+def _dump(value: object) -> str:
+    """The canonical JSON a cache key hashes (sorted keys, no spaces, UTF-8 as is)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def cache_key(
     spec: JudgeSpec,
     params: JsonObject,
@@ -170,7 +175,7 @@ def cache_key(
     sample: int,
 ) -> str:
     """SHA-256 over everything that determines a call's answer."""
-    body = json.dumps(
+    body = _dump(
         {
             "provider": spec.provider,
             "model": spec.model,
@@ -179,16 +184,9 @@ def cache_key(
             "template": template_hash,
             "messages": messages,
             "sample": sample,
-        },
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
+        }
     )
     return hashlib.sha256(body.encode()).hexdigest()
-
-
-def _dump(value: object) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def sample_keys(

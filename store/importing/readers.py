@@ -36,14 +36,26 @@ def read_bytes(path: Path) -> bytes:
         if not _stdin:
             _stdin.append(sys.stdin.buffer.read())
         return _stdin[0]
+    _check_file(path)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _check_file(path: Path) -> None:
+    """A clear message for a path that names no file or a folder."""
     if not path.exists():
         raise ImportProblem(path, "no such file")
     if path.is_dir():
         raise ImportProblem(path, "is a folder, not a file")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ImportProblem(path, f"cannot read it ({exc.strerror})") from None
+
+
+def _unreadable(path: Path, exc: OSError) -> ImportProblem:
+    return ImportProblem(path, f"cannot read it ({exc.strerror})")
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def _decode(path: Path, line: bytes, n: int) -> str:
@@ -58,8 +70,8 @@ def _decode(path: Path, line: bytes, n: int) -> str:
 
 
 def _decode_lines(path: Path, raw: bytes) -> list[str]:
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
     return [_decode(path, line, n) for n, line in enumerate(raw.split(b"\n"), start=1)]
 
 
@@ -70,18 +82,15 @@ def _stream_lines(path: Path) -> Iterator[tuple[int, str]]:
     if is_stdin(path):
         yield from enumerate(_decode_lines(path, read_bytes(path)), start=1)
         return
-    if not path.exists():
-        raise ImportProblem(path, "no such file")
-    if path.is_dir():
-        raise ImportProblem(path, "is a folder, not a file")
+    _check_file(path)
     try:
         with path.open("rb") as fh:
             for n, line in enumerate(fh, start=1):
-                if n == 1 and line.startswith(b"\xef\xbb\xbf"):
-                    line = line[3:]
+                if n == 1 and line.startswith(_BOM):
+                    line = line[len(_BOM) :]
                 yield n, _decode(path, line[:-1] if line.endswith(b"\n") else line, n)
     except OSError as exc:
-        raise ImportProblem(path, f"cannot read it ({exc.strerror})") from None
+        raise _unreadable(path, exc) from None
 
 
 def file_sha256(path: Path) -> str:
@@ -92,7 +101,7 @@ def file_sha256(path: Path) -> str:
         with path.open("rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
-        raise ImportProblem(path, f"cannot read it ({exc.strerror})") from None
+        raise _unreadable(path, exc) from None
 
 
 def _loads(path: Path, text: str, line: int) -> object:
