@@ -1,7 +1,7 @@
 """The report as JSON, written piece by piece: the text equals
 ``json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False)`` byte for byte, but
-long lists (per-answer K-QA records, comparisons) are dumped one record at a time, so neither
-the whole dict nor the whole text is ever held (``report -f json -o FILE`` streams to disk).
+long lists (per-answer K-QA records, comparisons), at any depth, are dumped one record at a
+time, so neither the whole dict nor the whole text is ever held (``report -f json -o FILE`` streams to disk).
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def _model(obj: BaseModel, depth: int) -> Iterator[str]:
         value = getattr(obj, name)
         if isinstance(value, list) and len(value) > STREAM_LIST:
             parts: Iterator[str] = _list(value, depth + 1)
+        elif isinstance(value, BaseModel) and _holds_long_list(value):
+            parts = _model(value, depth + 1)
         else:
             dumped = obj.model_dump(mode="json", include={name})
             if name not in dumped:  # left out when absent (e.g. ``classification``)
@@ -57,6 +59,17 @@ def _model(obj: BaseModel, depth: int) -> Iterator[str]:
         yield from parts
         first = False
     yield "{}" if first else "\n" + "  " * depth + "}"
+
+
+def _holds_long_list(obj: BaseModel) -> bool:
+    """Whether a long list sits anywhere inside ``obj`` (then it is written field by field)."""
+    for name in type(obj).model_fields:
+        value = getattr(obj, name)
+        if isinstance(value, list) and len(value) > STREAM_LIST:
+            return True
+        if isinstance(value, BaseModel) and _holds_long_list(value):
+            return True
+    return False
 
 
 def _list(values: list[object], depth: int) -> Iterator[str]:
