@@ -25,7 +25,12 @@ it counts as 0, like a question left unanswered.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.records import record
@@ -59,53 +64,77 @@ def _scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:
     ).to_dict()
 
 
-def _answers(data: StudyData) -> dict[int, dict[str, Any]]:
-    """Statements items: item id → item name, source and its units with their category."""
-    out: dict[int, dict[str, Any]] = {}
-    for u in data.units_by_criterion.get(STATEMENT_CRITERION, []):
+@dataclass(frozen=True)
+class _Answers:
+    """Statements items as columns: per statement unit its answer's position and whether it
+    is Must_have; per answer its item name, source and abstention."""
+
+    units: Sequence[int]
+    answer: npt.NDArray[np.intp]
+    must: npt.NDArray[np.bool_]
+    items: list[str]
+    sources: list[str]
+    declined: list[bool]
+
+
+def _answers(data: StudyData) -> _Answers:
+    """The statements items of a study, answer by answer (in the order of their units)."""
+    units = data.units_by_criterion.get(STATEMENT_CRITERION, ())
+    position: dict[int, int] = {}
+    answer = np.empty(len(units), dtype=np.intp)
+    must = np.empty(len(units), dtype=bool)
+    items: list[str] = []
+    sources: list[str] = []
+    declined: list[bool] = []
+    for i, u in enumerate(units):
         info = data.units[u]
-        a = out.setdefault(
-            info.item_id,
-            {
-                "item": info.item,
-                "source": info.source_label,
-                "units": [],
-                "declined": info.item_id in data.declined,
-            },
-        )
-        a["units"].append((u, info.category))
-    return out
+        k = position.get(info.item_id)
+        if k is None:
+            k = position[info.item_id] = len(items)
+            items.append(info.item)
+            sources.append(info.source_label)
+            declined.append(info.item_id in data.declined)
+        answer[i] = k
+        must[i] = info.category == "must_have"
+    return _Answers(units, answer, must, items, sources, declined)
 
 
-def _answer_figures(
-    data: StudyData, rater: str, answers: dict[int, dict[str, Any]]
-) -> list[KqaAnswer]:
+def _answer_figures(data: StudyData, rater: str, answers: _Answers) -> list[KqaAnswer]:
     """K-QA figures of every statements answer from one rater (or :data:`MAJORITY`)."""
-    all_units = [u for a in answers.values() for u, _ in a["units"]]
-    labels = dict(zip(all_units, data.column(STATEMENT_CRITERION, rater, all_units), strict=True))
+    labels = data.column(STATEMENT_CRITERION, rater, answers.units)
+    labelled = np.fromiter((v is not None for v in labels), dtype=bool, count=len(labels))
+    entailed = np.fromiter((v == "entailed" for v in labels), dtype=bool, count=len(labels))
+    contra = np.fromiter((v == "contradicted" for v in labels), dtype=bool, count=len(labels))
+    n = len(answers.items)
+
+    def per_answer(mask: npt.NDArray[np.bool_]) -> list[int]:
+        return [int(x) for x in np.bincount(answers.answer[mask], minlength=n)]
+
+    statements = per_answer(np.ones(len(labels), dtype=bool))
+    n_labelled = per_answer(labelled)
+    must = per_answer(answers.must)
+    must_labelled = per_answer(answers.must & labelled)
+    must_entailed = per_answer(answers.must & entailed)
+    contradicted = per_answer(contra)
     out = []
-    for a in answers.values():
-        must = [u for u, cat in a["units"] if cat == "must_have"]
-        must_labelled = [labels[u] for u in must if labels[u] is not None]
-        labelled = [labels[u] for u, _ in a["units"] if labels[u] is not None]
-        entailed = sum(v == "entailed" for v in must_labelled)
-        contradicted = sum(v == "contradicted" for v in labelled)
-        if a["declined"]:  # an abstention: counted apart, never scored
-            must_labelled, labelled = [], []
+    for k in range(n):
+        declined = answers.declined[k]
+        ml = 0 if declined else must_labelled[k]  # an abstention: counted apart, never scored
+        lab = 0 if declined else n_labelled[k]
         out.append(
             KqaAnswer(
-                item=a["item"],
-                source=a["source"],
+                item=answers.items[k],
+                source=answers.sources[k],
                 rater=rater,
-                statements=len(a["units"]),
-                labelled=len(labelled),
-                must_have=len(must),
-                must_labelled=len(must_labelled),
-                must_entailed=entailed,
-                contradicted=contradicted,
-                comprehensiveness=entailed / len(must_labelled) if must_labelled else None,
-                hallucinations=contradicted if labelled else None,
-                declined=a["declined"],
+                statements=statements[k],
+                labelled=lab,
+                must_have=must[k],
+                must_labelled=ml,
+                must_entailed=must_entailed[k],
+                contradicted=contradicted[k],
+                comprehensiveness=must_entailed[k] / ml if ml else None,
+                hallucinations=contradicted[k] if lab else None,
+                declined=declined,
             )
         )
     return out

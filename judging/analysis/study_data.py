@@ -13,12 +13,14 @@ of the reviewers who labelled it; without one the unit has no majority label.
 from __future__ import annotations
 
 import sys
+from array import array
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from medjudge.judging.stats.agreement import LabelMatrix
+from medjudge.judging.analysis.label_columns import CriterionLabels
+from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
 from medjudge.store import reads
 from medjudge.store.abstentions import declining_items
 from medjudge.store.kinds import ItemKind
@@ -67,34 +69,6 @@ def strict_majority(values: Iterable[Hashable | None]) -> Hashable | None:
 
 
 @dataclass(frozen=True, slots=True)
-class UnitInfo:
-    """One labelled thing with the item metadata used for slices."""
-
-    id: int
-    item_id: int
-    item: str
-    """The item's id from the import file."""
-    kind: str
-    criterion: str
-    batch: str | None
-    sources: tuple[str, ...]
-    """Pairwise: (source of answer A, source of answer B); otherwise (the answer's source,)."""
-    category: str | None = None
-    """Statements only: ``must_have`` or ``nice_to_have``."""
-    statement_id: int | None = None
-    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
-    """The item's metadata (extra fields of its import row), as text, for ``--by`` slices."""
-
-    @property
-    def source_label(self) -> str:
-        """One text naming the unit's answer source(s): ``x`` or ``x vs y`` (sorted)."""
-        if len(self.sources) == 2:
-            a, b = sorted(self.sources)
-            return f"{a} vs {b}"
-        return self.sources[0] if self.sources else ""
-
-
-@dataclass(frozen=True, slots=True)
 class VerdictInfo:
     """A judge's latest verdict on a unit."""
 
@@ -109,16 +83,17 @@ class StudyData:
 
     name: str
     settings: StudySettings
-    units: dict[int, UnitInfo]
+    units: UnitTable
     rater_kinds: dict[str, str]
-    labels: dict[str, LabelMatrix]
+    labels: dict[str, CriterionLabels]
     adjudications: dict[int, Hashable]
     verdicts: dict[str, dict[int, VerdictInfo]] = field(default_factory=dict)
     kqa_questions: int | None = None
     declined: set[int] = field(default_factory=set)
     """Statements items whose answer declines to answer (``store.abstentions``)."""
     items_by_kind: dict[str, int] = field(default_factory=dict)
-    units_by_criterion: dict[str, list[int]] = field(default_factory=dict)
+    units_by_criterion: dict[str, Sequence[int]] = field(default_factory=dict)
+    """Each criterion's unit ids, increasing (compact arrays)."""
 
     def criterion(self, name: str) -> Criterion | None:
         """The criterion's definition, or None when the settings no longer name it."""
@@ -133,12 +108,12 @@ class StudyData:
         if crit is not None:
             return crit.kind
         units = self.units_by_criterion.get(criterion)
-        return self.units[units[0]].kind if units else "pairwise"
+        return self.units.item_of(units[0]).kind if units else "pairwise"
 
     def criteria(self) -> list[str]:
         """Criteria that have at least one label or adjudication, in the study's order."""
         used = {c for c, m in self.labels.items() if len(m)}
-        used |= {self.units[u].criterion for u in self.adjudications if u in self.units}
+        used |= {self.units.criterion_of(u) for u in self.adjudications if u in self.units}
         order = [c.name for c in self.settings.criteria]
         return [c for c in order if c in used] + sorted(used - set(order))
 
@@ -147,18 +122,19 @@ class StudyData:
         m = self.labels.get(criterion)
         if m is None:
             return []
-        return sorted(str(r) for r in m.raters() if self.rater_kinds.get(str(r)) == kind)
+        return sorted(r for r in m.raters() if self.rater_kinds.get(r) == kind)
 
-    def labelled_units(self, criterion: str) -> list[int]:
+    def labelled_units(self, criterion: str) -> Sequence[int]:
         """Units of a criterion with any label or an adjudication, in unit order."""
         m = self.labels.get(criterion)
-        ids = set(m.units()) if m is not None else set()
-        ids |= {
+        ids = m.units() if m is not None else array("q")
+        extra = {
             u
             for u in self.adjudications
-            if u in self.units and self.units[u].criterion == criterion
+            if u in self.units and self.units.criterion_of(u) == criterion
         }
-        return sorted(int(u) for u in ids)  # type: ignore[call-overload]
+        extra.difference_update(ids)
+        return array("q", sorted([*ids, *extra])) if extra else ids
 
     def column(self, criterion: str, rater: str, units: Sequence[int]) -> list[Hashable | None]:
         """One rater's labels over ``units`` (``MAJORITY``/``REFERENCE`` are pseudo-raters)."""
@@ -168,9 +144,8 @@ class StudyData:
         if m is None:
             return [None] * len(units)
         if rater == MAJORITY and rater not in self.rater_kinds:
-            humans = self.raters(criterion, "human")
-            return [strict_majority(m.get(u, h) for h in humans) for u in units]
-        return [m.get(u, rater) for u in units]
+            return m.majority(self.raters(criterion, "human"), units)
+        return m.column(rater, units)
 
 
 def _meta_text(value: object) -> str:
@@ -203,56 +178,53 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         item_id: {str(k): _meta_text(v) for k, v in meta.items()}
         for item_id, meta in reads.item_metadata(study).items()
     }
-    units: dict[int, UnitInfo] = {}
-    by_criterion: dict[str, list[int]] = {}
-    no_meta: dict[str, str] = {}  # shared by every unit without metadata (never written to)
-    item_sources: dict[int, tuple[str, ...]] = {}  # one tuple per item, shared by its units
+    units = UnitTable()
+    by_criterion: dict[str, array[int]] = {}
+    no_meta: dict[str, str] = {}  # shared by every item without metadata (never written to)
     for r in reads.unit_rows(study):
-        srcs = item_sources.get(r.item_id)
-        if srcs is None:
+        item = units.item_index(r.item_id)
+        if item is None:
             answers = sources.get(r.item_id, {})
             if r.kind == ItemKind.pairwise:
-                srcs = (answers.get("A", ""), answers.get("B", ""))
+                srcs: tuple[str, ...] = (answers.get("A", ""), answers.get("B", ""))
             else:
                 srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
-            item_sources[r.item_id] = srcs
-        # The same few texts repeat on every unit (kind, criterion, category, an item's id
-        # on each of its units): one string object each keeps 100k units small.
-        units[r.id] = UnitInfo(
-            r.id,
-            r.item_id,
-            _shared(r.ext_id),
-            _shared(r.kind),
-            _shared(r.criterion),
-            _shared(r.batch),
-            srcs,
-            _shared(r.category),
-            r.statement_id,
-            metas.get(r.item_id, no_meta),
-        )
-        by_criterion.setdefault(r.criterion, []).append(r.id)
+            # the same few texts repeat on every item (kind, batch): one string object each
+            facts = ItemFacts(
+                r.item_id,
+                r.ext_id,
+                _shared(r.kind),
+                _shared(r.batch),
+                tuple(_shared(x) for x in srcs),
+                metas.get(r.item_id, no_meta),
+            )
+            item = units.add_item(facts)
+        units.add(r.id, item, r.criterion, r.category, r.statement_id)
+        ids = by_criterion.get(r.criterion)
+        if ids is None:
+            ids = by_criterion[r.criterion] = array("q")
+        ids.append(r.id)
 
     rater_kinds = reads.rater_kinds(study)
-    labels: dict[str, LabelMatrix] = {}
+    labels: dict[str, CriterionLabels] = {}
     for label in reads.current_labels(study):
         m = labels.get(label.criterion)
         if m is None:
-            m = labels[label.criterion] = LabelMatrix()
+            m = labels[label.criterion] = CriterionLabels(by_criterion.get(label.criterion, ()))
         value = to_value(crits.get(label.criterion), label.value)
-        m.set(label.unit_id, _shared(label.rater), _shared(value))
+        m.set(label.unit_id, _shared(label.rater), value)
 
     adjudications: dict[int, Hashable] = {}
     for unit_id, value in reads.current_adjudications(study):
-        info = units.get(unit_id)
-        v = to_value(crits.get(info.criterion) if info else None, value)
+        crit = crits.get(units.criterion_of(unit_id)) if unit_id in units else None
+        v = to_value(crit, value)
         if v is not None:
             adjudications[unit_id] = v
 
     latest: dict[str, dict[int, VerdictInfo]] = {}
     if verdicts:
         for row in reads.current_verdicts(study):
-            info = units.get(row.unit_id)
-            crit = crits.get(info.criterion) if info else None
+            crit = crits.get(units.criterion_of(row.unit_id)) if row.unit_id in units else None
             latest.setdefault(row.rater, {})[row.unit_id] = VerdictInfo(
                 to_value(crit, row.value), row.status, row.trail
             )
@@ -263,6 +235,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     except (TypeError, ValueError):
         kqa_questions = None
     items_by_kind = reads.item_kind_counts(study)
+    criterion_units: dict[str, Sequence[int]] = dict(by_criterion)
     return StudyData(
         name=settings.name,
         settings=settings,
@@ -274,5 +247,5 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         kqa_questions=kqa_questions,
         declined=declining_items(study),
         items_by_kind=items_by_kind,
-        units_by_criterion=by_criterion,
+        units_by_criterion=criterion_units,
     )

@@ -38,9 +38,9 @@ from medjudge.judging.analysis.study_data import (
     MAJORITY,
     REFERENCE,
     StudyData,
-    UnitInfo,
     categories_for,
 )
+from medjudge.judging.analysis.unit_table import UnitInfo
 from medjudge.judging.stats.agreement import (
     MultiRaterStats,
     TwoRaterStats,
@@ -183,9 +183,10 @@ def slice_order(values: list[str]) -> list[str]:
 
 def _slicers(
     data: StudyData, units: Sequence[int], by: Sequence[str] = ()
-) -> dict[str, Callable[[UnitInfo], str | None]]:
+) -> dict[str, list[str | None]]:
     """Slice dimensions that split this criterion's units into two or more groups: batch,
-    answer source, statement category, and each metadata field of ``by``."""
+    answer source, statement category, and each metadata field of ``by``; each with its
+    value per unit (aligned with ``units``)."""
     candidates: dict[str, Callable[[UnitInfo], str | None]] = {
         "batch": lambda u: u.batch,
         "source": lambda u: u.source_label or None,
@@ -193,12 +194,12 @@ def _slicers(
     }
     for name in by:
         candidates[name] = lambda u, name=name: u.meta.get(name)  # type: ignore[misc]
-    out = {}
-    for name, key in candidates.items():
-        values = {key(data.units[u]) for u in units}
-        if len(values - {None}) >= 2:
-            out[name] = key
-    return out
+    keys: dict[str, list[str | None]] = {name: [] for name in candidates}
+    for u in units:
+        info = data.units[u]  # built once per unit, read by every dimension
+        for name, key in candidates.items():
+            keys[name].append(key(info))
+    return {name: values for name, values in keys.items() if len(set(values) - {None}) >= 2}
 
 
 def _pairs(data: StudyData, criterion: str) -> list[tuple[str, str, str]]:
@@ -299,10 +300,9 @@ def criterion_comparisons(
         out.append(record)
         if tie == "without":
             return
-        for by, key in slicers.items():
+        for by, keys in slicers.items():
             groups: dict[str, list[int]] = {}
-            for i, u in enumerate(units):
-                value = key(data.units[u])
+            for i, value in enumerate(keys):
                 if value is not None:
                     groups.setdefault(value, []).append(i)
             for value in slice_order(list(groups)):
@@ -405,11 +405,4 @@ def unresolved_disagreements(data: StudyData, criterion: str) -> int:
     m = data.labels.get(criterion)
     if m is None:
         return 0
-    raters = m.raters()
-    count = 0
-    for u in m.units():
-        if u in data.adjudications:
-            continue
-        values = {m.get(u, r) for r in raters} - {None}
-        count += len(values) >= 2
-    return count
+    return sum(u not in data.adjudications for u in m.disagreeing())

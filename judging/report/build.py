@@ -255,9 +255,7 @@ def build_report(
     )
     data = load_study_data(study)
     when = (now or datetime.now(UTC)).astimezone(UTC)
-    units_by_kind: dict[str, int] = {}
-    for info in data.units.values():
-        units_by_kind[info.kind] = units_by_kind.get(info.kind, 0) + 1
+    units_by_kind = data.units.kind_counts()
     return Report(
         format="medjudge-report",
         version=1,

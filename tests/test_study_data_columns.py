@@ -1,0 +1,146 @@
+"""The report's study data as columns (#12): a few bytes per unit, the same answers.
+
+:class:`CriterionLabels` is checked against :class:`LabelMatrix` (the live app's dict-based
+store, the reference) on random label sets; :class:`UnitTable` against the units it was
+given; and loading a real study creates no Python object per unit.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from medjudge.judging.analysis.label_columns import CriterionLabels
+from medjudge.judging.analysis.study_data import load_study_data, strict_majority
+from medjudge.judging.analysis.unit_table import ItemFacts, UnitInfo, UnitTable
+from medjudge.judging.stats.agreement import LabelMatrix
+from medjudge.store.settings import STATEMENT_CRITERION
+from medjudge.store.study import Study
+
+RATERS = ("ann", "bob", "cy", "dee")
+VALUES = ("A", "B", "tie", 1, 2, 3)
+
+labels_st = st.lists(
+    st.tuples(
+        st.integers(0, 29),  # position among the criterion's units
+        st.sampled_from(RATERS),
+        st.one_of(st.none(), st.sampled_from(VALUES)),  # None: the label is removed
+    ),
+    max_size=120,
+)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    ids=st.lists(st.integers(1, 10_000), min_size=1, max_size=30, unique=True),
+    records=labels_st,
+    wanted=st.lists(st.integers(0, 10_050), max_size=40),
+)
+def test_criterion_labels_answer_like_the_label_matrix(
+    ids: list[int], records: list[tuple[int, str, object]], wanted: list[int]
+) -> None:
+    units = sorted(ids)
+    got, want = CriterionLabels(units), LabelMatrix()
+    for pos, rater, value in records:
+        unit = units[pos % len(units)]
+        got.set(unit, rater, value)  # type: ignore[arg-type]
+        want.set(unit, rater, value)  # type: ignore[arg-type]
+    assert sorted(got.raters()) == sorted(want.raters())  # type: ignore[type-var]
+    assert {r: got.count(r) for r in RATERS} == {r: want.count(r) for r in RATERS}
+    assert len(got) == len(want)
+    assert list(got.units()) == sorted(want.units())  # type: ignore[type-var]
+    for unit in units:
+        for rater in RATERS:
+            assert got.get(unit, rater) == want.get(unit, rater)
+    # any units, in any order, some of them not this criterion's: no label there
+    for rater in RATERS:
+        assert got.column(rater, wanted) == [want.get(u, rater) for u in wanted]
+    for humans in (RATERS[:2], RATERS[:3], RATERS):
+        assert got.majority(humans, wanted) == [
+            strict_majority(want.get(u, h) for h in humans) for u in wanted
+        ]
+    differ = [u for u in units if len({want.get(u, r) for r in RATERS} - {None}) >= 2]
+    assert list(got.disagreeing()) == differ
+
+
+def test_criterion_labels_refuse_a_foreign_unit() -> None:
+    labels = CriterionLabels([2, 4, 6])
+    with pytest.raises(KeyError):
+        labels.set(5, "ann", "A")
+    assert labels.column("ann", [5]) == [None] and labels.get(5, "ann") is None
+
+
+def test_unit_table_gives_back_every_unit() -> None:
+    table = UnitTable()
+    pair = table.add_item(ItemFacts(10, "q1", "pairwise", "b1", ("m1", "m2"), {"site": "x"}))
+    stmt = table.add_item(ItemFacts(11, "q2", "statements", None, ("m1",), {}))
+    table.add(3, pair, "correctness", None, None)
+    table.add(4, pair, "harm", None, None)
+    table.add(9, stmt, "statement", "must_have", 77)
+    table.add(12, stmt, "statement", "nice_to_have", 78)
+    assert len(table) == 4 and list(table) == [3, 4, 9, 12]
+    assert table[3] == UnitInfo(3, 10, "q1", "pairwise", "correctness", "b1", ("m1", "m2"))
+    assert table[3].meta == {"site": "x"} and table[3].source_label == "m1 vs m2"
+    assert table[12] == UnitInfo(
+        12, 11, "q2", "statements", "statement", None, ("m1",), "nice_to_have", 78
+    )
+    assert 9 in table and 5 not in table and "9" not in table
+    assert table.get(5) is None
+    with pytest.raises(KeyError):
+        table[13]
+    assert table.criterion_of(4) == "harm" and table.item_of(9).ext_id == "q2"
+    assert table.kind_counts() == {"pairwise": 2, "statements": 2}
+    with pytest.raises(ValueError, match="increasing"):
+        table.add(12, stmt, "statement", None, None)
+
+
+def _statements_study(tmp: Path, items: int) -> Path:
+    """``items`` statements items of 10 statements, each labelled by two reviewers."""
+    src = tmp / f"s{items}.jsonl"
+    values = ("entailed", "neutral", "contradicted")
+    with src.open("w", encoding="utf-8") as fh:
+        for i in range(items):
+            row = {
+                "id": f"s{i}",
+                "question": f"Q{i}?",
+                "answer": f"A{i}.",
+                "source": f"model-{i % 3}",
+                "statements": [
+                    {"text": f"S{i}.{k}", "category": "must_have" if k < 6 else "nice_to_have"}
+                    for k in range(10)
+                ],
+                "labels": [
+                    {"rater": r, "statement": k, "value": values[(i + k + len(r)) % 3]}
+                    for k in range(10)
+                    for r in ("ann", "bob")
+                ],
+            }
+            fh.write(json.dumps(row) + "\n")
+    from medjudge.store.importing.run import import_file
+
+    path = tmp / f"s{items}.db"
+    with Study.create(path) as s:
+        import_file(s, src, kind="statements", actor="lead")
+    return path
+
+
+def test_loading_a_study_makes_no_object_per_unit(tmp_path: Path) -> None:
+    """A report holds a study's units and labels as columns: the objects the collector tracks
+    grow with the items (one record each), not with the statements or the labels."""
+    path = _statements_study(tmp_path, 300)  # 3,000 statements, 6,000 labels
+    with Study.open(path) as s:
+        load_study_data(s)  # warm: modules, caches
+        gc.collect()
+        before = Counter(type(o).__name__ for o in gc.get_objects())
+        data = load_study_data(s)
+        gc.collect()
+        after = Counter(type(o).__name__ for o in gc.get_objects())
+        grown = sum((after - before).values())
+        assert len(data.units) == 3_000 and len(data.labels[STATEMENT_CRITERION]) == 6_000
+        assert grown < 1_000, (after - before).most_common(5)
