@@ -185,3 +185,92 @@ def test_help_documents_the_json_keys() -> None:
     flat = " ".join(r.output.split())
     for key in ("slices", "krippendorff_alpha", "vs_majority", "ci_low", "Example:"):
         assert key in flat
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        # the first problem by line wins, whatever kind it is
+        (
+            "id,ann,bob\n1,1,2\n2,1,2\n1,1,2\n4,3,x\n",
+            ["--unit", "id", "--ordinal"],
+            "line 4, field 'id': unit '1' appears twice (first on line 2)",
+        ),
+        (
+            "id,ann,bob\n1,1,2\n2,x,3\n1,1,2\n",
+            ["--unit", "id", "--ordinal"],
+            "line 3, field 'ann': this scale needs numbers",
+        ),
+        # a repeated unit whose labels are bad too: the repeat (checked first on a row)
+        ("id,ann,bob\n1,1,2\n1,x,2\n", ["--unit", "id", "--ordinal"], "line 3, field 'id'"),
+        # a missing column beats any row's problem, even an earlier one
+        ("id,ann,bob\n1,3,x\n1,2,2\n", ["--unit", "id", "--ordinal", "--by", "zz"], "no column"),
+        # a later broken line is still reported (the file is read to its end)
+        ('{"id": 1, "ann": "x", "bob": 2}\n{"id": \n', ["--unit", "id", "--ordinal"], "line 2"),
+        # many ids, one repeat far apart
+        (
+            "id,ann,bob\n" + "".join(f"u{i},A,B\n" for i in range(500)) + "u7,A,A\n",
+            ["--unit", "id"],
+            "line 502, field 'id': unit 'u7' appears twice (first on line 9)",
+        ),
+    ],
+)
+def test_the_first_problem_is_reported(
+    tmp_path: Path, content: str, args: list[str], message: str
+) -> None:
+    """The label file is read in one pass, a row at a time; the message is still the one a
+    whole-file read gives: missing columns first, then the first bad row by line."""
+    path = tmp_path / ("x.jsonl" if content.startswith("{") else "x.csv")
+    path.write_text(content, encoding="utf-8")
+    r = runner.invoke(app, ["agreement", str(path), "-r", "ann,bob", *args])
+    assert r.exit_code == 1, r.output
+    assert message in r.output, r.output
+
+
+def test_a_label_file_is_read_a_row_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most a couple of the file's records are alive at once while a table is read, and the
+    table keeps one shared object per distinct label (no list per row)."""
+    import gc
+    import weakref
+
+    from medjudge.judging.stats import label_file
+
+    rows = _labels(n=3000)
+    path = _write_csv(tmp_path / "l.csv", rows)
+    alive: list[weakref.ref[object]] = []
+    most = 0
+    real = label_file.read_csv
+
+    def counting(p: Path):  # type: ignore[no-untyped-def]
+        nonlocal most
+        for rec in real(p):
+            alive[:] = [*alive[-20:], weakref.ref(rec)]
+            most = max(most, sum(r() is not None for r in alive))
+            yield rec
+
+    monkeypatch.setattr(label_file, "read_csv", counting)
+    gc.collect()
+    before = len(gc.get_objects())
+    table = label_file.read_label_table(path, RATERS, unit="id", by="batch")
+    gc.collect()
+    assert table.n_units == 3000 and most <= 2
+    assert len(gc.get_objects()) - before < 300
+    assert [c[5] for c in table.columns] == [rows[5][r] or None for r in RATERS]
+    assert table.groups[0] == "b1" and table.groups[-1] == "b2"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_csv_line_endings_read_alike(tmp_path: Path, newline: str) -> None:
+    """LF, CR LF and old CR-only files give the same figures; a quoted cell may hold a newline."""
+    text = newline.join(["id,ann,bob", "1,A,B", '2,"A",A', "3,B,B", '4,A,"B"']) + newline
+    path = tmp_path / "e.csv"
+    path.write_bytes(text.encode())
+    r = runner.invoke(app, ["agreement", str(path), "-r", "ann,bob", "--unit", "id", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["slices"][0]["n_rows"] == 4
+    bad = tmp_path / "q.csv"
+    bad.write_bytes(f'id,ann,bob{newline}1,A,"B{newline}B"{newline}1,A,B{newline}'.encode())
+    r = runner.invoke(app, ["agreement", str(bad), "-r", "ann,bob", "--unit", "id"])
+    assert r.exit_code == 1 and "q.csv, line 4, field 'id': unit '1' appears twice" in r.output

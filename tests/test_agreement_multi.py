@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from itertools import combinations
 
@@ -427,3 +428,20 @@ def test_label_matrix_feeds_live_recomputation() -> None:
     m.set("unit0", "ann", 2 if rows[0][0] != 2 else 0)
     after = multi_rater_stats(m.table(names), names, intervals=False).krippendorff_alpha.value
     assert after != before
+
+
+def test_column_input_gives_the_row_input_figures() -> None:
+    """Labels given rater by rater (as ``medjudge agreement`` reads a file) give exactly the
+    figures of the same labels given unit by unit."""
+    from medjudge.judging.stats.agreement import multi_rater_column_stats
+
+    rnd = random.Random(5)
+    rows = [[rnd.choice(["A", "B", "C", None]) for _ in range(4)] for _ in range(150)]
+    names = ["ann", "bob", "cy", "dee"]
+    columns = [[row[r] for row in rows] for r in range(4)]
+    want = multi_rater_stats(rows, names, n_boot=300, seed=3).to_dict()
+    assert multi_rater_column_stats(columns, names, n_boot=300, seed=3).to_dict() == want
+    with pytest.raises(ValueError, match="rater 'bob' has 149 labels, expected 150"):
+        multi_rater_column_stats([columns[0], columns[1][:-1]], names[:2])
+    with pytest.raises(ValueError, match="2 columns for 3 rater names"):
+        multi_rater_column_stats(columns[:2], names[:3])

@@ -31,7 +31,11 @@ from medjudge.judging.stats.agreement_labels import (
     resolve_categories,
     without_ties,
 )
-from medjudge.judging.stats.agreement_multi import MultiRaterStats, multi_rater_stats
+from medjudge.judging.stats.agreement_multi import (
+    MultiRaterStats,
+    multi_rater_column_stats,
+    multi_rater_stats,
+)
 from medjudge.judging.stats.agreement_two import Confusion, TwoRaterStats, two_rater_stats
 from medjudge.judging.stats.estimates import Estimate
 
@@ -43,6 +47,7 @@ __all__ = [
     "MultiRaterStats",
     "TwoRaterStats",
     "is_missing",
+    "multi_rater_column_stats",
     "multi_rater_stats",
     "resolve_categories",
     "two_rater_stats",

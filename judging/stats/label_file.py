@@ -13,15 +13,19 @@ interval scale they must be numbers.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from array import array
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from medjudge.judging.stats.agreement import (
     MultiRaterStats,
     TwoRaterStats,
-    multi_rater_stats,
+    multi_rater_column_stats,
     two_rater_stats,
 )
 from medjudge.judging.stats.estimates import N_BOOT
@@ -34,24 +38,29 @@ MISSING_SLICE = "(missing)"
 
 @dataclass
 class LabelTable:
-    """Labels read from a file: one row per unit, one column per rater."""
+    """Labels read from a file: one column per rater, one label per unit (a file row)."""
 
     path: Path
     raters: list[str]
-    rows: list[list[Hashable | None]]
-    units: list[str | None]
+    columns: list[list[Hashable | None]]
+    """One list per rater, aligned: ``columns[r][i]`` is rater ``r``'s label on unit ``i``."""
     groups: list[str | None]
-    lines: list[int]
+    """The ``--by`` value of each unit (empty without ``--by``)."""
+
+    @property
+    def n_units(self) -> int:
+        """How many units (rows) the file has."""
+        return len(self.columns[0]) if self.columns else 0
 
 
-def _records(path: Path) -> list[Record]:
+def _records(path: Path) -> Iterator[Record]:
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return list(read_csv(path))
+        return read_csv(path)
     if suffix in (".jsonl", ".ndjson"):
-        return list(read_jsonl(path))
+        return read_jsonl(path)
     if suffix == ".json":
-        return list(read_json_array(path))
+        return read_json_array(path)
     raise ImportProblem(path, "unknown file type: use .csv, .jsonl or .json")
 
 
@@ -131,11 +140,41 @@ def read_label_table(
     dupes = sorted({r for r in raters if raters.count(r) > 1})
     if dupes:
         raise ImportProblem(path, f"--raters names {', '.join(dupes)} twice")
-    records = _records(path)
-    if not records:
+    # One pass, a row at a time, keeping only the labels (one shared object per distinct
+    # label): the file is never held as records. The checks report what reading the whole
+    # file first would: a file without rows or without a named column before any row's
+    # problem, then the first problem by line (a repeated unit id found by its hash here,
+    # confirmed by a second read).
+    shared: dict[Hashable | None, Hashable | None] = {}
+    table = LabelTable(path, raters, [[] for _ in raters], [])
+    seen_keys: set[str] = set()
+    unit_hashes, unit_lines = array("q"), array("q")
+    problem: ImportProblem | None = None
+    rows = 0
+    for rec in _records(path):
+        rows += 1
+        seen_keys.update(rec.data)
+        if problem is not None:
+            continue  # only the columns are still of interest
+        try:
+            if unit is not None:
+                key = _key(rec, unit)
+                if key is None:
+                    raise rec.problem("missing unit id", unit)
+                unit_hashes.append(hash(key))
+                unit_lines.append(rec.line)
+            labels = [_label(rec, r, numeric) for r in raters]
+            group = _key(rec, by) if by else None
+        except ImportProblem as exc:
+            problem = exc
+            continue
+        for column, label in zip(table.columns, labels, strict=True):
+            column.append(shared.setdefault(label, label))
+        if by:
+            table.groups.append(shared.setdefault(group, group))  # type: ignore[arg-type]
+    if not rows:
         raise ImportProblem(path, "has no rows")
     wanted = [*raters, *(c for c in (unit, by) if c)]
-    seen_keys = {k for rec in records for k in rec.data}
     absent = [c for c in wanted if c not in seen_keys]
     if absent:
         have = ", ".join(sorted(seen_keys)[:20]) or "none"
@@ -144,23 +183,43 @@ def read_label_table(
         )
     if unit is not None and unit in raters or by is not None and by in raters:
         raise ImportProblem(path, "--unit/--by must not also be a rater column")
-    table = LabelTable(path, raters, [], [], [], [])
-    first_line: dict[str, int] = {}
-    for rec in records:
-        key = _key(rec, unit)
-        if unit is not None:
-            if key is None:
-                raise rec.problem("missing unit id", unit)
-            if key in first_line:
-                raise rec.problem(
-                    f"unit {key!r} appears twice (first on line {first_line[key]})", unit
-                )
-            first_line[key] = rec.line
-        table.rows.append([_label(rec, r, numeric) for r in raters])
-        table.units.append(key)
-        table.groups.append(_key(rec, by) if by else None)
-        table.lines.append(rec.line)
+    if unit is not None:
+        repeated = _repeated_unit(path, unit, unit_hashes, unit_lines)
+        if repeated is not None and (
+            problem is None or (repeated.line or 0) <= (problem.line or 0)
+        ):
+            problem = repeated
+    if problem is not None:
+        raise problem
     return table
+
+
+def _repeated_unit(
+    path: Path, unit: str, hashes: array[int], lines: array[int]
+) -> ImportProblem | None:
+    """The first row whose unit id an earlier row has, as a problem; None if ids are unique.
+
+    ``hashes`` are the ids' hashes in file order (rows up to ``lines[-1]``); only ids whose
+    hash repeats are read again and compared as text.
+    """
+    values, counts = np.unique(np.frombuffer(hashes, dtype=np.int64), return_counts=True)
+    suspects = set(values[counts > 1].tolist())
+    if not suspects:
+        return None
+    last = lines[-1]
+    first_line: dict[str, int] = {}
+    for rec in _records(path):
+        if rec.line > last:
+            break
+        key = _key(rec, unit)
+        if key is None or hash(key) not in suspects:
+            continue
+        if key in first_line:
+            return rec.problem(
+                f"unit {key!r} appears twice (first on line {first_line[key]})", unit
+            )
+        first_line[key] = rec.line
+    return None
 
 
 @dataclass(frozen=True)
@@ -206,7 +265,7 @@ def table_stats(
         ``all`` first, then one entry per slice value (sorted; rows without one are
         ``(missing)``).
     """
-    slices: list[tuple[str, list[int]]] = [("all", list(range(len(table.rows))))]
+    slices: list[tuple[str, list[int] | None]] = [("all", None)]  # None: every unit
     if by:
         groups: dict[str, list[int]] = {}
         for i, g in enumerate(table.groups):
@@ -214,22 +273,19 @@ def table_stats(
         slices += sorted(groups.items())
     out = []
     for name, idx in slices:
-        rows = [table.rows[i] for i in idx]
-        variants = [(False, rows)]
+        columns = table.columns if idx is None else [[c[i] for i in idx] for c in table.columns]
+        variants = [(False, columns)]
         if tie is not None:
-            variants.append((True, [r for r in rows if tie not in r]))
+            keep = [tie not in labels for labels in zip(*columns, strict=True)]
+            variants.append((True, [list(compress(c, keep)) for c in columns]))
         for untied, part in variants:
             stats: TwoRaterStats | MultiRaterStats
             if len(table.raters) == 2:
                 stats = two_rater_stats(
-                    [r[0] for r in part],
-                    [r[1] for r in part],
-                    categories=categories,
-                    scale=scale,
-                    confidence=confidence,
+                    part[0], part[1], categories=categories, scale=scale, confidence=confidence
                 )
             else:
-                stats = multi_rater_stats(
+                stats = multi_rater_column_stats(
                     part,
                     table.raters,
                     categories=categories,
@@ -238,5 +294,5 @@ def table_stats(
                     seed=seed,
                     confidence=confidence,
                 )
-            out.append(SliceStats(name, len(part), stats, without_ties=untied))
+            out.append(SliceStats(name, len(part[0]), stats, without_ties=untied))
     return out

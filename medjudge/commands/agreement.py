@@ -275,7 +275,7 @@ def agreement(
         )
         return
     out(
-        f"{file}: {len(table.rows)} units, raters {', '.join(table.raters)}; {level} scale; "
+        f"{file}: {table.n_units} units, raters {', '.join(table.raters)}; {level} scale; "
         "95% intervals in brackets, their method after n"
     )
     source = (

@@ -135,10 +135,19 @@ def read_jsonl(path: Path) -> Iterator[Record]:
         yield _record(path, n, _loads(path, line, n))
 
 
+def _csv_lines(path: Path) -> Iterator[str]:
+    """The file's lines for :mod:`csv`, read one at a time, split as a text file opened with
+    ``newline=""`` splits them (at LF, CR LF and a lone CR, endings kept)."""
+    for _, line in _stream_lines(path):
+        if "\r" in line:
+            yield from io.StringIO(line + "\n", newline="")
+        else:
+            yield line + "\n"
+
+
 def read_csv(path: Path) -> Iterator[Record]:
     """A CSV file with a header row; a record's line is where it starts."""
-    text = "\n".join(_decode_lines(path, read_bytes(path)))
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(_csv_lines(path), strict=True)
     csv.field_size_limit(50_000_000)
     try:
         header = next(reader)
