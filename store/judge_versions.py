@@ -236,21 +236,34 @@ class CallTotals:
     latency_s: float = 0.0
 
 
-def call_totals(study: Study, keys: set[str]) -> CallTotals:
-    """Calls, tokens, cost and summed latency of the stored calls with these keys."""
-    sums = [0, 0, 0, 0, 0.0, 0.0]
-    ordered = sorted(keys)
-    for i in range(0, len(ordered), 500):
-        chunk = ordered[i : i + 500]
-        row = study.conn.execute(
-            "SELECT count(*), coalesce(sum(status = 'failed'), 0), coalesce(sum(input_tokens), 0),"
-            " coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), "
-            f"coalesce(sum(latency_s), 0) FROM judge_calls WHERE key IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ).fetchone()
-        sums = [a + b for a, b in zip(sums, row, strict=True)]
+_TRAIL_KEYS = """
+    SELECT t.value FROM current_verdicts v JOIN raters r ON r.id = v.rater_id,
+        json_tree(v.trail) t
+    WHERE r.name = ? AND json_valid(v.trail) AND t.type = 'text'
+        AND (t.key = 'key' OR t.fullkey GLOB '*.calls[[]*]')
+"""
+"""The call keys a judge's current verdict trails name: each sample's ``calls`` and each
+failed sample's ``key``, at any depth of the trail."""
+
+
+def verdict_call_totals(study: Study, judge: str) -> CallTotals | None:
+    """Calls, tokens, cost and summed latency of the stored calls that a judge's current
+    verdicts were made from (each call once, however many verdicts name it); None when the
+    trails name no call (verdicts imported with labels).
+
+    Computed inside SQLite from the trails, so a judge of 100,000 units costs no memory here.
+    """
+    conn = study.conn
+    if conn.execute(f"SELECT EXISTS ({_TRAIL_KEYS})", (judge,)).fetchone()[0] == 0:
+        return None
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(status = 'failed'), 0), coalesce(sum(input_tokens), 0),"
+        " coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), "
+        f"coalesce(sum(latency_s), 0) FROM judge_calls WHERE key IN ({_TRAIL_KEYS})",
+        (judge,),
+    ).fetchone()
     return CallTotals(
-        int(sums[0]), int(sums[1]), int(sums[2]), int(sums[3]), float(sums[4]), float(sums[5])
+        int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4]), float(row[5])
     )
 
 

@@ -18,8 +18,11 @@ from hypothesis import strategies as st
 
 from medjudge.judging.analysis.label_columns import CriterionLabels
 from medjudge.judging.analysis.study_data import load_study_data, strict_majority
+from medjudge.judging.analysis.trail_facts import TrailFacts, trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitInfo, UnitTable
 from medjudge.judging.stats.agreement import LabelMatrix
+from medjudge.store.judge_versions import verdict_call_totals
+from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.settings import STATEMENT_CRITERION
 from medjudge.store.study import Study
 
@@ -130,10 +133,33 @@ def _statements_study(tmp: Path, items: int) -> Path:
     return path
 
 
+def _judge_every_unit(path: Path) -> None:
+    """A judge's verdict on every unit, each trail with its own call keys and reasons."""
+    with Study.open(path) as s:
+        verdicts = [
+            NewVerdict(
+                unit_id,
+                "entailed",
+                "",
+                {
+                    "calls": [f"{unit_id:08d}{k}" * 8 for k in range(3)],
+                    "votes": ["entailed", "entailed", "neutral"],
+                    "reasons": [f"reason {unit_id}.{k}" for k in range(3)],
+                    "samples_disagreed": True,
+                    "failed": [],
+                },
+            )
+            for (unit_id,) in s.conn.execute("SELECT id FROM units")
+        ]
+        write_verdicts(s, "openai:j", {"spec": "openai:j"}, verdicts, run_id=None, actor="lead")
+
+
 def test_loading_a_study_makes_no_object_per_unit(tmp_path: Path) -> None:
-    """A report holds a study's units and labels as columns: the objects the collector tracks
-    grow with the items (one record each), not with the statements or the labels."""
+    """A report holds a study's units and labels as columns and its verdicts without their
+    trails: the objects the collector tracks grow with the items (one record each), not with
+    the statements, the labels or the verdicts."""
     path = _statements_study(tmp_path, 300)  # 3,000 statements, 6,000 labels
+    _judge_every_unit(path)  # 3,000 verdicts
     with Study.open(path) as s:
         load_study_data(s)  # warm: modules, caches
         gc.collect()
@@ -142,5 +168,97 @@ def test_loading_a_study_makes_no_object_per_unit(tmp_path: Path) -> None:
         gc.collect()
         after = Counter(type(o).__name__ for o in gc.get_objects())
         grown = sum((after - before).values())
-        assert len(data.units) == 3_000 and len(data.labels[STATEMENT_CRITERION]) == 6_000
+        assert len(data.units) == 3_000 and len(data.labels[STATEMENT_CRITERION]) == 9_000
+        assert len(data.verdicts["openai:j"]) == 3_000
         assert grown < 1_000, (after - before).most_common(5)
+
+
+@pytest.mark.parametrize(
+    ("trail", "facts"),
+    [
+        (
+            {
+                "orders": {
+                    "AB": {"verdict": "A", "votes": ["A", "B"], "samples_disagreed": True},
+                    "BA": {"verdict": "B", "votes": ["B"], "failed": [{"key": "k"}] * 2},
+                }
+            },
+            TrailFacts("orders", "A", "B", failed=2, voted=True, disagreed=True),
+        ),
+        # a broken order counts as absent; a verdict that is no label is no verdict
+        (
+            {"orders": {"AB": ["A"], "BA": {"verdict": ["B"], "failed": "x"}}},
+            TrailFacts("orders", None, None),
+        ),
+        ({"orders": {}}, TrailFacts("orders")),
+        (
+            {"members": {"a": "A", "b": "B"}, "judges_disagreed": True, "failed": [1]},
+            TrailFacts("panel", disagreed=True),
+        ),
+        (
+            {"votes": ["x"], "samples_disagreed": False, "failed": [{}, {}, {}]},
+            TrailFacts("plain", failed=3, voted=True),
+        ),
+        ({"source": "import"}, TrailFacts("plain")),
+    ],
+)
+def test_trail_facts(trail: dict[str, object], facts: TrailFacts) -> None:
+    assert trail_facts(trail) == facts  # type: ignore[arg-type]
+
+
+def _trail_keys(trail: object) -> set[str]:
+    """Reference: every ``calls`` entry and every ``key`` text, at any depth."""
+    out: set[str] = set()
+    if isinstance(trail, dict):
+        for k, v in trail.items():
+            if k == "calls" and isinstance(v, list):
+                out |= {x for x in v if isinstance(x, str)}
+            elif k == "key" and isinstance(v, str):
+                out.add(v)
+            else:
+                out |= _trail_keys(v)
+    elif isinstance(trail, list):
+        for v in trail:
+            out |= _trail_keys(v)
+    return out
+
+
+def test_call_totals_of_a_judge_come_from_its_current_trails(tmp_path: Path) -> None:
+    """The calls a judge's verdicts were made from are summed inside SQLite; the same sums as
+    collecting every key of every current trail in Python and adding up those calls."""
+    from .test_report import JUDGE, PANEL, build_rich_study
+
+    with Study.open(build_rich_study(tmp_path)) as s:
+        trails = [
+            json.loads(t)
+            for (t,) in s.conn.execute(
+                "SELECT v.trail FROM current_verdicts v JOIN raters r ON r.id = v.rater_id "
+                "WHERE r.name = ?",
+                (JUDGE,),
+            )
+        ]
+        keys = set().union(*(_trail_keys(t) for t in trails))
+        stored = sorted(keys)[::2] + ["not-named-1", "not-named-2"]  # half the keys + others
+        with s.tx() as conn:
+            for i, key in enumerate(stored):
+                conn.execute(
+                    "INSERT INTO judge_calls (key, judge, provider, model, template, "
+                    "template_hash, params, messages, task, sample, status, input_tokens, "
+                    "output_tokens, cost_usd, latency_s, created_at) VALUES (?, ?, 'openai', "
+                    "'m', 't', 'h', '{}', '[]', 'x', 0, ?, ?, 5, 0.25, 1.5, 'now')",
+                    (key, JUDGE, "failed" if i % 3 == 0 else "ok", 100 + i),
+                )
+        rows = [
+            r
+            for r in s.conn.execute(
+                "SELECT key, status, input_tokens, output_tokens, cost_usd, latency_s "
+                "FROM judge_calls"
+            )
+            if r[0] in keys
+        ]
+        totals = verdict_call_totals(s, JUDGE)
+        assert totals is not None and totals.calls == len(rows) > 0
+        assert totals.failed == sum(r[1] == "failed" for r in rows) > 0
+        assert totals.input_tokens == sum(r[2] for r in rows)
+        assert totals.cost_usd == pytest.approx(sum(r[4] for r in rows))
+        assert verdict_call_totals(s, PANEL) is None  # a panel's trails name no call

@@ -15,8 +15,6 @@ Shares come with Wilson intervals.
 
 from __future__ import annotations
 
-from typing import Any
-
 from medjudge.judging.analysis.records import ConsistencyRow, records
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.judging.stats.estimates import Estimate, wilson_interval
@@ -32,11 +30,6 @@ def share(count: int, n: int, confidence: float = 0.95, *, empty: str = "no unit
         low, high = wilson_interval(count, n, confidence)
         est = Estimate(count / n, low, high, n, method="wilson")
     return {**est.to_dict(), "count": count}
-
-
-def _failed(trail: dict[str, Any]) -> int:
-    failed = trail.get("failed")
-    return len(failed) if isinstance(failed, list) else 0
 
 
 def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[ConsistencyRow]:
@@ -57,11 +50,10 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
     for judge in sorted(data.verdicts):
         per: dict[str, dict[str, int]] = {}
         for unit_id, v in data.verdicts[judge].items():
-            info = data.units.get(unit_id)
-            if info is None:
+            if unit_id not in data.units:
                 continue
             c = per.setdefault(
-                info.criterion,
+                data.units.criterion_of(unit_id),
                 {
                     "n": 0,
                     "missing": 0,
@@ -76,27 +68,18 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
             )
             c["n"] += 1
             c["missing"] += v.status == "missing" or v.value is None
-            t = v.trail
-            orders = t.get("orders")
-            if isinstance(orders, dict):
-                sub = [o for o in (orders.get("AB"), orders.get("BA")) if isinstance(o, dict)]
-                c["failed"] += sum(_failed(o) for o in sub)
-                voted = [o for o in sub if o.get("votes")]
-                if voted:
-                    c["dis_n"] += 1
-                    c["dis"] += any(bool(o.get("samples_disagreed")) for o in voted)
-                verdicts = [o.get("verdict") for o in sub]
-                if len(verdicts) == 2 and None not in verdicts:
-                    c["pos_n"] += 1
-                    c["pos"] += verdicts[0] != verdicts[1]
-            elif "members" in t:
+            f = v.facts
+            c["failed"] += f.failed
+            if f.shape == "panel":
                 c["panel_n"] += v.value is not None
-                c["panel"] += bool(t.get("judges_disagreed"))
-            else:
-                c["failed"] += _failed(t)
-                if t.get("votes"):
-                    c["dis_n"] += 1
-                    c["dis"] += bool(t.get("samples_disagreed"))
+                c["panel"] += f.disagreed
+                continue
+            if f.voted:
+                c["dis_n"] += 1
+                c["dis"] += f.disagreed
+            if f.shape == "orders" and f.ab is not None and f.ba is not None:
+                c["pos_n"] += 1
+                c["pos"] += f.ab != f.ba
         for criterion in [x for x in order if x in per] + sorted(set(per) - set(order)):
             c = per[criterion]
             kind = data.kind_of(criterion)

@@ -20,7 +20,6 @@ And judge-vs-judge agreement (κ, AC1, percent) for every pair of versions per c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
@@ -30,7 +29,7 @@ from medjudge.judging.analysis.records_sections import JudgesSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification
-from medjudge.store.judge_versions import call_totals, list_versions, run_seconds
+from medjudge.store.judge_versions import list_versions, run_seconds, verdict_call_totals
 from medjudge.store.kinds import ItemKind
 from medjudge.store.study import Study
 
@@ -91,12 +90,11 @@ def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[di
 def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
     both = differ = decisive = first = 0
     for unit_id, v in data.verdicts.get(judge, {}).items():
-        info = data.units.get(unit_id)
-        orders = v.trail.get("orders")
-        if info is None or info.kind != ItemKind.pairwise or not isinstance(orders, dict):
+        if v.facts.shape != "orders" or unit_id not in data.units:
             continue
-        ab = (orders.get("AB") or {}).get("verdict")
-        ba = (orders.get("BA") or {}).get("verdict")
+        if data.units.item_of(unit_id).kind != ItemKind.pairwise:
+            continue
+        ab, ba = v.facts.ab, v.facts.ba
         if ab is not None and ba is not None:
             both += 1
             differ += ab != ba
@@ -110,21 +108,6 @@ def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
         "ab_ne_ba": share(differ, both, conf, empty="no unit with both orders decided"),
         "first_shown_wins": share(first, decisive, conf, empty="no order verdict chose an answer"),
     }
-
-
-def _trail_keys(trail: Any) -> Iterator[str]:
-    """Every call key a verdict trail names (valid samples' ``calls`` and failed ``key``s)."""
-    if isinstance(trail, dict):
-        for k, v in trail.items():
-            if k == "calls" and isinstance(v, list):
-                yield from (x for x in v if isinstance(x, str))
-            elif k == "key" and isinstance(v, str):
-                yield v
-            else:
-                yield from _trail_keys(v)
-    elif isinstance(trail, list):
-        for v in trail:
-            yield from _trail_keys(v)
 
 
 def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> JudgesSection:
@@ -155,9 +138,8 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
         missing = sum(x.value is None for x in verdicts.values())
         recs = consistency.get(name, [])
         dis = [r.samples_disagreed for r in recs if r.samples_disagreed]
-        keys = {k for x in verdicts.values() for k in _trail_keys(x.trail)}
-        totals = call_totals(study, keys) if keys else None
-        items = len({data.units[u].item_id for u in verdicts if u in data.units})
+        totals = verdict_call_totals(study, name)
+        items = len({data.units.item_of(u).item_id for u in verdicts if u in data.units})
         versions.append(
             {
                 "name": name,

@@ -17,9 +17,10 @@ from array import array
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from medjudge.judging.analysis.label_columns import CriterionLabels
+from medjudge.judging.analysis.trail_facts import TrailFacts, trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
 from medjudge.store import reads
 from medjudge.store.abstentions import declining_items
@@ -74,7 +75,8 @@ class VerdictInfo:
 
     value: Hashable | None
     status: str
-    trail: dict[str, Any]
+    facts: TrailFacts
+    """What the report reads from the verdict's trail (the trail itself is not kept)."""
 
 
 @dataclass
@@ -223,11 +225,17 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
 
     latest: dict[str, dict[int, VerdictInfo]] = {}
     if verdicts:
+        # equal verdicts (value, status, trail facts) are one object: a judged study of
+        # 100,000 units holds a dict entry per verdict, not a trail
+        shared_facts: dict[TrailFacts, TrailFacts] = {}
+        shared_verdicts: dict[VerdictInfo, VerdictInfo] = {}
         for row in reads.current_verdicts(study):
             crit = crits.get(units.criterion_of(row.unit_id)) if row.unit_id in units else None
-            latest.setdefault(row.rater, {})[row.unit_id] = VerdictInfo(
-                to_value(crit, row.value), row.status, row.trail
-            )
+            found = trail_facts(row.trail)
+            found = shared_facts.setdefault(found, found)
+            verdict = VerdictInfo(_shared(to_value(crit, row.value)), row.status, found)
+            verdict = shared_verdicts.setdefault(verdict, verdict)
+            latest.setdefault(_shared(row.rater), {})[row.unit_id] = verdict
 
     stored = reads.study_value(study, "kqa_questions")
     try:

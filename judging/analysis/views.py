@@ -223,13 +223,8 @@ def ab_ba_columns(
     ba: list[Hashable | None] = []
     for u in units:
         v = verdicts.get(u)
-        orders = v.trail.get("orders") if v is not None else None
-        if not isinstance(orders, dict):
-            ab.append(None)
-            ba.append(None)
-            continue
-        ab.append((orders.get("AB") or {}).get("verdict"))
-        ba.append((orders.get("BA") or {}).get("verdict"))
+        ab.append(v.facts.ab if v is not None else None)
+        ba.append(v.facts.ba if v is not None else None)
     return ab, ba
 
 
