@@ -276,6 +276,52 @@ def test_dropped_connection_is_retried(fake: FakeLLMServer, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_a_dropped_connection_is_named_a_connection_failure(fake: FakeLLMServer, kind: str) -> None:
+    """A server that closes the connection is a failed connection, not a timeout (the OpenAI
+    SDK's aiohttp transport reports it as a connect timeout: client_spread.failed_connection)."""
+    fake.responder = by_index(Reply.disconnect())
+    for _ in range(2):  # the first call takes the SDK's own path, later ones the reused request
+        err = run(failing(build(kind, fake, max_retries=0)))
+        assert err.kind == "connection" and err.retryable is True, err.message
+        assert "cannot connect" in err.message
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_judges_send_through_the_sdks_aiohttp_transport(fake: FakeLLMServer, kind: str) -> None:
+    """Both SDKs' clients carry the SDK's own aiohttp transport (``DefaultAioHttpClient``)."""
+    provider = build(kind, fake)
+    run(call(provider))
+    client = provider._clients.first
+    sdk_client = client.client if kind == "openai" else client  # type: ignore[union-attr]
+    transport = sdk_client._client._transport  # type: ignore[union-attr]
+    assert type(transport).__name__ == "AiohttpTransport", type(transport)
+    assert type(transport).__module__.startswith(f"{kind}._vendor.httpx_aiohttp")
+
+
+def test_failed_connection_tells_timeouts_from_refusals() -> None:
+    import aiohttp
+    import httpx2
+
+    from medjudge.judging.llm.client_spread import failed_connection
+
+    def chained(*errors: BaseException) -> BaseException:
+        for outer, inner in zip(errors, errors[1:], strict=False):
+            outer.__cause__ = inner
+        return errors[0]
+
+    refused = aiohttp.ClientConnectorError(
+        aiohttp.client_reqrep.ConnectionKey("h", 1, False, True, None, None, None),
+        OSError(111, "refused"),
+    )
+    gone = aiohttp.ServerDisconnectedError()
+    slow = aiohttp.SocketTimeoutError("read")
+    assert failed_connection(chained(httpx2.ConnectTimeout("x"), refused))
+    assert failed_connection(chained(RuntimeError(), httpx2.ConnectTimeout("x"), gone))
+    assert not failed_connection(chained(httpx2.ReadTimeout("x"), slow))
+    assert not failed_connection(httpx2.ReadTimeout("x"))
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_connection_refused_is_a_retryable_error(kind: str) -> None:
     with socket.socket() as sock:  # bind a free port and release it: nothing listens there
         sock.bind(("127.0.0.1", 0))

@@ -19,7 +19,7 @@ from typing import Any
 
 import anthropic
 
-from medjudge.judging.llm.client_spread import ClientSpread, shared_tls_context
+from medjudge.judging.llm.client_spread import ClientSpread, failed_connection, http_client
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -121,7 +121,7 @@ class AnthropicProvider(RetryingProvider):
                 base_url=base_url,
                 timeout=self.timeout,
                 max_retries=0,
-                http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls_context()),
+                http_client=http_client(anthropic),
             )
         )
 
@@ -186,7 +186,7 @@ class AnthropicProvider(RetryingProvider):
 
     # ------------------------------------------------------------------ errors
     def _translate(self, exc: Exception) -> ProviderError | None:
-        if isinstance(exc, anthropic.APITimeoutError):
+        if isinstance(exc, anthropic.APITimeoutError) and not failed_connection(exc):
             return self._error("request timed out", kind="timeout", retryable=True)
         if isinstance(exc, anthropic.APIConnectionError):
             cause = exc.__cause__

@@ -14,7 +14,7 @@ from typing import Any
 
 import openai
 
-from medjudge.judging.llm.client_spread import ClientSpread, shared_tls_context
+from medjudge.judging.llm.client_spread import ClientSpread, failed_connection, http_client
 from medjudge.judging.llm.openai_post import ChatPost
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
@@ -116,7 +116,7 @@ class OpenAIProvider(RetryingProvider):
                     base_url=base_url,
                     timeout=self.timeout,
                     max_retries=0,
-                    http_client=openai.DefaultAsyncHttpxClient(verify=shared_tls_context()),
+                    http_client=http_client(openai),
                 ),
                 self.timeout,
             )
@@ -195,9 +195,9 @@ class OpenAIProvider(RetryingProvider):
 
     # ------------------------------------------------------------------ errors
     def _translate(self, exc: Exception) -> ProviderError | None:
-        if isinstance(exc, openai.APITimeoutError):
+        if isinstance(exc, openai.APITimeoutError) and not failed_connection(exc):
             return self._error("request timed out", kind="timeout", retryable=True)
-        if isinstance(exc, openai.APIConnectionError):
+        if isinstance(exc, openai.APIConnectionError):  # APITimeoutError is one too
             cause = exc.__cause__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
             where = self.base_url or "api.openai.com"
