@@ -22,6 +22,7 @@ sizes. Numbers move ±20% on a shared 2-core machine: compare ratios, not absolu
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import random
@@ -222,6 +223,15 @@ asyncio.run(main())
 """
 
 
+SDK_LOOP_AIOHTTP = SDK_LOOP.replace(
+    'client = AsyncOpenAI(base_url=URL, api_key="sk-bench", max_retries=2)',
+    'import openai\n    client = AsyncOpenAI(base_url=URL, api_key="sk-bench", max_retries=2, '
+    "http_client=openai.DefaultAioHttpClient())",
+)
+"""The same loop on the SDK's aiohttp transport (what medjudge sends through)."""
+assert SDK_LOOP_AIOHTTP != SDK_LOOP
+
+
 def _pairwise_file(path: Path, n: int) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
@@ -244,7 +254,14 @@ def judge(tmp: Path) -> list[dict[str, Any]]:
     _pairwise_file(rows_src, items)
     prompt = tmp / "prompt.txt"
     prompt.write_text("Which answer is better? " * 60, encoding="utf-8")
-    out: dict[str, list[float]] = {"mj_wall": [], "mj_cpu": [], "sdk_wall": [], "sdk_cpu": []}
+    out: dict[str, list[float]] = {
+        "mj_wall": [],
+        "mj_cpu": [],
+        "sdk_wall": [],
+        "sdk_cpu": [],
+        "aio_wall": [],
+        "aio_cpu": [],
+    }
     cached_wall: list[float] = []
     cached_requests: list[int] = []
     with ServerProcess(0.1) as server:
@@ -279,6 +296,12 @@ def judge(tmp: Path) -> list[dict[str, Any]]:
             assert proc.returncode == 0, proc.stderr[-2000:]
             out["sdk_wall"].append(wall)
             out["sdk_cpu"].append(cpu)
+            wall, cpu, proc = _child_times(
+                [sys.executable, "-c", SDK_LOOP_AIOHTTP, server.url, str(calls), "64", str(prompt)]
+            )
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            out["aio_wall"].append(wall)
+            out["aio_cpu"].append(cpu)
             before = server.count()
             wall, _, proc = _child_times(cmd)
             assert proc.returncode == 0, proc.stderr[-2000:]
@@ -288,6 +311,8 @@ def judge(tmp: Path) -> list[dict[str, Any]]:
     return [
         _row(f"SDK loop, {calls:,} calls (reference): wall", out["sdk_wall"], "s", "—"),
         _row(f"SDK loop, {calls:,} calls (reference): CPU", out["sdk_cpu"], "s", "—"),
+        _row(f"SDK loop on aiohttp, {calls:,} calls: wall", out["aio_wall"], "s", "—"),
+        _row(f"SDK loop on aiohttp, {calls:,} calls: CPU", out["aio_cpu"], "s", "—"),
         _row(
             f"medjudge judge, {calls:,} calls at 100 ms, concurrency 64: wall",
             out["mj_wall"],
@@ -407,8 +432,56 @@ def memory(tmp: Path) -> list[dict[str, Any]]:
                 peak_mb=round(rep[1], 1),
             ),
         ]
+        _judge_every_unit(study)
+        rep = _time_rss([MEDJUDGE, "report", str(study), "-f", "json", "-o", str(tmp / "r.json")])
+        rows.append(
+            _row(
+                f"medjudge report -f json, {n:,} statements judged once (+{n:,} verdicts)",
+                [rep[0]],
+                "s",
+                "< 250 MB, flat as the study grows",
+                peak_mb=round(rep[1], 1),
+            )
+        )
         study.unlink()
     return rows
+
+
+def _judge_every_unit(path: Path) -> None:
+    """A judge's verdict on every unit, each with a trail as a 3-sample run writes it (call
+    keys, votes, reasons), stored as ``medjudge judge`` stores them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from medjudge.store.judgments import NewVerdict, write_verdicts
+    from medjudge.store.study import Study
+
+    values = ("entailed", "neutral", "contradicted")
+    with Study.open(path) as study:
+        verdicts = []
+        for (unit_id,) in study.conn.execute("SELECT id FROM units ORDER BY id"):
+            votes = [values[(unit_id + k) % 3 if k else unit_id % 3] for k in range(3)]
+            verdicts.append(
+                NewVerdict(
+                    unit_id,
+                    votes[0],
+                    "",
+                    {
+                        "calls": [
+                            hashlib.sha256(f"{unit_id}/{k}".encode()).hexdigest() for k in range(3)
+                        ],
+                        "votes": votes,
+                        "reasons": [
+                            f"Statement {unit_id}: the answer says so in its second sentence. " * 2
+                        ]
+                        * 3,
+                        "samples_disagreed": len(set(votes)) > 1,
+                        "failed": [],
+                        "verdict": votes[0],
+                    },
+                )
+            )
+        write_verdicts(
+            study, "openai:bench", {"spec": "openai:bench"}, verdicts, run_id=None, actor="bench"
+        )
 
 
 def run() -> list[dict[str, Any]]:

@@ -262,3 +262,21 @@ def test_call_totals_of_a_judge_come_from_its_current_trails(tmp_path: Path) -> 
         assert totals.input_tokens == sum(r[2] for r in rows)
         assert totals.cost_usd == pytest.approx(sum(r[4] for r in rows))
         assert verdict_call_totals(s, PANEL) is None  # a panel's trails name no call
+
+
+def test_verdict_table_is_a_mapping_of_shared_verdicts() -> None:
+    from medjudge.judging.analysis.study_data import VerdictInfo, VerdictTable
+
+    facts = TrailFacts("plain", voted=True)
+    table, want = VerdictTable(), {}
+    for unit in (2, 5, 9, 40):
+        verdict = VerdictInfo("A" if unit % 2 else "B", "ok", facts)
+        table.add(unit, verdict)
+        want[unit] = verdict
+    assert dict(table) == want and dict(table.items()) == want and len(table) == 4
+    assert list(table) == [2, 5, 9, 40] and table.get(3) is None and 3 not in table
+    assert table[5] is table[9]  # equal verdicts: one object
+    with pytest.raises(KeyError):
+        table[41]
+    with pytest.raises(ValueError, match="increasing"):
+        table.add(40, want[40])

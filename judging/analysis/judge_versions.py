@@ -89,7 +89,7 @@ def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[di
 
 def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
     both = differ = decisive = first = 0
-    for unit_id, v in data.verdicts.get(judge, {}).items():
+    for unit_id, v in data.verdicts_of(judge).items():
         if v.facts.shape != "orders" or unit_id not in data.units:
             continue
         if data.units.item_of(unit_id).kind != ItemKind.pairwise:
@@ -133,7 +133,7 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
     versions = []
     for name in names:
         v = stored.get(name)
-        verdicts = data.verdicts.get(name, {})
+        verdicts = data.verdicts_of(name)
         panel = bool(v and v.is_panel) or name.startswith("panel:")
         missing = sum(x.value is None for x in verdicts.values())
         recs = consistency.get(name, [])

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import sys
 from array import array
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -79,6 +80,64 @@ class VerdictInfo:
     """What the report reads from the verdict's trail (the trail itself is not kept)."""
 
 
+class VerdictTable(Mapping[int, VerdictInfo]):
+    """One judge's latest verdicts by unit id, as columns: the units (increasing) and, for
+    each, which of the judge's distinct verdicts it got (equal verdicts are one object)."""
+
+    def __init__(self) -> None:
+        self._ids = array("q")
+        self._which = array("l")
+        self._distinct: list[VerdictInfo] = []
+        self._position: dict[VerdictInfo, int] = {}
+
+    def add(self, unit_id: int, verdict: VerdictInfo) -> None:
+        """Append the verdict on one unit (units in increasing order).
+
+        Raises:
+            ValueError: ``unit_id`` is not greater than the last one added.
+        """
+        if self._ids and unit_id <= self._ids[-1]:
+            raise ValueError(f"verdicts must be added in increasing unit order ({unit_id})")
+        k = self._position.get(verdict)
+        if k is None:
+            k = self._position[verdict] = len(self._distinct)
+            self._distinct.append(verdict)
+        self._ids.append(unit_id)
+        self._which.append(k)
+
+    def __getitem__(self, unit_id: int) -> VerdictInfo:
+        i = bisect_left(self._ids, unit_id)
+        if i == len(self._ids) or self._ids[i] != unit_id:
+            raise KeyError(unit_id)
+        return self._distinct[self._which[i]]
+
+    def __contains__(self, unit_id: object) -> bool:
+        if not isinstance(unit_id, int):
+            return False
+        i = bisect_left(self._ids, unit_id)
+        return i < len(self._ids) and self._ids[i] == unit_id
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def items(self) -> ItemsView[int, VerdictInfo]:  # one pass, no look-up per unit
+        return _VerdictItems(self)
+
+
+class _VerdictItems(ItemsView[int, VerdictInfo]):
+    def __init__(self, table: VerdictTable) -> None:
+        super().__init__(table)
+        self._table = table
+
+    def __iter__(self) -> Iterator[tuple[int, VerdictInfo]]:
+        t = self._table
+        distinct = t._distinct
+        return ((u, distinct[k]) for u, k in zip(t._ids, t._which, strict=True))
+
+
 @dataclass
 class StudyData:
     """A study's labels and metadata, ready for the agreement views."""
@@ -89,13 +148,17 @@ class StudyData:
     rater_kinds: dict[str, str]
     labels: dict[str, CriterionLabels]
     adjudications: dict[int, Hashable]
-    verdicts: dict[str, dict[int, VerdictInfo]] = field(default_factory=dict)
+    verdicts: dict[str, VerdictTable] = field(default_factory=dict)
     kqa_questions: int | None = None
     declined: set[int] = field(default_factory=set)
     """Statements items whose answer declines to answer (``store.abstentions``)."""
     items_by_kind: dict[str, int] = field(default_factory=dict)
     units_by_criterion: dict[str, Sequence[int]] = field(default_factory=dict)
     """Each criterion's unit ids, increasing (compact arrays)."""
+
+    def verdicts_of(self, judge: str) -> VerdictTable:
+        """A judge's latest verdicts by unit (empty for a rater without verdicts)."""
+        return self.verdicts.get(judge) or VerdictTable()
 
     def criterion(self, name: str) -> Criterion | None:
         """The criterion's definition, or None when the settings no longer name it."""
@@ -223,19 +286,19 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         if v is not None:
             adjudications[unit_id] = v
 
-    latest: dict[str, dict[int, VerdictInfo]] = {}
+    latest: dict[str, VerdictTable] = {}
     if verdicts:
-        # equal verdicts (value, status, trail facts) are one object: a judged study of
-        # 100,000 units holds a dict entry per verdict, not a trail
+        # a judged study of 100,000 units holds two array entries per verdict, not a trail;
+        # verdicts come by judge, then unit
         shared_facts: dict[TrailFacts, TrailFacts] = {}
-        shared_verdicts: dict[VerdictInfo, VerdictInfo] = {}
         for row in reads.current_verdicts(study):
             crit = crits.get(units.criterion_of(row.unit_id)) if row.unit_id in units else None
             found = trail_facts(row.trail)
             found = shared_facts.setdefault(found, found)
-            verdict = VerdictInfo(_shared(to_value(crit, row.value)), row.status, found)
-            verdict = shared_verdicts.setdefault(verdict, verdict)
-            latest.setdefault(_shared(row.rater), {})[row.unit_id] = verdict
+            table = latest.get(row.rater)
+            if table is None:
+                table = latest[_shared(row.rater)] = VerdictTable()
+            table.add(row.unit_id, VerdictInfo(to_value(crit, row.value), row.status, found))
 
     stored = reads.study_value(study, "kqa_questions")
     try:

@@ -218,7 +218,7 @@ def ab_ba_columns(
     data: StudyData, judge: str, units: Sequence[int]
 ) -> tuple[list[Hashable | None], list[Hashable | None]]:
     """A judge's per-order verdicts (AB, BA) over units, from the verdict trails."""
-    verdicts = data.verdicts.get(judge, {})
+    verdicts = data.verdicts_of(judge)
     ab: list[Hashable | None] = []
     ba: list[Hashable | None] = []
     for u in units:

@@ -125,7 +125,7 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> Protoc
                 "members": config.get("panel"),
                 "panel_rule": config.get("rule"),
                 "templates": templates.get(name, []),
-                "verdicts": len(data.verdicts.get(name, {})),
+                "verdicts": len(data.verdicts_of(name)),
             }
         )
     return record(
