@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import sys
 from array import array
-from bisect import bisect_left
 from collections import Counter
-from collections.abc import Hashable, ItemsView, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from medjudge.judging.analysis.label_columns import CriterionLabels
 from medjudge.judging.analysis.trail_facts import TrailFacts, trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
+from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 from medjudge.store import reads
 from medjudge.store.abstentions import declining_items
 from medjudge.store.kinds import ItemKind
@@ -68,74 +68,6 @@ def strict_majority(values: Iterable[Hashable | None]) -> Hashable | None:
         return None
     value, count = Counter(present).most_common(1)[0]
     return value if count * 2 > len(present) else None
-
-
-@dataclass(frozen=True, slots=True)
-class VerdictInfo:
-    """A judge's latest verdict on a unit."""
-
-    value: Hashable | None
-    status: str
-    facts: TrailFacts
-    """What the report reads from the verdict's trail (the trail itself is not kept)."""
-
-
-class VerdictTable(Mapping[int, VerdictInfo]):
-    """One judge's latest verdicts by unit id, as columns: the units (increasing) and, for
-    each, which of the judge's distinct verdicts it got (equal verdicts are one object)."""
-
-    def __init__(self) -> None:
-        self._ids = array("q")
-        self._which = array("l")
-        self._distinct: list[VerdictInfo] = []
-        self._position: dict[VerdictInfo, int] = {}
-
-    def add(self, unit_id: int, verdict: VerdictInfo) -> None:
-        """Append the verdict on one unit (units in increasing order).
-
-        Raises:
-            ValueError: ``unit_id`` is not greater than the last one added.
-        """
-        if self._ids and unit_id <= self._ids[-1]:
-            raise ValueError(f"verdicts must be added in increasing unit order ({unit_id})")
-        k = self._position.get(verdict)
-        if k is None:
-            k = self._position[verdict] = len(self._distinct)
-            self._distinct.append(verdict)
-        self._ids.append(unit_id)
-        self._which.append(k)
-
-    def __getitem__(self, unit_id: int) -> VerdictInfo:
-        i = bisect_left(self._ids, unit_id)
-        if i == len(self._ids) or self._ids[i] != unit_id:
-            raise KeyError(unit_id)
-        return self._distinct[self._which[i]]
-
-    def __contains__(self, unit_id: object) -> bool:
-        if not isinstance(unit_id, int):
-            return False
-        i = bisect_left(self._ids, unit_id)
-        return i < len(self._ids) and self._ids[i] == unit_id
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._ids)
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def items(self) -> ItemsView[int, VerdictInfo]:  # one pass, no look-up per unit
-        return _VerdictItems(self)
-
-
-class _VerdictItems(ItemsView[int, VerdictInfo]):
-    def __init__(self, table: VerdictTable) -> None:
-        super().__init__(table)
-        self._table = table
-
-    def __iter__(self) -> Iterator[tuple[int, VerdictInfo]]:
-        t = self._table
-        distinct = t._distinct
-        return ((u, distinct[k]) for u, k in zip(t._ids, t._which, strict=True))
 
 
 @dataclass

@@ -11,9 +11,9 @@ so code that reads one unit at a time keeps working while nothing per unit is he
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+
+from medjudge.judging.analysis.id_column import ByUnitId, IdColumn
 
 NO_STATEMENT = -1
 """The statement column's value for a unit that is not a statement (ids are positive)."""
@@ -64,11 +64,11 @@ class ItemFacts:
     meta: dict[str, str]
 
 
-class UnitTable(Mapping[int, UnitInfo]):
+class UnitTable(ByUnitId[UnitInfo]):
     """Units by id, stored as columns; add them in increasing id order with :meth:`add`."""
 
     def __init__(self) -> None:
-        self._ids = array("q")
+        self._ids = IdColumn()
         self._item = array("l")
         self._criterion = array("h")
         self._category = array("b")
@@ -103,8 +103,6 @@ class UnitTable(Mapping[int, UnitInfo]):
         Raises:
             ValueError: ``unit_id`` is not greater than the last one added.
         """
-        if self._ids and unit_id <= self._ids[-1]:
-            raise ValueError(f"units must be added in increasing id order ({unit_id})")
         self._ids.append(unit_id)
         self._item.append(item)
         self._criterion.append(_code(self._criteria, self._criterion_code, criterion))
@@ -113,14 +111,8 @@ class UnitTable(Mapping[int, UnitInfo]):
         )
         self._statement.append(NO_STATEMENT if statement_id is None else statement_id)
 
-    def _position(self, unit_id: int) -> int:
-        i = bisect_left(self._ids, unit_id)
-        if i == len(self._ids) or self._ids[i] != unit_id:
-            raise KeyError(unit_id)
-        return i
-
     def __getitem__(self, unit_id: int) -> UnitInfo:
-        i = self._position(unit_id)
+        i = self._ids.at(unit_id)
         facts = self._items[self._item[i]]
         category = self._category[i]
         statement = self._statement[i]
@@ -137,25 +129,13 @@ class UnitTable(Mapping[int, UnitInfo]):
             facts.meta,
         )
 
-    def __contains__(self, unit_id: object) -> bool:
-        if not isinstance(unit_id, int):
-            return False
-        i = bisect_left(self._ids, unit_id)
-        return i < len(self._ids) and self._ids[i] == unit_id
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._ids)
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
     def criterion_of(self, unit_id: int) -> str:
         """A unit's criterion (no :class:`UnitInfo` built)."""
-        return self._criteria[self._criterion[self._position(unit_id)]]
+        return self._criteria[self._criterion[self._ids.at(unit_id)]]
 
     def item_of(self, unit_id: int) -> ItemFacts:
         """The facts of a unit's item (no :class:`UnitInfo` built)."""
-        return self._items[self._item[self._position(unit_id)]]
+        return self._items[self._item[self._ids.at(unit_id)]]
 
     def kind_counts(self) -> dict[str, int]:
         """Units per item kind, in the order the kinds first occur."""
