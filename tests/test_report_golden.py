@@ -55,3 +55,25 @@ def test_streamed_json_equals_the_whole_dump(
         assert cut > 1 or len(pieces) > 1000  # cut record by record
         # no list is dumped whole, however deep it sits (K-QA answers are inside `kqa`)
         assert cut > 1 or max(map(len, pieces)) * 100 < len(whole)
+
+
+def test_streamed_csv_equals_the_whole_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`report -f csv` writes the table in pieces of CHUNK_ROWS rows; joined they are the text
+    `render` gives, however it is cut."""
+    from medjudge.judging.report import render_csv
+    from medjudge.judging.report.build import build_report, render
+    from medjudge.store.study import Study
+
+    from .test_report import NOW, build_rich_study
+
+    with Study.open(build_rich_study(tmp_path)) as s:
+        report = build_report(s, now=NOW)
+    whole = render(report, "csv")
+    rows = whole.count("\n")
+    for cut in (1, 7, 10**9):
+        monkeypatch.setattr(render_csv, "CHUNK_ROWS", cut)
+        pieces = list(render_csv.csv_chunks(report))
+        assert "".join(pieces) == whole
+        assert len(pieces) == rows // cut + 1  # a piece every `cut` rows, then the rest

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
+from itertools import chain
 
 from medjudge.judging.analysis.records import Figure, GroupComparison, PairComparison
 from medjudge.judging.report.model import Report
@@ -371,11 +372,24 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _effort(report)
 
 
-def render_csv(report: Report) -> str:
-    """Every figure of the report as rows of one CSV table (header first)."""
+CHUNK_ROWS = 1000
+"""Rows per piece of :func:`csv_chunks`."""
+
+
+def csv_chunks(report: Report) -> Iterator[str]:
+    """The CSV text in pieces of :data:`CHUNK_ROWS` rows (``report -f csv -o FILE`` writes them
+    as they come: the whole text is never held)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows(_comparisons(report))
-    writer.writerows(_other(report))
-    return buf.getvalue()
+    for i, row in enumerate(chain([COLUMNS], _comparisons(report), _other(report)), start=1):
+        writer.writerow(row)
+        if i % CHUNK_ROWS == 0:
+            yield buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+    yield buf.getvalue()
+
+
+def render_csv(report: Report) -> str:
+    """Every figure of the report as rows of one CSV table (header first)."""
+    return "".join(csv_chunks(report))

@@ -126,6 +126,10 @@ def report(
             # same JSON; C1 controls and bidi overrides as \uXXXX (one character at a time,
             # so escaping piece by piece equals escaping the whole)
             write_output((json_escaped(c) for c in json_chunks(data)), output, study)
+        elif fmt.value == "csv":  # also written as it is made
+            from medjudge.judging.report.render_csv import csv_chunks
+
+            write_output(csv_chunks(data), output, study)
         else:
             write_output(render(data, fmt.value), output, study)
     if output is not None:
