@@ -24,6 +24,7 @@ from typing import Any
 
 from .db import StudyError
 from .people import person_name
+from .reads import CALL_SUMS, CallTotals
 from .study import Study, audit, dumps, utcnow
 
 SHORT = 6
@@ -224,18 +225,6 @@ def register_version(
     return chosen
 
 
-@dataclass(frozen=True)
-class CallTotals:
-    """Sums over a set of stored judge calls."""
-
-    calls: int = 0
-    failed: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-
-
 _TRAIL_KEYS = """
     SELECT t.value FROM current_verdicts v JOIN raters r ON r.id = v.rater_id,
         json_tree(v.trail) t
@@ -257,13 +246,18 @@ def verdict_call_totals(study: Study, judge: str) -> CallTotals | None:
     if conn.execute(f"SELECT EXISTS ({_TRAIL_KEYS})", (judge,)).fetchone()[0] == 0:
         return None
     row = conn.execute(
-        "SELECT count(*), coalesce(sum(status = 'failed'), 0), coalesce(sum(input_tokens), 0),"
-        " coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), "
-        f"coalesce(sum(latency_s), 0) FROM judge_calls WHERE key IN ({_TRAIL_KEYS})",
-        (judge,),
+        f"SELECT {CALL_SUMS} FROM judge_calls WHERE key IN ({_TRAIL_KEYS})", (judge,)
     ).fetchone()
+    calls, ok, failed, errors, tokens_in, tokens_out, cost, latency = row
     return CallTotals(
-        int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4]), float(row[5])
+        int(calls),
+        int(ok),
+        int(failed),
+        int(errors),
+        int(tokens_in),
+        int(tokens_out),
+        float(cost),
+        float(latency),
     )
 
 

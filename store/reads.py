@@ -250,7 +250,7 @@ def judge_configs(study: Study) -> list[tuple[str, JsonObject]]:
     ]
 
 
-_CALL_SUMS = (
+CALL_SUMS = (  # the columns of CallTotals, over the judge_calls rows selected
     "count(*), coalesce(sum(status = 'ok'), 0), coalesce(sum(status = 'failed'), 0), "
     "coalesce(sum(status = 'error'), 0), coalesce(sum(input_tokens), 0), "
     "coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), coalesce(sum(latency_s), 0)"
@@ -260,11 +260,11 @@ _CALL_SUMS = (
 def call_totals_all(study: Study) -> tuple[CallTotals, dict[str, CallTotals]]:
     """Sums over every stored judge call, and per judge (by name)."""
     conn = study.conn
-    total = CallTotals(*conn.execute(f"SELECT {_CALL_SUMS} FROM judge_calls").fetchone())
+    total = CallTotals(*conn.execute(f"SELECT {CALL_SUMS} FROM judge_calls").fetchone())
     per = {
         r[0]: CallTotals(*r[1:])
         for r in conn.execute(
-            f"SELECT judge, {_CALL_SUMS} FROM judge_calls GROUP BY judge ORDER BY judge"
+            f"SELECT judge, {CALL_SUMS} FROM judge_calls GROUP BY judge ORDER BY judge"
         )
     }
     return total, per
