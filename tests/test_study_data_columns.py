@@ -97,7 +97,13 @@ def test_unit_table_gives_back_every_unit() -> None:
     assert table.get(5) is None
     with pytest.raises(KeyError):
         table[13]
-    assert table.criterion_of(4) == "harm" and table.item_of(9).ext_id == "q2"
+    assert table.criterion_of(4) == "harm" and table.item_of(9).ext_id == "q2"  # type: ignore[union-attr]
+    assert table.criterion_of(5) is None and table.item_of(5) is None
+    assert {c: list(ids) for c, ids in table.criterion_units().items()} == {
+        "correctness": [3],
+        "harm": [4],
+        "statement": [9, 12],
+    }
     assert table.kind_counts() == {"pairwise": 2, "statements": 2}
     with pytest.raises(ValueError, match="increasing"):
         table.add(12, stmt, "statement", None, None)

@@ -50,10 +50,11 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
     for judge in sorted(data.verdicts):
         per: dict[str, dict[str, int]] = {}
         for unit_id, v in data.verdicts[judge].items():
-            if unit_id not in data.units:
+            criterion = data.units.criterion_of(unit_id)
+            if criterion is None:
                 continue
             c = per.setdefault(
-                data.units.criterion_of(unit_id),
+                criterion,
                 {
                     "n": 0,
                     "missing": 0,

@@ -90,9 +90,10 @@ def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[di
 def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
     both = differ = decisive = first = 0
     for unit_id, v in data.verdicts_of(judge).items():
-        if v.facts.shape != "orders" or unit_id not in data.units:
+        if v.facts.shape != "orders":
             continue
-        if data.units.item_of(unit_id).kind != ItemKind.pairwise:
+        item = data.units.item_of(unit_id)
+        if item is None or item.kind != ItemKind.pairwise:
             continue
         ab, ba = v.facts.ab, v.facts.ba
         if ab is not None and ba is not None:
@@ -139,7 +140,7 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
         recs = consistency.get(name, [])
         dis = [r.samples_disagreed for r in recs if r.samples_disagreed]
         totals = verdict_call_totals(study, name)
-        items = len({data.units.item_of(u).item_id for u in verdicts if u in data.units})
+        items = len({f.item_id for u in verdicts if (f := data.units.item_of(u)) is not None})
         versions.append(
             {
                 "name": name,

@@ -16,6 +16,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from medjudge.judging.analysis.value_codes import code_of
+
 Codes = npt.NDArray[np.int32]
 
 
@@ -52,11 +54,7 @@ class CriterionLabels:
                 column[i] = 0
                 self._counts[rater] -= 1
             return
-        code = self._code_of.get(value)
-        if code is None:
-            self._values.append(value)
-            code = self._code_of[value] = len(self._values)
-        column[i] = code
+        column[i] = code_of(self._values, self._code_of, value) + 1  # 0: no label
         if not had:
             self._counts[rater] = self._counts.get(rater, 0) + 1
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from medjudge.judging.analysis.label_columns import CriterionLabels
-from medjudge.judging.analysis.trail_facts import TrailFacts, trail_facts
+from medjudge.judging.analysis.trail_facts import trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
 from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 from medjudge.store import reads
@@ -105,12 +105,13 @@ class StudyData:
         if crit is not None:
             return crit.kind
         units = self.units_by_criterion.get(criterion)
-        return self.units.item_of(units[0]).kind if units else "pairwise"
+        facts = self.units.item_of(units[0]) if units else None
+        return facts.kind if facts is not None else "pairwise"
 
     def criteria(self) -> list[str]:
         """Criteria that have at least one label or adjudication, in the study's order."""
         used = {c for c, m in self.labels.items() if len(m)}
-        used |= {self.units.criterion_of(u) for u in self.adjudications if u in self.units}
+        used |= {c for u in self.adjudications if (c := self.units.criterion_of(u)) is not None}
         order = [c.name for c in self.settings.criteria]
         return [c for c in order if c in used] + sorted(used - set(order))
 
@@ -125,11 +126,7 @@ class StudyData:
         """Units of a criterion with any label or an adjudication, in unit order."""
         m = self.labels.get(criterion)
         ids = m.units() if m is not None else array("q")
-        extra = {
-            u
-            for u in self.adjudications
-            if u in self.units and self.units.criterion_of(u) == criterion
-        }
+        extra = {u for u in self.adjudications if self.units.criterion_of(u) == criterion}
         extra.difference_update(ids)
         return array("q", sorted([*ids, *extra])) if extra else ids
 
@@ -176,7 +173,6 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         for item_id, meta in reads.item_metadata(study).items()
     }
     units = UnitTable()
-    by_criterion: dict[str, array[int]] = {}
     no_meta: dict[str, str] = {}  # shared by every item without metadata (never written to)
     for r in reads.unit_rows(study):
         item = units.item_index(r.item_id)
@@ -197,10 +193,11 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
             )
             item = units.add_item(facts)
         units.add(r.id, item, r.criterion, r.category, r.statement_id)
-        ids = by_criterion.get(r.criterion)
-        if ids is None:
-            ids = by_criterion[r.criterion] = array("q")
-        ids.append(r.id)
+    by_criterion = units.criterion_units()
+
+    def criterion_for(unit_id: int) -> Criterion | None:
+        name = units.criterion_of(unit_id)
+        return None if name is None else crits.get(name)
 
     rater_kinds = reads.rater_kinds(study)
     labels: dict[str, CriterionLabels] = {}
@@ -213,8 +210,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
 
     adjudications: dict[int, Hashable] = {}
     for unit_id, value in reads.current_adjudications(study):
-        crit = crits.get(units.criterion_of(unit_id)) if unit_id in units else None
-        v = to_value(crit, value)
+        v = to_value(criterion_for(unit_id), value)
         if v is not None:
             adjudications[unit_id] = v
 
@@ -222,15 +218,12 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     if verdicts:
         # a judged study of 100,000 units holds two array entries per verdict, not a trail;
         # verdicts come by judge, then unit
-        shared_facts: dict[TrailFacts, TrailFacts] = {}
         for row in reads.current_verdicts(study):
-            crit = crits.get(units.criterion_of(row.unit_id)) if row.unit_id in units else None
-            found = trail_facts(row.trail)
-            found = shared_facts.setdefault(found, found)
+            value = to_value(criterion_for(row.unit_id), row.value)
             table = latest.get(row.rater)
             if table is None:
                 table = latest[_shared(row.rater)] = VerdictTable()
-            table.add(row.unit_id, VerdictInfo(to_value(crit, row.value), row.status, found))
+            table.add(row.unit_id, VerdictInfo(value, row.status, trail_facts(row.trail)))
 
     stored = reads.study_value(study, "kqa_questions")
     try:
@@ -238,7 +231,6 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     except (TypeError, ValueError):
         kqa_questions = None
     items_by_kind = reads.item_kind_counts(study)
-    criterion_units: dict[str, Sequence[int]] = dict(by_criterion)
     return StudyData(
         name=settings.name,
         settings=settings,
@@ -250,5 +242,5 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         kqa_questions=kqa_questions,
         declined=declining_items(study),
         items_by_kind=items_by_kind,
-        units_by_criterion=criterion_units,
+        units_by_criterion=by_criterion,
     )

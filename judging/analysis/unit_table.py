@@ -11,9 +11,11 @@ so code that reads one unit at a time keeps working while nothing per unit is he
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from medjudge.judging.analysis.id_column import ByUnitId, IdColumn
+from medjudge.judging.analysis.value_codes import code_of
 
 NO_STATEMENT = -1
 """The statement column's value for a unit that is not a statement (ids are positive)."""
@@ -79,6 +81,7 @@ class UnitTable(ByUnitId[UnitInfo]):
         self._criterion_code: dict[str, int] = {}
         self._categories: list[str] = []
         self._category_code: dict[str, int] = {}
+        self._by_criterion: dict[str, array[int]] = {}
 
     def item_index(self, item_id: int) -> int | None:
         """The position of an item added with :meth:`add_item`, else None."""
@@ -104,10 +107,14 @@ class UnitTable(ByUnitId[UnitInfo]):
             ValueError: ``unit_id`` is not greater than the last one added.
         """
         self._ids.append(unit_id)
+        ids = self._by_criterion.get(criterion)
+        if ids is None:
+            ids = self._by_criterion[criterion] = array("q")
+        ids.append(unit_id)
         self._item.append(item)
-        self._criterion.append(_code(self._criteria, self._criterion_code, criterion))
+        self._criterion.append(code_of(self._criteria, self._criterion_code, criterion))
         self._category.append(
-            -1 if category is None else _code(self._categories, self._category_code, category)
+            -1 if category is None else code_of(self._categories, self._category_code, category)
         )
         self._statement.append(NO_STATEMENT if statement_id is None else statement_id)
 
@@ -129,13 +136,19 @@ class UnitTable(ByUnitId[UnitInfo]):
             facts.meta,
         )
 
-    def criterion_of(self, unit_id: int) -> str:
-        """A unit's criterion (no :class:`UnitInfo` built)."""
-        return self._criteria[self._criterion[self._ids.at(unit_id)]]
+    def criterion_of(self, unit_id: int) -> str | None:
+        """A unit's criterion (no :class:`UnitInfo` built); None for an unknown unit."""
+        i = self._ids.position(unit_id)
+        return None if i is None else self._criteria[self._criterion[i]]
 
-    def item_of(self, unit_id: int) -> ItemFacts:
-        """The facts of a unit's item (no :class:`UnitInfo` built)."""
-        return self._items[self._item[self._ids.at(unit_id)]]
+    def item_of(self, unit_id: int) -> ItemFacts | None:
+        """The facts of a unit's item (no :class:`UnitInfo` built); None for an unknown unit."""
+        i = self._ids.position(unit_id)
+        return None if i is None else self._items[self._item[i]]
+
+    def criterion_units(self) -> dict[str, Sequence[int]]:
+        """Each criterion's unit ids, increasing (compact arrays, by first occurrence)."""
+        return dict(self._by_criterion)
 
     def kind_counts(self) -> dict[str, int]:
         """Units per item kind, in the order the kinds first occur."""
@@ -147,11 +160,3 @@ class UnitTable(ByUnitId[UnitInfo]):
             kind = self._items[i].kind
             out[kind] = out.get(kind, 0) + n
         return out
-
-
-def _code(names: list[str], codes: dict[str, int], name: str) -> int:
-    code = codes.get(name)
-    if code is None:
-        code = codes[name] = len(names)
-        names.append(name)
-    return code

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from medjudge.judging.analysis.id_column import ByUnitId, IdColumn
 from medjudge.judging.analysis.trail_facts import TrailFacts
+from medjudge.judging.analysis.value_codes import code_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +41,7 @@ class VerdictTable(ByUnitId[VerdictInfo]):
             ValueError: ``unit_id`` is not greater than the last one added.
         """
         self._ids.append(unit_id)
-        k = self._position.get(verdict)
-        if k is None:
-            k = self._position[verdict] = len(self._distinct)
-            self._distinct.append(verdict)
-        self._which.append(k)
+        self._which.append(code_of(self._distinct, self._position, verdict))
 
     def __getitem__(self, unit_id: int) -> VerdictInfo:
         return self._distinct[self._which[self._ids.at(unit_id)]]
