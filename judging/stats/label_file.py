@@ -148,7 +148,8 @@ def read_label_table(
     shared: dict[Hashable | None, Hashable | None] = {}
     table = LabelTable(path, raters, [[] for _ in raters], [])
     seen_keys: set[str] = set()
-    unit_hashes, unit_lines = array("q"), array("q")
+    unit_hashes = array("q")
+    last_line = 0  # of the rows whose unit id was hashed
     problem: ImportProblem | None = None
     rows = 0
     for rec in _records(path):
@@ -162,7 +163,7 @@ def read_label_table(
                 if key is None:
                     raise rec.problem("missing unit id", unit)
                 unit_hashes.append(hash(key))
-                unit_lines.append(rec.line)
+                last_line = rec.line
             labels = [_label(rec, r, numeric) for r in raters]
             group = _key(rec, by) if by else None
         except ImportProblem as exc:
@@ -184,7 +185,7 @@ def read_label_table(
     if unit is not None and unit in raters or by is not None and by in raters:
         raise ImportProblem(path, "--unit/--by must not also be a rater column")
     if unit is not None:
-        repeated = _repeated_unit(path, unit, unit_hashes, unit_lines)
+        repeated = _repeated_unit(path, unit, unit_hashes, last_line)
         if repeated is not None and (
             problem is None or (repeated.line or 0) <= (problem.line or 0)
         ):
@@ -194,19 +195,16 @@ def read_label_table(
     return table
 
 
-def _repeated_unit(
-    path: Path, unit: str, hashes: array[int], lines: array[int]
-) -> ImportProblem | None:
+def _repeated_unit(path: Path, unit: str, hashes: array[int], last: int) -> ImportProblem | None:
     """The first row whose unit id an earlier row has, as a problem; None if ids are unique.
 
-    ``hashes`` are the ids' hashes in file order (rows up to ``lines[-1]``); only ids whose
-    hash repeats are read again and compared as text.
+    ``hashes`` are the ids' hashes in file order, of the rows up to line ``last``; only ids
+    whose hash repeats are read again and compared as text.
     """
     values, counts = np.unique(np.frombuffer(hashes, dtype=np.int64), return_counts=True)
     suspects = set(values[counts > 1].tolist())
     if not suspects:
         return None
-    last = lines[-1]
     first_line: dict[str, int] = {}
     for rec in _records(path):
         if rec.line > last:
