@@ -139,7 +139,8 @@ class Confusion(Record):
 class LabelScore(Record):
     """A judge as a classifier of one verdict against the reviewers' majority."""
 
-    label: str
+    label: int | str
+    """The label as its scale reads it: a number on a rating scale, else its text."""
     support: int
     predicted: int
     precision: Figure

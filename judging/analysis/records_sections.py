@@ -22,7 +22,7 @@ class VersionScore(LabelScore):
     """A judge version as a classifier of one verdict (precision, recall, F1), with the
     verdict's stored value."""
 
-    value: str
+    value: int | str
 
 
 class VersionVsMajority(Record):
