@@ -7,6 +7,8 @@ declines says so up front; a long answer that mentions the phrase later is an an
 
 from __future__ import annotations
 
+from medjudge import kinds
+
 from .study import Study
 
 HEAD = 200
@@ -24,6 +26,6 @@ def declining_items(study: Study) -> set[int]:
     phrases = study.settings.decline_phrases
     rows = study.conn.execute(
         "SELECT a.item_id, a.text FROM answers a JOIN items i ON i.id = a.item_id "
-        "WHERE i.kind IN ('statements', 'match') AND a.position = 'answer'"
+        f"WHERE i.kind IN {kinds.sql_names(kinds.where('abstains'))} AND a.position = 'answer'"
     )
     return {int(item_id) for item_id, text in rows if declines(text or "", phrases)}

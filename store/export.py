@@ -25,6 +25,8 @@ import json
 from collections.abc import Iterator
 from typing import IO
 
+from medjudge import kinds
+
 from .json_types import JsonObject
 from .ledger import LEDGER_SQL
 from .study import Study
@@ -38,7 +40,7 @@ _QUERIES = {
                l.value, l.note, l.updated_at,
                (SELECT group_concat(a.position || '=' || a.source, ';') FROM answers a
                  WHERE a.item_id = i.id) AS sources,
-               CASE WHEN i.kind = 'pairwise' AND r.kind = 'human' AND (
+               CASE WHEN i.kind IN {swapped} AND r.kind = 'human' AND (
                    SELECT h.action FROM label_history h WHERE h.unit_id = l.unit_id
                    AND h.rater_id = l.rater_id ORDER BY h.id DESC LIMIT 1) != 'import'
                  THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END AS display_order,
@@ -85,6 +87,9 @@ _QUERIES = {
 }
 
 
+_QUERIES["labels"] = _QUERIES["labels"].replace(
+    "{swapped}", kinds.sql_names(kinds.where("display_swap"))
+)
 _QUERIES["ledger"] = LEDGER_SQL
 
 

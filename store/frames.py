@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, Protocol, TypeVar
 
-from .kinds import ItemKind
+from medjudge import kinds
 
 FILE: Literal["file"] = "file"
 """Letters of the import file: ``A`` = ``answer_a``."""
@@ -50,7 +50,7 @@ class Swappable(Protocol):
 
 def is_swapped(item: Swappable) -> bool:
     """Whether an item's display letters differ from its file letters (swapped pairwise item)."""
-    return item.kind == ItemKind.pairwise and bool(item.swap)
+    return kinds.get(item.kind).display_swap and bool(item.swap)
 
 
 def convert(value: str, swapped: bool) -> str:
@@ -79,6 +79,6 @@ def convert_labels(labels: Mapping[K, str], swapped: bool) -> dict[K, str]:
 def display_order(item: Swappable) -> str | None:
     """The order a reviewer sees a pairwise item's answers in: ``"AB"`` or ``"BA"`` (file
     letters, first shown first); None for items that are not pairwise."""
-    if item.kind != ItemKind.pairwise:
+    if not kinds.get(item.kind).display_swap:
         return None
     return "BA" if item.swap else "AB"

@@ -11,9 +11,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from medjudge import kinds
+
 from .db import StudyError
 from .frames import DISPLAY, FILE, Frame
-from .settings import MATCH_SPELLINGS, PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS, StudySettings
+from .settings import StudySettings
 from .study import Study, utcnow
 
 
@@ -56,22 +58,17 @@ def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
 
 def canonical_value(settings: StudySettings, criterion: str, value: str) -> str:
     """A label value as typed by a person (``answer_b``, ``response_b``, ``b``, ``Entails`` …)
-    → the canonical value, with the spellings imports accept (:data:`PAIRWISE_SPELLINGS`,
-    :data:`STATEMENT_SPELLINGS`). Pairwise letters stay in the file frame: ``b`` is ``answer_b``.
+    → the canonical value, with the spellings imports accept (each kind's ``spellings``).
+    Pairwise letters stay in the file frame: ``b`` is ``answer_b``.
 
     Raises:
         LabelError: the value is not allowed for the criterion.
     """
     try:
-        kind = settings.criterion(criterion).kind
+        kind = kinds.get(settings.criterion(criterion).kind)
     except KeyError:
         raise LabelError(f"unknown criterion {criterion!r}") from None
-    spellings = {
-        "pairwise": PAIRWISE_SPELLINGS,
-        "statements": STATEMENT_SPELLINGS,
-        "match": MATCH_SPELLINGS,
-    }.get(kind, {})
-    return validate_value(settings, criterion, spellings.get(value.strip().lower(), value.strip()))
+    return validate_value(settings, criterion, kind.canonical(value))
 
 
 def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:

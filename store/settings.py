@@ -10,33 +10,20 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from .kinds import ItemKind
+from medjudge import kinds
+from medjudge.kinds import match as _match
+from medjudge.kinds import pairwise as _pairwise
+from medjudge.kinds import statements as _statements
 
-PAIRWISE_VERDICTS = ("A", "B", "tie", "neither")
-STATEMENT_LABELS = ("entailed", "neutral", "contradicted")
-PAIRWISE_SPELLINGS = {
-    "a": "A", "response_a": "A", "response a": "A", "answer_a": "A", "model_a": "A",
-    "b": "B", "response_b": "B", "response b": "B", "answer_b": "B", "model_b": "B",
-    "tie": "tie", "neither": "neither",
-}  # fmt: skip
-"""Accepted spellings of pairwise verdicts (lower case) → the canonical verdict."""
-STATEMENT_SPELLINGS = {
-    "entailed": "entailed", "entailment": "entailed", "entails": "entailed",
-    "neutral": "neutral",
-    "contradicted": "contradicted", "contradiction": "contradicted", "contradicts": "contradicted",
-}  # fmt: skip
-"""Accepted spellings of statement labels (lower case) → the canonical label."""
-STATEMENT_CRITERION = "entailment"
-"""The one criterion of a statements item; its units are the item's statements."""
-MATCH_SCORES = ("0", "0.5", "1")
-"""MedRGB's scores of a prediction against the ground truth: wrong or irrelevant, partly
-matching and relevant, matching (in order)."""
-MATCH_SPELLINGS = {"1": "1", "1.0": "1", "0.5": "0.5", ".5": "0.5", "0": "0", "0.0": "0"}
-"""Accepted spellings of match scores → the canonical score."""
-MATCH_CRITERION = "match"
-"""The criterion of a match item's prediction against its ground truth."""
-SUBMATCH_CRITERION = "submatch"
-"""The criterion of a match item's sub-questions; its units are the sub-questions."""
+PAIRWISE_VERDICTS = _pairwise.VERDICTS
+STATEMENT_LABELS = _statements.LABELS
+PAIRWISE_SPELLINGS = _pairwise.SPELLINGS
+STATEMENT_SPELLINGS = _statements.SPELLINGS
+STATEMENT_CRITERION = _statements.CRITERION
+MATCH_SCORES = _match.SCORES
+MATCH_SPELLINGS = _match.SPELLINGS
+MATCH_CRITERION = _match.CRITERION
+SUBMATCH_CRITERION = _match.SUB_CRITERION
 
 
 class Criterion(BaseModel):
@@ -44,8 +31,8 @@ class Criterion(BaseModel):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
     """Identifier used in files, keys and reports (lower case, digits, underscores)."""
-    kind: Literal["pairwise", "statements", "rating", "match"]
-    """Which item kind the criterion applies to."""
+    kind: str
+    """Which item kind the criterion applies to (a name in :data:`medjudge.kinds.KINDS`)."""
     question: str
     """The question shown to reviewers and put to judges."""
     polarity: Literal["benefit", "risk"] | None = None
@@ -58,21 +45,20 @@ class Criterion(BaseModel):
     """Level of measurement for the statistics; None: ordinal on a rating scale, else nominal.
     ``interval`` (ICC, interval α) and ``ordinal`` need a numeric scale."""
 
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        if value not in kinds.KINDS:
+            raise ValueError(f"unknown item kind {value!r} (known: {', '.join(kinds.NAMES)})")
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> Criterion:
-        if self.kind == ItemKind.pairwise and self.polarity is None:
-            raise ValueError(f"pairwise criterion {self.name!r} needs a polarity (benefit or risk)")
-        if self.kind == ItemKind.rating and not self.options and self.scale is None:
-            raise ValueError(f"rating criterion {self.name!r} needs a scale or options=true")
         if self.scale is not None and self.scale[0] >= self.scale[1]:
             raise ValueError(f"criterion {self.name!r}: scale must go from low to high")
-        if self.measurement == "interval" and self.kind == ItemKind.match:
-            pass  # 0, 0.5, 1 are numbers: an interval scale is meaningful
-        elif self.measurement in ("ordinal", "interval") and self.scale is None:
-            raise ValueError(
-                f"criterion {self.name!r}: only a criterion with a numeric scale can be "
-                f"{self.measurement}"
-            )
+        problem = kinds.get(self.kind).check_criterion(self)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @property
@@ -85,7 +71,7 @@ class Criterion(BaseModel):
         """``nominal``, ``ordinal`` or ``interval``: how the statistics treat the labels."""
         if self.measurement is not None:
             return self.measurement
-        return "ordinal" if self.scale is not None or self.kind == ItemKind.match else "nominal"
+        return kinds.get(self.kind).default_level(self)
 
     @property
     def ordinal(self) -> bool:
@@ -94,97 +80,20 @@ class Criterion(BaseModel):
 
     def labels(self) -> tuple[str, ...] | None:
         """The allowed label values, or None when any option set is allowed."""
-        if self.kind == ItemKind.pairwise:
-            return PAIRWISE_VERDICTS
-        if self.kind == ItemKind.statements:
-            return STATEMENT_LABELS
-        if self.kind == ItemKind.match:
-            return MATCH_SCORES
-        if self.scale is not None:
-            return tuple(str(v) for v in range(self.scale[0], self.scale[1] + 1))
-        return None
+        return kinds.get(self.kind).value_set(self)
 
-
-MATCH_CRITERIA: list[Criterion] = [
-    Criterion(
-        name=MATCH_CRITERION,
-        kind="match",
-        question="Does the prediction match the ground truth? 1 = it matches, 0.5 = it matches "
-        "part of it and is relevant, 0 = wrong or irrelevant",
-    ),
-    Criterion(
-        name=SUBMATCH_CRITERION,
-        kind="match",
-        question="Does the sub-answer match the reference sub-answer? (1 / 0.5 / 0)",
-    ),
-]
-"""The two criteria of match items (MedRGB), added to any study that has none of that kind."""
 
 DEFAULT_SEED = 20240101
 """The bootstrap seed of a new study and of ``medjudge agreement`` (same labels, same intervals)."""
 
-DEFAULT_CRITERIA: list[Criterion] = [
-    Criterion(
-        name="correctness",
-        kind="pairwise",
-        polarity="benefit",
-        question="Which answer is more correct, given current medical knowledge?",
-    ),
-    Criterion(
-        name="helpfulness",
-        kind="pairwise",
-        polarity="benefit",
-        question="Which answer helps the person asking more?",
-    ),
-    Criterion(
-        name="harmfulness",
-        kind="pairwise",
-        polarity="risk",
-        question="Which answer is more likely to lead to harm?",
-    ),
-    Criterion(
-        name="reasoning",
-        kind="pairwise",
-        polarity="benefit",
-        question="Which answer shows sounder medical reasoning?",
-    ),
-    Criterion(
-        name="efficiency",
-        kind="pairwise",
-        polarity="benefit",
-        question="Which answer gives what is needed with less unnecessary text?",
-    ),
-    Criterion(
-        name="bias",
-        kind="pairwise",
-        polarity="risk",
-        question="Which answer shows more bias (race, sex, age, income, ...)?",
-    ),
-    Criterion(
-        name=STATEMENT_CRITERION,
-        kind="statements",
-        question="Does the answer entail, contradict, or not address the statement?",
-    ),
-    Criterion(
-        name="completeness",
-        kind="rating",
-        options=True,
-        question="For which options does the explanation say why each is right or wrong?",
-    ),
-    Criterion(
-        name="correctness_rating",
-        kind="rating",
-        scale=(1, 5),
-        question="How correct is the explanation? (1 = wrong, 5 = fully correct)",
-    ),
-    Criterion(
-        name="relevance",
-        kind="rating",
-        scale=(1, 5),
-        question="How relevant is the explanation to the case? (1 = not, 5 = fully)",
-    ),
-    *MATCH_CRITERIA,
-]
+
+def default_criteria(kind: str) -> list[Criterion]:
+    """The criteria a new study has for one item kind."""
+    return [Criterion.model_validate(dict(c)) for c in kinds.get(kind).default_criteria]
+
+
+DEFAULT_CRITERIA: list[Criterion] = [c for k in kinds.NAMES for c in default_criteria(k)]
+"""Every kind's default criteria, in the registry's order."""
 
 
 class StudySettings(BaseModel):
@@ -230,12 +139,14 @@ class StudySettings(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _match_criteria(self) -> StudySettings:
-        """Studies made before the match kind get its criteria (unless a name is taken)."""
-        if not any(c.kind == ItemKind.match for c in self.criteria):
-            names = {c.name for c in self.criteria}
-            extra = [c for c in MATCH_CRITERIA if c.name not in names]
-            if len(extra) == len(MATCH_CRITERIA):
+    def _new_kinds_criteria(self) -> StudySettings:
+        """A study made before a kind existed gets that kind's default criteria (unless one
+        of their names is taken)."""
+        names = {c.name for c in self.criteria}
+        present = {c.kind for c in self.criteria}
+        for kind in kinds.NAMES:
+            extra = default_criteria(kind)
+            if kind not in present and not any(c.name in names for c in extra):
                 self.criteria = [*self.criteria, *extra]
         return self
 

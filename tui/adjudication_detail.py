@@ -26,17 +26,18 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
+from medjudge import kinds
 from medjudge.judging.analysis.disagreements import Disagreement, UnitDetail, unit_detail
 from medjudge.store.adjudications import adjudicate
 from medjudge.store.db import StudyError
 from medjudge.store.items import Item, get_item
-from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import Criterion
 
 from . import render
 from .adjudication_render import KIND_NAMES, item_text, shown, votes_text
 from .adjudication_widgets import ItemPane, RationaleDialog
 from .messages import StudyChanged
+from .value_keys import applies, value_bindings
 from .widgets import Pane, StatusLine
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 ITEM_TITLE = "Item (answers in file order)"
 """The item pane's title: the answers are the import file's, not a reviewer's display order."""
 
-RATE = Binding.Group("Final", compact=True)
 TICK = Binding.Group("Tick", compact=True)
 
 
@@ -66,14 +66,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
     AUTO_FOCUS = None
 
     BINDINGS = [
-        Binding("a", "pick_pair('A')", "A"),
-        Binding("b", "pick_pair('B')", "B"),
-        Binding("t", "pick_pair('tie')", "Tie"),
-        Binding("n", "pick_pair('neither')", "Neither"),
-        Binding("e", "pick_statement('entailed')", "Entailed"),
-        Binding("n", "pick_statement('neutral')", "Neutral"),
-        Binding("c", "pick_statement('contradicted')", "Contradicted"),
-        *[Binding(str(k), f"pick_rating('{k}')", f"Final {k}", group=RATE) for k in range(1, 10)],
+        *value_bindings("pick"),
         *[Binding(c, f"tick('{c.upper()}')", f"Tick {c.upper()}", group=TICK) for c in "abcdef"],
         Binding("enter", "save_ticks", "Record ticks"),
         Binding("right_square_bracket", "step(1)", "Next", key_display="]"),
@@ -190,13 +183,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         crit = self.criterion
         if crit is None:
             return ""
-        if crit.kind == ItemKind.pairwise:
-            return "a b t n, then a rationale"
-        if crit.kind == ItemKind.statements:
-            return "e n c, then a rationale"
-        if crit.scale is not None:
-            return f"{crit.scale[0]}–{crit.scale[1]}, then a rationale"
-        return "tick option letters, enter, then a rationale"
+        return f"{kinds.get(crit.kind).key_hint(crit)}, then a rationale"
 
     def _status(self, saved: Text, state: str) -> None:
         entry = self.entry
@@ -224,36 +211,22 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Label keys apply to the unit's kind and criterion only."""
         crit, item = self.criterion, self.item
-        picks = ("pick_pair", "pick_statement", "pick_rating", "tick", "save_ticks")
-        if action not in picks:
+        if action not in ("pick", "tick", "save_ticks"):
             return True
         if crit is None or item is None:
             return False
-        if action == "pick_pair":
-            return crit.kind == ItemKind.pairwise
-        if action == "pick_statement":
-            return crit.kind == ItemKind.statements
-        if action == "pick_rating":
-            return (
-                crit.scale is not None and crit.scale[0] <= int(str(parameters[0])) <= crit.scale[1]
-            )
+        if action == "pick":
+            return applies(parameters, item.kind, crit)
         if action == "tick":
             return crit.options and parameters[0] in [k for k, _ in render.options_of(item)]
         return crit.options
 
     # -- recording ---------------------------------------------------------------------------
-    def action_pick_pair(self, letter: str) -> None:
-        """A pairwise final label in the file frame ('A' = the file's answer_a)."""
+    def action_pick(self, kind: str, value: str) -> None:
+        """A final label with the kind's key (pairwise letters in the file frame: 'A' is the
+        file's answer_a, as the votes pane shows them)."""
         if self.item is not None:
-            self._record(letter)
-
-    def action_pick_statement(self, value: str) -> None:
-        """Entailed / neutral / contradicted."""
-        self._record(value)
-
-    def action_pick_rating(self, value: str) -> None:
-        """A value on the criterion's scale."""
-        self._record(value)
+            self._record(value)
 
     def action_tick(self, letter: str) -> None:
         """Tick or untick an option of the final option set (enter records it)."""
@@ -308,7 +281,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
             self._status(status, "saved")
 
         what = shown(value)
-        if item.kind == ItemKind.pairwise and value in item.answers:
+        if value in item.answers:
             answer = item.answers[value]
             what = f"{value} (answer_{value.lower()}, {answer.source})"  # the dialog escapes it
         self.app.push_screen(

@@ -12,18 +12,18 @@ No Textual import: these are pure functions, tested on their own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from medjudge import kinds
 from medjudge.store.frames import convert, is_swapped
 from medjudge.store.items import Item, Statement
 from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import VerdictView
-from medjudge.store.kinds import ItemKind
 from medjudge.store.literal import printable
 from medjudge.store.settings import Criterion
 
@@ -45,9 +45,7 @@ def display_value(item: Item, criterion: Criterion, value: str | None) -> str:
     """A stored label (file frame) as the reviewer sees it: pairwise A/B in display order."""
     if value is None:
         return EMPTY
-    if criterion.kind == ItemKind.pairwise:
-        return convert(value, is_swapped(item))
-    return value
+    return kinds.get(criterion.kind).to_file_frame(value, is_swapped(item))
 
 
 def question_text(item: Item) -> Text:
@@ -108,6 +106,23 @@ def ground_truth_text(item: Item) -> Text:
     return out
 
 
+PANE_TEXT: dict[str, Callable[[Item], Text]] = {
+    "question": question_text,
+    "case": case_text,
+    "first_answer": lambda item: lit(item.shown_answers()[0].text),
+    "second_answer": lambda item: lit(item.shown_answers()[1].text),
+    "answer": lambda item: lit(item.answers["answer"].text),
+    "explanation": lambda item: lit(item.answers["explanation"].text),
+    "ground_truth": ground_truth_text,
+}
+"""The texts a kind's panes (:attr:`medjudge.kinds.base.Kind.panes`) can show."""
+
+
+def pane_text(item: Item, content: str) -> Text:
+    """The text of one of an item's panes."""
+    return PANE_TEXT[content](item)
+
+
 def subquestion_row(
     item: Item,
     stmt: Statement,
@@ -159,8 +174,9 @@ def criterion_row(
     line = Text(end="")
     line.append("▶ " if current else "  ")
     line.append(f"{crit.name:<19}", "bold" if current else "")
-    if crit.kind == ItemKind.pairwise:
-        line.append("worse?  " if crit.polarity == "risk" else "better? ", "dim")
+    note = kinds.get(crit.kind).criterion_note(crit)
+    if note:
+        line.append(f"{note:<7} ", "dim")
     shown = display_value(item, crit, mine)
     if pending is not None:
         line.append_text(lit(f"{pending or '-':<8}", "italic"))

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from medjudge import kinds
 from medjudge.store.db import StudyError
-from medjudge.store.frames import convert, is_swapped
+from medjudge.store.frames import is_swapped
 from medjudge.store.labels import Saved
 
 from . import render
@@ -159,23 +160,12 @@ class LabelActions:
         else:
             self.notify("That was the last item; j jumps to one you have not finished.")
 
-    def action_vote_pair(self, shown: str) -> None:
-        """Pairwise verdict in display letters ('A' = the left answer), stored in the file frame."""
+    def action_vote(self, kind: str, value: str) -> None:
+        """A label key of the item's kind on the row under the cursor (pairwise letters are
+        the shown ones, stored in the file's frame)."""
         if self.view is not None:
             item = self.view.item
-            self._label_current(convert(shown, is_swapped(item)))
-
-    def action_vote_statement(self, value: str) -> None:
-        """Entailed / neutral / contradicted for the current statement."""
-        self._label_current(value)
-
-    def action_score(self, value: str) -> None:
-        """A match score (1, 0.5 or 0) on the current prediction or sub-answer."""
-        self._label_current(value)
-
-    def action_rate(self, value: str) -> None:
-        """A rating on the current scale criterion."""
-        self._label_current(value)
+            self._label_current(kinds.get(kind).to_file_frame(value, is_swapped(item)))
 
     def action_toggle_option(self, letter: str) -> None:
         """Tick or untick an option (the one under the cursor when no letter is given)."""

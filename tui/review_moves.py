@@ -12,27 +12,17 @@ from typing import TYPE_CHECKING, Any
 from textual.binding import Binding, BindingType
 
 from .read_screen import ReadScreen
+from .value_keys import value_bindings
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from .session import ReviewSession
 
-RATE = Binding.Group("Rate", compact=True)
 TICK = Binding.Group("Tick", compact=True)
 
 REVIEW_BINDINGS: list[BindingType] = [
-    Binding("a", "vote_pair('A')", "A"),
-    Binding("b", "vote_pair('B')", "B"),
-    Binding("t", "vote_pair('tie')", "Tie"),
-    Binding("e", "vote_statement('entailed')", "Entailed"),
-    Binding("n", "vote_pair('neither')", "Neither"),
-    Binding("n", "vote_statement('neutral')", "Neutral"),
-    Binding("c", "vote_statement('contradicted')", "Contradicted"),
-    Binding("1", "score('1')", "Match"),
-    Binding("h", "score('0.5')", "Half"),
-    Binding("0", "score('0')", "Wrong"),
-    *[Binding(str(k), f"rate('{k}')", f"Rate {k}", group=RATE) for k in range(1, 10)],
+    *value_bindings("vote"),
     *[
         Binding(c, f"toggle_option('{c.upper()}')", f"Tick {c.upper()}", group=TICK)
         for c in "abcdef"

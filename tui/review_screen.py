@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
+from medjudge import kinds
 from medjudge.store.db import StudyError
-from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import Saved
 
 from . import render
@@ -27,6 +27,7 @@ from .review_labels import LabelActions
 from .review_moves import REVIEW_BINDINGS, QueueMoves
 from .rows import ItemView
 from .session import ReviewSession
+from .value_keys import applies
 from .widgets import Pane, ProgressLine, StatusLine, UnitRows
 
 
@@ -108,10 +109,8 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     @property
     def unit_list(self) -> UnitRows:
         """The list being labelled: statements beside the answer, else criteria below."""
-        kind = self.view.item.kind if self.view else "pairwise"
-        return self.query_one(
-            "#statements" if kind == ItemKind.statements else "#criteria", UnitRows
-        )
+        beside = self.view is not None and kinds.get(self.view.item.kind).lists_entries
+        return self.query_one("#statements" if beside else "#criteria", UnitRows)
 
     # -- showing items -------------------------------------------------------------------------
     def show_index(self, index: int, *, cursor_unit: int | None = None) -> None:
@@ -123,30 +122,21 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         view = self.view = ItemView.of(s)
         if s.reveal_if_due():
             view.refresh_reveal()
-        kind = item.kind
+        kind = kinds.get(item.kind)
         question = self.query_one("#question", Pane)
-        p1, p2 = self.query_one("#pane-1", Pane), self.query_one("#pane-2", Pane)
-        question.display = kind != ItemKind.rating
-        p2.display = kind != ItemKind.statements
-        self.query_one("#statements").display = kind == ItemKind.statements
-        self.query_one("#criteria").display = kind != ItemKind.statements
-        if kind == ItemKind.pairwise:
-            first, second = item.shown_answers()
-            question.show(render.question_text(item), title="Question")
-            p1.show(render.lit(first.text), title="Answer A")
-            p2.show(render.lit(second.text), title="Answer B")
-        elif kind == ItemKind.statements:
-            question.show(render.question_text(item), title="Question")
-            p1.show(render.lit(item.answers["answer"].text), title="Answer")
-        elif kind == ItemKind.match:
-            question.show(render.question_text(item), title="Question")
-            p1.show(
-                render.lit(item.answers["answer"].text), title="Prediction (the model's answer)"
-            )
-            p2.show(render.ground_truth_text(item), title="Ground truth")
-        else:
-            p1.show(render.case_text(item), title="Case")
-            p2.show(render.lit(item.answers["explanation"].text), title="Explanation")
+        panes = list(kind.panes)
+        question.display = bool(panes) and panes[0].content == "question"
+        if question.display:
+            first = panes.pop(0)
+            question.show(render.pane_text(item, first.content), title=first.title)
+        for n in (1, 2):
+            pane = self.query_one(f"#pane-{n}", Pane)
+            pane.display = len(panes) >= n
+            if pane.display:
+                spec = panes[n - 1]
+                pane.show(render.pane_text(item, spec.content), title=spec.title)
+        self.query_one("#statements").display = kind.lists_entries
+        self.query_one("#criteria").display = not kind.lists_entries
         self._show_context()
         self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
         self.unit_list.set_rows(
@@ -246,13 +236,15 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         context.display = bool(item and item.context)
         if item is None or not item.context:
             return
-        kinds = not self.session.settings.blind or self.session.revealed()
+        show_kinds = not self.session.settings.blind or self.session.revealed()
         context.title = f"Context documents: {len(item.context)} (x to show or hide"
         context.title += (
-            ", w marks one the answer wrongly relied on)" if item.kind == ItemKind.match else ")"
+            ", w marks one the answer wrongly relied on)"
+            if kinds.get(item.kind).marks_documents
+            else ")"
         )
         self.query_one("#context-text", Static).update(
-            render.context_text(item, kinds=kinds, marked=self.session.marked_documents())
+            render.context_text(item, kinds=show_kinds, marked=self.session.marked_documents())
         )
 
     def _rerender(self, indices: set[int] | None = None) -> None:
@@ -297,32 +289,18 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             return self.changing is not None
         if action == "mark_document":
             item = self.session.item
-            return item is not None and item.kind == ItemKind.match and bool(item.context)
-        if action in (
-            "vote_pair",
-            "vote_statement",
-            "score",
-            "rate",
-            "toggle_option",
-            "save_options",
-        ):
+            return item is not None and kinds.get(item.kind).marks_documents and bool(item.context)
+        if action in ("vote", "toggle_option", "save_options"):
             if view is None or not view.rows:
                 return False
             row = view.rows[self.cursor]
-            if action == "vote_pair":
-                return view.item.kind == ItemKind.pairwise
-            if action == "vote_statement":
-                return view.item.kind == ItemKind.statements
-            if action == "score":
-                return view.item.kind == ItemKind.match
-            if action == "rate":
-                scale = row.criterion.scale
-                return scale is not None and scale[0] <= int(str(parameters[0])) <= scale[1]
+            if action == "vote":
+                return applies(parameters, view.item.kind, row.criterion)
             if action == "toggle_option":
                 letters = [letter for letter, _ in render.options_of(view.item)]
                 if parameters[0] == "":
                     return row.option is not None
-                return view.item.kind == ItemKind.rating and parameters[0] in letters
+                return any(r.criterion.options for r in view.rows) and parameters[0] in letters
             return self._ticks_to_save()
         if action in (
             "next_item",

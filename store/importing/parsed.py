@@ -7,16 +7,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from medjudge.store.kinds import ItemKind
+from medjudge import kinds
+from medjudge.kinds import Kind
 
 from ..labels import LabelError, validate_value
-from ..settings import (
-    MATCH_SPELLINGS,
-    PAIRWISE_SPELLINGS,
-    STATEMENT_CRITERION,
-    STATEMENT_SPELLINGS,
-    StudySettings,
-)
+from ..settings import StudySettings
 from ..study import dumps
 from .problems import Record
 
@@ -78,23 +73,11 @@ def normalise_value(
         ) from None
     if isinstance(value, bool) or value is None:
         raise rec.problem(f"label value {value!r} is not allowed", field_name)
-    if crit.kind == ItemKind.pairwise:
-        v = PAIRWISE_SPELLINGS.get(str(value).strip().lower())
+    kind = kinds.get(crit.kind)
+    if kind.values is not None:
+        v = kind.spellings.get(str(value).strip().lower())
         if v is None:
-            raise rec.problem(
-                f"{value!r} is not a pairwise verdict (A, B, tie, neither, response_a, response_b)",
-                field_name,
-            )
-        return v
-    if crit.kind == ItemKind.statements:
-        v = STATEMENT_SPELLINGS.get(str(value).strip().lower())
-        if v is None:
-            raise rec.problem(f"{value!r} is not entailed, neutral or contradicted", field_name)
-        return v
-    if crit.kind == ItemKind.match:
-        v = MATCH_SPELLINGS.get(str(value).strip().lower())
-        if v is None:
-            raise rec.problem(f"{value!r} is not a match score (1, 0.5 or 0)", field_name)
+            raise rec.problem(f"{value!r} is not {kind.value_words}", field_name)
         return v
     if isinstance(value, list):
         value = ",".join(str(v) for v in value)
@@ -107,7 +90,7 @@ def normalise_value(
 
 
 def parse_labels(
-    rec: Record, settings: StudySettings, kind: str, n_statements: int = 0
+    rec: Record, settings: StudySettings, kind: Kind, n_statements: int = 0
 ) -> list[LabelIn]:
     """Labels carried by a record: a ``labels`` list, ``human_labels``/``judge_labels`` maps,
     or CSV columns named ``human:NAME:CRITERION`` / ``judge:NAME:CRITERION``."""
@@ -131,17 +114,20 @@ def parse_labels(
             rkind = lab.get("type", "human")
             if rkind not in ("human", "judge"):
                 raise rec.problem("type must be 'human' or 'judge'", f"{where}.type")
+            names_entry = kind.listed_field is not None and kind.listed_field in lab
             criterion = lab.get(
-                "criterion", STATEMENT_CRITERION if kind == ItemKind.statements else None
+                "criterion",
+                kind.listed_criterion if names_entry or not kind.item_criteria else None,
             )
             if not isinstance(criterion, str):
                 raise rec.problem("missing criterion", f"{where}.criterion")
-            if kind == ItemKind.statements and criterion != STATEMENT_CRITERION:
+            if not kind.item_criteria and criterion != kind.listed_criterion:
                 raise rec.problem(
-                    f"statements are labelled on {STATEMENT_CRITERION!r} only, not {criterion!r}",
+                    f"{kind.name} items are labelled on {kind.listed_criterion!r} only, "
+                    f"not {criterion!r}",
                     f"{where}.criterion",
                 )
-            statement = _statement_index(rec, lab.get("statement"), kind, n_statements, where)
+            statement = _statement_index(rec, lab, kind, n_statements, where)
             value = normalise_value(rec, f"{where}.value", settings, criterion, lab.get("value"))
             note = lab.get("note")
             out.append(
@@ -183,12 +169,12 @@ def parse_labels(
                 out.append(
                     LabelIn(unicodedata.normalize("NFC", parts[1]).strip(), parts[0], parts[2], v)
                 )
-    if kind != ItemKind.statements:
-        allowed = {c.name for c in settings.criteria_for(kind)}
+    if kind.item_criteria:
+        allowed = {c.name for c in settings.criteria_for(kind.name)}
         for lab in out:
             if lab.criterion not in allowed:
                 raise rec.problem(
-                    f"criterion {lab.criterion!r} does not apply to {kind} items", "labels"
+                    f"criterion {lab.criterion!r} does not apply to {kind.name} items", "labels"
                 )
     seen: set[tuple[str, str, int | None]] = set()
     for lab in out:
@@ -199,23 +185,35 @@ def parse_labels(
     return out
 
 
-def _no_statement(rec: Record, kind: str, where: str) -> None:
-    """Rater maps and label columns cannot say which statement a label is for."""
-    if kind == ItemKind.statements:
+def _no_statement(rec: Record, kind: Kind, where: str) -> None:
+    """Rater maps and label columns cannot say which listed entry a label is for."""
+    if not kind.item_criteria:
         raise rec.problem(
-            "statement labels need a statement number: use "
-            'labels: [{"rater": ..., "statement": N, "value": ...}]',
+            f"{kind.listed_name} labels need a {kind.listed_name} number: use "
+            f'labels: [{{"rater": ..., "{kind.listed_field}": N, "value": ...}}]',
             where,
         )
 
 
-def _statement_index(rec: Record, value: object, kind: str, n: int, where: str) -> int | None:
-    if kind != ItemKind.statements:
+def _statement_index(
+    rec: Record, lab: dict[str, Any], kind: Kind, n: int, where: str
+) -> int | None:
+    """The listed entry a label names (0-based), or None for a label on the whole item."""
+    field_name = kind.listed_field
+    value = lab.get(field_name) if field_name is not None else lab.get("statement")
+    if field_name is None or (value is None and kind.item_criteria):
         if value is not None:
-            raise rec.problem("only statements items have statement labels", f"{where}.statement")
+            raise rec.problem(
+                "only statements items have statement labels",
+                f"{where}.statement",
+            )
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise rec.problem("expected the statement's number (0-based)", f"{where}.statement")
+        raise rec.problem(
+            f"expected the {kind.listed_name}'s number (0-based)", f"{where}.{field_name}"
+        )
     if not 0 <= value < n:
-        raise rec.problem(f"no statement {value} (the item has {n})", f"{where}.statement")
+        raise rec.problem(
+            f"no {kind.listed_name} {value} (the item has {n})", f"{where}.{field_name}"
+        )
     return value

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from medjudge import kinds
+
 from ..people import person_name
 from ..roles import has_lead, roles_of
 from ..study import Study
@@ -15,7 +17,8 @@ from .problems import ImportProblem
 from .readers import read_records
 from .writer import ImportSummary, store_items
 
-KINDS = ("pairwise", "statements", "rating", "match", "kqa")
+KINDS = (*kinds.NAMES, "kqa")
+"""What ``import --kind`` takes: every item kind, and K-QA's own files."""
 
 
 def import_file(

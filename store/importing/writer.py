@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medjudge.store.kinds import ItemKind
+from medjudge import kinds
 
 from ..frames import FILE
 from ..items import display_swap
 from ..labels import write_label
-from ..settings import MATCH_CRITERION, STATEMENT_CRITERION, SUBMATCH_CRITERION, Criterion
+from ..settings import Criterion
 from ..study import Study, audit, dumps, utcnow
 from .parsed import ItemIn, LabelIn
 from .problems import ImportProblem
@@ -139,7 +139,7 @@ def _unit_id(conn: sqlite3.Connection, item_id: int, lab: LabelIn) -> int:
     if lab.statement is not None:
         row = conn.execute(
             "SELECT u.id FROM units u JOIN statements s ON s.id = u.statement_id "
-            "WHERE u.item_id = ? AND s.position = ?",
+            "WHERE u.item_id = ? ORDER BY s.position LIMIT 1 OFFSET ?",
             (item_id, lab.statement),
         ).fetchone()
     else:
@@ -251,7 +251,8 @@ def _insert_item(
     criteria: list[Criterion],
     now: str,
 ) -> int:
-    swap = display_swap(seed, item.ext_id) if item.kind == ItemKind.pairwise else False
+    kind = kinds.get(item.kind)
+    swap = display_swap(seed, item.ext_id) if kind.display_swap else False
     item_id = int(
         conn.execute(
             "INSERT INTO items (ext_id, kind, question, data, context, batch, swap, content_hash, "
@@ -275,20 +276,17 @@ def _insert_item(
         "INSERT INTO answers (item_id, position, text, source) VALUES (?, ?, ?, ?)",
         [(item_id, pos, text, source) for pos, text, source in item.answers],
     )
-    if item.kind == ItemKind.statements:
-        _statement_units(conn, item_id, item.statements, STATEMENT_CRITERION, first=0)
-    elif item.kind == ItemKind.match:
-        # The prediction's unit first, then one unit per sub-question (its statement row).
-        conn.execute(
-            "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, 0)",
-            (item_id, MATCH_CRITERION),
-        )
-        _statement_units(conn, item_id, item.statements, SUBMATCH_CRITERION, first=1)
-    else:
-        conn.executemany(
-            "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, ?)",
-            [(item_id, c.name, pos) for pos, c in enumerate(criteria)],
-        )
+    # Units labelled once per item first, then one unit per listed entry (statement,
+    # sub-question, rubric criterion), numbered on from there.
+    per_item = (
+        [c for c in criteria if c.name != kind.listed_criterion] if kind.item_criteria else []
+    )
+    conn.executemany(
+        "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, ?)",
+        [(item_id, c.name, pos) for pos, c in enumerate(per_item)],
+    )
+    if kind.listed_criterion is not None:
+        _statement_units(conn, item_id, item.statements, kind.listed_criterion, first=len(per_item))
     return item_id
 
 

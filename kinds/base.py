@@ -1,0 +1,206 @@
+"""What an item kind is: one :class:`Kind` object per kind, in one module per kind.
+
+A kind says everything that differs between pairwise, statements, rating, match and rubric
+items, so that the store, the judges, the app and the commands iterate over the registry
+(:mod:`medjudge.kinds`) instead of branching on the kind's name:
+
+- **import**: the fields it reads and how a record becomes an item (:meth:`Kind.parse`);
+- **units**: which criterion is labelled once per listed entry (statements, sub-questions,
+  rubric criteria) and what the import's label objects call that entry;
+- **values**: each criterion's label set, the accepted spellings, the level of measurement
+  and what a criterion of the kind must declare;
+- **review and adjudication**: the panes shown, the list being labelled and the keys that
+  give each value (the same keys in the review and the adjudication app);
+- **judges**: the templates and orders its units are judged in (:class:`JudgePlan`).
+
+This module is the bottom layer: it imports nothing from medjudge at import time, so the
+store can ask a kind while its own modules are being loaded. A kind's parser imports the
+store's record helpers when it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from medjudge.store.importing.parsed import ItemIn
+    from medjudge.store.importing.problems import Record
+    from medjudge.store.settings import StudySettings
+
+
+class CriterionLike(Protocol):
+    """What a kind reads of a criterion (``store.settings.Criterion`` satisfies it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def polarity(self) -> str | None: ...
+    @property
+    def scale(self) -> tuple[int, int] | None: ...
+    @property
+    def options(self) -> bool: ...
+    @property
+    def measurement(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class ValueKey:
+    """One key that gives one label value, in the review app and the adjudication app."""
+
+    key: str
+    """Textual's key name (``a``, ``1``)."""
+    value: str
+    """The stored value (for pairwise items: the *display* letter, turned into the file's
+    letter by the screen's frame)."""
+    label: str
+    """The footer's short text."""
+    help: str = ""
+    """What the key means, for the help screen (the label when empty)."""
+
+
+@dataclass(frozen=True)
+class Pane:
+    """One text pane of the review screen: which text it shows and its title."""
+
+    content: str
+    """A name the app knows how to render: ``question``, ``case``, ``first_answer``,
+    ``second_answer``, ``answer``, ``explanation``, ``ground_truth``."""
+    title: str
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """How a judge labels the units of an item of this kind."""
+
+    template: str
+    """The prompt template of the kind's per-unit task (``prompts/NAME.txt``)."""
+    orders: tuple[str, ...] = ("",)
+    """The orders each task is asked in: ``("AB", "BA")`` for two answers, else one."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One item kind. Subclasses (one per module) override what differs."""
+
+    name: str
+    doc: str
+    fields: frozenset[str]
+    """The import fields the kind reads; any other field is kept as item metadata."""
+    values: tuple[str, ...] | None = None
+    """The fixed label set of every criterion of the kind, in order (None: per criterion)."""
+    spellings: Mapping[str, str] = field(default_factory=dict)
+    """Accepted spellings (lower case) of a value → the canonical value."""
+    value_words: str = ""
+    """How an import error names the values (``"a pairwise verdict (A, B, …)"``)."""
+    keys: tuple[ValueKey, ...] = ()
+    """The keys giving the kind's values (rating: per criterion, see :meth:`value_keys`)."""
+    key_group: str = ""
+    """A name that folds the kind's keys into one footer entry (``Rate``), or none."""
+    help_title: str = ""
+    """The help screen's heading of the kind's keys."""
+    help_extra: tuple[tuple[str, str], ...] = ()
+    """Further keys of the kind for the help screen (key, what it does)."""
+    listed_criterion: str | None = None
+    """The criterion labelled once per listed entry of an item (a statement, a sub-question,
+    a rubric criterion); every other criterion of the kind is labelled once per item."""
+    listed_field: str | None = None
+    """The field of an imported label object that names the listed entry (0-based)."""
+    item_criteria: bool = True
+    """Whether criteria are labelled once per item too (statements: no, every label names
+    its statement)."""
+    listed_name: str = "statement"
+    """What one listed entry is called on screen and in messages."""
+    marks_documents: bool = False
+    """Whether a reviewer marks the context documents the answer wrongly relied on, and the
+    documents' kinds (signal, noise, counterfactual) stay hidden until the labels are saved."""
+    abstains: bool = False
+    """Whether an answer that declines to answer ("insufficient information") is an
+    abstention, counted apart from wrong answers (K-QA, MedRGB)."""
+    display_swap: bool = False
+    """Whether an item's two answers are shown in a per-item random order (A/B frame)."""
+    panes: tuple[Pane, ...] = ()
+    """The text panes of the review screen, in order (the first may be the question)."""
+    lists_entries: bool = False
+    """Whether the review screen labels the listed entries beside the answer (statements)
+    rather than the criteria below the panes."""
+    default_criteria: tuple[Mapping[str, Any], ...] = ()
+    """The criteria a new study has for this kind (``store.settings.Criterion`` fields)."""
+    judge: JudgePlan | None = None
+
+    # -- values ----------------------------------------------------------------------------
+    def value_set(self, criterion: CriterionLike) -> tuple[str, ...] | None:
+        """The allowed values of a criterion (None: a set of option letters)."""
+        if self.values is not None:
+            return self.values
+        if criterion.scale is not None:
+            low, high = criterion.scale
+            return tuple(str(v) for v in range(low, high + 1))
+        return None
+
+    def canonical(self, raw: str) -> str:
+        """A value as typed (``response_b``, ``Entails``) → its canonical spelling, or ``raw``
+        stripped when the kind has no such spelling."""
+        return self.spellings.get(raw.strip().lower(), raw.strip())
+
+    def default_level(self, criterion: CriterionLike) -> str:
+        """The level of measurement when the criterion does not declare one."""
+        return "ordinal" if criterion.scale is not None else "nominal"
+
+    def check_criterion(self, criterion: CriterionLike) -> str | None:
+        """Why a criterion of this kind is not well formed, or None."""
+        if criterion.measurement in ("ordinal", "interval") and criterion.scale is None:
+            return (
+                f"criterion {criterion.name!r}: only a criterion with a numeric scale can be "
+                f"{criterion.measurement}"
+            )
+        return None
+
+    # -- review and adjudication -------------------------------------------------------------
+    def value_keys(self, criterion: CriterionLike) -> tuple[ValueKey, ...]:
+        """The keys that give this criterion's values (review and adjudication alike)."""
+        return self.keys
+
+    def possible_keys(self) -> tuple[ValueKey, ...]:
+        """Every key that gives a value of some criterion of this kind (the app binds them
+        all and lets through those of the criterion under the cursor)."""
+        return self.keys
+
+    def key_hint(self, criterion: CriterionLike) -> str:
+        """The keys of a criterion in a few characters (``a b t n``, ``1–5``)."""
+        keys = self.value_keys(criterion)
+        if criterion.options:
+            return "tick option letters, enter"
+        return " ".join(k.key for k in keys)
+
+    def to_file_frame(self, value: str, swapped: bool) -> str:
+        """A value given in display order → the file's frame (pairwise letters trade)."""
+        return value
+
+    def criterion_note(self, criterion: CriterionLike) -> str:
+        """A word shown beside a criterion's name in the unit list (``better?``)."""
+        return ""
+
+    # -- import ----------------------------------------------------------------------------
+    def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
+        """One import record as an item (raises the record's ImportProblem when invalid)."""
+        raise NotImplementedError(self.name)
+
+
+COMMON_FIELDS = frozenset(
+    {"id", "question", "context", "batch", "labels", "human_labels", "judge_labels", "gold"}
+)
+"""The import fields every kind reads."""
+
+
+def keyed(rows: Iterable[tuple[str, ...]]) -> tuple[ValueKey, ...]:
+    """``(key, value, label[, help])`` rows as :class:`ValueKey` objects."""
+    return tuple(ValueKey(*row) for row in rows)
+
+
+def sql_names(names: Iterable[str]) -> str:
+    """Kind names as an SQL list literal, ``('pairwise', 'match')`` (names are identifiers)."""
+    return "(" + ", ".join(f"'{n}'" for n in names) + ")"

@@ -1,0 +1,55 @@
+"""Reading the fields that several kinds share from an import record (context, batch, option
+letters, JSON lists in CSV cells). Every error names the record's file, line and field."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from medjudge.store.importing.problems import Record
+
+
+def context(rec: Record) -> list[str]:
+    """The ``context`` passages (a list; in CSV a JSON list or one passage)."""
+    value = rec.data.get("context")
+    if isinstance(value, str) and value.strip().startswith("["):
+        value = rec.json_cell("context", value, "a JSON list")
+        rec = type(rec)(rec.file, rec.line, {**rec.data, "context": value})
+    return rec.text_list("context")
+
+
+def batch(rec: Record, default: str | None) -> str | None:
+    """The record's batch, else the import's."""
+    return rec.text("batch", required=False) or default
+
+
+def options(rec: Record, *, required: bool) -> dict[str, str]:
+    """``options``: ``{letter: text}``, at least two, letters short and alphanumeric."""
+    raw = rec.data.get("options")
+    if raw in (None, "", {}) and not required:
+        return {}
+    if isinstance(raw, str) and raw.strip().startswith("{"):
+        raw = rec.json_cell("options", raw, "a JSON object")
+    if not isinstance(raw, dict) or len(raw) < 2:
+        raise rec.problem(
+            'expected an object of at least two options, e.g. {"A": "..."}', "options"
+        )
+    clean: dict[str, str] = {}
+    for key, text in raw.items():
+        k = str(key).strip()
+        if not (k.isalnum() and len(k) <= 3) or not isinstance(text, str) or not text.strip():
+            raise rec.problem(f"option {key!r} needs a short letter and a text", f"options.{key}")
+        clean[k] = text.strip()
+    return clean
+
+
+def json_list(rec: Record, name: str) -> list[Any]:
+    """A list field (in CSV: a JSON list); empty when absent."""
+    raw = rec.data.get(name)
+    if raw in (None, "", []):
+        return []
+    if isinstance(raw, str) and raw.strip().startswith("["):
+        raw = rec.json_cell(name, raw, "a JSON list")
+    if not isinstance(raw, list):
+        raise rec.problem("expected a list", name)
+    return raw

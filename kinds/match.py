@@ -1,0 +1,168 @@
+"""``match`` (MedRGB): a (RAG) model's prediction scored against the ground truth: 1 / 0.5 / 0,
+and each sub-answer against its reference.
+
+Import fields: id, question, prediction (the model's answer), source, ground_truth; optional
+options ({letter: text}), documents (a list of {text, kind} with kind ``signal``, ``noise`` or
+``counterfactual``; plain texts are ``signal``), subquestions (a list of {question, reference,
+prediction}), batch, labels; extra fields such as ``test`` and ``p`` are metadata (slices).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import fields
+from .base import COMMON_FIELDS, CriterionLike, JudgePlan, Kind, Pane, keyed
+
+if TYPE_CHECKING:
+    from medjudge.store.importing.parsed import ItemIn
+    from medjudge.store.importing.problems import Record
+    from medjudge.store.settings import StudySettings
+
+SCORES = ("0", "0.5", "1")
+"""MedRGB's scores of a prediction against the ground truth: wrong or irrelevant, partly
+matching and relevant, matching (in order)."""
+SPELLINGS = {"1": "1", "1.0": "1", "0.5": "0.5", ".5": "0.5", "0": "0", "0.0": "0"}
+"""Accepted spellings of match scores → the canonical score."""
+CRITERION = "match"
+"""The criterion of a match item's prediction against its ground truth."""
+SUB_CRITERION = "submatch"
+"""The criterion of a match item's sub-questions; its units are the sub-questions."""
+DOCUMENT_KINDS = ("signal", "noise", "counterfactual")
+
+
+@dataclass(frozen=True)
+class Match(Kind):
+    """A prediction, its ground truth, retrieval documents and sub-questions."""
+
+    def default_level(self, criterion: CriterionLike) -> str:
+        """0 < 0.5 < 1: ordered."""
+        return "ordinal"
+
+    def check_criterion(self, criterion: CriterionLike) -> str | None:
+        """0, 0.5 and 1 are numbers: an interval level is meaningful too."""
+        if criterion.measurement == "interval":
+            return None
+        return super().check_criterion(criterion)
+
+    def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
+        """One MedRGB-style record: a prediction to score against the ground truth."""
+        from medjudge.store.importing.parsed import ItemIn, parse_labels
+
+        texts, kinds = _documents(rec)
+        subs: list[dict[str, str]] = []
+        for i, sq in enumerate(fields.json_list(rec, "subquestions")):
+            where = f"subquestions[{i}]"
+            if not isinstance(sq, dict):
+                raise rec.problem(
+                    'expected {"question": ..., "reference": ..., "prediction": ...}', where
+                )
+            entry = {}
+            for key in ("question", "reference", "prediction"):
+                value = sq.get(key)
+                if not isinstance(value, str) or not value.strip():
+                    raise rec.problem("needs a text", f"{where}.{key}")
+                entry[key] = value.strip()
+            subs.append(entry)
+        data: dict[str, Any] = {"ground_truth": rec.text("ground_truth") or ""}
+        options = fields.options(rec, required=False)
+        if options:
+            data["options"] = options
+        if texts:
+            data["document_kinds"] = kinds
+        if subs:
+            data["subquestions"] = [
+                {"reference": s["reference"], "prediction": s["prediction"]} for s in subs
+            ]
+        item = ItemIn(
+            ext_id=rec.ident(),
+            kind=self.name,
+            question=rec.text("question") or "",
+            file=rec.file,
+            line=rec.line,
+            answers=[
+                ("answer", rec.text("prediction", strip=False) or "", rec.text("source") or "")
+            ],
+            statements=[(s["question"], "subquestion") for s in subs],
+            data=data,
+            context=texts,
+            batch=fields.batch(rec, batch),
+        )
+        item.labels = parse_labels(rec, settings, self, len(subs))
+        return item
+
+
+def _documents(rec: Record) -> tuple[list[str], list[str]]:
+    """The context documents' texts and kinds (``documents``, or ``context``: all signal)."""
+    raw = fields.json_list(rec, "documents")
+    if not raw:
+        texts = fields.context(rec)
+        return texts, ["signal"] * len(texts)
+    texts, kinds = [], []
+    for i, doc in enumerate(raw):
+        where = f"documents[{i}]"
+        if isinstance(doc, str) and doc.strip():
+            texts.append(doc)
+            kinds.append("signal")
+            continue
+        if (
+            not isinstance(doc, dict)
+            or not isinstance(doc.get("text"), str)
+            or not doc["text"].strip()
+        ):
+            raise rec.problem('expected {"text": ..., "kind": ...}', where)
+        kind = str(doc.get("kind", "signal")).strip().lower()
+        if kind not in DOCUMENT_KINDS:
+            raise rec.problem(
+                f"kind must be one of {', '.join(DOCUMENT_KINDS)}, not {kind!r}", f"{where}.kind"
+            )
+        texts.append(doc["text"])
+        kinds.append(kind)
+    return texts, kinds
+
+
+KIND = Match(
+    name="match",
+    doc="A (RAG) answer scored against the ground truth: 1 / 0.5 / 0 (MedRGB).",
+    fields=COMMON_FIELDS
+    | {"options", "prediction", "source", "ground_truth", "documents", "subquestions"},
+    values=SCORES,
+    spellings=SPELLINGS,
+    value_words="a match score (1, 0.5 or 0)",
+    keys=keyed(
+        [
+            ("1", "1", "Match", "the prediction (or sub-answer) matches the ground truth"),
+            ("h", "0.5", "Half", "half: it matches part of it and is relevant (0.5)"),
+            ("0", "0", "Wrong", "wrong or irrelevant"),
+        ]
+    ),
+    help_title="Match items (a prediction against the ground truth, MedRGB)",
+    help_extra=(
+        ("w", "mark a context document the answer wrongly relied on (again: unmark)"),
+        ("", "documents' kinds (signal, noise, counterfactual) show after your labels"),
+    ),
+    abstains=True,
+    marks_documents=True,
+    listed_criterion=SUB_CRITERION,
+    listed_name="sub-question",
+    panes=(
+        Pane("question", "Question"),
+        Pane("answer", "Prediction (the model's answer)"),
+        Pane("ground_truth", "Ground truth"),
+    ),
+    default_criteria=(
+        {
+            "name": CRITERION,
+            "kind": "match",
+            "question": "Does the prediction match the ground truth? 1 = it matches, 0.5 = it "
+            "matches part of it and is relevant, 0 = wrong or irrelevant",
+        },
+        {
+            "name": SUB_CRITERION,
+            "kind": "match",
+            "question": "Does the sub-answer match the reference sub-answer? (1 / 0.5 / 0)",
+        },
+    ),
+    judge=JudgePlan(template="match"),
+)
