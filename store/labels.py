@@ -81,6 +81,16 @@ def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
     return unit
 
 
+def _complete(conn: sqlite3.Connection, item_id: int, rater_id: int) -> bool:
+    """Whether the rater has labelled every unit of the item."""
+    missing = conn.execute(
+        "SELECT 1 FROM units u WHERE u.item_id = ? AND NOT EXISTS (SELECT 1 FROM labels l "
+        "WHERE l.unit_id = u.id AND l.rater_id = ?) LIMIT 1",
+        (item_id, rater_id),
+    ).fetchone()
+    return missing is None
+
+
 def _revealed(conn: sqlite3.Connection, item_id: int, rater_id: int) -> bool:
     return (
         conn.execute(
@@ -178,11 +188,21 @@ def set_label(
         )
 
 
+class UndoRefused(StudyError):
+    """An undo on an item whose verdicts and others' labels the reviewer has seen."""
+
+
 def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
     """Undo one earlier write: put the label back to what it was before ``saved``.
 
     Refused (returns None) when the label has changed since, so an undo never clobbers a
     later decision. The undo is itself a history row (action ``undo``).
+
+    Raises:
+        UndoRefused: the item is done and was revealed to the reviewer: then a label changes
+            only by an explicit change (the app's ``E``), counted as a change after the
+            reveal — never by an undo and a new key, which would hide it from the anchoring
+            figure.
     """
     rater_id = study.rater_id(reviewer, "human")
     with study.tx() as conn:
@@ -193,6 +213,11 @@ def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
         if (cur[0] if cur else None) != saved.new_value:
             return None
         revealed = _revealed(conn, unit["item_id"], rater_id)
+        if revealed and _complete(conn, unit["item_id"], rater_id):
+            raise UndoRefused(
+                "this item's verdicts and others' labels were shown to you, so its labels "
+                "are not undone; E changes a label (recorded as a change after the reveal)"
+            )
         return write_label(
             conn,
             saved.unit_id,

@@ -15,7 +15,7 @@ from rich.text import Text
 from medjudge import kinds
 from medjudge.store.db import StudyError
 from medjudge.store.frames import is_swapped
-from medjudge.store.labels import Saved
+from medjudge.store.labels import Saved, UndoRefused
 
 from . import render
 
@@ -200,7 +200,11 @@ class LabelActions:
     def action_undo(self) -> None:
         """Take back the last label of this session."""
         s = self.session
-        result = s.undo()
+        try:
+            result = s.undo()
+        except UndoRefused as exc:
+            self.notify(str(exc), title="not undone", severity="warning", markup=False)
+            return
         if result is None:
             self.notify("Nothing to undo in this session.")
             return

@@ -263,7 +263,11 @@ class ReviewSession:
         if not self.undo_stack:
             return None
         entry = self.undo_stack.pop()
-        result = store_labels.revert(self.study, entry.saved, self.reviewer)
+        try:
+            result = store_labels.revert(self.study, entry.saved, self.reviewer)
+        except store_labels.UndoRefused:
+            self.undo_stack.append(entry)
+            raise
         if result is not None:
             mine = item_labels(self.study, entry.item_id, self.reviewer)
             self._set_mine(entry.item_id, len(mine))

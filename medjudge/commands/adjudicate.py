@@ -14,11 +14,11 @@ from typing import Annotated, Any
 
 import typer
 
+from medjudge import kinds
 from medjudge.judging.analysis.queue_kinds import DisagreementKind
 from medjudge.store.adjudications import adjudicate as record
 from medjudge.store.frames import FILE, FRAME_HINT
 from medjudge.store.items import find_item, get_item
-from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import LabelError, canonical_value
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
@@ -40,7 +40,8 @@ def final_value(study: Study, unit_id: int, value: str) -> str:
 
 
 def resolve_unit(study: Study, ref: str) -> int:
-    """``ITEM/CRITERION`` or ``ITEM/N`` (statement N, numbered from 1 as in the app) → unit id."""
+    """``ITEM/CRITERION`` or ``ITEM/N`` (the N-th statement, sub-question or rubric criterion,
+    numbered from 1 as in the app) → unit id."""
     item_ref, _, part = ref.rpartition("/")
     item_id = find_item(study, item_ref) if item_ref else None
     if item_id is None:
@@ -48,10 +49,12 @@ def resolve_unit(study: Study, ref: str) -> int:
             f"--unit {ref!r}: give ITEM/CRITERION or ITEM/STATEMENT-NUMBER with an existing item id"
         )
     item = get_item(study, item_id)
-    if part.isdigit() and item.kind == ItemKind.statements:
-        for st in item.statements:
-            if st.position + 1 == int(part):
-                return item.unit_for("entailment", st.id).id
+    listed = kinds.get(item.kind).listed_criterion
+    if part.isdigit() and listed is not None:
+        # the N-th listed entry (statement, sub-question, rubric criterion), as the app numbers
+        entries = sorted(item.statements, key=lambda st: st.position)
+        if 1 <= int(part) <= len(entries):
+            return item.unit_for(listed, entries[int(part) - 1].id).id
     else:
         for u in item.units:
             if u.criterion == part and u.statement_id is None:

@@ -1,0 +1,360 @@
+"""Every item kind on every surface (#24).
+
+For each kind in the registry, one study is built the way a team builds it: items imported
+with gold values and an imported (external) judge's labels; three reviewers' labels with
+disagreements, notes and flags; a judge version run against the fake OpenAI-compatible server;
+a final label recorded on the command line. On it: the review app (label with the kind's keys,
+reveal, ``E`` change, undo refused on a revealed item), the adjudication app (a final label with
+the kind's keys and a rationale), ``report`` in every format, every ``export``, ``status`` and
+``agreement`` on the wide export, equal to the report.
+
+Nothing here names a kind: the test iterates over ``medjudge.kinds.KINDS`` and asks each kind
+for its keys and values, so a new kind is covered once it has a row in ``support/kind_rows``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from medjudge import kinds
+from medjudge.cli import app as cli_app
+from medjudge.store.frames import is_swapped
+from medjudge.store.items import get_item, list_items
+from medjudge.store.labels import set_label, set_note
+from medjudge.store.paths import login_name
+from medjudge.store.reviewer_aids import set_flag
+from medjudge.store.roles import grant
+from medjudge.store.settings import Criterion
+from medjudge.store.study import Study
+from medjudge.tui.app import make_app
+
+from .conftest import write_jsonl
+from .fakellm import FakeLLMServer
+from .support.kind_rows import ROWS
+from .test_tui_support import run_async, screen_text
+
+cli = CliRunner()
+REVIEWERS = ("drA", "drB", "drC")
+N_ITEMS = 4
+KIND_NAMES = list(kinds.NAMES)
+LEAD = login_name()
+"""``init`` makes whoever runs it the lead; the lead adjudicates here too."""
+
+
+def test_every_kind_has_a_row() -> None:
+    assert set(ROWS) == set(kinds.NAMES)
+
+
+def _values(item: Any, crit: Criterion) -> list[str]:
+    """The values a criterion of this item can take, in order (option sets: a few)."""
+    fixed = kinds.get(crit.kind).value_set(crit)
+    if fixed is not None:
+        return list(fixed)
+    letters = sorted(item.data.get("options", {}))
+    return [letters[0], ",".join(letters[:2]), letters[1]]
+
+
+def _import_row(kind: kinds.Kind, i: int, settings: Any) -> dict[str, Any]:
+    """The kind's i-th row with gold values and an external judge's labels on its units."""
+    row = ROWS[kind.name](i)
+    criteria = settings.criteria_for(kind.name)
+    labels: list[dict[str, Any]] = []
+    gold: dict[str, Any] = {}
+    for crit in criteria:
+        first = _values(type("I", (), {"data": {"options": row.get("options", {})}})(), crit)[0]
+        if crit.name == kind.listed_criterion:
+            if kind.listed_field is None:
+                continue
+            n = len(row.get("statements") or []) or len(
+                (row.get("must_have") or []) + (row.get("nice_to_have") or [])
+            )
+            for pos in range(n):
+                labels.append(
+                    {"rater": "ext-judge", "type": "judge", kind.listed_field: pos, "value": first}
+                )
+            if not kind.item_criteria and i == 0:
+                gold[crit.name] = [first] * n
+            continue
+        value: Any = first.split(",") if crit.options else first
+        labels.append(
+            {"rater": "ext-judge", "type": "judge", "criterion": crit.name, "value": value}
+        )
+        if i == 0:
+            gold[crit.name] = value
+    row["labels"] = labels
+    if gold:
+        row["gold"] = gold
+    return row
+
+
+def build(tmp: Path, kind: kinds.Kind, server: FakeLLMServer) -> Path:
+    db = tmp / f"{kind.name}.db"
+    r = cli.invoke(cli_app, ["init", str(db), "--name", f"{kind.name} matrix"])
+    assert r.exit_code == 0, r.output
+    r = cli.invoke(cli_app, ["settings", str(db), "--allow-reviewer-override"])
+    assert r.exit_code == 0, r.output
+    study = Study.open(db)
+    rows = [_import_row(kind, i, study.settings) for i in range(N_ITEMS)]
+    study.close()
+    src = write_jsonl(tmp / f"{kind.name}.jsonl", rows)
+    r = cli.invoke(cli_app, ["import", str(db), str(src), "--kind", kind.name])
+    assert r.exit_code == 0, r.output
+    study = Study.open(db)
+    try:
+        grant(study, LEAD, "adjudicator", by=LEAD)
+        for n, ref in enumerate(list_items(study)):
+            item = get_item(study, ref.id)
+            for u, unit in enumerate(item.units):
+                crit = study.settings.criterion(unit.criterion)
+                vals = _values(item, crit)
+                # drA and drB agree, drC differs on every other unit; drC leaves the last
+                # item for the app.
+                for rater in REVIEWERS:
+                    if rater == "drC" and n == N_ITEMS - 1:
+                        continue
+                    shift = 1 if rater == "drC" and (u + n) % 2 else 0
+                    set_label(study, unit.id, rater, vals[(u + n + shift) % len(vals)])
+            set_note(study, item.id, "drA", f"note on {item.ext_id}")
+            if n == 0:
+                set_flag(study, item.id, "drB", True)
+    finally:
+        study.close()
+    r = cli.invoke(
+        cli_app,
+        ["judge", str(db), "-j", f"openai:fake@{server.openai_url}", "--samples", "1"],
+    )
+    assert r.exit_code in (0, 4), r.output  # a fake reply may miss a unit; it is counted
+    return db
+
+
+@pytest.fixture(scope="module")
+def server() -> Any:
+    with FakeLLMServer() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def studies(tmp_path_factory: pytest.TempPathFactory, server: FakeLLMServer) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("matrix")
+    return {name: build(tmp, kinds.get(name), server) for name in KIND_NAMES}
+
+
+def _rows(db: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_the_study_has_two_judge_versions_and_every_reviewer(
+    studies: dict[str, Path], name: str
+) -> None:
+    db = studies[name]
+    raters = dict(_rows(db, "SELECT name, kind FROM raters"))
+    assert {r for r, k in raters.items() if k == "human"} >= set(REVIEWERS)
+    judges = {r for r, k in raters.items() if k == "judge"}
+    assert "ext-judge" in judges and any(j.startswith("openai:fake@") for j in judges), judges
+    (verdicts,) = _rows(db, "SELECT count(*) FROM verdicts WHERE status = 'ok'")[0:1]
+    assert verdicts[0] > 0
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_cli_adjudicate_records_a_final_label(studies: dict[str, Path], name: str) -> None:
+    db = studies[name]
+    study = Study.open(db)
+    item = get_item(study, list_items(study)[0].id)
+    unit = item.units[-1]
+    crit = study.settings.criterion(unit.criterion)
+    value = _values(item, crit)[-1]
+    if unit.statement_id is not None:
+        number = sorted(st.position for st in item.statements).index(
+            next(st.position for st in item.statements if st.id == unit.statement_id)
+        )
+        ref = f"{item.ext_id}/{number + 1}"
+    else:
+        ref = f"{item.ext_id}/{unit.criterion}"
+    study.close()
+    r = cli.invoke(
+        cli_app,
+        ["adjudicate", str(db), "--unit", ref, "--value", value, "--rationale", "settled on CLI"],
+    )
+    assert r.exit_code == 0, r.output
+    rows = _rows(db, "SELECT unit_id, value FROM adjudications WHERE rationale = 'settled on CLI'")
+    assert rows == [(unit.id, value)]
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json", "csv"])
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_report_in_every_format(
+    studies: dict[str, Path], name: str, fmt: str, tmp_path: Path
+) -> None:
+    db = studies[name]
+    out = tmp_path / f"r.{fmt}"
+    r = cli.invoke(cli_app, ["report", str(db), "-f", fmt, "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    text = out.read_text(encoding="utf-8")
+    study = Study.open(db)
+    names = [c.name for c in study.settings.criteria_for(name)]
+    study.close()
+    assert any(n in text for n in names), f"no criterion of {name} in the {fmt} report"
+
+
+@pytest.mark.parametrize(
+    "table", ["labels", "verdicts", "calls", "history", "adjudications", "ledger"]
+)
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_every_export(studies: dict[str, Path], name: str, table: str, tmp_path: Path) -> None:
+    db = studies[name]
+    for fmt in ("jsonl", "csv"):
+        out = tmp_path / f"{table}.{fmt}"
+        r = cli.invoke(cli_app, ["export", str(db), table, "-f", fmt, "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        if fmt == "csv":  # a header at least (a table may have no rows yet)
+            assert out.read_text(encoding="utf-8").splitlines()[0]
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_status(studies: dict[str, Path], name: str) -> None:
+    r = cli.invoke(cli_app, ["status", str(studies[name]), "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["items"][name] == N_ITEMS
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_agreement_on_the_wide_export_equals_the_report(
+    studies: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    db = studies[name]
+    wide = tmp_path / "wide.csv"
+    r = cli.invoke(cli_app, ["export", str(db), "labels", "--wide", "-f", "csv", "-o", str(wide)])
+    assert r.exit_code == 0, r.output
+    study = Study.open(db)
+    crit = next(
+        c for c in study.settings.criteria_for(name) if kinds.get(name).value_set(c) is not None
+    )
+    cats = ",".join(kinds.get(name).value_set(crit) or ())
+    study.close()
+    # The rows of that one criterion (a label set is declared for the whole file).
+    lines = wide.read_text(encoding="utf-8").splitlines(keepends=True)
+    column = next(csv.reader(lines[:1])).index("criterion")
+    mine = [line for line in lines[1:] if next(csv.reader([line]))[column] == crit.name]
+    wide.write_text(lines[0] + "".join(mine), encoding="utf-8")
+    r = cli.invoke(
+        cli_app,
+        ["agreement", str(wide), "-r", ",".join(REVIEWERS), "--unit", "unit", "--by", "criterion"]
+        + ["--categories", cats, "--scale", crit.level, "--json"],
+    )
+    assert r.exit_code == 0, r.output
+    ours = next(s for s in json.loads(r.stdout)["slices"] if s["slice"] == crit.name)["stats"]
+    report = json.loads(cli.invoke(cli_app, ["report", str(db), "-f", "json"]).stdout)
+    entry = next(c for c in report["criteria"] if c["name"] == crit.name)
+    multi = next(
+        c["metrics"]
+        for c in entry["comparisons"]
+        if c["view"] == "reviewers" and c["slice"] == "all" and c["ties"] in ("with", None)
+    )
+    for figure in ("krippendorff_alpha", "mean_pairwise_percent"):
+        assert ours[figure]["value"] == pytest.approx(multi[figure]["value"], abs=1e-12), figure
+
+
+def _first_key(kind: kinds.Kind, crit: Criterion) -> list[str]:
+    """The keys that give a label to a unit of this criterion (an option set: tick, enter)."""
+    if crit.options:
+        return ["a", "enter"]
+    return [kind.value_keys(crit)[0].key]
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+@run_async
+async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_label(
+    studies: dict[str, Path], name: str
+) -> None:
+    db = studies[name]
+    kind = kinds.get(name)
+    app = make_app(db, reviewer="drC", poll_interval=None, assigned_only=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        if screen.__class__.__name__ == "GuidelinesScreen":
+            await pilot.press("escape")
+            screen = app.screen
+        view = screen.view
+        assert view is not None and view.item.ext_id == ROWS[name](N_ITEMS - 1)["id"]
+        item_id = view.item.id
+        for _ in range(len(view.rows) + 2):
+            if screen.session.complete():
+                break
+            row = view.rows[screen.cursor]
+            await pilot.press(*_first_key(kind, row.criterion))
+            await pilot.pause()
+        assert screen.session.complete()
+        assert screen.session.revealed()
+        # After the reveal: E, then another value of the row under the cursor.
+        row = view.rows[screen.cursor]
+        await pilot.press("E")
+        keys = kind.value_keys(row.criterion)
+        before = view.mine(row.unit.id)
+        if row.criterion.options:
+            await pilot.press("b", "enter")
+        else:
+            swapped = is_swapped(view.item)
+            other = next(k for k in keys if kind.to_file_frame(k.value, swapped) != before)
+            await pilot.press(other.key)
+        await pilot.pause()
+        assert "changed after the reveal" in screen_text(app)
+        changed = screen.session.labels.get(row.unit.id)
+        await pilot.press("u")  # an undo on a done, revealed item is refused, with a hint
+        await pilot.pause()
+        assert any("E changes a label" in str(n.message) for n in app._notifications)
+        screen.session.reload_labels()
+        assert screen.session.labels.get(row.unit.id) == changed != before
+    history = _rows(
+        db,
+        "SELECT h.after_reveal, h.action FROM label_history h JOIN units u ON u.id = h.unit_id "
+        "JOIN raters r ON r.id = h.rater_id WHERE u.item_id = ? AND r.name = 'drC' ORDER BY h.id",
+        item_id,
+    )
+    assert (1, "label") in history and all(action != "undo" for _, action in history), history
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+@run_async
+async def test_adjudication_app_records_a_final_label_with_the_kinds_keys(
+    studies: dict[str, Path], name: str
+) -> None:
+    from medjudge.tui.adjudication_detail import AdjudicationDetailScreen
+    from medjudge.tui.adjudication_screen import AdjudicationScreen
+
+    db = studies[name]
+    kind = kinds.get(name)
+    app = make_app(db, poll_interval=None, start="adjudicate")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        queue = app.screen
+        assert isinstance(queue, AdjudicationScreen)
+        assert queue.rows, f"no {name} disagreement in the queue"
+        await pilot.press("enter")
+        await pilot.pause()
+        detail = app.screen
+        assert isinstance(detail, AdjudicationDetailScreen)
+        crit = detail.criterion
+        assert crit is not None
+        keys = _first_key(kind, crit)
+        await pilot.press(*keys)
+        await pilot.pause()
+        await pilot.press(*"settled in the app", "enter")
+        await pilot.pause()
+        unit_id = detail.entry.unit_id
+    rows = _rows(db, "SELECT unit_id FROM adjudications WHERE rationale = 'settled in the app'")
+    assert rows == [(unit_id,)]
