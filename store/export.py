@@ -95,7 +95,8 @@ _QUERIES["ledger"] = LEDGER_SQL
 
 def rows(study: Study, table: str, *, only_rater: str | None = None) -> Iterator[JsonObject]:
     """Rows of one export table as dicts (``only_rater``: the labels of that rater only — what
-    a reviewer may export of a blind study).
+    a reviewer may export of a blind study — with the ``sources`` column left empty, since a
+    blind reviewer is not told which model wrote which answer).
 
     Raises:
         KeyError: unknown table.
@@ -104,7 +105,11 @@ def rows(study: Study, table: str, *, only_rater: str | None = None) -> Iterator
     names = [d[0] for d in cur.description]
     for row in cur:
         record = dict(zip(names, row, strict=True))
-        if only_rater is None or record.get("rater") == only_rater:
+        if only_rater is None:
+            yield record
+        elif record.get("rater") == only_rater:
+            if "sources" in record:
+                record["sources"] = None
             yield record
 
 

@@ -62,6 +62,10 @@ def test_a_reviewer_exports_only_their_own_labels(blind: Path) -> None:
     assert r.exit_code == 0, r.output
     raters = {json.loads(line)["rater"] for line in r.stdout.splitlines()}
     assert raters == {login_name()}
+    # The reviewer is not told which model wrote which answer (#27), in either format.
+    assert "model-x" not in r.stdout and "model-y" not in r.stdout
+    r = cli.invoke(app, ["export", str(blind), "labels", "-f", "csv"])
+    assert r.exit_code == 0 and "model-" not in r.stdout, r.stdout
     r = cli.invoke(app, ["export", str(blind), "labels", "--wide", "-f", "csv"])
     header = next(csv.reader(io.StringIO(r.stdout)))
     assert header[-1] == login_name() and "bob" not in header and "openai:j" not in header
