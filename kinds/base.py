@@ -114,6 +114,10 @@ class Kind:
     its statement)."""
     listed_name: str = "statement"
     """What one listed entry is called on screen and in messages."""
+    listed_title: str = "Statements"
+    """The heading of the listed entries (the full-screen reader)."""
+    listed_row: str = "statement"
+    """How the review screen draws a listed entry's row (``statement``, ``subquestion``)."""
     marks_documents: bool = False
     """Whether a reviewer marks the context documents the answer wrongly relied on, and the
     documents' kinds (signal, noise, counterfactual) stay hidden until the labels are saved."""

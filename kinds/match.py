@@ -146,6 +146,8 @@ KIND = Match(
     marks_documents=True,
     listed_criterion=SUB_CRITERION,
     listed_name="sub-question",
+    listed_title="Sub-questions",
+    listed_row="subquestion",
     panes=(
         Pane("question", "Question"),
         Pane("answer", "Prediction (the model's answer)"),

@@ -14,8 +14,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from medjudge import kinds
 from medjudge.store.items import Item
-from medjudge.store.kinds import ItemKind
 
 from . import render
 from .scroll_screen import ScrollScreen
@@ -23,22 +23,13 @@ from .scroll_screen import ScrollScreen
 
 def item_sections(item: Item) -> list[tuple[str, Text]]:
     """The item as (title, text) sections: question (or case), answers, statements, context."""
-    parts: list[tuple[str, Text]] = []
-    if item.kind == ItemKind.rating:
-        parts.append(("Case", render.case_text(item)))
-        parts.append(("Explanation", render.lit(item.answers["explanation"].text)))
-    else:
-        parts.append(("Question", render.question_text(item)))
-        if item.kind == ItemKind.pairwise:
-            first, second = item.shown_answers()
-            parts.append(("Answer A", render.lit(first.text)))
-            parts.append(("Answer B", render.lit(second.text)))
-        else:
-            parts.append(("Answer", render.lit(item.answers["answer"].text)))
-            lines = Text()
-            for n, st in enumerate(item.statements, start=1):
-                lines.append_text(render.lit(f"{n}. {st.text}\n"))
-            parts.append(("Statements", lines))
+    kind = kinds.get(item.kind)
+    parts = [(pane.title, render.pane_text(item, pane.content)) for pane in kind.panes]
+    if item.statements:
+        lines = Text()
+        for n, st in enumerate(item.statements, start=1):
+            lines.append_text(render.lit(f"{n}. {st.text}\n"))
+        parts.append((kind.listed_title, lines))
     if item.context:
         parts.append(("Context documents", render.context_text(item)))
     if item.meta:

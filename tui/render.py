@@ -322,3 +322,14 @@ def confusion_table(
             )
         table.add_row(*cells)
     return table
+
+
+ListedRow = Callable[[Item, Statement, int, "str | None", "str | None", bool, bool], RenderableType]
+
+LISTED_ROWS: dict[str, ListedRow] = {
+    "statement": lambda item, st, n, mine, judge, revealed, current: statement_row(
+        st, n, mine, judge, revealed, current
+    ),
+    "subquestion": subquestion_row,
+}
+"""How a kind's listed entries are drawn (:attr:`medjudge.kinds.base.Kind.listed_row`)."""

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from rich.console import RenderableType
 from rich.text import Text
 
+from medjudge import kinds
 from medjudge.store.items import Item, Statement, Unit
 from medjudge.store.judgments import VerdictView
-from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import Criterion, StudySettings
 
 from . import render
@@ -36,19 +36,14 @@ class Row:
 def build_rows(item: Item, settings: StudySettings) -> list[Row]:
     """The rows of an item, in labelling order."""
     rows: list[Row] = []
-    if item.kind == ItemKind.statements:
-        crit = settings.criterion("entailment")
-        for n, st in enumerate(item.statements, 1):
-            rows.append(Row(item.unit_for(crit.name, st.id), crit, st, n))
-        return rows
-    if item.kind == ItemKind.match:
-        statements = {st.id: st for st in item.statements}
-        for n, unit in enumerate(item.units):
-            sub = statements.get(unit.statement_id) if unit.statement_id is not None else None
-            rows.append(Row(unit, settings.criterion(unit.criterion), sub, n))
-        return rows
-    for unit in item.units:
+    statements = {st.id: st for st in item.statements}
+    listed = 0
+    for unit in item.units:  # in labelling order: per-item criteria, then listed entries
         crit = settings.criterion(unit.criterion)
+        if unit.statement_id is not None:
+            listed += 1
+            rows.append(Row(unit, crit, statements.get(unit.statement_id), listed))
+            continue
         rows.append(Row(unit, crit))
         if crit.options:
             rows += [Row(unit, crit, option=letter) for letter, _ in render.options_of(item)]
@@ -140,14 +135,9 @@ class ItemView:
             )
         mine = self.mine(row.unit.id)
         judge = self.judge_value(row.unit.id)
-        if row.statement is not None and self.item.kind == ItemKind.match:
-            return render.subquestion_row(
-                self.item, row.statement, row.number, mine, judge, self.revealed, current
-            )
         if row.statement is not None:
-            return render.statement_row(
-                row.statement, row.number, mine, judge, self.revealed, current
-            )
+            draw = render.LISTED_ROWS[kinds.get(self.item.kind).listed_row]
+            return draw(self.item, row.statement, row.number, mine, judge, self.revealed, current)
         on_unit = (
             self.rows[cursor].unit.id == row.unit.id if 0 <= cursor < len(self.rows) else False
         )
