@@ -128,6 +128,8 @@ class Kind:
     """Whether an item's two answers are shown in a per-item random order (A/B frame)."""
     panes: tuple[Pane, ...] = ()
     """The text panes of the review screen, in order (the first may be the question)."""
+    file_panes: tuple[Pane, ...] | None = None
+    """The panes in the import file's order (the adjudication app; None: :attr:`panes`)."""
     lists_entries: bool = False
     """Whether the review screen labels the listed entries beside the answer (statements)
     rather than the criteria below the panes."""

@@ -98,6 +98,11 @@ KIND = Pairwise(
         Pane("first_answer", "Answer A"),
         Pane("second_answer", "Answer B"),
     ),
+    file_panes=(
+        Pane("question", "Question"),
+        Pane("answer_a", "Answer A (answer_a)"),
+        Pane("answer_b", "Answer B (answer_b)"),
+    ),
     default_criteria=(
         _criterion(
             "correctness",

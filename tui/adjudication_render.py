@@ -22,6 +22,7 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
 
+from medjudge import kinds
 from medjudge.judging.analysis.disagreements import (
     AdjudicationEntry,
     Disagreement,
@@ -32,9 +33,8 @@ from medjudge.judging.analysis.disagreements import (
 from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
-from medjudge.store.kinds import ItemKind
 
-from .render import EMPTY, case_text, lit
+from .render import EMPTY, lit, pane_text
 
 KIND_LABELS = {
     "reviewer_vs_reviewer": "R↔R",
@@ -121,7 +121,7 @@ def sources_text(item: Item) -> Text:
     """Which model wrote which answer — hidden from reviewers, shown to the adjudicator — and,
     for a pairwise item, which answer reviewers saw first."""
     out = Text("Sources (hidden from reviewers): ", style="dim italic", end="")
-    if item.kind == ItemKind.pairwise:
+    if kinds.get(item.kind).display_swap:
         out.append("A = ", "dim")
         out.append_text(lit(item.answers["A"].source))
         out.append(", B = ", "dim")
@@ -137,23 +137,13 @@ def item_text(item: Item, statement: int | None) -> Text:
     """Question, answers (file order), statements with badges; ``statement`` highlighted."""
     out = Text(end="")
     out.append_text(sources_text(item))
-    if item.kind == ItemKind.rating:
-        _heading(out, "Case")
-        out.append_text(case_text(item))
-        _heading(out, "Explanation")
-        out.append_text(lit(item.answers["explanation"].text))
+    kind = kinds.get(item.kind)
+    for pane in kind.file_panes or kind.panes:
+        _heading(out, pane.title)
+        out.append_text(pane_text(item, pane.content))
+    if not item.statements:
         return out
-    _heading(out, "Question")
-    out.append_text(lit(item.question))
-    if item.kind == ItemKind.pairwise:
-        _heading(out, "Answer A (answer_a)")
-        out.append_text(lit(item.answers["A"].text))
-        _heading(out, "Answer B (answer_b)")
-        out.append_text(lit(item.answers["B"].text))
-        return out
-    _heading(out, "Answer")
-    out.append_text(lit(item.answers["answer"].text))
-    _heading(out, "Statements")
+    _heading(out, kind.listed_title)
     for n, st in enumerate(item.statements):
         if n:
             out.append("\n")
@@ -282,7 +272,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
     adjudication history."""
     out = Lines()
     line = out.add(0, "Reviewers", style="bold underline")
-    if item.kind == ItemKind.pairwise:
+    if kinds.get(item.kind).display_swap:
         line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["reviewers"]:
         out.add(2, "none", style="dim")
@@ -298,7 +288,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
             note.append(frame_hint(item, r.get("item_note_frame")), "dim italic")
     out.blank()
     line = out.add(0, "Judges", style="bold underline")
-    if item.kind == ItemKind.pairwise:
+    if kinds.get(item.kind).display_swap:
         line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["judges"]:
         out.add(2, "none", style="dim")

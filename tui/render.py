@@ -111,6 +111,8 @@ PANE_TEXT: dict[str, Callable[[Item], Text]] = {
     "case": case_text,
     "first_answer": lambda item: lit(item.shown_answers()[0].text),
     "second_answer": lambda item: lit(item.shown_answers()[1].text),
+    "answer_a": lambda item: lit(item.answers["A"].text),
+    "answer_b": lambda item: lit(item.answers["B"].text),
     "answer": lambda item: lit(item.answers["answer"].text),
     "explanation": lambda item: lit(item.answers["explanation"].text),
     "ground_truth": ground_truth_text,
