@@ -23,8 +23,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from medjudge import kinds
 from medjudge.store.frames import FRAME_HINT
-from medjudge.store.kinds import ItemKind
 
 from . import render
 from .messages import StudyChanged
@@ -228,12 +228,12 @@ class AgreementScreen(Screen[None]):
 
     @property
     def _pairwise(self) -> bool:
+        """Whether the criterion's labels are A/B letters in the file's frame."""
         try:
-            return (
-                self.review_app.study.settings.criterion(self.criterion).kind == ItemKind.pairwise
-            )
+            kind = self.review_app.study.settings.criterion(self.criterion).kind
         except KeyError:
             return False
+        return kinds.get(kind).display_swap
 
     # -- actions ---------------------------------------------------------------------------
     def action_back(self) -> None:
