@@ -136,6 +136,8 @@ def connect(
             f"{p}: cannot create the study: folder {p.parent} is not writable for you "
             "(or is on a read-only file system)"
         )
+    if create and not p.exists():
+        _create_group_file(p)
     try:
         conn = sqlite3.connect(
             p, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -162,6 +164,20 @@ def connect(
     except sqlite3.Error as exc:
         raise _classify(p, exc) from None
     return conn
+
+
+def _create_group_file(p: Path) -> None:
+    """Create the empty study file with mode ``0666 & ~umask``, as other programs create
+    files: SQLite's own default is ``0644 & ~umask``, which leaves a study in a team's
+    setgid folder (``umask 007``) unwritable for the group. SQLite gives the ``-wal`` and
+    ``-shm`` files the study file's mode, so they follow."""
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    except FileExistsError:
+        return  # another process created it first; SQLite opens what is there
+    except OSError as exc:
+        raise StudyError(f"{p}: cannot create the study ({exc.strerror})") from None
+    os.close(fd)
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
