@@ -124,6 +124,15 @@ class Kind:
     abstains: bool = False
     """Whether an answer that declines to answer ("insufficient information") is an
     abstention, counted apart from wrong answers (K-QA, MedRGB)."""
+    source_positions: tuple[str, ...] = ("answer",)
+    """The answers whose models the figures compare, in order (``A``, ``B`` for two)."""
+    tie_value: str | None = None
+    """The value meaning "neither answer wins" where figures are also given without ties."""
+    win_rates: bool = False
+    """Whether the report gives each model's win / tie / loss share on the criteria."""
+    default_slices: tuple[str, ...] = ()
+    """Item metadata fields every figure of the kind is also given per value of (MedRGB's
+    retrieval conditions ``test`` and ``p``)."""
     display_swap: bool = False
     """Whether an item's two answers are shown in a per-item random order (A/B frame)."""
     panes: tuple[Pane, ...] = ()
@@ -164,6 +173,16 @@ class Kind:
                 f"{criterion.measurement}"
             )
         return None
+
+    @property
+    def two_orders(self) -> bool:
+        """Whether a judge sees each item in two orders (position consistency applies)."""
+        return self.judge is not None and len(self.judge.orders) > 1
+
+    def describe(self, polarity: str | None, scale: str, ordinal: bool) -> str:
+        """What a criterion is, after its name in the report (``pairwise, benefit (…)``),
+        from its polarity, its scale as the report writes it and whether it is ordered."""
+        return self.name
 
     # -- review and adjudication -------------------------------------------------------------
     def value_keys(self, criterion: CriterionLike) -> tuple[ValueKey, ...]:

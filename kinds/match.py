@@ -142,6 +142,7 @@ KIND = Match(
         ("w", "mark a context document the answer wrongly relied on (again: unmark)"),
         ("", "documents' kinds (signal, noise, counterfactual) show after your labels"),
     ),
+    default_slices=("test", "p"),
     abstains=True,
     marks_documents=True,
     listed_criterion=SUB_CRITERION,

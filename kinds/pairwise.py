@@ -46,6 +46,13 @@ class Pairwise(Kind):
         """``better?`` or ``worse?`` beside the criterion's name."""
         return "worse?" if criterion.polarity == "risk" else "better?"
 
+    def describe(self, polarity: str | None, scale: str, ordinal: bool) -> str:
+        """``pairwise, benefit ("which is better?")``."""
+        if not polarity:
+            return self.name
+        side = "which is better?" if polarity == "benefit" else "which is worse?"
+        return f"{self.name}, {polarity} ({side})"
+
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One pairwise record."""
         from medjudge.store.importing.parsed import ItemIn, parse_labels
@@ -92,6 +99,9 @@ KIND = Pairwise(
         ]
     ),
     help_title="Pairwise items (one key per verdict, then on to the next criterion)",
+    source_positions=("A", "B"),
+    tie_value="tie",
+    win_rates=True,
     display_swap=True,
     panes=(
         Pane("question", "Question"),

@@ -47,6 +47,10 @@ class Rating(Kind):
             return f"{criterion.scale[0]}–{criterion.scale[1]}"
         return super().key_hint(criterion)
 
+    def describe(self, polarity: str | None, scale: str, ordinal: bool) -> str:
+        """``rating, 1–5 scale`` or ``rating, options``."""
+        return f"{self.name}, " + (f"{scale or 'ordinal'} scale" if ordinal else "options")
+
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One rating record (a case with options and a candidate explanation)."""
         from medjudge.store.importing.parsed import ItemIn, parse_labels
@@ -82,6 +86,7 @@ KIND = Rating(
     name="rating",
     doc="An explanation rated on Likert scales and option completeness.",
     fields=COMMON_FIELDS | {"options", "correct", "explanation", "source"},
+    source_positions=("explanation",),
     panes=(Pane("case", "Case"), Pane("explanation", "Explanation")),
     key_group="Rate",
     help_title="Rating items",

@@ -15,11 +15,11 @@ Shares come with Wilson intervals.
 
 from __future__ import annotations
 
+from medjudge import kinds
 from medjudge.judging.analysis.records import ConsistencyRow, records
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.judging.stats.estimates import Estimate, wilson_interval
 from medjudge.store.json_types import JsonObject
-from medjudge.store.kinds import ItemKind
 
 
 def share(count: int, n: int, confidence: float = 0.95, *, empty: str = "no units") -> JsonObject:
@@ -100,7 +100,7 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
                     "position_inconsistent": share(
                         c["pos"], c["pos_n"], confidence, empty="no unit with both orders decided"
                     )
-                    if kind == ItemKind.pairwise and not is_panel
+                    if kinds.get(kind).two_orders and not is_panel
                     else None,
                     "judges_disagreed": share(c["panel"], c["panel_n"], confidence)
                     if is_panel

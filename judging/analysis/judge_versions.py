@@ -23,6 +23,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+from medjudge import kinds
 from medjudge.judging.analysis.consistency import judge_consistency, share
 from medjudge.judging.analysis.records import ConsistencyRow, record
 from medjudge.judging.analysis.records_sections import JudgesSection
@@ -30,7 +31,6 @@ from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification
 from medjudge.store.judge_versions import list_versions, run_seconds, verdict_call_totals
-from medjudge.store.kinds import ItemKind
 from medjudge.store.study import Study
 
 DEFINITIONS = [
@@ -93,7 +93,7 @@ def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
         if v.facts.shape != "orders":
             continue
         item = data.units.item_of(unit_id)
-        if item is None or item.kind != ItemKind.pairwise:
+        if item is None or not kinds.get(item.kind).two_orders:
             continue
         ab, ba = v.facts.ab, v.facts.ba
         if ab is not None and ba is not None:

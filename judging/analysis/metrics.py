@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from medjudge import kinds
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.records import records
 from medjudge.judging.analysis.records_sections import RatingRow, WinRateRow
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.estimates import Estimate
-from medjudge.store.kinds import ItemKind
 
 __all__ = ["kqa_metrics", "mean_t", "outcomes", "rating_means", "win_rates"]
 
@@ -74,7 +74,7 @@ def win_rates(data: StudyData, confidence: float = 0.95) -> list[WinRateRow]:
     """
     out = []
     for criterion in data.criteria():
-        if data.kind_of(criterion) != ItemKind.pairwise:
+        if not kinds.get(data.kind_of(criterion)).win_rates:
             continue
         crit = data.criterion(criterion)
         risk = crit is not None and crit.polarity == "risk"
@@ -140,7 +140,7 @@ def rating_means(data: StudyData, confidence: float = 0.95) -> list[RatingRow]:
     out = []
     for criterion in data.criteria():
         crit = data.criterion(criterion)
-        if data.kind_of(criterion) != ItemKind.rating or crit is None or crit.scale is None:
+        if crit is None or crit.scale is None:  # a scale: a mean to give
             continue
         units = data.labelled_units(criterion)
         for rater in data.raters(criterion, "human") + data.raters(criterion, "judge"):

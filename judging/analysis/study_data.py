@@ -19,13 +19,13 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from medjudge import kinds
 from medjudge.judging.analysis.label_columns import CriterionLabels
 from medjudge.judging.analysis.trail_facts import trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
 from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 from medjudge.store import reads
 from medjudge.store.abstentions import declining_items
-from medjudge.store.kinds import ItemKind
 from medjudge.store.settings import Criterion, StudySettings
 from medjudge.store.study import Study
 
@@ -178,10 +178,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         item = units.item_index(r.item_id)
         if item is None:
             answers = sources.get(r.item_id, {})
-            if r.kind == ItemKind.pairwise:
-                srcs: tuple[str, ...] = (answers.get("A", ""), answers.get("B", ""))
-            else:
-                srcs = tuple(v for k, v in answers.items() if k in ("answer", "explanation"))
+            srcs = tuple(answers.get(p, "") for p in kinds.get(r.kind).source_positions)
             # the same few texts repeat on every item (kind, batch): one string object each
             facts = ItemFacts(
                 r.item_id,

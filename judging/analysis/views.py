@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from medjudge import kinds
 from medjudge.judging.analysis.records import (
     Comparison,
     PairComparison,
@@ -50,7 +51,6 @@ from medjudge.judging.stats.agreement import (
 )
 from medjudge.judging.stats.classification import classification
 from medjudge.judging.stats.estimates import N_BOOT
-from medjudge.store.kinds import ItemKind
 
 TWO_METRICS = (
     "percent",
@@ -252,11 +252,11 @@ def criterion_comparisons(
     level = crit.level if crit is not None else "nominal"
     cats = categories_for(crit)
     units = data.labelled_units(criterion)
-    pairwise = kind == ItemKind.pairwise
+    the_kind = kinds.get(kind)
+    pairwise = the_kind.tie_value is not None
     ties: list[str | None] = ["with", "without"] if pairwise else [None]
     by = opts.by
-    if kind == ItemKind.match:  # MedRGB's retrieval conditions are every match figure's slices
-        by = (*by, *(f for f in ("test", "p") if f not in by))
+    by = (*by, *(f for f in the_kind.default_slices if f not in by))
     slicers = _slicers(data, units, by) if opts.slices or by else {}
     out: list[dict[str, Any]] = []
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from medjudge import kinds
 from medjudge.judging.analysis.records import (
     Comparison,
     GroupComparison,
@@ -33,7 +34,6 @@ from medjudge.judging.report.cells import (
     Table,
     Text,
 )
-from medjudge.store.kinds import ItemKind
 
 from . import text as rt
 from .model import CriterionSection, Report
@@ -178,7 +178,7 @@ def group_comparison(c: CriterionSection) -> GroupComparison | None:
 def judge_scores(c: CriterionSection) -> Table:
     """Each judge scored against the reviewers' majority: accuracy, per-verdict P / R / F1."""
     rows: list[tuple[Cell, ...]] = []
-    for r in rt.whole(c, ties="with" if c.kind == ItemKind.pairwise else None):
+    for r in rt.whole(c, ties="with" if kinds.get(c.kind).tie_value is not None else None):
         cl = r.classification if isinstance(r, PairComparison) else None
         if r.view != "majority_judge" or cl is None:
             continue

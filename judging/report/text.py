@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from medjudge import kinds
 from medjudge.judging.analysis.records import (
     Comparison,
     ConsensusRow,
@@ -15,7 +16,6 @@ from medjudge.judging.analysis.records import (
     GroupComparison,
 )
 from medjudge.judging.analysis.records_sections import PerItemEffort
-from medjudge.store.kinds import ItemKind
 
 from .model import CriterionSection
 
@@ -114,20 +114,12 @@ def integer(x: float | None) -> str:
 
 def criterion_title(c: CriterionSection) -> str:
     """``correctness — pairwise, benefit ("which is better?")`` and the like."""
-    kind = c.kind
-    if kind == ItemKind.pairwise and c.polarity:
-        side = "which is better?" if c.polarity == "benefit" else "which is worse?"
-        return f"{c.name} — pairwise, {c.polarity} ({side})"
-    if kind == ItemKind.rating:
-        return f"{c.name} — rating, " + (
-            f"{c.scale or 'ordinal'} scale" if c.ordinal else "options"
-        )
-    return f"{c.name} — {kind}"
+    return f"{c.name} — {kinds.get(c.kind).describe(c.polarity, c.scale, c.ordinal)}"
 
 
 def whole(c: CriterionSection, *, ties: str | None = "with") -> list[Comparison]:
     """A criterion's whole-criterion comparisons (slice ``all``) for one tie setting."""
-    want = ties if c.kind == ItemKind.pairwise else None
+    want = ties if kinds.get(c.kind).tie_value is not None else None
     out: list[Comparison] = []
     for r in c.comparisons:
         if r.slice != "all":
