@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -121,6 +122,8 @@ def _parse_price(text: str | None) -> tuple[float, float] | None:
         a, b = (float(x) for x in text.split(","))
     except ValueError:
         raise UserError("--price takes IN,OUT in USD per million tokens, e.g. 2.5,10") from None
+    if not all(math.isfinite(x) and x >= 0 for x in (a, b)):  # float() reads nan and inf
+        raise UserError(f"--price {text!r}: prices are finite numbers of at least 0, e.g. 2.5,10")
     return a, b
 
 
