@@ -73,7 +73,7 @@ def backup(study: Study, dest: Path, *, overwrite: bool = False) -> int:
             studies=(source,),
             replace_study=True,  # with --force, an older backup may be replaced
             sqlite=True,
-            new_mode=0o644,  # what SQLite gives a new database
+            new_mode=0o666,  # less the umask, like a new study: a team's group can use it
             what="the copy",
         ) as staged:
             # nofollow: SQLite opens the new file itself, and never through a symlink

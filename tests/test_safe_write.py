@@ -251,6 +251,12 @@ def test_permissions_are_kept_and_new_files_are_not_private(study: Path, tmp_pat
         r = cli.invoke(app, ["backup", str(study), str(tmp_path / "copy.db")])
         assert r.exit_code == 0, r.output
         assert stat.S_IMODE((tmp_path / "copy.db").stat().st_mode) == 0o644
+        os.umask(0o007)  # a team's folder: the group may write the new files too
+        r = cli.invoke(app, ["backup", str(study), str(tmp_path / "team.db")])
+        assert r.exit_code == 0, r.output
+        assert stat.S_IMODE((tmp_path / "team.db").stat().st_mode) == 0o660
+        assert run("report", study, tmp_path / "team.md").exit_code == 0  # type: ignore[attr-defined]
+        assert stat.S_IMODE((tmp_path / "team.md").stat().st_mode) == 0o660
     finally:
         os.umask(mask)
 
