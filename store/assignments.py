@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .people import person_name
+from .people import given_name, person_name
 from .roles import require
 from .study import Study, audit, dumps, utcnow
 
@@ -33,7 +33,7 @@ def assign(
         login → number of newly assigned items.
     """
     require(study, by, "assign")
-    logins = list(dict.fromkeys(person_name(x, "reviewer login") for x in logins))
+    logins = list(dict.fromkeys(given_name(x, "reviewer login") for x in logins))
     k = len(logins) if overlap is None else max(1, min(overlap, len(logins)))
     plan: list[tuple[int, str]] = []
     for i, item_id in enumerate(item_ids):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .db import StudyError
-from .people import person_name
+from .people import given_name, person_name
 from .reads import CALL_SUMS, CallTotals
 from .study import Study, audit, dumps, utcnow
 
@@ -162,7 +162,7 @@ def version_name(study: Study, version: VersionSpec, name: str | None = None) ->
             )
         return existing.name
     if name is not None:
-        name = person_name(name, "--name")
+        name = given_name(name, "--name")
         holder = conn.execute("SELECT kind FROM raters WHERE name = ?", (name,)).fetchone()
         if holder is not None and holder[0] != "judge":
             raise VersionError(f"--name {name!r}: that name is a reviewer's in this study")

@@ -19,6 +19,17 @@ _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + _BIDI + "]")
 
 
+# In a name (one line) tab and newline are control characters too.
+_NAME_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff" + _BIDI + "]")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in ``text`` — C0 (tab and newline included), DEL, C1, a bidi
+    control (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C) or a lone surrogate — or None."""
+    found = _NAME_UNSAFE.search(text)
+    return found.group(0) if found else None
+
+
 def _escape(match: re.Match[str]) -> str:
     ch = match.group(0)
     code = ord(ch)

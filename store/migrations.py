@@ -206,6 +206,36 @@ provider's id is recorded once the provider accepted it; the results go into ``j
 under the calls' cache keys. ``judge_batch_requests`` holds each call's request and what is
 needed to store its result, deleted once the batch is collected (its pages are then reused)."""
 
+M009_NO_REPLACE = """
+CREATE TRIGGER label_history_append_only_i BEFORE INSERT ON label_history
+WHEN EXISTS (SELECT 1 FROM label_history WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'label_history is append-only'); END;
+CREATE TRIGGER audit_append_only_i BEFORE INSERT ON audit
+WHEN EXISTS (SELECT 1 FROM audit WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+CREATE TRIGGER verdicts_append_only_i BEFORE INSERT ON verdicts
+WHEN EXISTS (SELECT 1 FROM verdicts WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'verdicts are append-only'); END;
+CREATE TRIGGER adjudications_append_only_i BEFORE INSERT ON adjudications
+WHEN EXISTS (SELECT 1 FROM adjudications WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only'); END;
+CREATE TRIGGER document_marks_append_only_i BEFORE INSERT ON document_marks
+WHEN EXISTS (SELECT 1 FROM document_marks WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'document_marks is append-only'); END;
+CREATE TRIGGER item_flags_append_only_i BEFORE INSERT ON item_flags
+WHEN EXISTS (SELECT 1 FROM item_flags WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'item_flags is append-only'); END;
+CREATE TRIGGER judge_versions_fixed_i BEFORE INSERT ON judge_versions
+WHEN EXISTS (SELECT 1 FROM judge_versions WHERE rater_id = NEW.rater_id OR key = NEW.key)
+BEGIN SELECT RAISE(ABORT, 'a judge version is never changed'); END;
+"""
+"""``INSERT OR REPLACE`` (``REPLACE INTO``) over an existing row of an append-only table is
+refused. SQLite resolves a REPLACE conflict by deleting the old row *without* firing the BEFORE
+DELETE triggers (unless ``recursive_triggers`` is on, a per-connection setting another program
+need not use), so those triggers alone let a REPLACE rewrite history. A BEFORE INSERT trigger
+fires for every connection: a row whose key is already taken is refused before any conflict
+resolution (a plain INSERT of a taken key failed anyway; new rows are unaffected)."""
+
 MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
@@ -215,6 +245,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("006_match_kind", m006_match_kind),
     ("007_reviewer_aids", M007_REVIEWER_AIDS),
     ("008_current_views", M008_CURRENT_VIEWS),
+    ("009_no_replace", M009_NO_REPLACE),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

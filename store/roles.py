@@ -17,7 +17,7 @@ Rules:
 from __future__ import annotations
 
 from .db import StudyError
-from .people import person_name
+from .people import given_name, person_name
 from .study import Study, audit, utcnow
 
 ROLES = ("lead", "reviewer", "adjudicator")
@@ -79,7 +79,7 @@ def grant(study: Study, login: str, role: str, *, by: str) -> bool:
     """Give a role (True if it was new). The first lead may be named by anyone."""
     if role not in ROLES:
         raise StudyError(f"unknown role {role!r}: use {', '.join(ROLES)}")
-    login, by = person_name(login, "login"), person_name(by, "login")
+    login, by = given_name(login, "login"), person_name(by, "login")
     require(study, by, "roles")
     with study.tx() as conn:
         cur = conn.execute(

@@ -7,6 +7,7 @@ value is a number (``p`` = 0, 20, 40, 100), as text otherwise.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .study import Study
@@ -54,18 +55,21 @@ def _key_sql(study: Study, name: str) -> tuple[str, tuple[str, ...]]:
     return "json_extract(i.data, ?)", (path,)
 
 
-def _number(text: str) -> float | None:
+def finite_number(text: str) -> float | None:
+    """A slice value as a number when it is one: ``"20"``, ``"0.5"``; None for other text —
+    ``"NaN"`` and ``"inf"`` too (``float`` reads them, but they would not sort)."""
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         return None
+    return number if math.isfinite(number) else None
 
 
 def sort_values(values: list[str]) -> list[str]:
     """Numerically when every value (but the missing slice) is a number, else as text;
     ``(missing)`` last."""
     present = [v for v in values if v != MISSING]
-    numbers = [_number(v) for v in present]
+    numbers = [finite_number(v) for v in present]
     if present and all(n is not None for n in numbers):
         keyed = [(n or 0.0, v) for n, v in zip(numbers, present, strict=True)]
         ordered = [v for _, v in sorted(keyed)]

@@ -30,8 +30,15 @@ def utcnow() -> str:
 
 
 def dumps(value: object) -> str:
-    """Compact, stable JSON for storage."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    """Compact, stable JSON for storage: every JSON text a study holds is written here.
+
+    Only real JSON: ``NaN`` and ``Infinity`` raise ValueError instead of being written as
+    Python spells them, which SQLite's JSON functions reject (what comes from outside is
+    refused before it gets here, e.g. an import row, with its file, line and field).
+    """
+    return json.dumps(
+        value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    )
 
 
 class Study:

@@ -91,4 +91,4 @@ def test_backup_refuses_the_study_and_existing_files(study: Path, tmp_path: Path
     assert sqlite3.connect(existing).execute("SELECT count(*) FROM items").fetchone()[0] == 40
     r = cli.invoke(app, ["backup", str(study), str(tmp_path / "nope" / "x.db")])
     assert r.exit_code == 1 and "does not exist" in r.stderr
-    assert not list(tmp_path.glob("*.part"))
+    assert not list(tmp_path.glob(".*.tmp*")) and not list(tmp_path.glob("*.part"))

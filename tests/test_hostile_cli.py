@@ -308,3 +308,26 @@ def test_hostile_file_name_through_import(tmp_path: Path) -> None:
         assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
         assert "Traceback" not in r.output and not inert(r.output), r.output
         row["id"] += "x"
+
+
+def _svg_texts(page: str) -> list[str]:
+    """Every chart of an HTML report (inline SVG), as written."""
+    import re
+
+    return re.findall(r"<svg\b.*?</svg>", page, flags=re.S)
+
+
+def test_html_report_charts_hold_no_raw_escapes(hostile: Path, tmp_path: Path) -> None:
+    """Tooltips, labels and titles of the report's SVG charts are escaped like the rest of the
+    page: judge and reviewer names with ESC sequences, C1 controls or bidi overrides show as
+    visible escapes, never raw."""
+    out = tmp_path / "r.html"
+    r = cli.invoke(app, ["report", str(hostile), "-f", "html", "-o", str(out), "--n-boot", "100"])
+    assert r.exit_code == 0, r.output
+    page = out.read_text(encoding="utf-8")
+    charts = _svg_texts(page)
+    assert charts and any("<title>" in c for c in charts), "no chart with a tooltip"
+    for chart in charts:
+        assert not inert(chart), (inert(chart), chart[:3000])
+        assert "<script" not in chart and "[bold]j[/bold]" in "".join(charts)
+    assert not inert(page), inert(page)

@@ -48,7 +48,7 @@ def test_the_study_is_never_an_output(study: Path, tmp_path: Path, command: list
         assert r.exit_code == 1, (target, r.output)
         assert "Traceback" not in r.output and "write the output somewhere else" in r.stderr
         assert _digest(study) == before
-        assert not Path(str(target) + ".part").exists()
+        assert not list(tmp_path.glob(".*.tmp")), "a temporary file was left"
     r = cli.invoke(app, ["status", str(study)])
     assert r.exit_code == 0, "the study still opens"
 

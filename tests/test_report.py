@@ -347,7 +347,7 @@ def test_report_command(rich: dict[str, Any], tmp_path: Path) -> None:
     )
     assert r.exit_code == 0, r.output
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert not (tmp_path / "report.html.part").exists()
+    assert not list(tmp_path.glob(".report.html.*")), "a temporary file was left"
     r = runner.invoke(
         app, ["report", str(rich["path"]), "-f", "json", "--n-boot", "100", "--no-slices"]
     )

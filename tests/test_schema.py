@@ -173,6 +173,14 @@ def test_exact_schema(study: Study) -> None:
         "judge_versions_fixed_u",
         "judge_versions_fixed_d",
         "raters_judge_config_fixed",
+        # 009: INSERT OR REPLACE over an existing row is refused too
+        "label_history_append_only_i",
+        "audit_append_only_i",
+        "verdicts_append_only_i",
+        "adjudications_append_only_i",
+        "item_flags_append_only_i",
+        "document_marks_append_only_i",
+        "judge_versions_fixed_i",
     } == triggers
 
 

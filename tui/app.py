@@ -25,7 +25,7 @@ from textual.screen import Screen
 
 from medjudge.store import paths
 from medjudge.store.db import StudyError, classify
-from medjudge.store.people import BadName, person_name
+from medjudge.store.people import BadName, given_name
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
 
@@ -320,7 +320,7 @@ def make_app(
         login = paths.login_name()
         if reviewer is not None:
             try:
-                reviewer = person_name(reviewer, "--reviewer: the name")
+                reviewer = given_name(reviewer, "--reviewer: the name")
             except BadName as exc:
                 raise ReviewSetupError(str(exc)) from None
         name = reviewer or login

@@ -51,6 +51,7 @@ from medjudge.judging.stats.agreement import (
 )
 from medjudge.judging.stats.classification import classification
 from medjudge.judging.stats.estimates import N_BOOT
+from medjudge.store.slices import finite_number
 
 TWO_METRICS = (
     "percent",
@@ -174,11 +175,15 @@ def _two(
 
 
 def slice_order(values: list[str]) -> list[str]:
-    """Slice values in order: numerically when all are numbers (p = 0, 20, 100), else as text."""
-    try:
-        return sorted(values, key=float)
-    except ValueError:
-        return sorted(values)
+    """Slice values in order: numerically when all are numbers (p = 0, 20, 100), else as text
+    (``NaN`` and ``inf`` are text here: they have no place among numbers)."""
+    numbers: list[float] = []
+    for v in values:
+        n = finite_number(v)
+        if n is None:
+            return sorted(values)
+        numbers.append(n)
+    return [v for _, v in sorted(zip(numbers, values, strict=True), key=lambda p: p[0])]
 
 
 def _slicers(

@@ -20,6 +20,7 @@ from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.db import StudyError
 from medjudge.store.judgments import cached_calls
 from medjudge.store.recordings import portable_calls, store_portable_calls
+from medjudge.store.safe_write import text_output
 from medjudge.store.study import Study
 
 DEMO_JUDGE = JudgeConfig(
@@ -31,7 +32,7 @@ DEMO_JUDGE = JudgeConfig(
 def save_recorded_run(study: Study, judge: str, out: Path) -> int:
     """Write one judge's calls as JSONL (items by their file id); returns the number of calls."""
     n = 0
-    with out.open("w", encoding="utf-8") as fh:
+    with text_output(out, studies=(study.path,)) as fh:
         for row in portable_calls(study, judge):
             fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
             n += 1

@@ -1,7 +1,8 @@
 """The shapes a chart is made of (:mod:`.charts` lays them out, ``_charts.html.j2`` draws them).
 
 Each shape has a ``kind`` the template dispatches on; positions are in the chart's own units
-(its ``viewBox``); texts are raw and escaped by the template.
+(its ``viewBox``); texts are raw: the template escapes them and makes control characters
+visible (the page's ``text`` filter).
 """
 
 from __future__ import annotations

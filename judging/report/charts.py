@@ -3,7 +3,8 @@
 Each function lays out one chart (coefficients with intervals, a confusion heatmap, 100% bars,
 bars of shares, lines by a shared x) as a :class:`Chart` of :class:`Shape` s; the template
 ``_charts.html.j2`` writes them as inline SVG (no JavaScript, no external files), escaping
-every text. Charts scale to their container via ``viewBox``; long labels are cut with an
+every text and making its control characters visible (the page's ``text`` filter): texts here
+stay raw, except that :func:`clip` measures (and cuts) the text as it will show. Charts scale to their container via ``viewBox``; long labels are cut with an
 ellipsis (:func:`clip`) and carry the full text as a tooltip.
 """
 
@@ -41,7 +42,7 @@ def clip(text: object, width: int) -> str:
 
 
 def _text(x: float, y: float, text: object, width: int, **kw: object) -> Label:
-    full = printable("" if text is None else str(text))
+    full = "" if text is None else str(text)
     return Label(x, y, clip(text, width), full, **kw)  # type: ignore[arg-type]
 
 
@@ -173,7 +174,7 @@ def heatmap(conf: Confusion, rater_a: str, rater_b: str, *, title: str) -> Chart
                     f"rgba(37,99,235,{0.06 + 0.84 * share:.3f})",
                     INK if i == j else "#ffffff",
                     1.5 if i == j else 1,
-                    tip=f"{printable(cats[i])} / {printable(cats[j])}: {v}",
+                    tip=f"{cats[i]} / {cats[j]}: {v}",
                 )
             )
             shapes.append(
@@ -223,7 +224,7 @@ def stacked(
             w = plot_w * shares.get(p, 0.0)
             if w > 0:
                 pct = 100 * shares.get(p, 0.0)
-                tip = f"{printable(label)} {p}: {pct:.1f}%"
+                tip = f"{label} {p}: {pct:.1f}%"
                 shapes.append(Rect(x, y + 3, w, row_h - 6, COLORS[p], tip=tip))
                 if w > 34:
                     color = "#ffffff" if p in ("win", "loss") else INK
@@ -338,7 +339,7 @@ def lines(
             coords.append((px(i), py(e.value)))
             if e.ci_low is not None and e.ci_high is not None:
                 shapes.append(Line(px(i), py(e.ci_low), px(i), py(e.ci_high), color, 1, 0.6))
-            tip = f"{printable(name)}: {printable(x)} → {e.value:.2f} (n = {e.n})"
+            tip = f"{name}: {x} → {e.value:.2f} (n = {e.n})"
             shapes.append(Dot(px(i), py(e.value), 3.5, color, tip))
         if len(coords) > 1:
             shapes.append(Polyline(tuple(coords), color))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -24,9 +25,20 @@ from rich.text import Text
 from medjudge.judging.protocol.rules import PanelRule, StatementsProtocol
 from medjudge.store import user_settings
 from medjudge.store.kinds import ITEM_KINDS, ItemKind
+from medjudge.store.literal import control_character
 from medjudge.store.paths import login_name
+from medjudge.store.people import given_name
 
-from .common import UserError, console, fail, is_tty, opened, out, resume_collection
+from .common import (
+    UserError,
+    console,
+    fail,
+    is_tty,
+    opened,
+    out,
+    resume_collection,
+    user_errors,
+)
 
 if TYPE_CHECKING:  # the runner (and the SDKs it loads) only when a run starts
     from medjudge.judging.llm.runner import CallEvent, RunSummary
@@ -110,6 +122,8 @@ def _parse_price(text: str | None) -> tuple[float, float] | None:
         a, b = (float(x) for x in text.split(","))
     except ValueError:
         raise UserError("--price takes IN,OUT in USD per million tokens, e.g. 2.5,10") from None
+    if not all(math.isfinite(x) and x >= 0 for x in (a, b)):  # float() reads nan and inf
+        raise UserError(f"--price {text!r}: prices are finite numbers of at least 0, e.g. 2.5,10")
     return a, b
 
 
@@ -289,6 +303,16 @@ def judge(
     if (wait or batch_size) and not batch:
         raise typer.BadParameter("--wait and --batch-size go with --batch", param_hint="--wait")
     kinds = tuple(k.value for k in kind) if kind else ITEM_KINDS
+    with user_errors():  # a judge's name (its spec by default) is a rater name: printable only
+        if name is not None:
+            given_name(name, "--name")
+        for j in judges:
+            bad = control_character(j)
+            if bad is not None:
+                raise UserError(
+                    f"--judge {j!r} contains the control character U+{ord(bad):04X}; "
+                    "a judge's spec names it in the study and must be printable text"
+                )
     with opened(study, check=True) as s:
         prompts = _custom_prompts(s, prompt or [], kinds, statements_protocol.value)
         try:

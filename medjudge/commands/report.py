@@ -12,11 +12,11 @@ import typer
 
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
+from medjudge.store.safe_write import refuse_protected, text_output
 from medjudge.store.slices import metadata_fields
 from medjudge.store.visibility import require_unblinded
 
 from .common import UserError, opened, out, user_errors
-from .output import atomic_output, refuse_study
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when a command runs
     pass
@@ -34,11 +34,11 @@ class ReportFormat(str, Enum):
 
 
 def write_output(text: str | Iterable[str], output: Path | None, study: Path | None = None) -> None:
-    """Write text (or its pieces, as they come) to stdout, or to ``output`` via
-    ``output.part`` and a rename (never half a file).
+    """Write text (or its pieces, as they come) to stdout, or to ``output`` through
+    :func:`~medjudge.store.safe_write.text_output` (never over the study, never half a file).
 
     Raises:
-        UserError: the folder is missing or the file cannot be written.
+        OutputError: the output is refused, its folder is missing or it cannot be written.
     """
     pieces = (text,) if isinstance(text, str) else text
     if output is None:
@@ -46,7 +46,7 @@ def write_output(text: str | Iterable[str], output: Path | None, study: Path | N
             sys.stdout.write(piece)
         sys.stdout.flush()
         return
-    with atomic_output(output, study=study) as fh:
+    with text_output(output, studies=() if study is None else (study,)) as fh:
         for piece in pieces:
             fh.write(piece)
 
@@ -101,7 +101,7 @@ def report(
     """
     if output is not None:
         with user_errors():  # before the study is even read
-            refuse_study(output, study)
+            refuse_protected(output, (study,))
     from medjudge.judging.report.build import ReportOptions, build_report, render
 
     with opened(study) as s:

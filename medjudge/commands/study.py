@@ -21,6 +21,7 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.literal import json_escaped, printable
 from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
+from medjudge.store.safe_write import refuse_protected, text_output
 from medjudge.store.settings import DEFAULT_CRITERIA, StudySettings, parse_criterion_option
 from medjudge.store.slices import StatusSlice, UnknownField, status_by
 from medjudge.store.study import Study
@@ -28,7 +29,6 @@ from medjudge.store.summary import describe_version, summary
 from medjudge.store.visibility import require_unblinded, sees_everything
 
 from .common import UserError, console, is_tty, opened, out, user_errors
-from .output import atomic_output, refuse_study
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -337,14 +337,14 @@ def export(
 
     if output is not None:
         with user_errors():  # before the study is even read
-            refuse_study(output, study)
+            refuse_protected(output, (study,))
     with opened(study) as s:
         if output is None:
             # Piped, the rows are the data, byte for byte; on a terminal they cannot act on it.
             stream = cast(IO[str], _TerminalSafe(sys.stdout, fmt)) if is_tty() else sys.stdout
             write(s, stream)
             return
-        with atomic_output(output, study=study) as fh:  # never the study; never half a file
+        with text_output(output, studies=(study,)) as fh:  # never the study; never half a file
             n = write(s, fh)
     out(f"wrote {n} {'wide ' if wide else ''}{table.value} rows to {output}")
 

@@ -15,6 +15,7 @@ from medjudge.store.assignments import assignment_counts, unassign
 from medjudge.store.items import list_items
 from medjudge.store.kinds import ItemKind
 from medjudge.store.paths import login_name
+from medjudge.store.people import given_name
 from medjudge.store.roles import grant, members, require, revoke
 from medjudge.store.settings import Criterion
 
@@ -60,6 +61,7 @@ def role(
         if login is None or as_ is None:
             raise UserError(f"`role {action.value}` needs a LOGIN and --as ROLE")
         if action is Action.add:
+            login = given_name(login, "LOGIN")  # a new name: no control characters
             new = grant(s, login, as_.value, by=login_name())
             out(f"{login} is {'now' if new else 'already'} {as_.value} of {study}")
         else:
@@ -97,6 +99,7 @@ def assign(
                 out(f"{r}: {unassign(s, r, by=login_name(), batch=batch)} assignment(s) removed")
             return
         require(s, login_name(), "assign")
+        reviewers = [given_name(r, "REVIEWERS: the login") for r in reviewers]
         items = [i.id for i in list_items(s, kind=kind, batch=batch)][:first]
         if not items:
             raise UserError("no items match (check --batch and --kind)")

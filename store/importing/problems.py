@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -52,15 +53,17 @@ class Record:
         """Parse a JSON list or object written into one field (a CSV cell).
 
         Every way ``json.loads`` can fail — bad syntax, nesting too deep (RecursionError), a
-        number of more than 4300 digits (ValueError) — and a lone surrogate escape such as
-        ``"\\ud800"`` (valid JSON, but no text SQLite can store) is a problem with this field.
+        number of more than 4300 digits (ValueError) — and what it reads but cannot be stored
+        (:func:`unstorable`: a lone surrogate escape such as ``"\\ud800"``, ``NaN`` or
+        ``Infinity``) is a problem with this field.
         """
         try:
             value = json.loads(text)
         except (ValueError, RecursionError):
             raise self.problem(f"looks like {expected} but does not parse", field) from None
-        if has_surrogate(value):
-            raise self.problem(SURROGATE_MESSAGE, field)
+        why = unstorable(value)
+        if why is not None:
+            raise self.problem(why, field)
         return value
 
     def has(self, field: str) -> bool:
@@ -125,34 +128,53 @@ class Record:
 
 
 SURROGATE_MESSAGE = "contains a lone surrogate escape (like \\ud800), which is not text"
+NAN_MESSAGE = "holds NaN, which is not a number a study can store (only finite numbers)"
+INFINITY_MESSAGE = (
+    "holds {sign}Infinity (or a number too large to store, like 1e999); only finite numbers"
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def has_surrogate(value: object) -> bool:
-    """Whether a parsed JSON value holds a lone UTF-16 surrogate anywhere (keys included).
+def unstorable(value: object) -> str | None:
+    """Why a parsed JSON value cannot be stored, or None when it can.
 
-    JSON may spell one as ``"\\ud800"``; Python keeps it in the str, and it then fails at the
-    first UTF-8 encode (hashing, SQLite) — so it is refused at the record, with its field.
+    Python's ``json.loads`` reads two things a study cannot keep, anywhere in a value (keys
+    included):
+
+    - a lone UTF-16 surrogate (JSON may spell one ``"\\ud800"``): Python keeps it in the str,
+      and it fails at the first UTF-8 encode (hashing, SQLite);
+    - ``NaN``, ``Infinity`` and ``-Infinity`` (and a number too large for a double, which it
+      reads as infinity): not JSON at all, so SQLite's JSON functions reject the stored text
+      and every report on the study would fail.
+
+    Both are refused at the record, with the field.
     """
     stack = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, str):
             if _SURROGATE.search(v):
-                return True
+                return SURROGATE_MESSAGE
+        elif isinstance(v, float):
+            if math.isnan(v):
+                return NAN_MESSAGE
+            if math.isinf(v):
+                return INFINITY_MESSAGE.format(sign="-" if v < 0 else "")
         elif isinstance(v, dict):
             stack.extend(v.keys())
             stack.extend(v.values())
         elif isinstance(v, list):
             stack.extend(v)
-    return False
+    return None
 
 
-def surrogate_field(data: JsonObject) -> str | None:
-    """The first top-level field of a record that holds a lone surrogate, if any."""
+def unstorable_field(data: JsonObject) -> tuple[str, str] | None:
+    """The first top-level field of a record holding what cannot be stored (see
+    :func:`unstorable`), and why; None when the whole record can be stored."""
     for key, value in data.items():
-        if has_surrogate(key) or has_surrogate(value):
-            return key
+        why = unstorable(key) or unstorable(value)
+        if why is not None:
+            return key, why
     return None
 
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from .problems import SURROGATE_MESSAGE, ImportProblem, Record, surrogate_field, type_name
+from .problems import ImportProblem, Record, type_name, unstorable_field
 
 STDIN = Path("-")
 """The path that means standard input (``medjudge import STUDY - --kind …``)."""
@@ -121,9 +121,10 @@ def _loads(path: Path, text: str, line: int) -> object:
 def _record(path: Path, line: int, value: object) -> Record:
     if not isinstance(value, dict):
         raise ImportProblem(path, f"expected a JSON object, got {type_name(value)}", line=line)
-    field = surrogate_field(value)
-    if field is not None:
-        raise ImportProblem(path, SURROGATE_MESSAGE, line=line, field=field)
+    found = unstorable_field(value)
+    if found is not None:
+        field, why = found
+        raise ImportProblem(path, why, line=line, field=field)
     return Record(str(path), line, value)
 
 

@@ -10,7 +10,6 @@ the same id with other content is an error, never an overwrite.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -238,7 +237,7 @@ def store_items(
             conn.execute(
                 "INSERT INTO study_settings (key, value) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, json.dumps(value)),
+                (key, dumps(value)),
             )
     return summary
 
