@@ -235,9 +235,9 @@ def call_keys(study: Path, judge_name: str) -> set[str]:
 
 def test_openai_base_url_is_part_of_the_judge(study: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run with OPENAI_BASE_URL and one without: two judge versions, no cached call shared,
-    the default key only at the provider's own endpoint."""
+    the default key only at the provider's own endpoint, the endpoints shown by status."""
     with FakeLLMServer(GOOD) as official, FakeLLMServer(GOOD) as proxy:
-        home = official.openai_url
+        home, elsewhere = official.openai_url, proxy.openai_url
         # For this test api.openai.com is the first fake server.
         entry = dataclasses.replace(REGISTRY["openai"], base_url=home)
         monkeypatch.setitem(REGISTRY, "openai", entry)
@@ -268,6 +268,10 @@ def test_openai_base_url_is_part_of_the_judge(study: Path, monkeypatch: pytest.M
     r = cli.invoke(app, ["status", str(study), "--json"])
     versions = {j["name"]: j["version"] for j in json.loads(r.stdout)["judges"]}
     assert versions["openai:fake"]["key"] != versions[moved]["key"]
+    assert versions["openai:fake"]["endpoint"] == home
+    assert versions[moved]["endpoint"] == elsewhere
+    r = cli.invoke(app, ["status", str(study)])
+    assert f"; endpoint {home}" in r.stdout and f"; endpoint {elsewhere}" in r.stdout
 
 
 def test_a_base_url_variable_set_to_the_default_changes_nothing() -> None:

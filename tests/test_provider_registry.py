@@ -93,6 +93,8 @@ def test_a_registry_entry_is_a_judge_end_to_end(
             assert {auth(req) for req in other.requests} == {"not-needed"}
             r = cli.invoke(app, ["status", str(study), "--json"])
             versions = {j["name"]: j["version"] for j in json.loads(r.stdout)["judges"]}
+            assert versions["acme:fake-model"]["endpoint"] == server.openai_url
+            assert versions[elsewhere]["endpoint"] == other.openai_url
             assert versions["acme:fake-model"]["key"] != versions[elsewhere]["key"]
     conn = sqlite3.connect(study)
     try:
