@@ -30,6 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 from medjudge.judging.llm.batch_api import LIMITS, BatchAPI, make_batch_api
 from medjudge.judging.llm.batch_rows import PlannedBatch, custom_id, payload, result_row, split
 from medjudge.judging.llm.calls import LocalCostGuard
+from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.pricing import Price, estimate_tokens
 from medjudge.judging.llm.provider_registry import entries, entry_for
 from medjudge.judging.llm.provider_types import ProviderConfigError, ProviderError
@@ -108,7 +109,7 @@ class BatchRun:
             keys = self.options.keys
             sync = make_provider(
                 j.spec,
-                keys=keys.placeholders() if self.dry_run else keys,
+                keys=KeyRing.placeholders() if self.dry_run else keys,
                 api_version=self.options.api_version,
                 timeout=self.options.timeout_s,
                 max_retries=self.options.max_retries,

@@ -1,6 +1,6 @@
 """Which API key goes to which endpoint: the one place that decides it.
 
-Rules (#keys):
+Rules:
 
 * A provider's own key — its entry's ``key_env`` (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
   ``GEMINI_API_KEY``, ...), or for OpenAI and Anthropic the key in ``settings.toml`` — goes
@@ -110,7 +110,7 @@ class NamedKey:
         """How messages name it (never its value)."""
         return {
             "env": self.env,
-            "settings": f"settings.toml (or {self.env})",
+            "settings": "settings.toml",
             "--key-env": f"--key-env {self.env}",
             "endpoints": f"{self.env}, named in settings.toml",
         }.get(self.where, self.env)
@@ -148,9 +148,10 @@ class KeyRing:
                 defaults[e.name] = NamedKey(e.key_env, "settings", (file_keys or {})[e.name])
         return cls(defaults=defaults)
 
-    def placeholders(self) -> KeyRing:
+    @classmethod
+    def placeholders(cls) -> KeyRing:
         """A ring whose every key is the placeholder (a dry run builds clients, calls nothing)."""
-        return KeyRing(
+        return cls(
             defaults={
                 e.name: NamedKey(e.key_env, "env", PLACEHOLDER_KEY) for e in entries() if e.key_env
             }
@@ -163,7 +164,7 @@ class KeyRoute:
 
     Attributes:
         key: The key; ``None``: the placeholder, no secret.
-        source: Where it comes from, for messages (``OPENAI_API_KEY or settings.toml``, ...).
+        source: Where it comes from, for messages (``OPENAI_API_KEY``, ``--key-env NAME``, ...).
         notice: What the run says about it once (an ``@URL`` called without a key), or None.
     """
 
