@@ -104,9 +104,9 @@ def test_the_default_keys_never_reach_an_url_server(study: Path, settings: Path,
         sent = {auth(req) for req in server.requests}
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
     assert sent == {"not-needed"}, "only the placeholder, neither the environment's nor the file's"
-    err = r.stderr  # type: ignore[attr-defined]
-    assert err.splitlines()[0] == f"note: {spec}: {NOTICE}", err
-    assert err.count(NOTICE) == 1
+    out = r.stdout  # type: ignore[attr-defined]
+    assert out.splitlines()[0] == f"note: {spec}: {NOTICE}", out  # the run's first line
+    assert r.output.count(NOTICE) == 1  # type: ignore[attr-defined]
     assert ENV_KEY not in r.output and TOML_KEY not in r.output  # type: ignore[attr-defined]
 
 
@@ -207,7 +207,10 @@ def test_a_key_over_plain_http_to_another_host_is_refused_before_any_call(
 def test_plain_http_without_a_key_is_only_noted(study: Path) -> None:
     r = judge(study, "-j", "openai:fake@http://example.invalid/v1", "--dry-run")
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
-    assert NOTICE in r.stderr  # type: ignore[attr-defined]
+    assert NOTICE in r.stdout  # type: ignore[attr-defined]
+    r = judge(study, "-j", "openai:fake@http://example.invalid/v1", "--dry-run", "--json")
+    assert r.exit_code == 0 and NOTICE in r.stderr, r.output  # type: ignore[attr-defined]
+    assert json.loads(r.stdout)["to_call"] == 4  # type: ignore[attr-defined]  # JSON only
 
 
 def test_key_env_mistakes_are_said_without_the_key(study: Path) -> None:
@@ -249,9 +252,9 @@ def test_openai_base_url_is_part_of_the_judge(study: Path, monkeypatch: pytest.M
         r = judge(study, "-j", "openai:fake", env={"OPENAI_BASE_URL": proxy.openai_url + "/"})
         assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
         moved = f"openai:fake@{proxy.openai_url}"
-        err = r.stderr  # type: ignore[attr-defined]
-        assert f"OPENAI_BASE_URL is set, so this judge calls {proxy.openai_url}" in err
-        assert f"{moved}: {NOTICE}" in err
+        notes = r.stdout.splitlines()[:2]  # type: ignore[attr-defined]
+        assert f"OPENAI_BASE_URL is set, so this judge calls {proxy.openai_url}" in notes[0]
+        assert notes[1] == f"note: {moved}: {NOTICE}"
         assert f"judge version: {moved}" in r.stdout  # type: ignore[attr-defined]
         assert "0 cached" in r.stdout  # type: ignore[attr-defined]
         calls_needed = 2 * 2  # two items × AB/BA × one sample

@@ -112,7 +112,7 @@ def test_azure_through_the_azure_sdk_client(study: Path, monkeypatch: pytest.Mon
         # The fake server is no Azure host: AZURE_OPENAI_API_KEY stays home unless named.
         r = cli.invoke(app, base, env=env)
         assert r.exit_code == 0, r.output
-        assert "no key named for this endpoint" in r.stderr
+        assert r.stdout.startswith(f"note: {spec}: no key named for this endpoint")
         sent = server.requests
         assert {req.path for req in sent} == {"/openai/deployments/my-deployment/chat/completions"}
         assert {req.query for req in sent} == {f"api-version={AZURE_API_VERSION}"}

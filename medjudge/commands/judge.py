@@ -355,8 +355,12 @@ def judge(
             )
             for spec in access.specs
         ]
-        for notice in access.notices:  # said once, before anything else
-            err_console.print("note: " + printable(notice))
+        for notice in access.notices:  # said once, before anything else (like the run's
+            # other notes on stdout, unless stdout is for the JSON summary)
+            if json_output:
+                err_console.print("note: " + printable(notice))
+            else:
+                out("note: " + notice)
         options = RunOptions(
             concurrency=concurrency or prefs.concurrency,
             timeout_s=timeout or prefs.timeout_s,
