@@ -30,9 +30,7 @@ from medjudge.judging.llm.provider_types import (
 from medjudge.judging.llm.sdk_provider import SDKProvider
 from medjudge.store.json_types import JsonObject
 
-__all__ = ["AnthropicProvider", "ANTHROPIC_KEY_ENV"]
-
-ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
+__all__ = ["AnthropicProvider"]
 
 log = logging.getLogger(__name__)
 

@@ -26,9 +26,7 @@ from medjudge.judging.llm.provider_types import (
 from medjudge.judging.llm.sdk_provider import SDKProvider
 from medjudge.store.json_types import JsonObject
 
-__all__ = ["OpenAIProvider", "OPENAI_KEY_ENV"]
-
-OPENAI_KEY_ENV = "OPENAI_API_KEY"
+__all__ = ["OpenAIProvider"]
 
 log = logging.getLogger(__name__)
 
