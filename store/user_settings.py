@@ -4,11 +4,19 @@ Keys are read from ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` first, then from
 ``settings.toml`` in the data folder (see :mod:`medjudge.store.paths`). The file must be readable by
 its owner only (mode 600), or it is refused. Keys are handed to the provider clients and
 nowhere else: never to the study file, logs, exports or error messages.
+
+These keys are for the providers' own endpoints only (api.openai.com, api.anthropic.com). A
+server named in a judge spec (``openai:MODEL@URL``) gets a key only when one is named for it,
+here by the environment variable that holds it::
+
+    [endpoints."https://openrouter.ai/api/v1"]
+    key_env = "OPENROUTER_API_KEY"
+
+(the routing itself: ``medjudge.judging.llm.key_routing``).
 """
 
 from __future__ import annotations
 
-import os
 import stat
 import tomllib
 from pathlib import Path
@@ -20,6 +28,15 @@ from . import paths
 
 class SettingsError(Exception):
     """The settings file cannot be used (the message says why and how to fix it)."""
+
+
+class EndpointSettings(BaseModel):
+    """What the user says about one server URL (as written after ``@`` in judge specs)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key_env: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The environment variable holding the key for this endpoint (never the key itself)."""
 
 
 class UserSettings(BaseModel):
@@ -35,18 +52,23 @@ class UserSettings(BaseModel):
     """Default number of judge calls in flight at once."""
     timeout_s: float = Field(default=120.0, gt=0)
     """Default per-call timeout in seconds."""
+    endpoints: dict[str, EndpointSettings] = Field(default_factory=dict)
+    """Server URL → the variable holding its key (``[endpoints."URL"] key_env = "NAME"``)."""
 
-    def api_keys(self) -> dict[str, str]:
-        """Provider name → key, environment first, then this file."""
+    def file_keys(self) -> dict[str, str]:
+        """Provider name → the key this file holds for its own endpoint (no environment)."""
         keys: dict[str, str] = {}
-        for provider, env, value in (
-            ("openai", "OPENAI_API_KEY", self.openai_api_key),
-            ("anthropic", "ANTHROPIC_API_KEY", self.anthropic_api_key),
+        for provider, value in (
+            ("openai", self.openai_api_key),
+            ("anthropic", self.anthropic_api_key),
         ):
-            key = os.environ.get(env) or (value.get_secret_value() if value else None)
-            if key:
-                keys[provider] = key
+            if value is not None and value.get_secret_value():
+                keys[provider] = value.get_secret_value()
         return keys
+
+    def endpoint_key_envs(self) -> dict[str, str]:
+        """Server URL (as written in this file) → the variable holding its key."""
+        return {url: e.key_env for url, e in self.endpoints.items()}
 
 
 def load(path: Path | None = None) -> UserSettings:

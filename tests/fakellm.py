@@ -4,7 +4,9 @@ Used by tests to drive the *real* ``openai`` and ``anthropic`` SDKs without netw
 
 Endpoints:
 
-* ``POST /v1/chat/completions`` -- OpenAI chat completions (non-streaming).
+* ``POST /v1/chat/completions`` -- OpenAI chat completions (non-streaming); also any other
+  path ending in ``/chat/completions`` (Azure OpenAI's
+  ``/openai/deployments/DEPLOYMENT/chat/completions?api-version=...``).
 * ``GET /v1/models`` -- model list (Anthropic-shaped when the ``anthropic-version`` header is
   present, OpenAI-shaped otherwise).
 * ``POST /v1/messages`` -- Anthropic messages (non-streaming).
@@ -57,6 +59,7 @@ class FakeRequest:
         headers: Request headers with lower-cased names.
         index: Global, 0-based sequence number of the request on this server.
         received_at: ``time.monotonic()`` when the request was read.
+        query: The query string (without ``?``), e.g. ``"api-version=2024-10-21"``.
     """
 
     method: str
@@ -65,17 +68,23 @@ class FakeRequest:
     headers: dict[str, str]
     index: int
     received_at: float
+    query: str = ""
 
     @property
     def api(self) -> str:
         """``"openai"``, ``"anthropic"`` or ``"other"``, judged from the path and headers."""
-        if self.path == OPENAI_CHAT_PATH:
+        if self.path == OPENAI_CHAT_PATH or self.is_openai_chat:
             return "openai"
         if self.path == ANTHROPIC_MESSAGES_PATH or "anthropic-version" in self.headers:
             return "anthropic"
         if self.path.startswith("/v1/"):
             return "openai"
         return "other"
+
+    @property
+    def is_openai_chat(self) -> bool:
+        """A chat completion request (``/v1/chat/completions`` or Azure's deployment path)."""
+        return self.path.endswith("/chat/completions")
 
     @property
     def model(self) -> str:
@@ -295,11 +304,13 @@ class _Handler(BaseHTTPRequestHandler):
             parsed = json.loads(raw) if raw else None
         except ValueError:
             parsed = None
+        path, _, query = self.path.partition("?")
         request = fake._record(
             method=self.command,
-            path=self.path.split("?", 1)[0],
+            path=path,
             body=parsed,
             headers={k.lower(): v for k, v in self.headers.items()},
+            query=query,
         )
         status, headers, payload, drop = fake._respond(request)
         if drop:
@@ -422,7 +433,9 @@ class FakeLLMServer:
             self._requests.clear()
 
     # ----------------------------------------------------------------- internals
-    def _record(self, *, method: str, path: str, body: Any, headers: dict[str, str]) -> FakeRequest:
+    def _record(
+        self, *, method: str, path: str, body: Any, headers: dict[str, str], query: str = ""
+    ) -> FakeRequest:
         with self._lock:
             request = FakeRequest(
                 method=method,
@@ -431,6 +444,7 @@ class FakeLLMServer:
                 headers=headers,
                 index=len(self._requests),
                 received_at=time.monotonic(),
+                query=query,
             )
             self._requests.append(request)
         return request
@@ -439,7 +453,7 @@ class FakeLLMServer:
         api = request.api
         if request.path == MODELS_PATH and request.method == "GET":
             reply: Reply = Reply(body=self._models_body(api))
-        elif request.method == "POST" and request.path in _CHAT_PATHS:
+        elif request.method == "POST" and (request.path in _CHAT_PATHS or request.is_openai_chat):
             try:
                 reply = _as_reply((self.responder or default_responder)(request))
             except Exception as exc:  # a broken responder should fail loudly in the test

@@ -169,7 +169,8 @@ def test_a_reply_echoing_the_key_is_stored_redacted(study: Path) -> None:
         return Reply(body)
 
     with FakeLLMServer(echo) as server:
-        r = judge(study, f"openai:m@{server.openai_url}")
+        # The key is named for the @URL server: the default key never goes there.
+        r = judge(study, f"openai:m@{server.openai_url}", "--key-env", "OPENAI_API_KEY")
     assert r.exit_code == 0, r.output
     wal = Path(str(study) + "-wal")
     raw = study.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
@@ -233,6 +234,7 @@ def test_a_fatal_error_stops_a_run_sharded_over_workers(tmp_path: Path) -> None:
     without the error and fail on them)."""
     import asyncio
 
+    from medjudge.judging.llm.key_routing import KeyRing, NamedKey
     from medjudge.judging.llm.runner import RunOptions, run_judges
     from medjudge.judging.llm.specs import parse_judge_spec
     from medjudge.judging.protocol.plan import JudgeConfig
@@ -243,7 +245,8 @@ def test_a_fatal_error_stops_a_run_sharded_over_workers(tmp_path: Path) -> None:
     with FakeLLMServer(lambda req: Reply.error(401, "Incorrect API key provided")) as server:
         judge_config = JudgeConfig(parse_judge_spec(f"openai:m@{server.openai_url}"), samples=1)
         with Study.open(path) as s:
-            options = RunOptions(concurrency=2, workers=2, api_keys={"openai": KEY}, actor="t")
+            keys = KeyRing(run_key=NamedKey("KEY", "--key-env", KEY))
+            options = RunOptions(concurrency=2, workers=2, keys=keys, actor="t")
             summary = asyncio.run(run_judges(s, [judge_config], options))
         assert server.count() <= 8, "stopped at the first failures of each worker"
     assert summary.failure is not None and "HTTP 401" in summary.failure

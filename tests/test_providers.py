@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import socket
@@ -15,6 +16,8 @@ from typing import Any, TypeVar
 
 import pytest
 
+from medjudge.judging.llm.key_routing import KeyRing, NamedKey
+from medjudge.judging.llm.provider_registry import REGISTRY
 from medjudge.judging.llm.providers import (
     ChatRequest,
     ChatResult,
@@ -468,27 +471,45 @@ def test_missing_anthropic_key_names_the_env_var(monkeypatch: pytest.MonkeyPatch
 def test_key_from_environment(
     fake: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    # base_url=None means the official API; the SDKs' *_BASE_URL variables redirect it here.
-    if kind == "openai":
-        monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_url)
-        provider: Provider = OpenAIProvider("gpt-4o", **FAST)
-    else:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.anthropic_url)
-        provider = AnthropicProvider("claude-x", **FAST)
+    # base_url=None means the provider's own endpoint, where its own key goes: here a registry
+    # entry like openai's or anthropic's whose own endpoint is the fake server.
+    base = REGISTRY[kind]
+    url = fake.openai_url if kind == "openai" else fake.anthropic_url
+    entry = dataclasses.replace(base, name=f"fake{kind}", key_env="FAKE_API_KEY", base_url=url)
+    monkeypatch.setitem(REGISTRY, entry.name, entry)
+    monkeypatch.setenv("FAKE_API_KEY", PLANTED)
+    cls = OpenAIProvider if kind == "openai" else AnthropicProvider
+    provider: Provider = cls("gpt-4o", entry=entry, **FAST)
     run(call(provider))
     (sent,) = fake.requests
     assert PLANTED in sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
     if kind == "openai":
-        assert sent.json["max_completion_tokens"] == 1024  # official API: the current parameter
+        assert sent.json["max_completion_tokens"] == 1024  # own endpoint: the entry's parameter
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_make_provider_with_url_and_api_keys(fake: FakeLLMServer, kind: str) -> None:
+def test_the_sdks_base_url_variables_do_not_move_a_provider(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # The SDKs read OPENAI_BASE_URL / ANTHROPIC_BASE_URL when given no URL; medjudge always
+    # gives one, so a provider for the official API calls the official API (the variables are
+    # honoured explicitly, in the spec: see tests/test_key_routing.py).
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    cls = OpenAIProvider if kind == "openai" else AnthropicProvider
+    provider = cls("m", api_key=PLANTED)
+    try:
+        assert str(provider.client.base_url).startswith(REGISTRY[kind].base_url or "-")
+    finally:
+        run(provider.aclose())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_make_provider_with_url_and_a_named_key(fake: FakeLLMServer, kind: str) -> None:
     url = fake.openai_url if kind == "openai" else fake.anthropic_url
     spec = parse_judge_spec(f"{kind}:some-model@{url}")
-    provider = make_provider(spec, api_keys={kind: PLANTED}, timeout=5, max_retries=0)
+    keys = KeyRing(run_key=NamedKey("SOME_KEY", "--key-env", PLANTED))
+    provider = make_provider(spec, keys=keys, timeout=5, max_retries=0)
     assert isinstance(provider, Provider)
     assert provider.name == spec.name and provider.model == "some-model"
     result = run(call(provider))
@@ -496,6 +517,17 @@ def test_make_provider_with_url_and_api_keys(fake: FakeLLMServer, kind: str) -> 
     (sent,) = fake.requests
     assert sent.path == path_of(kind)
     assert PLANTED in sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_make_provider_with_url_sends_no_default_key(fake: FakeLLMServer, kind: str) -> None:
+    url = fake.openai_url if kind == "openai" else fake.anthropic_url
+    spec = parse_judge_spec(f"{kind}:some-model@{url}")
+    keys = KeyRing(defaults={kind: NamedKey(f"{kind.upper()}_API_KEY", "env", PLANTED)})
+    assert run(call(make_provider(spec, keys=keys, timeout=5, max_retries=0))).text == "OK"
+    (sent,) = fake.requests
+    auth = sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
+    assert PLANTED not in auth and "not-needed" in auth
 
 
 def test_anthropic_base_url_with_v1_is_tolerated(fake: FakeLLMServer) -> None:

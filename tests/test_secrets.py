@@ -1,7 +1,8 @@
 """API keys never reach the study file, an export, a report, a log or the terminal.
 
 Planted keys (environment and settings.toml, OpenAI- and Anthropic-shaped) go through judge
-runs against the fake server that fail in every way a provider fails — a 401 that echoes the
+runs against the fake server (the environment's named for it with ``--key-env``; settings.toml's
+are for the providers' own APIs and must not reach it) that fail in every way a provider fails — a 401 that echoes the
 key, 500s and 429s that echo it, timeouts — then a SIGKILL, a SIGINT and an unexpected
 exception mid-run. Afterwards every byte medjudge wrote or printed is searched for the keys:
 the study file with its -wal, every table exported as JSONL and CSV, the report in every
@@ -139,12 +140,16 @@ def test_planted_keys_never_leave_the_process(
             f"anthropic:fake@{server.anthropic_url}",
         ]
         base = [sys.executable, "-m", "medjudge", "judge"]
-        # 1. Keys from the environment; then 2. from settings.toml only.
+        openai_key = ["--key-env", "OPENAI_API_KEY"]
+        anthropic_key = ["--key-env", "ANTHROPIC_API_KEY"]
+        # 1. Keys from the environment, named for the @URL servers with --key-env (a
+        # provider's own key goes to its own API only); then 2. settings.toml's keys, which
+        # are for the providers' own APIs: the servers are called without them.
         # One judge per run: a 401 stops the run it happens in (fast fail), and each
         # provider must still be exercised with each key.
         for path, with_env, judge in (
-            (study, True, judges[:2]),
-            (study, True, judges[2:]),
+            (study, True, judges[:2] + openai_key),
+            (study, True, judges[2:] + anthropic_key),
             (toml_study, False, judges[:2]),
             (toml_study, False, judges[2:]),
         ):
@@ -167,7 +172,7 @@ def test_planted_keys_never_leave_the_process(
                 assert "the judge run failed" in r.stderr, r.stderr
         # A second run retries the 'error' rows (the 401s again) and pays nothing else.
         r = subprocess.run(
-            base + [str(study), *judges, "--samples", "1", "--timeout", "1", "--json"],
+            base + [str(study), *judges, *openai_key, "--samples", "1", "--timeout", "1", "--json"],
             capture_output=True,
             text=True,
             env=cli_env(home, True),
@@ -181,7 +186,7 @@ def test_planted_keys_never_leave_the_process(
         hell.auth_errors = False
         for sig in (signal.SIGKILL, signal.SIGINT):
             proc = subprocess.Popen(
-                base + [str(crashed), *judges, "--samples", "2"],
+                base + [str(crashed), *judges, *anthropic_key, "--samples", "2"],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -208,6 +213,7 @@ def test_planted_keys_never_leave_the_process(
                 str(PROCS / "judge_crash.py"),
                 str(crashed),
                 *judges,
+                *openai_key,
                 "--samples",
                 "3",
             ],
@@ -220,8 +226,10 @@ def test_planted_keys_never_leave_the_process(
         assert r.returncode != 0 and "forced crash" in r.stderr and "Traceback" in r.stderr, (
             r.stderr
         )
-    # The keys were really in use: the fake server saw every one of them.
-    assert {ENV_OPENAI, ENV_ANTHROPIC, TOML_OPENAI, TOML_ANTHROPIC} <= hell.keys
+    # The named keys were really in use: the fake server saw them; settings.toml's keys (for
+    # api.openai.com and api.anthropic.com) never reached it.
+    assert {ENV_OPENAI, ENV_ANTHROPIC} <= hell.keys
+    assert not {TOML_OPENAI, TOML_ANTHROPIC} & hell.keys
 
     # Adjudications and labels, so that every export table has rows.
     with Study.open(study) as s:

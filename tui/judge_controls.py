@@ -47,6 +47,8 @@ class JudgeControls(_Base):
 
     def start_judge(self, spec_text: str) -> None:
         """Start one LLM judge over the whole study in the background."""
+        from medjudge.judging.llm.key_routing import prepare_access
+        from medjudge.judging.llm.provider_types import ProviderError
         from medjudge.judging.llm.runner import RunOptions
         from medjudge.judging.llm.specs import SpecError, parse_judge_spec
         from medjudge.judging.protocol.plan import JudgeConfig
@@ -56,16 +58,19 @@ class JudgeControls(_Base):
             self.notify("A judge run is already going.", severity="warning")
             return
         try:
-            config = JudgeConfig(parse_judge_spec(spec_text.strip()))
             prefs = user_settings.load()
-        except (SpecError, user_settings.SettingsError) as exc:
+            access = prepare_access([parse_judge_spec(spec_text.strip())], prefs)
+        except (SpecError, ProviderError, user_settings.SettingsError) as exc:
             self.notify(str(exc), title="judge not started", severity="error", markup=False)
             return
+        for notice in access.notices:
+            self.notify(notice, severity="warning", markup=False)
+        config = JudgeConfig(access.specs[0])
         self._judge_cancel = threading.Event()
         options = RunOptions(
             concurrency=prefs.concurrency,
             timeout_s=prefs.timeout_s,
-            api_keys=prefs.api_keys(),
+            keys=access.keys,
             actor=self.session.reviewer,
             cancel=self._judge_cancel,
         )

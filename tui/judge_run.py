@@ -117,14 +117,16 @@ def dry_run_estimate(path: Path, spec_text: str) -> RunSummary:
     Raises:
         SpecError: the spec is malformed.
         SettingsError: the user's settings file cannot be used.
+        ProviderError: a key that must not be sent where the judge would send it.
     """
+    from medjudge.judging.llm.key_routing import prepare_access
     from medjudge.judging.llm.runner import RunOptions
     from medjudge.judging.llm.specs import parse_judge_spec
     from medjudge.judging.protocol.plan import JudgeConfig
     from medjudge.store import user_settings
 
-    config = JudgeConfig(parse_judge_spec(spec_text))
+    spec = parse_judge_spec(spec_text)
     prefs = user_settings.load()
-    return run_judge_blocking(
-        path, config, RunOptions(dry_run=True, api_keys=prefs.api_keys()), None
-    )
+    access = prepare_access([spec], prefs)
+    config = JudgeConfig(access.specs[0])
+    return run_judge_blocking(path, config, RunOptions(dry_run=True, keys=access.keys), None)

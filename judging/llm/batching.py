@@ -30,12 +30,10 @@ from typing import Any, Protocol, runtime_checkable
 from medjudge.judging.llm.batch_api import LIMITS, BatchAPI, make_batch_api
 from medjudge.judging.llm.batch_rows import PlannedBatch, custom_id, payload, result_row, split
 from medjudge.judging.llm.calls import LocalCostGuard
+from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.pricing import Price, estimate_tokens
-from medjudge.judging.llm.provider_types import (
-    PLACEHOLDER_KEY,
-    ProviderConfigError,
-    ProviderError,
-)
+from medjudge.judging.llm.provider_registry import entries, entry_for
+from medjudge.judging.llm.provider_types import ProviderConfigError, ProviderError
 from medjudge.judging.llm.providers import make_provider
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
 from medjudge.store import batches as store
@@ -88,13 +86,15 @@ class BatchRun:
         to poll or send loads no SDK and needs no key (nor does a dry run: it sends nothing).
 
         Raises:
-            ProviderConfigError: a local judge (it has no batch API).
+            ProviderConfigError: a judge whose provider has no batch API (a local model, ...).
         """
         for j in self.judges:
-            if j.spec.provider == "local":
+            entry = entry_for(j.spec.provider)
+            if not entry.batch:
+                with_batch = ", ".join(e.name for e in entries() if e.batch)
                 raise ProviderConfigError(
-                    f"{j.rater}: --batch needs an OpenAI or Anthropic judge (or a compatible "
-                    "server with a batch API); a local model has none"
+                    f"{j.rater}: --batch needs a judge whose provider has a batch API "
+                    f"({with_batch}, or a compatible server with one); {entry.name} has none"
                 )
         self.dry_run = dry_run
 
@@ -106,10 +106,11 @@ class BatchRun:
         """
         if rater not in self.apis:
             j = next(j for j in self.judges if j.rater == rater)
-            keys = {"openai": PLACEHOLDER_KEY, "anthropic": PLACEHOLDER_KEY}
+            keys = self.options.keys
             sync = make_provider(
                 j.spec,
-                api_keys=keys if self.dry_run else self.options.api_keys,
+                keys=KeyRing.placeholders() if self.dry_run else keys,
+                api_version=self.options.api_version,
                 timeout=self.options.timeout_s,
                 max_retries=self.options.max_retries,
             )

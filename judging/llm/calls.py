@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.pricing import Price, estimate_tokens
 from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError, make_provider
 from medjudge.judging.protocol import replies
@@ -285,12 +286,13 @@ async def execute(
     prices: dict[str, Price],
     guard: CostGuard,
     run_id: int,
-    api_keys: dict[str, str],
+    keys: KeyRing,
     timeout_s: float,
     max_retries: int,
     parse_retries: int,
     on_row: Callable[[CallRow], None],
     retry_failed: bool = False,
+    api_version: str | None = None,
 ) -> bool:
     """Make every call in ``todo`` and commit each result as it arrives.
 
@@ -301,7 +303,11 @@ async def execute(
     try:
         for j in {c.judge.rater: c.judge for c in todo}.values():
             providers[j.rater] = make_provider(
-                j.spec, api_keys=api_keys, timeout=timeout_s, max_retries=max_retries
+                j.spec,
+                keys=keys,
+                api_version=api_version,
+                timeout=timeout_s,
+                max_retries=max_retries,
             )
         writer = CallWriter(study_path)
         sem = asyncio.Semaphore(concurrency)

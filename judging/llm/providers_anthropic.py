@@ -13,57 +13,46 @@ Concurrency contract: as for every provider (see :mod:`.providers`): bind to one
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
 import anthropic
 
-from medjudge.judging.llm.client_spread import ClientSpread, failed_connection, http_client
+from medjudge.judging.llm.client_spread import failed_connection
+from medjudge.judging.llm.provider_registry import ProviderEntry, entry_for
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
-    PLACEHOLDER_KEY,
     ChatRequest,
     ChatResult,
-    ProviderConfigError,
     ProviderError,
-    check_key,
 )
-from medjudge.judging.llm.retrying import RetryingProvider
+from medjudge.judging.llm.sdk_provider import SDKProvider
 from medjudge.store.json_types import JsonObject
 
-__all__ = ["AnthropicProvider", "ANTHROPIC_KEY_ENV"]
-
-ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
+__all__ = ["AnthropicProvider"]
 
 log = logging.getLogger(__name__)
 
 
-class AnthropicProvider(RetryingProvider):
+class AnthropicProvider(SDKProvider):
     """Messages API via the official ``anthropic`` SDK.
 
     ``supports_json_schema`` is False: callers must ask for JSON in the prompt (the
-    ``json_schema`` of a request is ignored here).
+    ``json_schema`` of a request is ignored here). Keys and endpoints: see
+    :class:`~.sdk_provider.SDKProvider`.
 
     Args:
         model: Model name sent in the request.
+        entry: The registry entry (default: ``anthropic``).
         base_url: Server root for Anthropic-compatible servers, *without* ``/v1`` (a trailing
             ``/v1`` is stripped); ``None`` for api.anthropic.com.
-        api_key: API key. ``None`` means: a placeholder if ``base_url`` is set, else the
-            ``ANTHROPIC_API_KEY`` environment variable.
-        timeout: Per-attempt timeout in seconds (given to the SDK and enforced with
-            ``asyncio.wait_for``).
-        max_retries: Retries after the first attempt.
-        backoff_base: First backoff in seconds (doubles per retry, with jitter).
-        backoff_max: Cap on any single wait, including a server's ``Retry-After``.
-        max_concurrency: Cap on in-flight requests, or ``None``.
-        name: Display/spec name; defaults to ``anthropic:MODEL[@BASE_URL]``.
-        on_close: Called (or awaited) by :meth:`aclose` after the client is closed.
+        api_key: API key (see :class:`~.sdk_provider.SDKProvider`).
+        **options: The other arguments of :class:`~.sdk_provider.SDKProvider`.
 
     Raises:
-        ProviderConfigError: No key given and ``ANTHROPIC_API_KEY`` unset (for
-            api.anthropic.com).
+        ProviderConfigError: No key for api.anthropic.com, or a key that cannot or must not be
+            sent (see :class:`~.sdk_provider.SDKProvider`).
     """
 
     provider_label = "anthropic"
@@ -73,57 +62,30 @@ class AnthropicProvider(RetryingProvider):
         self,
         model: str,
         *,
+        entry: ProviderEntry | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
-        backoff_base: float = 0.5,
-        backoff_max: float = 30.0,
-        max_concurrency: int | None = None,
         name: str | None = None,
         on_close: Callable[[], Any] | None = None,
+        **options: Any,
     ) -> None:
-        if base_url:
-            base_url = base_url.rstrip("/")
-            if base_url.endswith("/v1"):
-                base_url = base_url[: -len("/v1")]
-        else:
-            base_url = None
-        if name is None:
-            name = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
-        if api_key is None:
-            if base_url is not None:
-                api_key = PLACEHOLDER_KEY
-            else:
-                api_key = os.environ.get(ANTHROPIC_KEY_ENV) or None
-                if api_key is None:
-                    raise ProviderConfigError(
-                        f"{name}: no Anthropic API key. Set the {ANTHROPIC_KEY_ENV} environment "
-                        "variable (or use anthropic:MODEL@URL for a compatible server).",
-                        provider=name,
-                    )
-        check_key(api_key, f"{ANTHROPIC_KEY_ENV} or settings.toml", name)
         super().__init__(
             model,
-            name=name,
+            entry=entry or entry_for("anthropic"),
+            base_url=base_url,
+            api_key=api_key,
             timeout=timeout,
             max_retries=max_retries,
-            backoff_base=backoff_base,
-            backoff_max=backoff_max,
-            max_concurrency=max_concurrency,
-            secrets=(api_key,),
+            name=name,
             on_close=on_close,
+            **options,
         )
-        self.base_url = base_url
-        self._clients = ClientSpread(
-            lambda: anthropic.AsyncAnthropic(
-                api_key=api_key,
-                base_url=base_url,
-                timeout=self.timeout,
-                max_retries=0,
-                http_client=http_client(anthropic),
-            )
-        )
+
+    @staticmethod
+    def _normalise_base_url(base_url: str) -> str:
+        return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url
 
     # ------------------------------------------------------------------ one attempt
     def _build_kwargs(self, req: ChatRequest) -> dict[str, Any]:
@@ -156,7 +118,8 @@ class AnthropicProvider(RetryingProvider):
     @property
     def client(self) -> anthropic.AsyncAnthropic:
         """The SDK client (for the batch API)."""
-        return self._clients.first
+        client: anthropic.AsyncAnthropic = self._clients.first
+        return client
 
     async def _send(self, req: ChatRequest) -> ChatResult:
         with self._clients.lease() as client:
@@ -191,9 +154,10 @@ class AnthropicProvider(RetryingProvider):
         if isinstance(exc, anthropic.APIConnectionError):
             cause = exc.__cause__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-            where = self.base_url or "api.anthropic.com"
             return self._error(
-                f"cannot connect to {where}{detail[:300]}", kind="connection", retryable=True
+                f"cannot connect to {self.endpoint}{detail[:300]}",
+                kind="connection",
+                retryable=True,
             )
         if isinstance(exc, anthropic.APIStatusError):
             return self._status_error(exc.status_code, exc.body, exc.response.headers)
@@ -209,6 +173,3 @@ class AnthropicProvider(RetryingProvider):
             self._dropped_params.add("temperature")
             return True
         return False
-
-    async def _close_client(self) -> None:
-        await self._clients.aclose()

@@ -8,57 +8,49 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
 import openai
 
-from medjudge.judging.llm.client_spread import ClientSpread, failed_connection, http_client
+from medjudge.judging.llm.client_spread import failed_connection
 from medjudge.judging.llm.openai_post import ChatPost
+from medjudge.judging.llm.provider_registry import ProviderEntry, entry_for
 from medjudge.judging.llm.provider_types import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
-    PLACEHOLDER_KEY,
     ChatRequest,
     ChatResult,
-    ProviderConfigError,
     ProviderError,
-    check_key,
 )
-from medjudge.judging.llm.retrying import RetryingProvider
+from medjudge.judging.llm.sdk_provider import SDKProvider
 from medjudge.store.json_types import JsonObject
 
-__all__ = ["OpenAIProvider", "OPENAI_KEY_ENV"]
-
-OPENAI_KEY_ENV = "OPENAI_API_KEY"
+__all__ = ["OpenAIProvider"]
 
 log = logging.getLogger(__name__)
 
 
-class OpenAIProvider(RetryingProvider):
+class OpenAIProvider(SDKProvider):
     """Chat completions via the official ``openai`` SDK.
 
-    Works against api.openai.com and any OpenAI-compatible server (llama.cpp, vLLM, ...). The
-    SDK's own retries are off; retries, backoff and ``Retry-After`` are handled by
-    :class:`~.providers.RetryingProvider`.
+    Works against api.openai.com, every OpenAI-compatible service of the registry (Azure
+    OpenAI, Gemini, OpenRouter, vLLM, Ollama, ...) and any OpenAI-compatible server
+    (llama.cpp, ...). The SDK's own retries are off; retries, backoff and ``Retry-After`` are
+    handled by :class:`~.providers.RetryingProvider`. Keys and endpoints: see
+    :class:`~.sdk_provider.SDKProvider`.
 
     Args:
-        model: Model name sent in the request.
-        base_url: Server URL ending in ``/v1`` for compatible servers; ``None`` for OpenAI.
-        api_key: API key. ``None`` means: a placeholder if ``base_url`` is set, else the
-            ``OPENAI_API_KEY`` environment variable.
-        timeout: Per-attempt timeout in seconds (given to the SDK and enforced with
-            ``asyncio.wait_for``).
-        max_retries: Retries after the first attempt.
-        backoff_base: First backoff in seconds (doubles per retry, with jitter).
-        backoff_max: Cap on any single wait, including a server's ``Retry-After``.
-        max_concurrency: Cap on in-flight requests, or ``None``.
-        name: Display/spec name; defaults to ``openai:MODEL[@BASE_URL]``.
-        on_close: Called (or awaited) by :meth:`aclose` after the client is closed.
+        model: Model name sent in the request (Azure: the deployment).
+        entry: The registry entry (default: ``openai``).
+        base_url: Server URL ending in ``/v1`` for compatible servers; ``None`` for the
+            entry's own endpoint.
+        api_key: API key (see :class:`~.sdk_provider.SDKProvider`).
+        **options: The other arguments of :class:`~.sdk_provider.SDKProvider`.
 
     Raises:
-        ProviderConfigError: No key given and ``OPENAI_API_KEY`` unset (for api.openai.com).
+        ProviderConfigError: No key for the provider's own endpoint, or a key that cannot or
+            must not be sent (see :class:`~.sdk_provider.SDKProvider`).
     """
 
     provider_label = "openai"
@@ -68,59 +60,33 @@ class OpenAIProvider(RetryingProvider):
         self,
         model: str,
         *,
+        entry: ProviderEntry | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
-        backoff_base: float = 0.5,
-        backoff_max: float = 30.0,
-        max_concurrency: int | None = None,
         name: str | None = None,
         on_close: Callable[[], Any] | None = None,
+        **options: Any,
     ) -> None:
-        base_url = base_url.rstrip("/") if base_url else None
-        if name is None:
-            name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
-        if api_key is None:
-            if base_url is not None:
-                api_key = PLACEHOLDER_KEY
-            else:
-                api_key = os.environ.get(OPENAI_KEY_ENV) or None
-                if api_key is None:
-                    raise ProviderConfigError(
-                        f"{name}: no OpenAI API key. Set the {OPENAI_KEY_ENV} environment "
-                        "variable (or use openai:MODEL@URL for an OpenAI-compatible server).",
-                        provider=name,
-                    )
-        check_key(api_key, f"{OPENAI_KEY_ENV} or settings.toml", name)
         super().__init__(
             model,
-            name=name,
+            entry=entry or entry_for("openai"),
+            base_url=base_url,
+            api_key=api_key,
             timeout=timeout,
             max_retries=max_retries,
-            backoff_base=backoff_base,
-            backoff_max=backoff_max,
-            max_concurrency=max_concurrency,
-            secrets=(api_key,),
+            name=name,
             on_close=on_close,
+            **options,
         )
-        self.base_url = base_url
-        # api.openai.com wants max_completion_tokens (max_tokens is refused by reasoning
-        # models); compatible servers are safest with the classic max_tokens. A 400 naming
-        # the parameter flips it (see _adapt).
-        self._token_param = "max_completion_tokens" if base_url is None else "max_tokens"
-        self._clients = ClientSpread(
-            lambda: ChatPost(
-                openai.AsyncOpenAI(
-                    api_key=api_key,
-                    base_url=base_url,
-                    timeout=self.timeout,
-                    max_retries=0,
-                    http_client=http_client(openai),
-                ),
-                self.timeout,
-            )
-        )
+        # The provider's own endpoint gets its entry's token parameter (api.openai.com wants
+        # max_completion_tokens: reasoning models refuse max_tokens); compatible servers are
+        # safest with the classic max_tokens. A 400 naming the parameter flips it (_adapt).
+        self._token_param = self.entry.token_param if self.home else "max_tokens"
+
+    def _wrap(self, client: Any) -> ChatPost:
+        return ChatPost(client, self.timeout)
 
     # ------------------------------------------------------------------ one attempt
     def _build_kwargs(self, req: ChatRequest) -> dict[str, Any]:
@@ -164,7 +130,8 @@ class OpenAIProvider(RetryingProvider):
     @property
     def client(self) -> openai.AsyncOpenAI:
         """The SDK client (for the batch API)."""
-        return self._clients.first.client
+        client: openai.AsyncOpenAI = self._clients.first.client
+        return client
 
     async def _send(self, req: ChatRequest) -> ChatResult:
         # The SDK-built request, reused with this call's body (judging/llm/openai_post.py):
@@ -200,9 +167,10 @@ class OpenAIProvider(RetryingProvider):
         if isinstance(exc, openai.APIConnectionError):  # APITimeoutError is one too
             cause = exc.__cause__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-            where = self.base_url or "api.openai.com"
             return self._error(
-                f"cannot connect to {where}{detail[:300]}", kind="connection", retryable=True
+                f"cannot connect to {self.endpoint}{detail[:300]}",
+                kind="connection",
+                retryable=True,
             )
         if isinstance(exc, openai.APIStatusError):
             return self._status_error(exc.status_code, exc.body, exc.response.headers)
@@ -230,6 +198,3 @@ class OpenAIProvider(RetryingProvider):
             self._dropped_params.add(refused)
             return True
         return False
-
-    async def _close_client(self) -> None:
-        await self._clients.aclose()

