@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from medjudge.store.importing.parsed import ItemIn
     from medjudge.store.importing.problems import Record
+    from medjudge.store.settings import StudySettings
+
+    from .base import Kind
 
 
 def context(rec: Record) -> list[str]:
@@ -53,3 +57,35 @@ def json_list(rec: Record, name: str) -> list[Any]:
     if not isinstance(raw, list):
         raise rec.problem("expected a list", name)
     return raw
+
+
+def item(
+    rec: Record,
+    kind: Kind,
+    settings: StudySettings,
+    batch_name: str | None,
+    *,
+    answers: list[tuple[str, str, str]],
+    statements: list[tuple[str, str]] | None = None,
+    data: dict[str, Any] | None = None,
+    documents: list[str] | None = None,
+) -> ItemIn:
+    """The item of a record, with what every kind shares (id, question, location, batch,
+    context — or the given ``documents`` — and its labels)."""
+    from medjudge.store.importing.parsed import ItemIn, parse_labels
+
+    listed = statements or []
+    out = ItemIn(
+        ext_id=rec.ident(),
+        kind=kind.name,
+        question=rec.text("question") or "",
+        file=rec.file,
+        line=rec.line,
+        answers=answers,
+        statements=listed,
+        data=data or {},
+        context=context(rec) if documents is None else documents,
+        batch=batch(rec, batch_name),
+    )
+    out.labels = parse_labels(rec, settings, kind, len(listed))
+    return out

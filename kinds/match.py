@@ -48,8 +48,6 @@ class Match(Kind):
 
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One MedRGB-style record: a prediction to score against the ground truth."""
-        from medjudge.store.importing.parsed import ItemIn, parse_labels
-
         texts, kinds = _documents(rec)
         subs: list[dict[str, str]] = []
         for i, sq in enumerate(fields.json_list(rec, "subquestions")):
@@ -75,22 +73,18 @@ class Match(Kind):
             data["subquestions"] = [
                 {"reference": s["reference"], "prediction": s["prediction"]} for s in subs
             ]
-        item = ItemIn(
-            ext_id=rec.ident(),
-            kind=self.name,
-            question=rec.text("question") or "",
-            file=rec.file,
-            line=rec.line,
+        return fields.item(
+            rec,
+            self,
+            settings,
+            batch,
             answers=[
                 ("answer", rec.text("prediction", strip=False) or "", rec.text("source") or "")
             ],
             statements=[(s["question"], "subquestion") for s in subs],
             data=data,
-            context=texts,
-            batch=fields.batch(rec, batch),
+            documents=texts,
         )
-        item.labels = parse_labels(rec, settings, self, len(subs))
-        return item
 
 
 def _documents(rec: Record) -> tuple[list[str], list[str]]:

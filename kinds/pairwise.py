@@ -55,23 +55,16 @@ class Pairwise(Kind):
 
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One pairwise record."""
-        from medjudge.store.importing.parsed import ItemIn, parse_labels
-
-        item = ItemIn(
-            ext_id=rec.ident(),
-            kind=self.name,
-            question=rec.text("question") or "",
-            file=rec.file,
-            line=rec.line,
+        return fields.item(
+            rec,
+            self,
+            settings,
+            batch,
             answers=[
                 ("A", rec.text("answer_a", strip=False) or "", rec.text("source_a") or ""),
                 ("B", rec.text("answer_b", strip=False) or "", rec.text("source_b") or ""),
             ],
-            context=fields.context(rec),
-            batch=fields.batch(rec, batch),
         )
-        item.labels = parse_labels(rec, settings, self)
-        return item
 
 
 def _criterion(name: str, polarity: str, question: str) -> dict[str, object]:

@@ -53,20 +53,17 @@ class Rating(Kind):
 
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One rating record (a case with options and a candidate explanation)."""
-        from medjudge.store.importing.parsed import ItemIn, parse_labels
-
         clean = fields.options(rec, required=True)
         correct = rec.text("correct")
         if correct not in clean:
             raise rec.problem(
                 f"{correct!r} is not one of the options ({', '.join(clean)})", "correct"
             )
-        item = ItemIn(
-            ext_id=rec.ident(),
-            kind=self.name,
-            question=rec.text("question") or "",
-            file=rec.file,
-            line=rec.line,
+        return fields.item(
+            rec,
+            self,
+            settings,
+            batch,
             answers=[
                 (
                     "explanation",
@@ -75,11 +72,7 @@ class Rating(Kind):
                 )
             ],
             data={"options": clean, "correct": correct},
-            context=fields.context(rec),
-            batch=fields.batch(rec, batch),
         )
-        item.labels = parse_labels(rec, settings, self)
-        return item
 
 
 KIND = Rating(

@@ -38,8 +38,6 @@ class Statements(Kind):
 
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One generic statements record."""
-        from medjudge.store.importing.parsed import ItemIn, parse_labels
-
         statements: list[tuple[str, str]] = []
         raw = rec.data.get("statements")
         if raw not in (None, "", []):
@@ -69,19 +67,14 @@ class Statements(Kind):
                 "an item needs at least one statement (statements, or must_have/nice_to_have)",
                 "statements",
             )
-        item = ItemIn(
-            ext_id=rec.ident(),
-            kind=self.name,
-            question=rec.text("question") or "",
-            file=rec.file,
-            line=rec.line,
+        return fields.item(
+            rec,
+            self,
+            settings,
+            batch,
             answers=[("answer", rec.text("answer", strip=False) or "", rec.text("source") or "")],
             statements=statements,
-            context=fields.context(rec),
-            batch=fields.batch(rec, batch),
         )
-        item.labels = parse_labels(rec, settings, self, len(statements))
-        return item
 
 
 KIND = Statements(
