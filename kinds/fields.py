@@ -71,17 +71,25 @@ def item(
     documents: list[str] | None = None,
 ) -> ItemIn:
     """The item of a record, with what every kind shares (id, question, location, batch,
-    context — or the given ``documents`` — and its labels)."""
+    context — or the given ``documents`` — and its labels). ``answers`` names each answer's
+    fields: ``(position, text field, source field)``; they are read after the id and the
+    question, so a record missing several fields is told about them in that order."""
     from medjudge.store.importing.parsed import ItemIn, parse_labels
 
     listed = statements or []
+    ext_id = rec.ident()
+    question = rec.text("question") or ""
+    texts = [
+        (pos, rec.text(text, strip=False) or "", rec.text(source) or "")
+        for pos, text, source in answers
+    ]
     out = ItemIn(
-        ext_id=rec.ident(),
+        ext_id=ext_id,
         kind=kind.name,
-        question=rec.text("question") or "",
+        question=question,
         file=rec.file,
         line=rec.line,
-        answers=answers,
+        answers=texts,
         statements=listed,
         data=data or {},
         context=context(rec) if documents is None else documents,

@@ -78,9 +78,7 @@ class Match(Kind):
             self,
             settings,
             batch,
-            answers=[
-                ("answer", rec.text("prediction", strip=False) or "", rec.text("source") or "")
-            ],
+            answers=[("answer", "prediction", "source")],
             statements=[(s["question"], "subquestion") for s in subs],
             data=data,
             documents=texts,

@@ -60,10 +60,7 @@ class Pairwise(Kind):
             self,
             settings,
             batch,
-            answers=[
-                ("A", rec.text("answer_a", strip=False) or "", rec.text("source_a") or ""),
-                ("B", rec.text("answer_b", strip=False) or "", rec.text("source_b") or ""),
-            ],
+            answers=[("A", "answer_a", "source_a"), ("B", "answer_b", "source_b")],
         )
 
 

@@ -64,13 +64,7 @@ class Rating(Kind):
             self,
             settings,
             batch,
-            answers=[
-                (
-                    "explanation",
-                    rec.text("explanation", strip=False) or "",
-                    rec.text("source") or "",
-                )
-            ],
+            answers=[("explanation", "explanation", "source")],
             data={"options": clean, "correct": correct},
         )
 

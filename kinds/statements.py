@@ -72,7 +72,7 @@ class Statements(Kind):
             self,
             settings,
             batch,
-            answers=[("answer", rec.text("answer", strip=False) or "", rec.text("source") or "")],
+            answers=[("answer", "answer", "source")],
             statements=statements,
         )
 
