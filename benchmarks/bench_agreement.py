@@ -29,8 +29,8 @@ from typing import Any
 
 from medjudge.judging.analysis.live import LiveAgreement
 from medjudge.judging.report.build import ReportOptions, build_report, render
+from medjudge.kinds.pairwise import VERDICTS as PAIRWISE_VERDICTS
 from medjudge.store.labels import set_label
-from medjudge.store.settings import PAIRWISE_VERDICTS
 from medjudge.store.study import Study, utcnow
 
 ITEMS = 5_000

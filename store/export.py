@@ -33,14 +33,17 @@ from .study import Study
 
 TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger")
 
+_SWAPPED = kinds.sql_names(kinds.where("display_swap"))
+"""The kinds whose answers a reviewer sees in a per-item order (``display_order``)."""
+
 _QUERIES = {
-    "labels": """
+    "labels": f"""
         SELECT i.ext_id AS item, i.kind, i.batch, u.criterion, s.position AS statement,
                s.category AS statement_category, r.name AS rater, r.kind AS rater_kind,
                l.value, l.note, l.updated_at,
                (SELECT group_concat(a.position || '=' || a.source, ';') FROM answers a
                  WHERE a.item_id = i.id) AS sources,
-               CASE WHEN i.kind IN {swapped} AND r.kind = 'human' AND (
+               CASE WHEN i.kind IN {_SWAPPED} AND r.kind = 'human' AND (
                    SELECT h.action FROM label_history h WHERE h.unit_id = l.unit_id
                    AND h.rater_id = l.rater_id ORDER BY h.id DESC LIMIT 1) != 'import'
                  THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END AS display_order,
@@ -87,9 +90,6 @@ _QUERIES = {
 }
 
 
-_QUERIES["labels"] = _QUERIES["labels"].replace(
-    "{swapped}", kinds.sql_names(kinds.where("display_swap"))
-)
 _QUERIES["ledger"] = LEDGER_SQL
 
 

@@ -81,14 +81,14 @@ def _unit_row(conn: sqlite3.Connection, unit_id: int) -> sqlite3.Row:
     return unit
 
 
-def _complete(conn: sqlite3.Connection, item_id: int, rater_id: int) -> bool:
-    """Whether the rater has labelled every unit of the item."""
-    missing = conn.execute(
-        "SELECT 1 FROM units u WHERE u.item_id = ? AND NOT EXISTS (SELECT 1 FROM labels l "
-        "WHERE l.unit_id = u.id AND l.rater_id = ?) LIMIT 1",
-        (item_id, rater_id),
+def labels_complete(conn: sqlite3.Connection, item_id: int, reviewer: str) -> bool:
+    """Whether the reviewer has labelled every unit of the item (an item without units: no)."""
+    units, labelled = conn.execute(
+        "SELECT count(*), count(l.unit_id) FROM units u LEFT JOIN labels l ON l.unit_id = u.id "
+        "AND l.rater_id = (SELECT id FROM raters WHERE name = ?) WHERE u.item_id = ?",
+        (reviewer, item_id),
     ).fetchone()
-    return missing is None
+    return bool(units > 0 and units == labelled)
 
 
 def _revealed(conn: sqlite3.Connection, item_id: int, rater_id: int) -> bool:
@@ -213,7 +213,7 @@ def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
         if (cur[0] if cur else None) != saved.new_value:
             return None
         revealed = _revealed(conn, unit["item_id"], rater_id)
-        if revealed and _complete(conn, unit["item_id"], rater_id):
+        if revealed and labels_complete(conn, unit["item_id"], reviewer):
             raise UndoRefused(
                 "this item's verdicts and others' labels were shown to you, so its labels "
                 "are not undone; E changes a label (recorded as a change after the reveal)"

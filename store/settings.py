@@ -11,19 +11,6 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from medjudge import kinds
-from medjudge.kinds import match as _match
-from medjudge.kinds import pairwise as _pairwise
-from medjudge.kinds import statements as _statements
-
-PAIRWISE_VERDICTS = _pairwise.VERDICTS
-STATEMENT_LABELS = _statements.LABELS
-PAIRWISE_SPELLINGS = _pairwise.SPELLINGS
-STATEMENT_SPELLINGS = _statements.SPELLINGS
-STATEMENT_CRITERION = _statements.CRITERION
-MATCH_SCORES = _match.SCORES
-MATCH_SPELLINGS = _match.SPELLINGS
-MATCH_CRITERION = _match.CRITERION
-SUBMATCH_CRITERION = _match.SUB_CRITERION
 
 
 class Criterion(BaseModel):

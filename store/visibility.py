@@ -11,17 +11,14 @@ boundary — the study file's permissions are (see :mod:`.roles`).
 from __future__ import annotations
 
 from .judgments import VerdictView, item_verdicts
-from .labels import item_labels, other_labels
+from .labels import labels_complete, other_labels
 from .roles import PermissionDenied, has_lead, roles_of
 from .study import Study
 
 
 def own_labels_complete(study: Study, item_id: int, reviewer: str) -> bool:
     """Whether the reviewer has labelled every unit of the item."""
-    total = study.conn.execute(
-        "SELECT count(*) FROM units WHERE item_id = ?", (item_id,)
-    ).fetchone()[0]
-    return bool(total > 0 and len(item_labels(study, item_id, reviewer)) == total)
+    return labels_complete(study.conn, item_id, reviewer)
 
 
 def may_see_others(study: Study, item_id: int, reviewer: str) -> bool:

@@ -38,7 +38,7 @@ from medjudge.judging.analysis.records_sections import KqaAnswer, KqaRater, KqaS
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.bootstrap import mean_bca
 from medjudge.judging.stats.estimates import Estimate
-from medjudge.store.settings import STATEMENT_CRITERION
+from medjudge.kinds.statements import CRITERION as STATEMENT_CRITERION
 
 
 def mean_estimate(

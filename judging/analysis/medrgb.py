@@ -20,7 +20,7 @@ from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.analysis.views import slice_order
 from medjudge.judging.stats.bootstrap import mean_bca
 from medjudge.judging.stats.estimates import proportion
-from medjudge.store.settings import MATCH_CRITERION
+from medjudge.kinds.match import CRITERION as MATCH_CRITERION
 
 NO_SCORES = "no scored predictions"
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from medjudge.kinds.pairwise import SPELLINGS as PAIRWISE_SPELLINGS
+from medjudge.kinds.statements import SPELLINGS as STATEMENT_SPELLINGS
 from medjudge.store.json_types import JsonObject
-from medjudge.store.settings import PAIRWISE_SPELLINGS, STATEMENT_SPELLINGS
 
 
 class ReplyError(ValueError):

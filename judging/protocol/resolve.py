@@ -13,9 +13,11 @@ from typing import Any
 
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.judging.protocol.replies import MATCH_VALUES
+from medjudge.kinds.match import CRITERION as MATCH_CRITERION
+from medjudge.kinds.match import SUB_CRITERION as SUBMATCH_CRITERION
 from medjudge.store.items import Item, Unit
 from medjudge.store.kinds import ItemKind
-from medjudge.store.settings import MATCH_CRITERION, SUBMATCH_CRITERION, StudySettings
+from medjudge.store.settings import StudySettings
 
 from . import rules as protocol
 

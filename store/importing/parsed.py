@@ -200,7 +200,7 @@ def _statement_index(
 ) -> int | None:
     """The listed entry a label names (0-based), or None for a label on the whole item."""
     field_name = kind.listed_field
-    value = lab.get(field_name) if field_name is not None else lab.get("statement")
+    value = lab.get(field_name or "statement")
     if field_name is None or (value is None and kind.item_criteria):
         if value is not None:
             raise rec.problem(
