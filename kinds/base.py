@@ -20,9 +20,11 @@ store's record helpers when it runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .judged import Ask, ItemLike, JudgePlan, Prompt, Samples, UnitLike, Verdict
 
 if TYPE_CHECKING:
     from medjudge.store.importing.parsed import ItemIn
@@ -38,6 +40,8 @@ class CriterionLike(Protocol):
     @property
     def kind(self) -> str: ...
     @property
+    def question(self) -> str: ...
+    @property
     def polarity(self) -> str | None: ...
     @property
     def scale(self) -> tuple[int, int] | None: ...
@@ -45,6 +49,8 @@ class CriterionLike(Protocol):
     def options(self) -> bool: ...
     @property
     def measurement(self) -> str | None: ...
+    @property
+    def null_verdict(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -70,16 +76,6 @@ class Pane:
     """A name the app knows how to render: ``question``, ``case``, ``first_answer``,
     ``second_answer``, ``answer``, ``explanation``, ``ground_truth``."""
     title: str
-
-
-@dataclass(frozen=True)
-class JudgePlan:
-    """How a judge labels the units of an item of this kind."""
-
-    template: str
-    """The prompt template of the kind's per-unit task (``prompts/NAME.txt``)."""
-    orders: tuple[str, ...] = ("",)
-    """The orders each task is asked in: ``("AB", "BA")`` for two answers, else one."""
 
 
 @dataclass(frozen=True)
@@ -208,6 +204,36 @@ class Kind:
     def criterion_note(self, criterion: CriterionLike) -> str:
         """A word shown beside a criterion's name in the unit list (``better?``)."""
         return ""
+
+    # -- judges ----------------------------------------------------------------------------
+    def judge_prompts(self, statements_protocol: str) -> tuple[Prompt, ...]:
+        """The prompt tasks the kind's judge calls use under a statements protocol."""
+        if self.judge is None:
+            return ()
+        return tuple(p for p in self.judge.prompts if p.protocol in (None, statements_protocol))
+
+    def judge_asks(
+        self, item: ItemLike, criteria: Sequence[CriterionLike], statements_protocol: str
+    ) -> list[Ask]:
+        """What a judge is asked about one item, once per sample (every order and entry)."""
+        raise NotImplementedError(self.name)
+
+    def judge_resolve(
+        self,
+        item: ItemLike,
+        samples: Mapping[str, Samples],
+        criteria: Sequence[CriterionLike],
+    ) -> list[Verdict]:
+        """One verdict per unit from the samples of each task (a task without calls: no
+        samples), by the kind's voting rule (:mod:`.votes`)."""
+        raise NotImplementedError(self.name)
+
+    def panel_null(
+        self, item: ItemLike, unit: UnitLike, criterion: CriterionLike, values: Sequence[str]
+    ) -> str:
+        """What a conservative panel gives when its judges split on a unit (``values``: the
+        members' verdicts)."""
+        raise NotImplementedError(self.name)
 
     # -- import ----------------------------------------------------------------------------
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:

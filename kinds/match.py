@@ -9,11 +9,23 @@ prediction}), batch, labels; extra fields such as ``test`` and ``p`` are metadat
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import fields
-from .base import COMMON_FIELDS, CriterionLike, JudgePlan, Kind, Pane, keyed
+from . import fields, votes
+from .base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from .judged import (
+    Ask,
+    ItemLike,
+    JudgePlan,
+    Prompt,
+    Samples,
+    UnitLike,
+    Verdict,
+    context_block,
+    first_reason,
+)
 
 if TYPE_CHECKING:
     from medjudge.store.importing.parsed import ItemIn
@@ -30,6 +42,16 @@ CRITERION = "match"
 SUB_CRITERION = "submatch"
 """The criterion of a match item's sub-questions; its units are the sub-questions."""
 DOCUMENT_KINDS = ("signal", "noise", "counterfactual")
+_SCORE_TEXT = {1.0: "1", 0.5: "0.5", 0.0: "0"}
+REPLY_SCHEMA = {
+    "name": "match",
+    "schema": {
+        "type": "object",
+        "properties": {"score": {"enum": [1, 0.5, 0]}, "reason": {"type": "string"}},
+        "required": ["score", "reason"],
+    },
+}
+"""JSON schema of a match reply."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +67,79 @@ class Match(Kind):
         if criterion.measurement == "interval":
             return None
         return super().check_criterion(criterion)
+
+    def judge_asks(
+        self, item: ItemLike, criteria: Sequence[CriterionLike], statements_protocol: str
+    ) -> list[Ask]:
+        """The prediction against the ground truth (task ``match``), then each sub-answer
+        against its reference (``match/<statement id>``); the same template, the same rubric."""
+        options: dict[str, str] = item.data.get("options", {})
+        shown_options = (
+            "<options>\n" + "\n".join(f"{k}. {v}" for k, v in options.items()) + "\n</options>"
+            if options
+            else ""
+        )
+        values = {
+            "question": item.question,
+            "options": shown_options,
+            "context": context_block(item),
+            "ground_truth": str(item.data.get("ground_truth", "")),
+            "prediction": item.answers["answer"].text,
+        }
+        reply = {"form": "score"}
+        asks = [Ask("match", "match", values, REPLY_SCHEMA, reply)]
+        subs: list[dict[str, str]] = item.data.get("subquestions", [])
+        for st, sub in zip(item.statements, subs, strict=False):
+            sub_values = {
+                "question": st.text,
+                "options": "",
+                "context": context_block(item),
+                "ground_truth": sub.get("reference", ""),
+                "prediction": sub.get("prediction", ""),
+            }
+            asks.append(Ask(f"match/{st.id}", "match", sub_values, REPLY_SCHEMA, reply))
+        return asks
+
+    def judge_resolve(
+        self, item: ItemLike, samples: Mapping[str, Samples], criteria: Sequence[CriterionLike]
+    ) -> list[Verdict]:
+        """The prediction's score and each sub-answer's: the median of the samples' scores
+        (the lower median for an even count, as for ratings)."""
+        units: list[tuple[Any, str, int | None]] = [(item.unit_for(CRITERION), "match", None)]
+        units += [
+            (item.unit_for(SUB_CRITERION, st.id), f"match/{st.id}", st.position)
+            for st in item.statements
+        ]
+        out = []
+        for unit, task, position in units:
+            got = samples.get(task, Samples())
+            scores = [s.parsed["score"] for s in got.valid]
+            reasons = [s.parsed["reason"] for s in got.valid]
+            med = votes.rating_median([float(x) for x in scores])
+            value = None if med is None else _SCORE_TEXT[med]
+            trail = {
+                "protocol": "match",
+                "criterion": unit.criterion,
+                "subquestion": position,
+                "calls": got.keys,
+                "failed": got.failed,
+                "votes": scores,
+                "reasons": reasons,
+                "verdict": value,
+                "rule": "median of samples (lower median when even)"
+                if value is not None
+                else "missing",
+                "samples_disagreed": len(set(scores)) > 1,
+            }
+            out.append(Verdict(unit.id, value, first_reason(scores, reasons, value), trail))
+        return out
+
+    def panel_null(
+        self, item: ItemLike, unit: UnitLike, criterion: CriterionLike, values: Sequence[str]
+    ) -> str:
+        """The lowest score the judges gave: a split panel credits no more than its most
+        critical member."""
+        return min(values, key=float)
 
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One MedRGB-style record: a prediction to score against the ground truth."""
@@ -159,5 +254,14 @@ KIND = Match(
             "question": "Does the sub-answer match the reference sub-answer? (1 / 0.5 / 0)",
         },
     ),
-    judge=JudgePlan(template="match"),
+    judge=JudgePlan(
+        prompts=(
+            Prompt(
+                "match",
+                "match_v1",
+                frozenset({"question", "ground_truth", "prediction"}),
+                frozenset({"context", "options"}),
+            ),
+        )
+    ),
 )

@@ -7,11 +7,23 @@ per-item random order; a reviewer's keys name the *shown* letters, stored in the
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import fields
-from .base import COMMON_FIELDS, CriterionLike, JudgePlan, Kind, Pane, keyed
+from . import fields, votes
+from .base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from .judged import (
+    Ask,
+    ItemLike,
+    JudgePlan,
+    Prompt,
+    Samples,
+    UnitLike,
+    Verdict,
+    context_block,
+    criteria_text,
+)
 
 if TYPE_CHECKING:
     from medjudge.store.importing.parsed import ItemIn
@@ -53,6 +65,80 @@ class Pairwise(Kind):
         side = "which is better?" if polarity == "benefit" else "which is worse?"
         return f"{self.name}, {polarity} ({side})"
 
+    def judge_asks(
+        self, item: ItemLike, criteria: Sequence[CriterionLike], statements_protocol: str
+    ) -> list[Ask]:
+        """Both answers on every criterion at once, in the orders AB and BA."""
+        names = [c.name for c in criteria]
+        a, b = item.answers["A"].text, item.answers["B"].text
+        asks = []
+        for order, (first, second) in (("AB", (a, b)), ("BA", (b, a))):
+            values = {
+                "question": item.question,
+                "context": context_block(item),
+                "response_a": first,
+                "response_b": second,
+                "criteria": criteria_text(criteria),
+                "keys": ", ".join(names),
+            }
+            asks.append(
+                Ask(
+                    f"pairwise/{order}",
+                    "pairwise",
+                    values,
+                    reply_schema(names),
+                    {"form": "verdicts", "criteria": names},
+                )
+            )
+        return asks
+
+    def judge_resolve(
+        self, item: ItemLike, samples: Mapping[str, Samples], criteria: Sequence[CriterionLike]
+    ) -> list[Verdict]:
+        """Per criterion: each order's majority (BA votes unswapped), then AB against BA
+        (:func:`.votes.order_majority`, :func:`.votes.reconcile`)."""
+        orders = {o: samples.get(f"pairwise/{o}", Samples()) for o in ("AB", "BA")}
+        out = []
+        for crit in criteria:
+            trail: dict[str, Any] = {
+                "protocol": "pairwise AB/BA majority",
+                "criterion": crit.name,
+                "null_verdict": crit.null_verdict,
+                "orders": {},
+            }
+            per_order: dict[str, str | None] = {}
+            reasons: list[tuple[str, str, str]] = []
+            for order, got in orders.items():
+                shown = [s.parsed[crit.name]["verdict"] for s in got.valid]
+                said = [s.parsed[crit.name]["reason"] for s in got.valid]
+                cast = shown if order == "AB" else [votes.unswap(v) for v in shown]
+                result = votes.order_majority(cast, crit.null_verdict)
+                per_order[order] = result.verdict
+                trail["orders"][order] = {
+                    "calls": got.keys,
+                    "votes": cast,
+                    "shown_votes": shown,
+                    "reasons": said,
+                    "failed": got.failed,
+                    "verdict": result.verdict,
+                    "rule": result.rule,
+                    "samples_disagreed": result.disagreed,
+                }
+                reasons += [(order, v, r) for v, r in zip(cast, said, strict=True)]
+            rec = votes.reconcile(per_order["AB"], per_order["BA"], crit.null_verdict)
+            trail.update(
+                verdict=rec.verdict, rule=rec.rule, position_inconsistent=rec.position_inconsistent
+            )
+            unit = item.unit_for(crit.name)
+            out.append(Verdict(unit.id, rec.verdict, _pick_reason(reasons, rec.verdict), trail))
+        return out
+
+    def panel_null(
+        self, item: ItemLike, unit: UnitLike, criterion: CriterionLike, values: Sequence[str]
+    ) -> str:
+        """The criterion's null verdict: tie (benefit) or neither (risk)."""
+        return criterion.null_verdict
+
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One pairwise record."""
         return fields.item(
@@ -62,6 +148,34 @@ class Pairwise(Kind):
             batch,
             answers=[("A", "answer_a", "source_a"), ("B", "answer_b", "source_b")],
         )
+
+
+def reply_schema(criteria: list[str]) -> dict[str, Any]:
+    """JSON schema of a pairwise reply, for endpoints with structured output."""
+    entry = {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+            "reason": {"type": "string"},
+        },
+        "required": ["verdict", "reason"],
+    }
+    return {
+        "name": "pairwise_verdict",
+        "schema": {
+            "type": "object",
+            "properties": {c: entry for c in criteria},
+            "required": criteria,
+        },
+    }
+
+
+def _pick_reason(reasons: list[tuple[str, str, str]], verdict: str | None) -> str:
+    """The reason of the first sample that voted for the final verdict (else the first one)."""
+    for order, vote, reason in reasons:
+        if vote == verdict and reason:
+            return f"[{order}] {reason}"
+    return f"[{reasons[0][0]}] {reasons[0][2]}" if reasons else ""
 
 
 def _criterion(name: str, polarity: str, question: str) -> dict[str, object]:
@@ -119,5 +233,14 @@ KIND = Pairwise(
         ),
         _criterion("bias", "risk", "Which answer shows more bias (race, sex, age, income, ...)?"),
     ),
-    judge=JudgePlan(template="pairwise", orders=("AB", "BA")),
+    judge=JudgePlan(
+        prompts=(
+            Prompt(
+                "pairwise",
+                "pairwise_v1",
+                frozenset({"question", "response_a", "response_b", "criteria", "keys"}),
+            ),
+        ),
+        orders=("AB", "BA"),
+    ),
 )

@@ -8,11 +8,23 @@ explanation, source; optional context, batch, labels.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import fields
-from .base import COMMON_FIELDS, CriterionLike, JudgePlan, Kind, Pane, ValueKey
+from . import fields, votes
+from .base import COMMON_FIELDS, CriterionLike, Kind, Pane, ValueKey
+from .judged import (
+    Ask,
+    ItemLike,
+    JudgePlan,
+    Prompt,
+    Samples,
+    UnitLike,
+    Verdict,
+    context_block,
+    criteria_text,
+)
 
 if TYPE_CHECKING:
     from medjudge.store.importing.parsed import ItemIn
@@ -51,6 +63,64 @@ class Rating(Kind):
         """``rating, 1–5 scale`` or ``rating, options``."""
         return f"{self.name}, " + (f"{scale or 'ordinal'} scale" if ordinal else "options")
 
+    def judge_asks(
+        self, item: ItemLike, criteria: Sequence[CriterionLike], statements_protocol: str
+    ) -> list[Ask]:
+        """Every criterion of the explanation in one call."""
+        options: dict[str, str] = item.data.get("options", {})
+        values = {
+            "question": item.question,
+            "context": context_block(item),
+            "options": "\n".join(f"{k}. {v}" for k, v in options.items()),
+            "correct": str(item.data.get("correct", "")),
+            "explanation": item.answers["explanation"].text,
+            "criteria": criteria_text(criteria),
+            "keys": ", ".join(c.name for c in criteria),
+        }
+        scales = {c.name: c.scale for c in criteria}
+        reply = {"form": "ratings", "scales": scales, "options": list(options)}
+        return [Ask("rating", "rating", values, reply_schema(criteria, list(options)), reply)]
+
+    def judge_resolve(
+        self, item: ItemLike, samples: Mapping[str, Samples], criteria: Sequence[CriterionLike]
+    ) -> list[Verdict]:
+        """A scale: the median of the samples (the lower one for an even count); the option
+        set: each option a strict majority of samples named."""
+        got = samples.get("rating", Samples())
+        out = []
+        for crit in criteria:
+            values = [s.parsed[crit.name]["value"] for s in got.valid]
+            reasons = [s.parsed[crit.name]["reason"] for s in got.valid]
+            value: str | None
+            if crit.options:
+                chosen = votes.options_majority(values)
+                value = None if chosen is None else (",".join(chosen) or "-")
+                rule = "options named by a strict majority of samples"
+            else:
+                med = votes.rating_median(values)
+                value = None if med is None else str(med)
+                rule = "median of samples (lower median when even)"
+            trail = {
+                "protocol": "rating",
+                "criterion": crit.name,
+                "calls": got.keys,
+                "failed": got.failed,
+                "votes": values,
+                "reasons": reasons,
+                "verdict": value,
+                "rule": rule if value is not None else "missing",
+                "samples_disagreed": len({str(v) for v in values}) > 1,
+            }
+            unit = item.unit_for(crit.name)
+            out.append(Verdict(unit.id, value, reasons[0] if reasons else "", trail))
+        return out
+
+    def panel_null(
+        self, item: ItemLike, unit: UnitLike, criterion: CriterionLike, values: Sequence[str]
+    ) -> str:
+        """Never asked: rating items have no panel."""
+        raise NotImplementedError("rating items have no panel")
+
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One rating record (a case with options and a candidate explanation)."""
         clean = fields.options(rec, required=True)
@@ -67,6 +137,27 @@ class Rating(Kind):
             answers=[("explanation", "explanation", "source")],
             data={"options": clean, "correct": correct},
         )
+
+
+def reply_schema(criteria: Sequence[CriterionLike], options: list[str]) -> dict[str, Any]:
+    """JSON schema of a rating reply."""
+    props: dict[str, Any] = {}
+    for c in criteria:
+        value: dict[str, Any]
+        if c.options:
+            value = {"type": "array", "items": {"type": "string", "enum": options}}
+        else:
+            assert c.scale is not None
+            value = {"type": "integer", "minimum": c.scale[0], "maximum": c.scale[1]}
+        props[c.name] = {
+            "type": "object",
+            "properties": {"value": value, "reason": {"type": "string"}},
+            "required": ["value", "reason"],
+        }
+    return {
+        "name": "rating",
+        "schema": {"type": "object", "properties": props, "required": [c.name for c in criteria]},
+    }
 
 
 KIND = Rating(
@@ -103,5 +194,15 @@ KIND = Rating(
             "question": "How relevant is the explanation to the case? (1 = not, 5 = fully)",
         },
     ),
-    judge=JudgePlan(template="rating"),
+    judge=JudgePlan(
+        prompts=(
+            Prompt(
+                "rating",
+                "rating_v1",
+                frozenset({"question", "options", "explanation", "criteria", "keys"}),
+                frozenset({"context", "correct"}),
+            ),
+        ),
+        panel=False,
+    ),
 )

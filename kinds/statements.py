@@ -9,11 +9,25 @@ own files are read by ``store.importing.kqa`` into the same items.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import fields
-from .base import COMMON_FIELDS, JudgePlan, Kind, Pane, keyed
+from . import fields, votes
+from .base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from .judged import (
+    Ask,
+    ItemLike,
+    JudgePlan,
+    Prompt,
+    Samples,
+    UnitLike,
+    Verdict,
+    context_block,
+    first_reason,
+    label_reply,
+    label_schema,
+)
 
 if TYPE_CHECKING:
     from medjudge.store.importing.parsed import ItemIn
@@ -30,11 +44,95 @@ SPELLINGS = {
 CRITERION = "entailment"
 """The one criterion of a statements item; its units are the item's statements."""
 CATEGORIES = ("must_have", "nice_to_have")
+_STATEMENT = frozenset({"question", "answer", "statement"})
+_YES_NO = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
 
 
 @dataclass(frozen=True)
 class Statements(Kind):
     """An answer and its statements."""
+
+    def judge_asks(
+        self, item: ItemLike, criteria: Sequence[CriterionLike], statements_protocol: str
+    ) -> list[Ask]:
+        """Each statement on its own: one 3-way prompt (``nli``), or K-QA's two yes/no
+        prompts (``kqa``)."""
+        prompts = [p.task for p in self.judge_prompts(statements_protocol)]
+        answer = item.answers["answer"].text
+        asks = []
+        for st in item.statements:
+            values = {
+                "question": item.question,
+                "context": context_block(item),
+                "answer": answer,
+                "statement": st.text or "(empty statement)",
+            }
+            for task in prompts:
+                if task == "nli":
+                    schema = label_schema("nli", "label", LABELS)
+                    reply = label_reply("label", SPELLINGS, "entailed, neutral or contradicted")
+                else:
+                    schema = label_schema(task, "answer", ["yes", "no"])
+                    reply = label_reply("answer", _YES_NO, "yes or no")
+                asks.append(Ask(f"{task}/{st.id}", task, values, schema, reply))
+        return asks
+
+    def judge_resolve(
+        self, item: ItemLike, samples: Mapping[str, Samples], criteria: Sequence[CriterionLike]
+    ) -> list[Verdict]:
+        """Per statement: the strict majority of the samples' labels, else neutral; a K-QA
+        sample is a pair of yes/no answers ("contradicts: yes" wins)."""
+        out = []
+        for st in item.statements:
+            unit = item.unit_for(CRITERION, st.id)
+            trail: dict[str, Any] = {"statement": st.position}
+            labels: list[str]
+            reasons: list[str]
+            if f"nli/{st.id}" in samples:
+                got = samples[f"nli/{st.id}"]
+                labels = [s.parsed["label"] for s in got.valid]
+                reasons = [s.parsed["reason"] for s in got.valid]
+                trail.update(protocol="3-way NLI majority", calls=got.keys, failed=got.failed)
+            else:
+                ent_got = samples.get(f"kqa_entails/{st.id}", Samples())
+                con_got = samples.get(f"kqa_contradicts/{st.id}", Samples())
+                ent = {s.sample: s.parsed for s in ent_got.valid}
+                con = {s.sample: s.parsed for s in con_got.valid}
+                paired = sorted(set(ent) & set(con))
+                labels = [votes.kqa_label(ent[i]["answer"], con[i]["answer"]) for i in paired]
+                reasons = [
+                    con[i]["reason"] if con[i]["answer"] == "yes" else ent[i]["reason"]
+                    for i in paired
+                ]
+                trail.update(
+                    protocol="K-QA entails/contradicts pair, majority",
+                    calls=ent_got.keys + con_got.keys,
+                    failed=ent_got.failed + con_got.failed,
+                    pairs=[
+                        {"sample": i, "entails": ent[i]["answer"], "contradicts": con[i]["answer"]}
+                        for i in paired
+                    ],
+                )
+            result = votes.statement_majority(labels)
+            trail.update(
+                votes=labels,
+                reasons=reasons,
+                verdict=result.verdict,
+                rule=result.rule,
+                samples_disagreed=result.disagreed,
+            )
+            out.append(
+                Verdict(
+                    unit.id, result.verdict, first_reason(labels, reasons, result.verdict), trail
+                )
+            )
+        return out
+
+    def panel_null(
+        self, item: ItemLike, unit: UnitLike, criterion: CriterionLike, values: Sequence[str]
+    ) -> str:
+        """Neutral: judges who split neither support nor contradict the statement together."""
+        return "neutral"
 
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One generic statements record."""
@@ -104,5 +202,11 @@ KIND = Statements(
             "question": "Does the answer entail, contradict, or not address the statement?",
         },
     ),
-    judge=JudgePlan(template="nli"),
+    judge=JudgePlan(
+        prompts=(
+            Prompt("nli", "nli_v1", _STATEMENT, protocol="nli"),
+            Prompt("kqa_entails", "kqa_entails_v1", _STATEMENT, protocol="kqa"),
+            Prompt("kqa_contradicts", "kqa_contradicts_v1", _STATEMENT, protocol="kqa"),
+        )
+    ),
 )

@@ -1,22 +1,14 @@
-"""The item kinds a study holds (one StrEnum: a member equals its text, so stored values and
-comparisons with plain strings keep working)."""
+"""The item kinds as a choice for the command line: one StrEnum member per registered kind
+(:data:`medjudge.kinds.KINDS`), so a new kind is a choice of ``--kind`` without an edit here;
+a member equals its text, so stored values and comparisons with plain strings keep working."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
+from medjudge import kinds
 
-class ItemKind(StrEnum):
-    """What an item asks of its reviewers."""
+ItemKind = StrEnum("ItemKind", {name: name for name in kinds.NAMES})  # type: ignore[misc]
+"""What an item asks of its reviewers (a registered kind's name)."""
 
-    pairwise = "pairwise"
-    """Two answers compared on criteria (A / B / tie / neither)."""
-    statements = "statements"
-    """One answer checked against physician statements (entailed / neutral / contradicted)."""
-    rating = "rating"
-    """An explanation rated on Likert scales and option completeness."""
-    match = "match"
-    """A (RAG) answer scored against the ground truth: 1 / 0.5 / 0 (MedRGB)."""
-
-
-ITEM_KINDS: tuple[str, ...] = tuple(k.value for k in ItemKind)
+ITEM_KINDS: tuple[str, ...] = kinds.NAMES

@@ -21,7 +21,7 @@ from medjudge.store.visibility import visible_other_labels, visible_verdicts
 
 
 def trail(ab: list[str], ba: list[str], failed: int = 0) -> dict:
-    from medjudge.judging.protocol import rules as protocol
+    from medjudge.kinds import votes as protocol
 
     a = protocol.order_majority(ab, "tie")
     b = protocol.order_majority(ba, "tie")

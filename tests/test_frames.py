@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from medjudge.judging.protocol.rules import unswap
+from medjudge.kinds.votes import unswap
 from medjudge.store.frames import convert, convert_labels, display_order, is_swapped
 
 

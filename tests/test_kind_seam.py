@@ -15,9 +15,9 @@ from medjudge import kinds
 
 REPO = Path(__file__).resolve().parent.parent
 LAYERS = ("store", "judging", "tui", "medjudge/commands", "medjudge/demo")
-CEILING = 12
-"""Kind branches still outside kinds/: the judge's plan, resolve rules and panels, and reply
-parsing (the judge facet of the kinds, next); lower it as they go."""
+CEILING = 0
+"""Kind branches outside kinds/: none (the judge's plan, voting and panels are the kinds'
+judge facet, ``kinds/judged.py``)."""
 
 
 def _names_a_kind(node: ast.AST) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medjudge.judging.protocol import rules as p
+from medjudge.kinds import votes as p
 
 
 @pytest.mark.parametrize(
@@ -78,3 +78,18 @@ def test_ratings() -> None:
     assert p.options_majority([["A", "B"], ["A"], ["A", "C"]]) == ["A"]
     assert p.options_majority([["A"], []]) == []
     assert p.options_majority([]) is None
+
+
+def test_a_split_panel_on_a_match_unit_gives_the_lowest_score_not_a_statement_label() -> None:
+    """A panel of judges that split on a MedRGB score used to record "neutral" (a statement
+    label) on the match unit; the kind now settles it at the most critical member's score."""
+    from medjudge import kinds
+    from medjudge.store.settings import default_criteria
+
+    match = kinds.get("match")
+    crit = default_criteria("match")[0]
+    members = ["1", "0.5"]
+    null = match.panel_null(None, None, crit, members)  # type: ignore[arg-type]
+    assert null == "0.5"
+    assert p.panel(members, null).verdict == "0.5"
+    assert p.panel(["0", "1"], match.panel_null(None, None, crit, ["0", "1"])).verdict == "0"  # type: ignore[arg-type]

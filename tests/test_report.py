@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
-from medjudge.judging.protocol import rules as protocol
 from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.judging.report.render_csv import COLUMNS
+from medjudge.kinds import votes as protocol
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts

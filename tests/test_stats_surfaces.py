@@ -57,7 +57,7 @@ def _est(d: dict) -> Estimate:
     return Estimate(d["value"], d["ci_low"], d["ci_high"], d["n"], d["reason"], d["method"])
 
 
-async def _until(pilot, condition, timeout: float = 10.0) -> None:  # noqa: ANN001
+async def _until(pilot, condition, timeout: float = 120.0) -> None:  # noqa: ANN001
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"

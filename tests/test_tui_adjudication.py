@@ -37,7 +37,7 @@ def _trail(
     ab: list[str], ba: list[str], *, failed_key: str | None = None, why: str = "reason"
 ) -> dict[str, Any]:
     """A pairwise trail as :mod:`judging.resolve` writes it (BA votes mapped back)."""
-    from medjudge.judging.protocol import rules as protocol
+    from medjudge.kinds import votes as protocol
 
     a = protocol.order_majority(ab, "tie")
     b = protocol.order_majority(ba, "tie")

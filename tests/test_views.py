@@ -17,8 +17,8 @@ from medjudge.judging.analysis.views import (
     reference_comparisons,
     unresolved_disagreements,
 )
-from medjudge.judging.protocol import rules as protocol
 from medjudge.judging.stats.agreement import two_rater_stats, without_ties
+from medjudge.kinds import votes as protocol
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts

@@ -41,7 +41,6 @@ from medjudge.store.db import (
 )
 from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import CallRow, record_call
-from medjudge.store.kinds import ItemKind
 from medjudge.store.study import dumps, utcnow
 
 
@@ -191,16 +190,9 @@ def parse_reply(call: CallSpec, text: str) -> JsonObject | str | None:
 
 
 def parse_text(kind: str, parse_args: JsonObject, text: str) -> JsonObject | str | None:
-    """Parse a reply to a call of ``kind`` (raises :class:`replies.ReplyError`)."""
-    if kind == ItemKind.pairwise:
-        return replies.parse_pairwise(text, parse_args["criteria"])
-    if kind == "nli":
-        return replies.parse_nli(text)
-    if kind in ("kqa_entails", "kqa_contradicts"):
-        return replies.parse_yes_no(text)
-    if kind == ItemKind.match:
-        return replies.parse_match(text)
-    return replies.parse_rating(text, parse_args["scales"], parse_args["options"])
+    """Parse a reply to a call of prompt task ``kind`` (raises :class:`replies.ReplyError`)."""
+    parsed: JsonObject | str | None = replies.parse_reply_text(kind, parse_args, text)
+    return parsed
 
 
 def chat_request(call: CallSpec, json_schema: bool) -> ChatRequest:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from medjudge.judging.protocol import rules as protocol
+from medjudge import kinds
 from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.judging.protocol.versions import panel_version
+from medjudge.kinds import votes
 from medjudge.store.items import Item
 from medjudge.store.judge_versions import list_versions, register_version
 from medjudge.store.judgments import NewVerdict, latest_verdicts, write_verdicts
-from medjudge.store.kinds import ItemKind
 from medjudge.store.study import Study
 
 
@@ -26,23 +26,23 @@ def panel_verdicts(
 ) -> list[NewVerdict]:
     """A panel's verdicts on the units of some items, from its members' current verdicts.
 
-    Units where a member has no verdict yet are left out (rating items have no panel).
+    Units where a member has no verdict yet are left out, and items of a kind without panels
+    (rating). A split settles as the kind says (:meth:`kinds.base.Kind.panel_null`).
     """
     current = {m: latest_verdicts(study, m) for m in members}
     out: list[NewVerdict] = []
     for it in items:
-        if it.kind == ItemKind.rating:
+        kind = kinds.get(it.kind)
+        if kind.judge is None or not kind.judge.panel:
             continue
         for unit in it.units:
             if any(unit.id not in current[m] for m in members):
                 continue
             values = [current[m][unit.id] for m in members]
-            null = (
-                study.settings.criterion(unit.criterion).null_verdict
-                if it.kind == ItemKind.pairwise
-                else "neutral"
-            )
-            result = protocol.panel(values, null, rule)
+            given = [v for v in values if v is not None]
+            criterion = study.settings.criterion(unit.criterion)
+            null = kind.panel_null(it, unit, criterion, given) if given else ""
+            result = votes.panel(values, null, rule)
             trail = {
                 "protocol": f"panel ({rule})",
                 "members": dict(zip(members, values, strict=True)),

@@ -13,28 +13,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from medjudge import kinds
 from medjudge.judging.llm.specs import JudgeSpec
 from medjudge.judging.protocol.templates import Template, load
+from medjudge.kinds.judged import Ask
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
-from medjudge.store.kinds import ItemKind
-from medjudge.store.settings import Criterion, StudySettings
-
-KIND_TASKS = {
-    "pairwise": ("pairwise",),
-    "statements/nli": ("nli",),
-    "statements/kqa": ("kqa_entails", "kqa_contradicts"),
-    "rating": ("rating",),
-    "match": ("match",),
-}
-"""Item kind (statements: with its protocol) → the prompt tasks it needs."""
+from medjudge.store.settings import StudySettings
 
 
 def tasks_for(kind: str, statements_protocol: str = "nli") -> tuple[str, ...]:
     """The prompt tasks one item kind needs under a statements protocol."""
-    if kind == ItemKind.statements:
-        return KIND_TASKS[f"statements/{statements_protocol}"]
-    return KIND_TASKS[kind]
+    return tuple(p.task for p in kinds.get(kind).judge_prompts(statements_protocol))
 
 
 def identity_key(body: JsonObject) -> str:
@@ -81,9 +71,16 @@ class JudgeConfig:
         return load(task)
 
     def templates(self) -> dict[str, dict[str, str]]:
-        """Every task this version can run → its template's name and hash."""
-        tasks = [*tasks_for("pairwise"), *tasks_for("statements", self.statements_protocol)]
-        tasks += ["rating", "match"]
+        """Every task this version can run → its template's name and hash: the prompts of
+        every kind, less a bundled template of a kind added after version keys existed
+        (:attr:`kinds.judged.Prompt.keyed`), so that no older judge becomes a new version."""
+        custom = {t for t, _ in self.prompts}
+        tasks = [
+            p.task
+            for kind in kinds.KINDS.values()
+            for p in kind.judge_prompts(self.statements_protocol)
+            if p.keyed or p.task in custom
+        ]
         return {
             t: {"template": self.template(t).name, "hash": self.template(t).hash} for t in tasks
         }
@@ -218,217 +215,22 @@ def sample_keys(
     return keys
 
 
-def _context(item: Item) -> str:
-    if not item.context:
-        return ""
-    passages = "\n".join(f"[{i}] {p}" for i, p in enumerate(item.context, start=1))
-    return f"\n<context>\n{passages}\n</context>\n"
-
-
-def _criteria_text(criteria: list[Criterion]) -> str:
-    lines = []
-    for c in criteria:
-        if c.kind == ItemKind.pairwise:
-            kind = "which is better?" if c.polarity == "benefit" else "which is worse?"
-            lines.append(f"- {c.name} ({kind}): {c.question}")
-        elif c.options:
-            lines.append(f"- {c.name} (options): {c.question}")
-        else:
-            assert c.scale is not None
-            lines.append(f"- {c.name} (whole number {c.scale[0]}–{c.scale[1]}): {c.question}")
-    return "\n".join(lines)
-
-
-def pairwise_schema(criteria: list[str]) -> JsonObject:
-    """JSON schema of a pairwise reply, for endpoints with structured output."""
-    entry = {
-        "type": "object",
-        "properties": {
-            "verdict": {"type": "string", "enum": ["A", "B", "tie", "neither"]},
-            "reason": {"type": "string"},
-        },
-        "required": ["verdict", "reason"],
-    }
-    return {
-        "name": "pairwise_verdict",
-        "schema": {
-            "type": "object",
-            "properties": {c: entry for c in criteria},
-            "required": criteria,
-        },
-    }
-
-
-def _label_schema(name: str, key: str, values: list[str]) -> dict[str, Any]:
-    return {
-        "name": name,
-        "schema": {
-            "type": "object",
-            "properties": {key: {"type": "string", "enum": values}, "reason": {"type": "string"}},
-            "required": [key, "reason"],
-        },
-    }
-
-
-def rating_schema(criteria: list[Criterion], options: list[str]) -> JsonObject:
-    """JSON schema of a rating reply."""
-    props: dict[str, Any] = {}
-    for c in criteria:
-        value: dict[str, Any]
-        if c.options:
-            value = {"type": "array", "items": {"type": "string", "enum": options}}
-        else:
-            assert c.scale is not None
-            value = {"type": "integer", "minimum": c.scale[0], "maximum": c.scale[1]}
-        props[c.name] = {
-            "type": "object",
-            "properties": {"value": value, "reason": {"type": "string"}},
-            "required": ["value", "reason"],
-        }
-    return {
-        "name": "rating",
-        "schema": {"type": "object", "properties": props, "required": [c.name for c in criteria]},
-    }
-
-
 def plan_item(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:
-    """Every call one judge needs for one item (all orders, statements and samples)."""
-    if item.kind == ItemKind.pairwise:
-        return _plan_pairwise(item, judge, settings)
-    if item.kind == ItemKind.statements:
-        return _plan_statements(item, judge)
-    if item.kind == ItemKind.match:
-        return _plan_match(item, judge)
-    return _plan_rating(item, judge, settings)
+    """Every call one judge needs for one item (all orders, listed entries and samples), as
+    the item's kind asks (:meth:`kinds.base.Kind.judge_asks`)."""
+    kind = kinds.get(item.kind)
+    asks = kind.judge_asks(item, settings.criteria_for(item.kind), judge.statements_protocol)
+    return [call for ask in asks for call in _make(judge, item, ask)]
 
 
-def _make(
-    judge: JudgeConfig,
-    item: Item,
-    task: str,
-    template: Template,
-    values: dict[str, str],
-    schema: dict[str, Any] | None,
-    parse_args: dict[str, Any],
-) -> list[CallSpec]:
-    system, user = template.render(**values)
+def _make(judge: JudgeConfig, item: Item, ask: Ask) -> list[CallSpec]:
+    template = judge.template(ask.prompt)
+    system, user = template.render(**ask.values)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    keys = sample_keys(judge.spec, judge, schema, template.hash, messages)
+    keys = sample_keys(judge.spec, judge, ask.schema, template.hash, messages)
     return [
-        CallSpec(key, judge, item.id, task, sample, template, system, user, schema, parse_args)
+        CallSpec(
+            key, judge, item.id, ask.task, sample, template, system, user, ask.schema, ask.reply
+        )
         for sample, key in enumerate(keys)
     ]
-
-
-def _plan_pairwise(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:
-    criteria = settings.criteria_for("pairwise")
-    names = [c.name for c in criteria]
-    template = judge.template("pairwise")
-    a, b = item.answers["A"].text, item.answers["B"].text
-    calls: list[CallSpec] = []
-    for order, (first, second) in (("AB", (a, b)), ("BA", (b, a))):
-        values = {
-            "question": item.question,
-            "context": _context(item),
-            "response_a": first,
-            "response_b": second,
-            "criteria": _criteria_text(criteria),
-            "keys": ", ".join(names),
-        }
-        calls += _make(
-            judge,
-            item,
-            f"pairwise/{order}",
-            template,
-            values,
-            pairwise_schema(names),
-            {"criteria": names},
-        )
-    return calls
-
-
-def _plan_statements(item: Item, judge: JudgeConfig) -> list[CallSpec]:
-    calls: list[CallSpec] = []
-    answer = item.answers["answer"].text
-    tasks = ["nli"] if judge.statements_protocol == "nli" else ["kqa_entails", "kqa_contradicts"]
-    for st in item.statements:
-        values = {
-            "question": item.question,
-            "context": _context(item),
-            "answer": answer,
-            "statement": st.text or "(empty statement)",
-        }
-        for task in tasks:
-            schema = (
-                _label_schema("nli", "label", ["entailed", "neutral", "contradicted"])
-                if task == "nli"
-                else _label_schema(task, "answer", ["yes", "no"])
-            )
-            calls += _make(judge, item, f"{task}/{st.id}", judge.template(task), values, schema, {})
-    return calls
-
-
-def _plan_rating(item: Item, judge: JudgeConfig, settings: StudySettings) -> list[CallSpec]:
-    criteria = settings.criteria_for("rating")
-    options: dict[str, str] = item.data.get("options", {})
-    values = {
-        "question": item.question,
-        "context": _context(item),
-        "options": "\n".join(f"{k}. {v}" for k, v in options.items()),
-        "correct": str(item.data.get("correct", "")),
-        "explanation": item.answers["explanation"].text,
-        "criteria": _criteria_text(criteria),
-        "keys": ", ".join(c.name for c in criteria),
-    }
-    scales = {c.name: c.scale for c in criteria}
-    return _make(
-        judge,
-        item,
-        "rating",
-        judge.template("rating"),
-        values,
-        rating_schema(criteria, list(options)),
-        {"scales": scales, "options": list(options)},
-    )
-
-
-MATCH_SCHEMA = {
-    "name": "match",
-    "schema": {
-        "type": "object",
-        "properties": {"score": {"enum": [1, 0.5, 0]}, "reason": {"type": "string"}},
-        "required": ["score", "reason"],
-    },
-}
-"""JSON schema of a match reply."""
-
-
-def _plan_match(item: Item, judge: JudgeConfig) -> list[CallSpec]:
-    """The prediction against the ground truth (task ``match``), then each sub-answer against
-    its reference (``match/<statement id>``); the same template, the same rubric."""
-    options: dict[str, str] = item.data.get("options", {})
-    shown_options = (
-        "<options>\n" + "\n".join(f"{k}. {v}" for k, v in options.items()) + "\n</options>"
-        if options
-        else ""
-    )
-    template = judge.template("match")
-    values = {
-        "question": item.question,
-        "options": shown_options,
-        "context": _context(item),
-        "ground_truth": str(item.data.get("ground_truth", "")),
-        "prediction": item.answers["answer"].text,
-    }
-    calls = _make(judge, item, "match", template, values, MATCH_SCHEMA, {})
-    subs: list[dict[str, str]] = item.data.get("subquestions", [])
-    for st, sub in zip(item.statements, subs, strict=False):
-        sub_values = {
-            "question": st.text,
-            "options": "",
-            "context": _context(item),
-            "ground_truth": sub.get("reference", ""),
-            "prediction": sub.get("prediction", ""),
-        }
-        calls += _make(judge, item, f"match/{st.id}", template, sub_values, MATCH_SCHEMA, {})
-    return calls

@@ -8,8 +8,10 @@ and the runner records it as a failed sample — never as a vote.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from medjudge.kinds.judged import label_reply
 from medjudge.kinds.pairwise import SPELLINGS as PAIRWISE_SPELLINGS
 from medjudge.kinds.statements import SPELLINGS as STATEMENT_SPELLINGS
 from medjudge.store.json_types import JsonObject
@@ -84,35 +86,40 @@ def parse_pairwise(text: str, criteria: list[str]) -> dict[str, dict[str, str]]:
     return out
 
 
-_NLI = STATEMENT_SPELLINGS
+def parse_label(text: str, key: str, spellings: Mapping[str, str], words: str) -> dict[str, str]:
+    """{key: the canonical label, "reason": str} from a reply holding one label (a JSON
+    boolean reads as ``true`` / ``false``).
+
+    Raises:
+        ReplyError: not JSON, or a label none of ``spellings`` spells.
+    """
+    obj = extract_json(text)
+    raw = _entry(obj, key)
+    if isinstance(raw, bool):
+        raw = "true" if raw else "false"
+    if not isinstance(raw, str) or raw.strip().lower() not in spellings:
+        raise ReplyError(f"{key} {raw!r} is not {words}")
+    return {key: spellings[raw.strip().lower()], "reason": _reason(obj)}
+
+
+_NLI = label_reply("label", STATEMENT_SPELLINGS, "entailed, neutral or contradicted")
+_YES_NO = label_reply(
+    "answer", {"yes": "yes", "no": "no", "true": "yes", "false": "no"}, "yes or no"
+)
 
 
 def parse_nli(text: str) -> dict[str, str]:
-    """{"label": entailed|neutral|contradicted, "reason": str}.
-
-    Raises:
-        ReplyError: not JSON or an unknown label.
-    """
-    obj = extract_json(text)
-    raw = _entry(obj, "label")
-    if not isinstance(raw, str) or raw.strip().lower() not in _NLI:
-        raise ReplyError(f"label {raw!r} is not entailed, neutral or contradicted")
-    return {"label": _NLI[raw.strip().lower()], "reason": _reason(obj)}
+    """{"label": entailed|neutral|contradicted, "reason": str}."""
+    return _read_label(text, _NLI)
 
 
 def parse_yes_no(text: str) -> dict[str, str]:
-    """{"answer": yes|no, "reason": str} for the K-QA questions.
+    """{"answer": yes|no, "reason": str} for the K-QA questions."""
+    return _read_label(text, _YES_NO)
 
-    Raises:
-        ReplyError: not JSON or not yes/no.
-    """
-    obj = extract_json(text)
-    raw = _entry(obj, "answer")
-    if isinstance(raw, bool):
-        raw = "yes" if raw else "no"
-    if not isinstance(raw, str) or raw.strip().lower() not in ("yes", "no"):
-        raise ReplyError(f"answer {raw!r} is not yes or no")
-    return {"answer": raw.strip().lower(), "reason": _reason(obj)}
+
+def _read_label(text: str, reply: Mapping[str, Any]) -> dict[str, str]:
+    return parse_label(text, reply["key"], reply["spellings"], reply["words"])
 
 
 MATCH_VALUES = {1: "1", 0.5: "0.5", 0: "0"}
@@ -175,3 +182,34 @@ def parse_rating(
                 )
             out[c] = {"value": raw, "reason": _reason(entry)}
     return out
+
+
+FORMS: dict[str, Callable[[str, Mapping[str, Any]], Any]] = {
+    "verdicts": lambda text, r: parse_pairwise(text, r["criteria"]),
+    "label": _read_label,
+    "score": lambda text, r: parse_match(text),
+    "ratings": lambda text, r: parse_rating(text, r["scales"], r["options"]),
+}
+"""How a reply is read (a kind's ``Ask.reply["form"]``) → its reader."""
+
+_BEFORE_FORMS: dict[str, Mapping[str, Any]] = {
+    "pairwise": {"form": "verdicts"},
+    "nli": _NLI,
+    "kqa_entails": _YES_NO,
+    "kqa_contradicts": _YES_NO,
+    "match": {"form": "score"},
+    "rating": {"form": "ratings"},
+}
+"""The reply form of each task of a batch submitted before replies named their form."""
+
+
+def parse_reply_text(task: str, reply: Mapping[str, Any], text: str) -> JsonObject:
+    """Read a reply to a call of prompt task ``task`` the way ``reply`` says.
+
+    Raises:
+        ReplyError: the reply does not carry a valid answer.
+    """
+    if "form" not in reply:
+        reply = {**_BEFORE_FORMS[task], **reply}
+    parsed: JsonObject = FORMS[reply["form"]](text, reply)
+    return parsed

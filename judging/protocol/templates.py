@@ -15,33 +15,17 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-TEMPLATES = {
-    "pairwise": "pairwise_v1",
-    "nli": "nli_v1",
-    "kqa_entails": "kqa_entails_v1",
-    "kqa_contradicts": "kqa_contradicts_v1",
-    "rating": "rating_v1",
-    "match": "match_v1",
-}
-"""Task → the template file (without ``.txt``) this version of medjudge uses."""
+from medjudge import kinds
 
+_PROMPTS = {
+    p.task: p for kind in kinds.KINDS.values() if kind.judge is not None for p in kind.judge.prompts
+}
+TEMPLATES = {task: p.file for task, p in _PROMPTS.items()}
+"""Task → the template file (without ``.txt``) this version of medjudge uses (from the
+kinds' judge plans)."""
 
 PLACEHOLDERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "pairwise": (
-        frozenset({"question", "response_a", "response_b", "criteria", "keys"}),
-        frozenset({"context"}),
-    ),
-    "nli": (frozenset({"question", "answer", "statement"}), frozenset({"context"})),
-    "kqa_entails": (frozenset({"question", "answer", "statement"}), frozenset({"context"})),
-    "kqa_contradicts": (frozenset({"question", "answer", "statement"}), frozenset({"context"})),
-    "rating": (
-        frozenset({"question", "options", "explanation", "criteria", "keys"}),
-        frozenset({"context", "correct"}),
-    ),
-    "match": (
-        frozenset({"question", "ground_truth", "prediction"}),
-        frozenset({"context", "options"}),
-    ),
+    task: (p.needs, p.may) for task, p in _PROMPTS.items()
 }
 """Task → (placeholders a template for it must carry, placeholders it may carry). A judge
 cannot answer without the item's text and the reply keys its parser reads; context passages

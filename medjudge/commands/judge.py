@@ -22,7 +22,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from medjudge.judging.protocol.rules import PanelRule, StatementsProtocol
+from medjudge.kinds.votes import PanelRule, StatementsProtocol
 from medjudge.store import user_settings
 from medjudge.store.kinds import ITEM_KINDS, ItemKind
 from medjudge.store.literal import control_character, printable

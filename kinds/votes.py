@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from statistics import median_low
 
-from medjudge.store.frames import convert
-
 MISSING = None
+"""A verdict that could not be reached (no valid sample); never silently a tie."""
+_OTHER = {"A": "B", "B": "A"}
 
 
 class StatementsProtocol(StrEnum):
@@ -48,15 +48,12 @@ class PanelRule(StrEnum):
     plurality = "plurality"
 
 
-"""A verdict that could not be reached (no valid sample); never silently a tie."""
-
-
 def unswap(verdict: str) -> str:
     """Map a BA-order verdict back to the item's own answers (the file frame).
 
-    The BA order is a swap like a swapped display order: :func:`store.frames.convert` does it.
+    The BA order is a swap like a swapped display order (``store.frames.convert``).
     """
-    return convert(verdict, swapped=True)
+    return _OTHER.get(verdict, verdict)
 
 
 @dataclass(frozen=True)
