@@ -8,9 +8,10 @@ from .base import Kind, Pane, ValueKey, sql_names
 from .match import KIND as MATCH
 from .pairwise import KIND as PAIRWISE
 from .rating import KIND as RATING
+from .rubric import KIND as RUBRIC
 from .statements import KIND as STATEMENTS
 
-KINDS: dict[str, Kind] = {k.name: k for k in (PAIRWISE, STATEMENTS, RATING, MATCH)}
+KINDS: dict[str, Kind] = {k.name: k for k in (PAIRWISE, STATEMENTS, RATING, MATCH, RUBRIC)}
 """Every item kind by name, in the order the app and the reports list them."""
 
 NAMES: tuple[str, ...] = tuple(KINDS)

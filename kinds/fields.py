@@ -69,16 +69,18 @@ def item(
     statements: list[tuple[str, str]] | None = None,
     data: dict[str, Any] | None = None,
     documents: list[str] | None = None,
+    question: str | None = None,
 ) -> ItemIn:
     """The item of a record, with what every kind shares (id, question, location, batch,
     context — or the given ``documents`` — and its labels). ``answers`` names each answer's
     fields: ``(position, text field, source field)``; they are read after the id and the
-    question, so a record missing several fields is told about them in that order."""
+    question, so a record missing several fields is told about them in that order. A kind
+    that builds the question itself (a conversation) passes it as ``question``."""
     from medjudge.store.importing.parsed import ItemIn, parse_labels
 
     listed = statements or []
     ext_id = rec.ident()
-    question = rec.text("question") or ""
+    question = (rec.text("question") or "") if question is None else question
     texts = [
         (pos, rec.text(text, strip=False) or "", rec.text(source) or "")
         for pos, text, source in answers

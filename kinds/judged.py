@@ -181,10 +181,18 @@ def label_schema(name: str, key: str, values: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def label_reply(key: str, spellings: Mapping[str, str], words: str) -> dict[str, Any]:
+def label_reply(
+    key: str, spellings: Mapping[str, str], words: str, reason: str = "reason"
+) -> dict[str, Any]:
     """How to read a one-label reply: the entry ``key``, its accepted spellings → canonical
-    labels, and how an error names the labels."""
-    return {"form": "label", "key": key, "spellings": dict(spellings), "words": words}
+    labels, how an error names the labels, and the entry holding the judge's reason."""
+    return {
+        "form": "label",
+        "key": key,
+        "spellings": dict(spellings),
+        "words": words,
+        "reason": reason,
+    }
 
 
 def first_reason(votes: Sequence[str], reasons: Sequence[str], verdict: str | None) -> str:

@@ -184,12 +184,13 @@ KIND = Statements(
     value_words="entailed, neutral or contradicted",
     keys=keyed(
         [
-            ("e", "entailed", "Entailed"),
-            ("n", "neutral", "Neutral"),
-            ("c", "contradicted", "Contradicted"),
+            ("e", "entailed", "Entailed", "entailed: the answer says it"),
+            ("n", "neutral", "Neutral", "neutral: the answer does not address it"),
+            ("c", "contradicted", "Contradicted", "contradicted: the answer says the opposite"),
         ]
     ),
     abstains=True,
+    help_title="Statements items (then on to the next statement)",
     listed_criterion=CRITERION,
     listed_field="statement",
     item_criteria=False,

@@ -78,10 +78,19 @@ _LOOSENED_CHECKS = (
 
 
 def m006_match_kind(conn: sqlite3.Connection) -> None:
-    """Allow the ``match`` item kind (MedRGB) and ``subquestion`` statements (#15).
+    """Allow the ``match`` item kind (MedRGB) and ``subquestion`` statements (#15)."""
+    _rewrite_checks(conn, _LOOSENED_CHECKS, "add the match kind")
+    for statement in _split(M006_DOCUMENT_MARKS):
+        conn.execute(statement)
 
-    Both changes only widen a CHECK constraint, which every stored row already meets, so they
-    use SQLite's documented procedure for schema changes that leave the stored data as it is
+
+def _rewrite_checks(
+    conn: sqlite3.Connection, changes: tuple[tuple[str, str, str], ...], purpose: str
+) -> None:
+    """Replace CHECK constraints in tables' SQL, each (table, old text, new text).
+
+    Every change only widens or drops a CHECK, which every stored row already meets, so it
+    uses SQLite's documented procedure for schema changes that leave the stored data as it is
     (ALTER TABLE, "making other kinds of table schema changes"): rewrite the table's SQL in
     ``sqlite_schema``, bump ``schema_version``, check the file. It runs in the migration's
     transaction: all or nothing.
@@ -89,12 +98,12 @@ def m006_match_kind(conn: sqlite3.Connection) -> None:
     version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
     conn.execute("PRAGMA writable_schema = ON")
     try:
-        for table, old, new in _LOOSENED_CHECKS:
+        for table, old, new in changes:
             (sql,) = conn.execute(
                 "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
             ).fetchone()
             if old not in sql:
-                raise StudyError(f"unexpected schema of table {table}: cannot add the match kind")
+                raise StudyError(f"unexpected schema of table {table}: cannot {purpose}")
             conn.execute(
                 "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
                 (sql.replace(old, new), table),
@@ -104,9 +113,28 @@ def m006_match_kind(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA writable_schema = OFF")
     problem = conn.execute("PRAGMA quick_check").fetchone()[0]
     if problem != "ok":
-        raise StudyError(f"the schema change for the match kind failed its check: {problem}")
-    for statement in _split(M006_DOCUMENT_MARKS):
-        conn.execute(statement)
+        raise StudyError(f"the schema change to {purpose} failed its check: {problem}")
+
+
+_OPENED_CHECKS = (
+    (
+        "items",
+        " CHECK (kind IN ('pairwise', 'statements', 'rating', 'match'))",
+        "",
+    ),
+    (
+        "statements",
+        " CHECK (category IN ('must_have', 'nice_to_have', 'subquestion'))",
+        "",
+    ),
+)
+
+
+def m010_open_kinds(conn: sqlite3.Connection) -> None:
+    """An item's kind and a listed entry's category are whatever the registered kinds say
+    (``medjudge.kinds``, checked at import), not a list written into the schema: a kind added
+    later (``rubric``, #24) needs no schema change."""
+    _rewrite_checks(conn, _OPENED_CHECKS, "open the item kinds")
 
 
 M006_DOCUMENT_MARKS = """
@@ -246,6 +274,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("007_reviewer_aids", M007_REVIEWER_AIDS),
     ("008_current_views", M008_CURRENT_VIEWS),
     ("009_no_replace", M009_NO_REPLACE),
+    ("010_open_kinds", m010_open_kinds),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

@@ -120,6 +120,24 @@ def item_metadata(study: Study) -> dict[int, JsonObject]:
     return out
 
 
+def listed_entries(study: Study, kind: str, field: str) -> dict[int, JsonObject]:
+    """unit id → the item's ``data[field]`` entry of the unit's listed entry (a rubric
+    criterion's points and tags), for the units of ``kind`` items that have one. The list is
+    in the order of the item's listed entries: the first entry (the lowest position) is 0."""
+    out: dict[int, JsonObject] = {}
+    for unit_id, entry in study.conn.execute(
+        "SELECT u.id, json_extract(i.data, '$.' || ? || '[' || (s.position - "
+        "(SELECT min(f.position) FROM statements f WHERE f.item_id = s.item_id)) || ']') "
+        "FROM units u JOIN items i ON i.id = u.item_id JOIN statements s ON s.id = u.statement_id "
+        "WHERE i.kind = ?",
+        (field, kind),
+    ):
+        value = json.loads(entry) if entry is not None else None
+        if isinstance(value, dict):
+            out[unit_id] = value
+    return out
+
+
 def unit_rows(study: Study) -> Iterator[UnitRow]:
     """Every unit with its item's id, kind and batch and its statement's category, by id
     (streamed as plain tuples: a 100,000-unit study is never held twice)."""

@@ -93,6 +93,9 @@ class StudySettings(BaseModel):
     blind: bool = True
     """Hide judge verdicts and other reviewers' labels until the reviewer's own are saved."""
     allow_reviewer_override: bool = False
+    hide_points: bool = False
+    """Rubric items: while the study is blind, a reviewer sees each rubric criterion's points
+    only after saving their marks on the item (``settings --hide-points``)."""
     """Allow ``--reviewer NAME`` instead of the login name (e.g. a shared demo account)."""
     seed: int = DEFAULT_SEED
     """Seed for the per-item display order of pairwise answers."""

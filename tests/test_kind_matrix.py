@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from medjudge import kinds
 from medjudge.cli import app as cli_app
 from medjudge.store.frames import is_swapped
+from medjudge.store.importing.problems import Record
 from medjudge.store.items import get_item, list_items
 from medjudge.store.labels import set_label, set_note
 from medjudge.store.paths import login_name
@@ -72,9 +73,7 @@ def _import_row(kind: kinds.Kind, i: int, settings: Any) -> dict[str, Any]:
         if crit.name == kind.listed_criterion:
             if kind.listed_field is None:
                 continue
-            n = len(row.get("statements") or []) or len(
-                (row.get("must_have") or []) + (row.get("nice_to_have") or [])
-            )
+            n = len(kind.parse(Record("row", 1, dict(row)), settings, None).statements)
             for pos in range(n):
                 labels.append(
                     {"rater": "ext-judge", "type": "judge", kind.listed_field: pos, "value": first}

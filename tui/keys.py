@@ -5,43 +5,22 @@ Keep in step with the screens' ``BINDINGS``: a test checks that every bound key 
 
 from __future__ import annotations
 
+from medjudge import kinds
+
+
+def _kind_keys() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Each item kind's label keys and further keys, under its help title (from the kind)."""
+    return [
+        (
+            kind.help_title or f"{kind.name.capitalize()} items",
+            [(k.key, k.help or k.label) for k in kind.keys] + list(kind.help_extra),
+        )
+        for kind in kinds.KINDS.values()
+    ]
+
+
 KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
-    (
-        "Pairwise items (one key per verdict, then on to the next criterion)",
-        [
-            ("a", "answer A (the left / upper one) is better — or worse, for risk criteria"),
-            ("b", "answer B (the right / lower one)"),
-            ("t", "tie"),
-            ("n", "neither"),
-        ],
-    ),
-    (
-        "Statements items (then on to the next statement)",
-        [
-            ("e", "entailed: the answer says it"),
-            ("n", "neutral: the answer does not address it"),
-            ("c", "contradicted: the answer says the opposite"),
-        ],
-    ),
-    (
-        "Rating items",
-        [
-            ("a–f", "tick or untick that option (completeness)"),
-            ("space", "tick or untick the option under the cursor"),
-            ("enter", "save the ticked options and go on"),
-            ("1–5", "rate the current scale criterion"),
-        ],
-    ),
-    (
-        "Match items (a prediction against the ground truth, MedRGB)",
-        [
-            ("1", "the prediction (or sub-answer) matches the ground truth"),
-            ("h", "half: it matches part of it and is relevant (0.5)"),
-            ("0", "wrong or irrelevant"),
-            ("w", "mark a context document the answer wrongly relied on (again: unmark)"),
-            ("", "documents' kinds (signal, noise, counterfactual) show after your labels"),
-        ],
-    ),
+    *_kind_keys(),
     (
         "After the reveal (your labels saved, the verdicts and others' labels shown)",
         [

@@ -154,6 +154,44 @@ def subquestion_row(
     return _grid(label, body, STATEMENT_WIDTH)
 
 
+def rubric_row(
+    item: Item,
+    stmt: Statement,
+    number: int,
+    mine: str | None,
+    judge: str | None,
+    revealed: bool,
+    current: bool,
+    conceal: bool,
+) -> RenderableType:
+    """One rubric criterion: its points (unless the study hides them until the reveal), the
+    reviewer's mark, the criterion and its tags, and (revealed) the judge's mark."""
+    label = Text(end="")
+    label.append("▶ " if current else "  ")
+    label.append(f"{number:>2} ")
+    facts = item.data.get("rubric", [])
+    index = next((i for i, s in enumerate(item.statements) if s.id == stmt.id), len(facts))
+    entry = facts[index] if index < len(facts) else {}
+    points = entry.get("points")
+    if conceal or not isinstance(points, (int, float)):
+        label.append("  ?", "dim")
+    else:
+        label.append(f"{points:>+3g}", "bold reverse" if points < 0 else "bold")
+    label.append(" ")
+    label.append_text(lit((mine or EMPTY).replace("_", " "), "bold" if mine else "dim"))
+    body = lit(stmt.text)
+    tags = entry.get("tags") or []
+    if tags:
+        body.append("\n")
+        body.append_text(lit(" · ".join(str(t) for t in tags), "dim"))
+    if revealed and judge is not None:
+        body.append("\njudge ", "dim")
+        body.append_text(lit(judge.replace("_", " ")))
+        if mine is not None:
+            body.append(" ✓" if judge == mine else " ✗", "bold")
+    return _grid(label, body, STATEMENT_WIDTH)
+
+
 def _grid(label: Text, body: Text, label_width: int) -> Table:
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(width=label_width, no_wrap=True)
@@ -326,12 +364,17 @@ def confusion_table(
     return table
 
 
-ListedRow = Callable[[Item, Statement, int, "str | None", "str | None", bool, bool], RenderableType]
+ListedRow = Callable[
+    [Item, Statement, int, "str | None", "str | None", bool, bool, bool], RenderableType
+]
 
 LISTED_ROWS: dict[str, ListedRow] = {
-    "statement": lambda item, st, n, mine, judge, revealed, current: statement_row(
+    "statement": lambda item, st, n, mine, judge, revealed, current, conceal: statement_row(
         st, n, mine, judge, revealed, current
     ),
-    "subquestion": subquestion_row,
+    "subquestion": lambda item, st, n, mine, judge, revealed, current, conceal: subquestion_row(
+        item, st, n, mine, judge, revealed, current
+    ),
+    "rubric": rubric_row,
 }
 """How a kind's listed entries are drawn (:attr:`medjudge.kinds.base.Kind.listed_row`)."""

@@ -137,7 +137,11 @@ class ItemView:
         judge = self.judge_value(row.unit.id)
         if row.statement is not None:
             draw = render.LISTED_ROWS[kinds.get(self.item.kind).listed_row]
-            return draw(self.item, row.statement, row.number, mine, judge, self.revealed, current)
+            settings = self.session.settings
+            conceal = settings.blind and settings.hide_points and not self.revealed
+            return draw(
+                self.item, row.statement, row.number, mine, judge, self.revealed, current, conceal
+            )
         on_unit = (
             self.rows[cursor].unit.id == row.unit.id if 0 <= cursor < len(self.rows) else False
         )

@@ -172,6 +172,28 @@ class MedrgbSection(Record):
     raters: list[MatchRater]
 
 
+class RubricRater(Record):
+    """Rubric scores of one rater (the reviewers' majority or a judge): the mean answer score
+    overall, per source model and per tag."""
+
+    rater: str
+    scored: int
+    """Answers with a score from this rater (every rubric criterion marked)."""
+    answers: int
+    """Rubric answers in the study."""
+    overall: KeyedFigure
+    by_source: list[KeyedFigure]
+    by_tag: list[KeyedFigure]
+
+
+class RubricSection(Record):
+    """Rubric items (HealthBench): each rater's scores side by side."""
+
+    answers: int
+    criteria: int
+    raters: list[RubricRater]
+
+
 class WinCounts(Record):
     """Verdict counts of one source against the others."""
 

@@ -38,6 +38,7 @@ from medjudge.store.judgments import (
     finish_run,
     start_run,
 )
+from medjudge.store.kinds import ITEM_KINDS
 from medjudge.store.study import Study
 
 
@@ -53,7 +54,7 @@ class RunOptions:
     max_cost: float | None = None
     dry_run: bool = False
     panel_rule: str = "conservative"
-    kinds: tuple[str, ...] = ("pairwise", "statements", "rating", "match")
+    kinds: tuple[str, ...] = ITEM_KINDS
     item_ids: Sequence[int] | None = None
     price_override: tuple[float, float] | None = None
     keys: KeyRing = field(default_factory=KeyRing)

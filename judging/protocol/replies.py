@@ -86,9 +86,11 @@ def parse_pairwise(text: str, criteria: list[str]) -> dict[str, dict[str, str]]:
     return out
 
 
-def parse_label(text: str, key: str, spellings: Mapping[str, str], words: str) -> dict[str, str]:
+def parse_label(
+    text: str, key: str, spellings: Mapping[str, str], words: str, reason: str = "reason"
+) -> dict[str, str]:
     """{key: the canonical label, "reason": str} from a reply holding one label (a JSON
-    boolean reads as ``true`` / ``false``).
+    boolean reads as ``true`` / ``false``) and its reason under ``reason``.
 
     Raises:
         ReplyError: not JSON, or a label none of ``spellings`` spells.
@@ -99,7 +101,11 @@ def parse_label(text: str, key: str, spellings: Mapping[str, str], words: str) -
         raw = "true" if raw else "false"
     if not isinstance(raw, str) or raw.strip().lower() not in spellings:
         raise ReplyError(f"{key} {raw!r} is not {words}")
-    return {key: spellings[raw.strip().lower()], "reason": _reason(obj)}
+    said = obj.get(reason, "")
+    return {
+        key: spellings[raw.strip().lower()],
+        "reason": said if isinstance(said, str) else json.dumps(said),
+    }
 
 
 _NLI = label_reply("label", STATEMENT_SPELLINGS, "entailed, neutral or contradicted")
@@ -119,7 +125,9 @@ def parse_yes_no(text: str) -> dict[str, str]:
 
 
 def _read_label(text: str, reply: Mapping[str, Any]) -> dict[str, str]:
-    return parse_label(text, reply["key"], reply["spellings"], reply["words"])
+    return parse_label(
+        text, reply["key"], reply["spellings"], reply["words"], reply.get("reason", "reason")
+    )
 
 
 MATCH_VALUES = {1: "1", 0.5: "0.5", 0: "0"}

@@ -32,6 +32,7 @@ from medjudge.judging.analysis.ledger import per_item_effort
 from medjudge.judging.analysis.medrgb import match_figures
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
 from medjudge.judging.analysis.records import record, records
+from medjudge.judging.analysis.rubric import rubric_scores
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
     StudyData,
@@ -46,6 +47,7 @@ from medjudge.judging.analysis.views import (
 )
 from medjudge.judging.stats.conventions import INTERVAL_METHODS, STATISTICS
 from medjudge.judging.stats.estimates import N_BOOT
+from medjudge.kinds import rubric
 from medjudge.store import reads
 from medjudge.store.study import Study
 
@@ -279,6 +281,13 @@ def build_report(
         gold=gold_accuracy(study, data, options.confidence),
         kqa=kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         medrgb=match_figures(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
+        rubric=rubric_scores(
+            data,
+            reads.listed_entries(study, rubric.KIND.name, rubric.DATA_FIELD),
+            n_boot=options.n_boot,
+            seed=seed,
+            confidence=options.confidence,
+        ),
         win_rates=win_rates(data, options.confidence),
         ratings=rating_means(data, options.confidence),
         notes=Notes(

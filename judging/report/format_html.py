@@ -193,6 +193,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
         (bool(report.win_rates), "wins", "Win rates (pairwise)"),
         (report.kqa is not None, "kqa", "K-QA metrics (statements)"),
         (report.medrgb is not None, "medrgb", "MedRGB: predictions vs ground truth"),
+        (report.rubric is not None, "rubric", "Rubric scores"),
         (bool(report.ratings), "ratings", "Rating means"),
     )
     out += [(sid, title) for present, sid, title in optional if present]

@@ -9,6 +9,8 @@ raw here; each format escapes it.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from medjudge.judging.analysis.records import (
     AnchoringRow,
     Comparison,
@@ -24,6 +26,7 @@ from medjudge.judging.analysis.records_sections import (
     MedrgbSection,
     PerItemEffort,
     RatingRow,
+    RubricSection,
     WinRateRow,
 )
 
@@ -192,6 +195,8 @@ class Report(Record):
     gold: list[GoldRow]
     kqa: KqaSection | None
     medrgb: MedrgbSection | None
+    rubric: RubricSection | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Rubric scores (absent from the JSON of a study without rubric items)."""
     win_rates: list[WinRateRow]
     ratings: list[RatingRow]
     notes: Notes

@@ -290,6 +290,18 @@ def _medrgb(report: Report) -> Iterator[list[str]]:
             yield _row("medrgb", "match", f"p={a.key}", None, None, "abstention_share", a)
 
 
+def _rubric(report: Report) -> Iterator[list[str]]:
+    r = report.rubric
+    if r:
+        for rr in r.raters:
+            yield _row("rubric", "rubric", "all", rr.rater, None, "mean_score", rr.overall)
+            for dim, recs in (("source", rr.by_source), ("tag", rr.by_tag)):
+                for rec in recs:
+                    yield _row(
+                        "rubric", "rubric", f"{dim}={rec.key}", rr.rater, None, "mean_score", rec
+                    )
+
+
 def _kqa(report: Report) -> Iterator[list[str]]:
     kqa = report.kqa
     if kqa:
@@ -367,6 +379,7 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _judges(report)
     yield from _win_rates(report)
     yield from _medrgb(report)
+    yield from _rubric(report)
     yield from _kqa(report)
     yield from _ratings(report)
     yield from _effort(report)

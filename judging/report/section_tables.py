@@ -8,7 +8,12 @@ Markdown and HTML renderers place; agreement tables are in :mod:`.tables`.
 from __future__ import annotations
 
 from medjudge.judging.analysis.records import ConsensusRow, SourceMean
-from medjudge.judging.analysis.records_sections import KqaSection, MedrgbSection, RatingRow
+from medjudge.judging.analysis.records_sections import (
+    KqaSection,
+    MedrgbSection,
+    RatingRow,
+    RubricSection,
+)
 from medjudge.judging.report.cells import (
     ByFormat,
     Cell,
@@ -368,6 +373,27 @@ def medrgb(m: MedrgbSection) -> Table:
                 rows.append((Text(r.rater), Label(dim), Text(str(rec.key)), Count(rec.n), Est(rec)))
     columns = _cols("Rater", "By", "Value", "n", "Mean score [95% CI]", numeric=(3, 4))
     return _table("Mean score against the ground truth (1 / 0.5 / 0)", columns, rows)
+
+
+def rubric(r: RubricSection) -> Table:
+    """Rubric scores: each rater's mean answer score overall, per source model and per tag."""
+    rows: list[tuple[Cell, ...]] = []
+    for rr in r.raters:
+        groups = (("all", [rr.overall]), ("model", rr.by_source), ("tag", rr.by_tag))
+        for dim, records in groups:
+            for rec in records:
+                rows.append(
+                    (Text(rr.rater), Label(dim), Text(str(rec.key)), Count(rec.n), Est(rec))
+                )
+    columns = _cols("Rater", "By", "Value", "Answers", "Mean score [95% CI]", numeric=(3, 4))
+    return _table("Rubric score (met points / positive points)", columns, rows)
+
+
+def rubric_coverage(r: RubricSection) -> Table:
+    """How many answers each rater scored (every criterion marked) of all rubric answers."""
+    rows = ((Text(rr.rater), Count(rr.scored), Count(rr.answers)) for rr in r.raters)
+    columns = _cols("Rater", "Answers scored", "Of", numeric=(1, 2))
+    return _table("Answers with every rubric criterion marked", columns, rows)
 
 
 def medrgb_abstentions(m: MedrgbSection) -> Table:

@@ -191,6 +191,15 @@ def two_metric_names(c: CriterionSection) -> list[str]:
     return names
 
 
+RUBRIC_NOTE = (
+    "An answer's score is the points of its met rubric criteria over the points of its "
+    "positive criteria, clipped to [0, 1] (HealthBench); a tag's score uses the criteria with "
+    "that tag. An answer is scored by a rater only when that rater marked every one of its "
+    "criteria (for the reviewers' majority: a strict majority on each). Means over answers "
+    "with 95% BCa intervals, the reviewers' majority and each judge side by side; agreement "
+    "and each judge's macro F1 against the reviewers are under the criterion 'rubric'."
+)
+
 MEDRGB_NOTE = (
     "Each prediction is scored against the ground truth: 1 = it matches, 0.5 = it matches "
     "part of it and is relevant, 0 = wrong or irrelevant (MedRGB). Means with 95% BCa "

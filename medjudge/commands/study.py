@@ -17,6 +17,7 @@ from medjudge.store import export as exporting
 from medjudge.store import export_wide
 from medjudge.store.backup import backup as backup_study
 from medjudge.store.db import StudyError
+from medjudge.store.importing.run import KINDS as IMPORT_KINDS
 from medjudge.store.importing.run import import_file
 from medjudge.store.literal import json_escaped, printable
 from medjudge.store.paths import login_name
@@ -33,14 +34,10 @@ from .common import UserError, console, is_tty, opened, out, user_errors
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
 
-class Kind(str, Enum):
-    """Input formats for ``import``."""
-
-    pairwise = "pairwise"
-    statements = "statements"
-    rating = "rating"
-    match = "match"
-    kqa = "kqa"
+Kind = Enum(  # type: ignore[misc]
+    "Kind", {name: name for name in IMPORT_KINDS}, type=str
+)
+"""Input formats for ``import``: every registered item kind, and K-QA's own files."""
 
 
 class InputFormat(str, Enum):

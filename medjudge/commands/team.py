@@ -130,6 +130,14 @@ def settings(
             "--roles-enforced/--anyone-reviews", help="Only logins with a role may review."
         ),
     ] = None,
+    hide_points: Annotated[
+        bool | None,
+        typer.Option(
+            "--hide-points/--show-points",
+            help="Rubric items: while blind, show a criterion's points only after the "
+            "reviewer's marks on the item are saved.",
+        ),
+    ] = None,
     name: Annotated[str | None, typer.Option(help="Rename the study.")] = None,
     decline_phrase: Annotated[
         list[str] | None,
@@ -179,6 +187,7 @@ def settings(
                 "blind": blind,
                 "allow_reviewer_override": allow_reviewer_override,
                 "roles_enforced": roles_enforced,
+                "hide_points": hide_points,
                 "name": name,
             }.items()
             if v is not None
@@ -201,6 +210,7 @@ def settings(
         out(f"blind: {'yes' if st.blind else 'no (verdicts shown from the start)'}")
         out(f"reviewer override: {'allowed' if st.allow_reviewer_override else 'login name only'}")
         out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
+        out(f"rubric points: {'hidden until the reveal' if st.hide_points else 'shown'}")
         out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
         if st.guidelines:
             lines = st.guidelines.count("\n") + 1

@@ -37,7 +37,7 @@ def parse_gold(
         if criterion == kind.listed_criterion and not kind.item_criteria:
             if not isinstance(value, list) or len(value) != n_statements:
                 raise rec.problem(
-                    f"expected a list of {n_statements} values (one per statement)", where
+                    f"expected a list of {n_statements} values (one per {kind.listed_name})", where
                 )
             for position, v in enumerate(value):
                 if v is not None:

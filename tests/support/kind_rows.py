@@ -32,10 +32,44 @@ def match_row(i: int) -> dict[str, Any]:
     }
 
 
+def rubric_row(i: int) -> dict[str, Any]:
+    """A HealthBench-style row: a short conversation, an answer and three rubric criteria
+    (one with negative points), tagged."""
+    return {
+        "id": f"r{i}",
+        "conversation": [
+            {
+                "role": "user",
+                "content": f"Case {i}: I have a bee sting allergy. What should I carry?",
+            }
+        ],
+        "answer": f"Answer {i}: carry an epinephrine auto-injector and use it at once.",
+        "source": "model-x" if i % 2 else "model-y",
+        "rubric": [
+            {
+                "criterion": "Advises an epinephrine auto-injector.",
+                "points": 8,
+                "tags": ["accuracy"],
+            },
+            {
+                "criterion": "Tells to call emergency services.",
+                "points": 5,
+                "tags": ["completeness"],
+            },
+            {
+                "criterion": "Recommends antihistamines instead of epinephrine.",
+                "points": -6,
+                "tags": ["accuracy"],
+            },
+        ],
+    }
+
+
 ROWS: dict[str, Callable[[int], dict[str, Any]]] = {
     "pairwise": pairwise_row,
     "statements": statements_row,
     "rating": rating_row,
     "match": match_row,
+    "rubric": rubric_row,
 }
 """Kind name → a builder of its i-th valid row."""

@@ -1,0 +1,269 @@
+"""The fifth kind, ``rubric`` (HealthBench-style rubrics, #24): import, judge plan and voting,
+scores per source and per tag in the report, the hidden-points setting, and an older study
+taking rubric items after the schema stopped listing kinds."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from medjudge import kinds
+from medjudge.cli import app
+from medjudge.judging.llm.specs import parse_judge_spec as parse_spec
+from medjudge.judging.protocol.plan import JudgeConfig, plan_item
+from medjudge.judging.protocol.resolve import Outcome, resolve_item
+from medjudge.kinds.rubric import score
+from medjudge.store.items import get_item, list_items
+from medjudge.store.study import Study
+
+from .conftest import write_jsonl
+
+cli = CliRunner()
+
+RUBRIC = [
+    {"criterion": "Advises epinephrine.", "points": 8, "tags": ["accuracy"]},
+    {"criterion": "Says to call emergency services.", "points": 4, "tags": ["completeness"]},
+    {"criterion": "Recommends antihistamines alone.", "points": -6, "tags": ["accuracy"]},
+]
+MARKS = {
+    # item → (reviewer marks, judge marks) per rubric criterion
+    "r0": (["met", "met", "not_met"], ["met", "not_met", "not_met"]),
+    "r1": (["met", "not_met", "met"], ["met", "not_met", "not_met"]),
+    "r2": (["not_met", "met", "not_met"], ["met", "met", "not_met"]),
+    "r3": (["met", "met", "met"], ["met", "met", "met"]),
+}
+SOURCES = {"r0": "model-x", "r1": "model-x", "r2": "model-y", "r3": "model-y"}
+
+
+def _row(ext: str) -> dict[str, Any]:
+    humans, judge = MARKS[ext]
+    labels = []
+    for rater, marks in (("drA", humans), ("drB", humans), ("ext-judge", judge)):
+        for pos, mark in enumerate(marks):
+            label = {"rater": rater, "rubric": pos, "value": mark}
+            if rater == "ext-judge":
+                label["type"] = "judge"
+            labels.append(label)
+    row: dict[str, Any] = {
+        "id": ext,
+        "answer": f"Answer {ext}.",
+        "source": SOURCES[ext],
+        "rubric": RUBRIC,
+        "labels": labels,
+    }
+    if ext == "r0":
+        row["conversation"] = [
+            {"role": "user", "content": "I was stung by a bee and my throat feels tight."},
+            {"role": "assistant", "content": "Do you carry an auto-injector?"},
+            {"role": "user", "content": "Yes. What now?"},
+        ]
+    else:
+        row["question"] = f"Question {ext}: what to do after a sting with throat swelling?"
+    return row
+
+
+def _study(tmp_path: Path) -> Path:
+    db = tmp_path / "rubric.db"
+    assert cli.invoke(app, ["init", str(db)]).exit_code == 0
+    src = write_jsonl(tmp_path / "rubric.jsonl", [_row(e) for e in MARKS])
+    r = cli.invoke(app, ["import", str(db), str(src), "--kind", "rubric"])
+    assert r.exit_code == 0, r.output
+    return db
+
+
+def _expected(marks: list[str], keep: str | None = None) -> float | None:
+    return score(
+        [
+            (m, e["points"])
+            for m, e in zip(marks, RUBRIC, strict=True)
+            if keep is None or keep in e["tags"]
+        ]
+    )
+
+
+def test_score_is_met_points_over_positive_points_clipped() -> None:
+    assert score([("met", 8), ("met", 4), ("not_met", -6)]) == 1.0
+    assert score([("met", 8), ("not_met", 4), ("met", -6)]) == pytest.approx(2 / 12)
+    assert score([("not_met", 8), ("met", -6)]) == 0.0  # clipped, not negative
+    assert score([("met", -6)]) is None  # no positive criterion: no score
+
+
+def test_a_rubric_study_imports_and_reports_scores_per_source_and_tag(tmp_path: Path) -> None:
+    db = _study(tmp_path)
+    with Study.open(db) as s:
+        (first, *_) = list_items(s, kind="rubric")
+        item = get_item(s, first.id)
+        assert item.question.startswith("user: I was stung")
+        assert "assistant: Do you carry" in item.question
+        assert [st.text for st in item.statements] == [e["criterion"] for e in RUBRIC]
+        assert item.data["rubric"][2] == {"points": -6, "tags": ["accuracy"]}
+    r = cli.invoke(app, ["report", str(db), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    section = json.loads(r.output)["rubric"]
+    assert section["answers"] == 4 and section["criteria"] == 12
+    by_rater = {rr["rater"]: rr for rr in section["raters"]}
+    assert set(by_rater) == {"majority of reviewers", "ext-judge"}
+    for rater, which in (("majority of reviewers", 0), ("ext-judge", 1)):
+        rr = by_rater[rater]
+        scores = {e: _expected(MARKS[e][which]) for e in MARKS}
+        assert rr["scored"] == 4
+        assert rr["overall"]["value"] == pytest.approx(sum(scores.values()) / 4)
+        for src in ("model-x", "model-y"):
+            mine = [v for e, v in scores.items() if SOURCES[e] == src]
+            (fig,) = [f for f in rr["by_source"] if f["key"] == src]
+            assert fig["value"] == pytest.approx(sum(mine) / len(mine))  # type: ignore[arg-type]
+            assert fig["n"] == 2
+        for tag in ("accuracy", "completeness"):
+            tagged = [t for e in MARKS if (t := _expected(MARKS[e][which], tag)) is not None]
+            (fig,) = [f for f in rr["by_tag"] if f["key"] == tag]
+            assert fig["value"] == pytest.approx(sum(tagged) / len(tagged))
+    md = cli.invoke(app, ["report", str(db), "--format", "md"]).output
+    assert "## Rubric scores" in md and "4 answers, 12 rubric criteria." in md
+    csv_text = cli.invoke(app, ["report", str(db), "--format", "csv"]).output
+    assert "rubric,rubric,tag=accuracy,ext-judge" in csv_text
+    html = cli.invoke(app, ["report", str(db), "--format", "html"]).output
+    section_html = html[html.index('<section id="rubric">') :]
+    section_html = section_html[: section_html.index("</section>")]
+    assert "<h2>Rubric scores</h2>" in section_html
+    assert "completeness" in section_html and "model-y" in section_html
+
+
+def test_an_answer_is_scored_only_when_every_criterion_is_marked(tmp_path: Path) -> None:
+    db = tmp_path / "partial.db"
+    assert cli.invoke(app, ["init", str(db)]).exit_code == 0
+    row = _row("r1")
+    row["labels"] = [lab for lab in row["labels"] if lab["rubric"] != 1]  # one criterion unmarked
+    src = write_jsonl(tmp_path / "p.jsonl", [row, _row("r2")])
+    assert cli.invoke(app, ["import", str(db), str(src), "--kind", "rubric"]).exit_code == 0
+    section = json.loads(cli.invoke(app, ["report", str(db), "--format", "json"]).output)["rubric"]
+    rr = next(r for r in section["raters"] if r["rater"] == "majority of reviewers")
+    assert (rr["scored"], rr["answers"]) == (1, 2)
+    assert rr["overall"]["value"] == pytest.approx(_expected(MARKS["r2"][0]))
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"rubric": []}, "rubric", "at least one rubric criterion"),
+        ({"rubric": [{"criterion": "x", "points": 0}]}, "rubric[0].points", "other than 0"),
+        ({"rubric": [{"criterion": "x", "points": True}]}, "rubric[0].points", "other than 0"),
+        ({"rubric": [{"criterion": " ", "points": 3}]}, "rubric[0].criterion", "needs a text"),
+        ({"rubric": [{"criterion": "x", "points": 3, "tags": "a"}]}, "rubric[0].tags", "list"),
+        (
+            {"question": None, "conversation": [{"role": "doctor", "content": "hi"}]},
+            "conversation[0].role",
+            "role must be one of",
+        ),
+        ({"question": None}, "question", "needs a question or a conversation"),
+    ],
+)
+def test_bad_rubric_records_are_refused_naming_the_field(
+    tmp_path: Path, change: dict[str, Any], field: str, words: str
+) -> None:
+    db = tmp_path / "bad.db"
+    assert cli.invoke(app, ["init", str(db)]).exit_code == 0
+    row = {**_row("r1"), **change, "labels": []}
+    row = {k: v for k, v in row.items() if v is not None}
+    src = write_jsonl(tmp_path / "bad.jsonl", [row])
+    r = cli.invoke(app, ["import", str(db), str(src), "--kind", "rubric"])
+    assert r.exit_code != 0
+    assert f"line 1, field '{field}'" in r.output and words in r.output, r.output
+    assert "Traceback" not in r.output
+    with Study.open(db) as s:
+        assert list_items(s) == []
+
+
+def test_a_judge_asks_once_per_criterion_and_sample_and_settles_a_split_conservatively(
+    tmp_path: Path,
+) -> None:
+    db = _study(tmp_path)
+    judge = JudgeConfig(parse_spec("openai:gpt-4o"), samples=2)
+    with Study.open(db) as s:
+        item = get_item(s, list_items(s, kind="rubric")[1].id)
+        calls = plan_item(item, judge, s.settings)
+        assert len(calls) == 3 * 2
+        assert {c.template.name for c in calls} == {"rubric_v1"}
+        assert {c.task for c in calls} == {f"rubric/{st.id}" for st in item.statements}
+        assert "Recommends antihistamines alone." in calls[-1].user and "-6" in calls[-1].user
+        # samples split 1–1 on every criterion: positive → not met, negative → met
+        outcomes = {
+            c.key: Outcome(
+                "ok", {"criteria_met": "met" if c.sample == 0 else "not_met", "reason": ""}
+            )
+            for c in calls
+        }
+        verdicts = resolve_item(item, calls, outcomes, s.settings)
+        assert [v.value for v in verdicts] == ["not_met", "not_met", "met"]
+        assert {v.trail["rule"] for v in verdicts} == {"no-majority→least credit"}
+        # no sample: missing, never a mark
+        missing = resolve_item(item, calls, {}, s.settings)
+        assert {v.value for v in missing} == {None}
+
+
+def test_a_judges_version_key_does_not_change_with_the_rubric_prompt() -> None:
+    """A judge of an older study keeps its version: the bundled rubric template is no part of
+    its key (a custom one is)."""
+    judge = JudgeConfig(parse_spec("openai:gpt-4o"))
+    assert "rubric" not in judge.templates()
+    assert set(judge.templates()) == {"pairwise", "nli", "rating", "match"}
+
+
+def test_reply_reads_healthbench_grader_json() -> None:
+    from medjudge.judging.llm.calls import parse_text
+
+    judge = JudgeConfig(parse_spec("openai:gpt-4o"), samples=1)
+    kind = kinds.get("rubric")
+    (ask,) = kind.judge_asks(
+        type(
+            "I",
+            (),
+            {
+                "question": "q",
+                "context": [],
+                "data": {"rubric": [{"points": 5, "tags": []}]},
+                "answers": {"answer": type("A", (), {"text": "a"})()},
+                "statements": [type("S", (), {"id": 7, "position": 1, "text": "c"})()],
+            },
+        )(),
+        [],
+        judge.statements_protocol,
+    )
+    got = parse_text(
+        "rubric", ask.reply, '```json\n{"explanation": "ok", "criteria_met": true}\n```'
+    )
+    assert got == {"criteria_met": "met", "reason": "ok"}
+    with pytest.raises(ValueError, match="criteria_met 'maybe' is not true or false"):
+        parse_text("rubric", ask.reply, '{"criteria_met": "maybe"}')
+
+
+def test_a_study_made_before_the_schema_opened_its_kinds_takes_rubric_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medjudge.store import migrations
+    from medjudge.store.migrations import applied
+
+    path = tmp_path / "old.db"
+    before = [m for m in migrations.MIGRATIONS if m[0] != "010_open_kinds"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    Study.create(path, actor="tester").close()
+    conn = sqlite3.connect(path)
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        conn.execute(
+            "INSERT INTO items (ext_id, kind, question, content_hash, created_at) "
+            "VALUES ('x', 'rubric', 'q', 'h', 'now')"
+        )
+    conn.close()
+    monkeypatch.undo()
+    with Study.open(path) as s:
+        assert "010_open_kinds" in applied(s.conn)
+    src = write_jsonl(tmp_path / "r.jsonl", [_row("r1")])
+    r = cli.invoke(app, ["import", str(path), str(src), "--kind", "rubric"])
+    assert r.exit_code == 0, r.output
+    with Study.open(path) as s:
+        assert [i.kind for i in list_items(s)] == ["rubric"]
+        assert "rubric" in [c.name for c in s.settings.criteria]
