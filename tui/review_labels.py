@@ -53,6 +53,10 @@ class LabelActions:
     def _save(self, unit_id: int, value: str) -> Saved | None:
         """Write one label; the status says "saved" only once it is committed."""
         assert self.session.item is not None
+        if self.session.read_only is not None:
+            self._status(Text("✗ NOT saved: the study is read-only here"), "error")
+            self.notify(self.session.read_only, title="read-only", severity="error", markup=False)
+            return None
         try:
             saved = self.session.vote(unit_id, value)
         except StudyError as exc:

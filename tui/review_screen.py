@@ -83,7 +83,14 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        """Status, progress, question, context, the two panes, the unit list, detail, footer."""
+        """Status, progress, question, context, the two panes, the unit list, detail, footer;
+        on a study this login cannot write, a banner above them all."""
+        if self.session.read_only is not None:
+            yield Static(
+                "READ-ONLY: nothing you label can be saved. " + self.session.read_only,
+                markup=False,
+                id="read-only",
+            )
         yield StatusLine(id="status")
         yield ProgressLine(id="progress")
         yield Pane("Question", id="question")

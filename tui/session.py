@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from medjudge.store import labels as store_labels
 from medjudge.store import reviewer_aids, visibility
+from medjudge.store.access import unwritable
 from medjudge.store.frames import DISPLAY
 from medjudge.store.items import Item, ItemRef, get_item, list_items
 from medjudge.store.judgments import VerdictView
@@ -64,6 +65,8 @@ class ReviewSession:
         self.study = study
         self.reviewer = reviewer
         self.clock = clock
+        self.read_only = unwritable(study.path)
+        """Why this login cannot save anything in the study (None: it can)."""
         self.has_assignments = has_assignments(study, reviewer)
         self.assigned_only = self.has_assignments if assigned_only is None else assigned_only
         self.batch = batch
@@ -185,8 +188,10 @@ class ReviewSession:
         return reviewer_aids.guidelines_unread(self.study, self.reviewer)
 
     def guidelines_shown(self) -> None:
-        """Record that the reviewer was shown the current guidelines."""
-        reviewer_aids.mark_guidelines_read(self.study, self.reviewer)
+        """Record that the reviewer was shown the current guidelines (not on a read-only
+        study: they show again next time)."""
+        if self.read_only is None:
+            reviewer_aids.mark_guidelines_read(self.study, self.reviewer)
 
     def find(self, text: str) -> int | None:
         """A queue position from an item id (as imported) or a 1-based position number."""
