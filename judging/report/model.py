@@ -9,6 +9,8 @@ raw here; each format escapes it.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from medjudge.judging.analysis.records import (
     AnchoringRow,
     Comparison,
@@ -18,6 +20,7 @@ from medjudge.judging.analysis.records import (
     PairComparison,
     Record,
 )
+from medjudge.judging.analysis.records_audit import AuditSection
 from medjudge.judging.analysis.records_sections import (
     JudgesSection,
     KqaSection,
@@ -193,5 +196,8 @@ class Report(Record):
     kqa: KqaSection | None
     medrgb: MedrgbSection | None
     win_rates: list[WinRateRow]
+    audit: AuditSection | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Corrected figures (judge audit): only in a study with a recorded random sample (so a
+    study without one reports exactly as before)."""
     ratings: list[RatingRow]
     notes: Notes
