@@ -200,3 +200,27 @@ def test_samples_from_different_item_sets_are_withheld(tmp_path: Path) -> None:
 def test_a_bad_target_names_the_option(tmp_path: Path) -> None:
     r = cli.invoke(app, ["report", str(tmp_path / "x.db"), "--target-halfwidth", "0"])
     assert r.exit_code == 2 and "--target-halfwidth" in r.output and "Traceback" not in r.output
+
+
+def test_model_names_are_shown_literally(tmp_path: Path) -> None:
+    """Study text in the section (model names) is escaped like everywhere in the report."""
+    db = tmp_path / "h.db"
+    _invoke("init", str(db), "-c", "overall:benefit:Which is better?")
+    hostile = {"source_a": "=HYPERLINK(1)", "source_b": "<script>alert(1)</script>"}
+    rows = [
+        pairwise_row(
+            i,
+            **hostile,
+            judge_labels={"judge-x": {"overall": "A" if i % 3 else "B"}},
+            human_labels={"drchen": {"overall": "A" if i % 2 else "B"}},
+        )
+        for i in range(40)
+    ]
+    _invoke("import", str(db), str(write_jsonl(tmp_path / "h.jsonl", rows)), "-k", "pairwise")
+    _invoke("assign", str(db), "drchen", "--sample", "20", "--seed", "1")
+    html = _invoke("report", str(db), "-f", "html", "--n-boot", "100").stdout
+    assert "Corrected figures (judge audit)" in html and "<script>alert" not in html
+    out = _invoke("report", str(db), "-f", "csv", "--n-boot", "100").stdout
+    audit = [r for r in csv.reader(io.StringIO(out)) if r[0] == "audit"]
+    assert audit and not any(cell.startswith("=") for r in audit for cell in r)
+    assert any(r[4] == "'=HYPERLINK(1)" for r in audit)
