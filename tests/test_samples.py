@@ -184,3 +184,37 @@ def test_samples_are_append_only_through_plain_sqlite(tmp_path: Path) -> None:
             conn.rollback()
     finally:
         conn.close()
+
+
+def test_a_study_from_before_samples_keeps_its_assignments_as_manual(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medjudge.store import migrations
+    from medjudge.store.migrations import applied
+
+    from .conftest import small_study
+
+    path = tmp_path / "old.db"
+    before = [m for m in migrations.MIGRATIONS if m[0] != "011_samples"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    old = small_study(path, pairwise=3, statements=0)
+    with old.tx() as conn:  # what `assign` wrote before 011
+        conn.execute(
+            "INSERT INTO assignments (item_id, login, batch, assigned_by, at) "
+            "VALUES (1, 'ann', 'w1', 'tester', 'x')"
+        )
+    old.close()
+    monkeypatch.undo()
+    with Study.open(path) as s:
+        assert applied(s.conn)[-1] == "011_samples"
+    r = cli.invoke(app, ["export", str(path), "assignments"])
+    assert r.exit_code == 0, r.output
+    (row,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert (row["item"], row["reviewer"], row["batch"], row["assigned"]) == (
+        "p0",
+        "ann",
+        "w1",
+        "manual",
+    )
+    r = cli.invoke(app, ["assign", str(path), "ann", "--sample", "2", "--seed", "5"])
+    assert r.exit_code == 0 and "2 of 3 items" in r.output, r.output
