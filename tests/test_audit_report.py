@@ -224,3 +224,91 @@ def test_model_names_are_shown_literally(tmp_path: Path) -> None:
     audit = [r for r in csv.reader(io.StringIO(out)) if r[0] == "audit"]
     assert audit and not any(cell.startswith("=") for r in audit for cell in r)
     assert any(r[4] == "'=HYPERLINK(1)" for r in audit)
+
+
+def _kqa_study(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """200 statements answers (model-x, model-y), 3 Must_have + 1 Nice_to_have statements each,
+    a lenient judge on every statement, a physician on a random sample of 60 answers."""
+    from .conftest import statements_row
+
+    db = tmp_path / "kqa.db"
+    _invoke("init", str(db), "--name", "K-QA audit")
+    rng = np.random.default_rng(5)
+    truth = rng.choice(["entailed", "neutral", "contradicted"], size=(200, 4), p=[0.5, 0.35, 0.15])
+    lenient = np.where(rng.random((200, 4)) < 0.5, "entailed", truth)  # over-credits answers
+    rows = []
+    for i in range(200):
+        labels = [
+            {"rater": "judge-k", "type": "judge", "statement": s, "value": str(lenient[i, s])}
+            for s in range(4)
+        ]
+        rows.append(
+            statements_row(
+                i,
+                source="model-x" if i % 2 else "model-y",
+                must_have=[f"Must {i}.{k}" for k in range(3)],
+                nice_to_have=[f"Nice {i}"],
+                labels=labels,
+            )
+        )
+    _invoke("import", str(db), str(write_jsonl(tmp_path / "k.jsonl", rows)), "-k", "statements")
+    _invoke("assign", str(db), "drlee", "--sample", "60", "--seed", "3")
+    out = _invoke("export", str(db), "assignments").stdout
+    sampled = {json.loads(line)["item"] for line in out.splitlines()}
+    physician = []
+    for i in range(200):
+        if f"s{i}" in sampled:
+            row = dict(rows[i])
+            row["labels"] = [
+                {"rater": "drlee", "statement": s, "value": str(truth[i, s])} for s in range(4)
+            ]
+            physician.append(row)
+    _invoke(
+        "import", str(db), str(write_jsonl(tmp_path / "d.jsonl", physician)), "-k", "statements"
+    )
+    return db, {"truth": truth, "judge": lenient, "sampled": sampled}
+
+
+def test_kqa_figures_are_corrected_too(tmp_path: Path) -> None:
+    import ppi_py
+
+    db, facts = _kqa_study(tmp_path)
+    report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
+    (crit,) = report["audit"]["criteria"]
+    assert crit["withheld"] is None and crit["unit"] == "answers"
+    assert (crit["population"], crit["sampled"], crit["labelled"]) == (200, 60, 60)
+    rows = {(r["source"], r["metric"]): r for r in crit["means"]}
+    truth, judge, sampled = facts["truth"], facts["judge"], facts["sampled"]
+
+    def comp(v: Any) -> float:
+        return float((v[:3] == "entailed").mean())
+
+    def hall(v: Any) -> float:
+        return float((v == "contradicted").sum())
+
+    for source, parity in (("model-x", 1), ("model-y", 0)):
+        ids = [i for i in range(200) if i % 2 == parity]
+        lab = [i for i in ids if f"s{i}" in sampled]
+        rest = [i for i in ids if f"s{i}" not in sampled]
+        for metric, of in (("comprehensiveness", comp), ("hallucinations", hall)):
+            y = np.array([of(truth[i]) for i in lab])
+            yhat = np.array([of(judge[i]) for i in lab])
+            unl = np.array([of(judge[i]) for i in rest])
+            low, high = (
+                float(np.asarray(b).item()) for b in ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05)
+            )
+            got = rows[(source, metric)]["figures"]
+            assert got["corrected"]["value"] == pytest.approx(
+                float(np.asarray(ppi_py.ppi_mean_pointestimate(y, yhat, unl)).item()), abs=1e-6
+            )
+            assert (got["corrected"]["ci_low"], got["corrected"]["ci_high"]) == pytest.approx(
+                (low, high), abs=1e-6
+            )
+            assert got["physicians_only"]["value"] == pytest.approx(y.mean())
+            assert got["judge_only"]["n"] == len(ids)
+    # the lenient judge over-credits: its comprehensiveness is above the corrected interval
+    x = rows[("model-x", "comprehensiveness")]["figures"]
+    assert x["judge_only"]["value"] > x["corrected"]["ci_high"]
+    md = _invoke("report", str(db), "--n-boot", "100").stdout
+    assert "| entailment | model-x | comprehensiveness | 100 |" in md
+    assert "entailment: judge judge-k; 200 answers in the sampled frame, 60 sampled" in md

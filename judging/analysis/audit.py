@@ -1,6 +1,7 @@
 """Judge audit: the models' figures corrected by a random physician sample (#28).
 
-For each pairwise criterion, each answer source's win, tie and loss share three ways:
+For each pairwise criterion, each answer source's win, tie and loss share three ways (for
+statements items, K-QA comprehensiveness and hallucinations per answer: :mod:`.audit_kqa`):
 
 - **judge only**: the criterion's headline judge's verdicts on every unit of the population
   (Wilson interval);
@@ -32,23 +33,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from medjudge import kinds
-from medjudge.judging.analysis.consistency import share
+from medjudge.judging.analysis.audit_figures import means_three_ways, shares_three_ways
+from medjudge.judging.analysis.audit_kqa import kqa_audit
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.metrics import outcomes
-from medjudge.judging.analysis.records import Figure, Share, record
+from medjudge.judging.analysis.records import record
 from medjudge.judging.analysis.records_audit import (
     AuditCriterion,
     AuditDifference,
-    AuditMeans,
     AuditSection,
-    AuditShares,
     AuditSource,
-    CorrectedFigure,
     SampleInfo,
 )
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
-from medjudge.judging.stats.estimates import MIN_STABLE_N, Estimate, z_value
-from medjudge.judging.stats.ppi import Floats, labels_needed, ppi_mean
+from medjudge.judging.stats.ppi import Floats
+from medjudge.kinds.statements import CRITERION as STATEMENT_CRITERION
 from medjudge.store.samples import Sample, recorded_samples
 from medjudge.store.study import Study
 
@@ -59,8 +58,9 @@ DEFINITION = (
     "the physicians' reference labels (adjudicated, else the reviewers' majority) on a uniform "
     "random sample of it (assign --sample), by PPI++ mean estimation with power tuning "
     "(Angelopoulos, Duchi & Zrnic 2023). Judge only and physicians only have Wilson intervals "
-    "(differences: normal); corrected figures the PPI++ normal interval, not clipped to [0, 1]. "
-    "Labels needed: further randomly sampled reference labels to bring the corrected "
+    "for shares, normal intervals for means (K-QA figures per answer) and differences; "
+    "corrected figures the PPI++ normal interval, not clipped to [0, 1]. Labels needed: "
+    "further randomly sampled reference labels (units or answers) to bring the corrected "
     "interval's half-width to the target, from the variances the data show. Valid when the "
     "sample is uniform and the judge and the physicians labelled the same units; 'neither' "
     "verdicts are counted apart (not shown)."
@@ -195,82 +195,6 @@ def _split(
     )
 
 
-def _shares(
-    y: Floats, yhat_labelled: Floats, yhat_rest: Floats, *, confidence: float, target: float
-) -> AuditShares:
-    """A share three ways: judge only, physicians only (Wilson intervals) and corrected."""
-    every = np.concatenate([yhat_labelled, yhat_rest])
-    return AuditShares(
-        judge_only=record(Share, share(int(every.sum()), every.size, confidence)),
-        physicians_only=record(
-            Share, share(int(y.sum()), y.size, confidence, empty="no reference label")
-        ),
-        corrected=_corrected(y, yhat_labelled, yhat_rest, confidence, target),
-    )
-
-
-def _means(
-    y: Floats, yhat_labelled: Floats, yhat_rest: Floats, *, confidence: float, target: float
-) -> AuditMeans:
-    """A mean three ways: judge only, physicians only (normal intervals) and corrected."""
-    every = np.concatenate([yhat_labelled, yhat_rest])
-    return AuditMeans(
-        judge_only=record(Figure, _normal_mean(every, confidence, "no units").to_dict()),
-        physicians_only=record(Figure, _normal_mean(y, confidence, "no reference label").to_dict()),
-        corrected=_corrected(y, yhat_labelled, yhat_rest, confidence, target),
-    )
-
-
-def _normal_mean(x: Floats, confidence: float, empty: str) -> Estimate:
-    """A mean with the normal interval ``± z·sd/√n`` (sd with ddof 1)."""
-    if x.size == 0:
-        return Estimate.undefined(empty, 0)
-    mean = float(x.mean())
-    if x.size < 2:
-        return Estimate(mean, None, None, 1, reason="confidence interval needs n >= 2")
-    se = float(x.std(ddof=1)) / np.sqrt(x.size)
-    z = z_value(confidence)
-    return Estimate(mean, mean - z * se, mean + z * se, int(x.size), method="normal_se", se=se)
-
-
-def _corrected(
-    y: Floats, yhat_labelled: Floats, yhat_rest: Floats, confidence: float, target: float
-) -> CorrectedFigure:
-    n, rest = int(y.size), int(yhat_rest.size)
-    empty = {
-        "n_labelled": n,
-        "n_judge_only": rest,
-        "lam": None,
-        "labels_needed": None,
-        "halfwidth_then": None,
-    }
-    if n == 0:
-        est = Estimate.undefined("no sampled unit has a reference label yet", n + rest)
-        return record(
-            CorrectedFigure,
-            {**est.to_dict(), **empty, "labels_needed_note": "no reference label yet"},
-        )
-    m = ppi_mean(y, yhat_labelled, yhat_rest, confidence=confidence)
-    est = Estimate(m.value, m.ci_low, m.ci_high, n + rest, method="ppi_plus_plus", se=m.se)
-    need = labels_needed(y, yhat_labelled, yhat_rest, target, confidence=confidence)
-    note = None
-    if need.more is None:
-        note = f"not reachable (all {need.units:,} labelled: ±{need.halfwidth_then:.3f})"
-    return record(
-        CorrectedFigure,
-        {
-            **est.to_dict(),
-            "unstable": n < MIN_STABLE_N,
-            "n_labelled": n,
-            "n_judge_only": rest,
-            "lam": m.lam,
-            "labels_needed": need.more,
-            "halfwidth_then": need.halfwidth_then,
-            "labels_needed_note": note,
-        },
-    )
-
-
 def _is(source: str, outcome: str) -> Callable[[dict[str, str]], float]:
     """1 where ``source``'s outcome is ``outcome``, else 0."""
 
@@ -289,7 +213,9 @@ def _sources(
     for source in names:
         rows = [i for i, pair in enumerate(pop.sources) if source in pair]
         figures = {
-            o: _shares(*_split(pop, rows, _is(source, o)), confidence=confidence, target=target)
+            o: shares_three_ways(
+                *_split(pop, rows, _is(source, o)), confidence=confidence, target=target
+            )
             for o in OUTCOMES
         }
         out.append(AuditSource(source=source, units=len(rows), **figures))
@@ -308,7 +234,7 @@ def _sources(
                     source_a=a,
                     source_b=b,
                     units=len(rows),
-                    win_difference=_means(
+                    win_difference=means_three_ways(
                         *_split(pop, rows, win_difference), confidence=confidence, target=target
                     ),
                 )
@@ -330,6 +256,7 @@ def audit_criterion(
         "criterion": criterion,
         "polarity": crit.polarity if crit else None,
         "judge": None,
+        "unit": "answers" if criterion == STATEMENT_CRITERION else "units",
         "population": 0,
         "sampled": 0,
         "labelled": 0,
@@ -338,13 +265,13 @@ def audit_criterion(
         "notes": [],
         "sources": [],
         "differences": [],
+        "means": [],
     }
     kind = data.kind_of(criterion)
-    if not kinds.get(kind).win_rates:
-        return record(
-            AuditCriterion,
-            {**head, "withheld": f"not computed yet for {kind} criteria (pairwise only)"},
-        )
+    pairwise = kinds.get(kind).win_rates
+    if not pairwise and criterion != STATEMENT_CRITERION:
+        why = f"not computed yet for {kind} criteria (pairwise and K-QA statements only)"
+        return record(AuditCriterion, {**head, "withheld": why})
     m = data.labels.get(criterion)
     judges = data.raters(criterion, "judge")
     judge = headline_judge(
@@ -363,6 +290,19 @@ def audit_criterion(
     if found is None:
         return record(AuditCriterion, {**head, "withheld": NOT_RANDOM})
     frame, sampled = found
+    if not pairwise:
+        kqa = kqa_audit(data, judge, frame, sampled, confidence=confidence, target=target)
+        head.update(
+            population=kqa.population,
+            sampled=kqa.sampled,
+            labelled=kqa.labelled,
+            reference_outside_sample=kqa.outside,
+            notes=kqa.notes,
+        )
+        if not kqa.labelled:
+            head["withheld"] = "withheld: no sampled answer has a reference label yet"
+            return record(AuditCriterion, head)
+        return record(AuditCriterion, head).model_copy(update={"means": kqa.rows})
     risk = crit is not None and crit.polarity == "risk"
     pop, notes, outside = _population(data, criterion, judge, frame, sampled, risk)
     sampled_units = sum(

@@ -78,11 +78,23 @@ class AuditDifference(Record):
     win_difference: AuditMeans
 
 
+class AuditMeanRow(Record):
+    """One answer source's mean K-QA figure per answer (``comprehensiveness``: entailed /
+    labelled Must_have statements; ``hallucinations``: contradicted statements) three ways."""
+
+    source: str
+    metric: str
+    answers: int
+    figures: AuditMeans
+
+
 class AuditCriterion(Record):
     """The corrected figures of one criterion, or why they are withheld.
 
     Attributes:
         judge: the judge whose verdicts are corrected (the criterion's headline judge).
+        unit: what the counts count: ``units`` (pairwise: an item's criterion) or ``answers``
+            (statements: an answer with its statements).
         population: units of the sampled frame with a verdict of that judge.
         sampled: of those, units of sampled items.
         labelled: of those, units with a reference label (adjudicated, else the reviewers'
@@ -96,6 +108,7 @@ class AuditCriterion(Record):
     criterion: str
     polarity: str | None
     judge: str | None
+    unit: str
     population: int
     sampled: int
     labelled: int
@@ -104,6 +117,7 @@ class AuditCriterion(Record):
     notes: list[str]
     sources: list[AuditSource]
     differences: list[AuditDifference]
+    means: list[AuditMeanRow]
 
 
 class AuditSection(Record):

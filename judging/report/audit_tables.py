@@ -1,5 +1,6 @@
 """Report tables and lines of the judge-audit section (corrected figures, #28): the samples,
-each source's win / tie / loss three ways, the paired differences, and one line per criterion
+each source's win / tie / loss three ways, the paired differences, K-QA comprehensiveness and
+hallucinations per answer three ways, and one line per criterion
 saying what the figures rest on (or why they are withheld). The Markdown and HTML templates
 place them; the CSV writes the same figures as rows (:mod:`.render_csv`)."""
 
@@ -108,12 +109,44 @@ def differences(section: AuditSection) -> Table:
     return _table("Win share of A minus win share of B (paired, same units)", columns, rows)
 
 
+def means(section: AuditSection) -> Table:
+    """Each source's mean K-QA figures per answer: judge only, physicians only, corrected."""
+    columns = (
+        *_cols("Criterion", "Model", "Figure per answer", "Answers", numeric=(3,)),
+        Column("Judge only", True),
+        Column("Physicians only", True),
+        Column("Corrected (PPI++)", True, "Corrected"),
+        Column("Physician labels / answers", True, "Labels / answers"),
+        Column("λ", True),
+        Column(f"Labels needed for {target_text(section)}", True, "Labels needed"),
+    )
+    rows = []
+    for c in section.criteria:
+        for r in c.means:
+            f, pct = r.figures, r.metric == "comprehensiveness"
+            rows.append(
+                (
+                    Text(c.criterion),
+                    Text(r.source),
+                    Label(r.metric),
+                    Count(r.answers),
+                    Est(f.judge_only, pct=pct),
+                    Est(f.physicians_only, pct=pct),
+                    Est(f.corrected, pct=pct),
+                    _basis(f.corrected),
+                    Number(f.corrected.lam),
+                    _needed(f.corrected),
+                )
+            )
+    return _table("K-QA figures per answer: judge only, physicians only, corrected", columns, rows)
+
+
 def criterion_line(c: AuditCriterion) -> str:
     """What a criterion's corrected figures rest on, or why they are withheld."""
     if c.withheld:
         return f"{c.criterion}: {c.withheld}."
     text = (
-        f"{c.criterion}: judge {c.judge}; {c.population:,} units in the sampled frame, "
+        f"{c.criterion}: judge {c.judge}; {c.population:,} {c.unit} in the sampled frame, "
         f"{c.sampled:,} sampled, {c.labelled:,} with a reference label"
     )
     return text + "".join(f"; {n}" for n in c.notes) + "."

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from itertools import chain
 
 from medjudge.judging.analysis.records import Figure, GroupComparison, PairComparison
+from medjudge.judging.analysis.records_audit import AuditMeans, AuditShares
 from medjudge.judging.report.model import Report
 from medjudge.store.literal import printable
 
@@ -274,8 +275,9 @@ def _audit(report: Report) -> Iterator[list[str]]:
     """Section ``audit`` (corrected figures): per criterion and source (``rater_b``), metric
     ``win``/``tie``/``loss`` (or ``win_difference`` with ``rater_b`` = ``A − B``) for each of
     ``judge_only``, ``physicians_only`` and ``corrected`` (``rater_a``; ``slice`` names the
-    judge), then ``labels_needed`` (value: further labels; n: the labels there are) per
-    corrected figure; a withheld criterion is one row with its reason."""
+    judge; statements: metric ``comprehensiveness`` / ``hallucinations`` per answer), then
+    ``labels_needed`` (value: further labels; n: the labels there are) per corrected figure; a
+    withheld criterion is one row with its reason."""
     au = report.audit
     if au is None:
         return
@@ -284,12 +286,14 @@ def _audit(report: Report) -> Iterator[list[str]]:
             yield _with_reason(_row("audit", c.criterion, metric="withheld"), c.withheld)
             continue
         judge = f"judge={c.judge}"
-        figures = [
+        figures: list[tuple[str, str, AuditShares | AuditMeans]] = [
             (s.source, o, getattr(s, o)) for s in c.sources for o in ("win", "tie", "loss")
-        ] + [
+        ]
+        figures += [
             (f"{d.source_a} − {d.source_b}", "win_difference", d.win_difference)
             for d in c.differences
         ]
+        figures += [(r.source, r.metric, r.figures) for r in c.means]
         for who, metric, f in figures:
             for how, est in (
                 ("judge_only", f.judge_only),
