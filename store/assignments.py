@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from .people import given_name, person_name
@@ -33,21 +34,10 @@ def assign(
         login → number of newly assigned items.
     """
     require(study, by, "assign")
-    logins = list(dict.fromkeys(given_name(x, "reviewer login") for x in logins))
+    logins = reviewer_logins(logins)
     k = len(logins) if overlap is None else max(1, min(overlap, len(logins)))
-    plan: list[tuple[int, str]] = []
-    for i, item_id in enumerate(item_ids):
-        for j in range(k):
-            plan.append((item_id, logins[(i + j) % len(logins)]))
-    added = {login: 0 for login in logins}
-    now = utcnow()
     with study.tx() as conn:
-        for item_id, login in plan:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO assignments (item_id, login, batch, assigned_by, at) VALUES (?, ?, ?, ?, ?)",
-                (item_id, login, batch, by, now),
-            )
-            added[login] += cur.rowcount
+        added = insert_assignments(conn, logins, item_ids, by=by, batch=batch, overlap=k)
         audit(
             conn,
             by,
@@ -56,6 +46,47 @@ def assign(
             None,
             dumps({"reviewers": list(logins), "items": len(item_ids), "overlap": k}),
         )
+    return added
+
+
+def reviewer_logins(logins: Sequence[str]) -> list[str]:
+    """The reviewers' login names, checked, each once, in the order given."""
+    return list(dict.fromkeys(given_name(x, "reviewer login") for x in logins))
+
+
+def insert_assignments(
+    conn: sqlite3.Connection,
+    logins: Sequence[str],
+    item_ids: Sequence[int],
+    *,
+    by: str,
+    batch: str | None,
+    overlap: int,
+    sample_id: int | None = None,
+) -> dict[str, int]:
+    """Assign each item to ``overlap`` of the reviewers, round robin (inside a transaction).
+
+    With ``sample_id`` the assignments name that sample, including an earlier manual
+    assignment of the same item to the same reviewer (it now serves the sample).
+
+    Returns:
+        login → number of newly assigned items.
+    """
+    added = {login: 0 for login in logins}
+    now = utcnow()
+    for i, item_id in enumerate(item_ids):
+        for j in range(overlap):
+            login = logins[(i + j) % len(logins)]
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO assignments (item_id, login, batch, assigned_by, at, sample_id) VALUES (?, ?, ?, ?, ?, ?)",
+                (item_id, login, batch, by, now, sample_id),
+            )
+            added[login] += cur.rowcount
+            if sample_id is not None and not cur.rowcount:
+                conn.execute(
+                    "UPDATE assignments SET sample_id = ? WHERE item_id = ? AND login = ? AND sample_id IS NULL",
+                    (sample_id, item_id, login),
+                )
     return added
 
 

@@ -12,6 +12,9 @@ Pairwise values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`s
   note) and its frame;
 - ``meta``: the item's metadata (the import row's extra fields) as a JSON object, or empty.
 
+The ``assignments`` table lists item, reviewer, batch and how the item was assigned (see
+``_QUERIES["assignments"]``).
+
 The ``verdicts`` table names the judge version on every row (#14): ``judge`` (the version's
 rater name), ``version`` (its key; empty for a judge recorded before versions and not run
 since, or imported with labels), ``judge_spec``, ``judge_params`` and, for panels,
@@ -31,7 +34,7 @@ from .json_types import JsonObject
 from .ledger import LEDGER_SQL
 from .study import Study
 
-TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger")
+TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger", "assignments")
 
 _SWAPPED = kinds.sql_names(kinds.where("display_swap"))
 """The kinds whose answers a reviewer sees in a per-item order (``display_order``)."""
@@ -91,6 +94,16 @@ _QUERIES = {
 
 
 _QUERIES["ledger"] = LEDGER_SQL
+_QUERIES["assignments"] = """
+    SELECT i.ext_id AS item, i.kind, a.login AS reviewer, a.batch,
+           CASE WHEN a.sample_id IS NULL THEN 'manual' ELSE 'sample:' || sm.seed END AS assigned,
+           a.sample_id AS sample, sm.inclusion_probability, a.assigned_by, a.at
+    FROM assignments a JOIN items i ON i.id = a.item_id
+    LEFT JOIN samples sm ON sm.id = a.sample_id
+    ORDER BY i.id, a.login"""
+"""Who reviews which item, in which batch, and how it was assigned: ``manual`` (``assign``) or
+``sample:SEED`` (``assign --sample``: a recorded random sample, its number in ``sample`` and
+each frame item's chance to be drawn in ``inclusion_probability``)."""
 
 
 def rows(study: Study, table: str, *, only_rater: str | None = None) -> Iterator[JsonObject]:

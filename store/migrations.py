@@ -264,6 +264,51 @@ need not use), so those triggers alone let a REPLACE rewrite history. A BEFORE I
 fires for every connection: a row whose key is already taken is refused before any conflict
 resolution (a plain INSERT of a taken key failed anyway; new rows are unaffected)."""
 
+M011_SAMPLES = """
+CREATE TABLE samples (
+    id INTEGER PRIMARY KEY,
+    seed INTEGER NOT NULL,
+    frame_size INTEGER NOT NULL CHECK (frame_size >= 1),
+    size INTEGER NOT NULL CHECK (size >= 1 AND size <= frame_size),
+    inclusion_probability REAL NOT NULL
+        CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
+    frame TEXT NOT NULL,
+    filters TEXT NOT NULL DEFAULT '{}',
+    batch TEXT,
+    drawn_by TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE TABLE sample_items (
+    sample_id INTEGER NOT NULL REFERENCES samples(id),
+    item_id INTEGER NOT NULL UNIQUE REFERENCES items(id),
+    draw INTEGER NOT NULL CHECK (draw >= 1),
+    PRIMARY KEY (sample_id, item_id)
+);
+ALTER TABLE assignments ADD COLUMN sample_id INTEGER REFERENCES samples(id);
+CREATE TRIGGER samples_append_only_u BEFORE UPDATE ON samples
+BEGIN SELECT RAISE(ABORT, 'samples are append-only'); END;
+CREATE TRIGGER samples_append_only_d BEFORE DELETE ON samples
+BEGIN SELECT RAISE(ABORT, 'samples are append-only'); END;
+CREATE TRIGGER samples_append_only_i BEFORE INSERT ON samples
+WHEN EXISTS (SELECT 1 FROM samples WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'samples are append-only'); END;
+CREATE TRIGGER sample_items_append_only_u BEFORE UPDATE ON sample_items
+BEGIN SELECT RAISE(ABORT, 'sample_items is append-only'); END;
+CREATE TRIGGER sample_items_append_only_d BEFORE DELETE ON sample_items
+BEGIN SELECT RAISE(ABORT, 'sample_items is append-only'); END;
+CREATE TRIGGER sample_items_append_only_i BEFORE INSERT ON sample_items
+WHEN EXISTS (SELECT 1 FROM sample_items WHERE item_id = NEW.item_id)
+BEGIN SELECT RAISE(ABORT, 'sample_items is append-only'); END;
+"""
+"""Random physician samples (#28, ``store.samples``): ``assign --sample N --seed S`` draws a
+uniform random sample of N items from a frame (the items the command's filters select that no
+earlier sample holds) and records it — the seed, the frame (its item ids, as JSON, and its
+size), N, the inclusion probability N / frame size, the filters and the assignment batch —
+with its items in ``sample_items`` (an item is in one sample at most; ``draw`` is the order
+drawn). The statistics rely on this record to know which reference labels come from a random
+sample, so both tables are append-only. An assignment made for a sample names it
+(``assignments.sample_id``; NULL: assigned by hand)."""
+
 MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
@@ -275,6 +320,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("008_current_views", M008_CURRENT_VIEWS),
     ("009_no_replace", M009_NO_REPLACE),
     ("010_open_kinds", m010_open_kinds),
+    ("011_samples", M011_SAMPLES),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

@@ -20,6 +20,7 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
 from medjudge.store.reviewer_aids import set_flag
 from medjudge.store.roles import grant
+from medjudge.store.samples import draw_sample
 from medjudge.store.study import Study
 
 from .conftest import small_study
@@ -32,6 +33,7 @@ APPEND_ONLY = [
     "item_flags",
     "document_marks",
     "judge_versions",
+    "samples",
 ]
 
 
@@ -45,6 +47,7 @@ def filled(tmp_path: Path) -> Path:
     grant(s, "lead", "adjudicator", by="tester")
     adjudicate(s, unit, "A", rationale="agreed", actor="lead")
     set_flag(s, 1, "alice", True)
+    draw_sample(s, ["alice"], [1, 2], 1, 7, by="tester")
     with s.tx() as conn:  # a match item's document marks need no match item at this level
         conn.execute(
             "INSERT INTO document_marks (item_id, rater_id, document, marked, at) "

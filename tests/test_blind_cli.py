@@ -44,6 +44,7 @@ REFUSED = [
     ["export", "calls"],
     ["export", "history"],
     ["export", "adjudications"],
+    ["export", "assignments"],
     ["adjudicate", "--list"],
     ["adjudicate", "--json"],
 ]

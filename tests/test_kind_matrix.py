@@ -208,7 +208,8 @@ def test_report_in_every_format(
 
 
 @pytest.mark.parametrize(
-    "table", ["labels", "verdicts", "calls", "history", "adjudications", "ledger"]
+    "table",
+    ["labels", "verdicts", "calls", "history", "adjudications", "ledger", "assignments"],
 )
 @pytest.mark.parametrize("name", KIND_NAMES)
 def test_every_export(studies: dict[str, Path], name: str, table: str, tmp_path: Path) -> None:

@@ -53,7 +53,20 @@ EXPECTED = {
     "document_marks": ["id", "item_id", "rater_id", "document", "marked", "at"],
     "guideline_reads": ["id", "rater_id", "guidelines_hash", "at"],
     "reveals": ["item_id", "rater_id", "at"],
-    "assignments": ["item_id", "login", "batch", "assigned_by", "at"],
+    "assignments": ["item_id", "login", "batch", "assigned_by", "at", "sample_id"],
+    "samples": [
+        "id",
+        "seed",
+        "frame_size",
+        "size",
+        "inclusion_probability",
+        "frame",
+        "filters",
+        "batch",
+        "drawn_by",
+        "at",
+    ],
+    "sample_items": ["sample_id", "item_id", "draw"],
     "judge_runs": [
         "id",
         "judges",
@@ -181,6 +194,13 @@ def test_exact_schema(study: Study) -> None:
         "item_flags_append_only_i",
         "document_marks_append_only_i",
         "judge_versions_fixed_i",
+        # 011: recorded random samples are append-only
+        "samples_append_only_u",
+        "samples_append_only_d",
+        "samples_append_only_i",
+        "sample_items_append_only_u",
+        "sample_items_append_only_d",
+        "sample_items_append_only_i",
     } == triggers
 
 

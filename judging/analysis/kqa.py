@@ -25,7 +25,7 @@ it counts as 0, like a question left unanswered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +65,7 @@ def _scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class _Answers:
+class StatementAnswers:
     """Statements items as columns: per statement unit its answer's position and whether it
     is Must_have; per answer its item name, source and abstention."""
 
@@ -75,9 +75,10 @@ class _Answers:
     items: list[str]
     sources: list[str]
     declined: list[bool]
+    item_ids: list[int]
 
 
-def _answers(data: StudyData) -> _Answers:
+def statement_answers(data: StudyData) -> StatementAnswers:
     """The statements items of a study, answer by answer (in the order of their units)."""
     units = data.units_by_criterion.get(STATEMENT_CRITERION, ())
     position: dict[int, int] = {}
@@ -86,6 +87,7 @@ def _answers(data: StudyData) -> _Answers:
     items: list[str] = []
     sources: list[str] = []
     declined: list[bool] = []
+    item_ids: list[int] = []
     for i, u in enumerate(units):
         info = data.units[u]
         k = position.get(info.item_id)
@@ -94,14 +96,22 @@ def _answers(data: StudyData) -> _Answers:
             items.append(info.item)
             sources.append(info.source_label)
             declined.append(info.item_id in data.declined)
+            item_ids.append(info.item_id)
         answer[i] = k
         must[i] = info.category == "must_have"
-    return _Answers(units, answer, must, items, sources, declined)
+    return StatementAnswers(units, answer, must, items, sources, declined, item_ids)
 
 
-def _answer_figures(data: StudyData, rater: str, answers: _Answers) -> list[KqaAnswer]:
+def _answer_figures(data: StudyData, rater: str, answers: StatementAnswers) -> list[KqaAnswer]:
     """K-QA figures of every statements answer from one rater (or :data:`MAJORITY`)."""
-    labels = data.column(STATEMENT_CRITERION, rater, answers.units)
+    return answer_figures(data.column(STATEMENT_CRITERION, rater, answers.units), rater, answers)
+
+
+def answer_figures(
+    labels: Sequence[Hashable | None], rater: str, answers: StatementAnswers
+) -> list[KqaAnswer]:
+    """K-QA figures of every statements answer from one column of statement labels (one per
+    unit of ``answers``, None where unlabelled), named ``rater``."""
     labelled = np.fromiter((v is not None for v in labels), dtype=bool, count=len(labels))
     entailed = np.fromiter((v == "entailed" for v in labels), dtype=bool, count=len(labels))
     contra = np.fromiter((v == "contradicted" for v in labels), dtype=bool, count=len(labels))
@@ -196,7 +206,7 @@ def kqa_metrics(
     if STATEMENT_CRITERION not in data.units_by_criterion:
         return None
     raters = kqa_raters(data)
-    items = _answers(data)
+    items = statement_answers(data)
     per_answer: list[KqaAnswer] = []
     records = []
     for rater in raters:

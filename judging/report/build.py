@@ -11,8 +11,8 @@ Sections: ``study``, ``protocol`` (judges, templates with hashes, orders, voting
 statistics), ``effort`` (judge calls, tokens, cost; reviewer time), ``criteria`` (per
 criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_comparisons`),
 ``adjudication``, ``consistency``, ``judges`` (every judge version side by side),
-``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``win_rates``, ``ratings`` and
-``notes``.
+``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``win_rates``, ``audit`` (corrected
+figures from a random physician sample; left out without a sample), ``ratings`` and ``notes``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from importlib.metadata import version as _package_version
 
 from medjudge.judging.analysis.anchoring import anchoring
+from medjudge.judging.analysis.audit import audit_section
 from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
 from medjudge.judging.analysis.gold import gold_accuracy
@@ -99,6 +100,8 @@ class ReportOptions:
         slices: Include sliced views (batch, answer source, statement category).
         project_items: Project reviewer time and judge cost for this many more items.
         by: Item metadata fields to slice every figure by (``report --by``).
+        target_halfwidth: The half-width the corrected figures' "labels needed" aims at
+            (``report --target-halfwidth``).
     """
 
     n_boot: int = N_BOOT
@@ -107,6 +110,7 @@ class ReportOptions:
     slices: bool = True
     project_items: int = 100
     by: tuple[str, ...] = ()
+    target_halfwidth: float = 0.05
 
 
 def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> Protocol:
@@ -289,6 +293,9 @@ def build_report(
             confidence=options.confidence,
         ),
         win_rates=win_rates(data, options.confidence),
+        audit=audit_section(
+            study, data, confidence=options.confidence, target=options.target_halfwidth
+        ),
         ratings=rating_means(data, options.confidence),
         notes=Notes(
             majority=f"'{MAJORITY}': the label held by more than half of the reviewers who "

@@ -191,6 +191,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
         (bool(report.gold), "gold", "Gold items"),
         (bool(report.consensus), "consensus", "Consensus beyond the majority (Dawid–Skene)"),
         (bool(report.win_rates), "wins", "Win rates (pairwise)"),
+        (report.audit is not None, "audit", "Corrected figures (judge audit)"),
         (report.kqa is not None, "kqa", "K-QA metrics (statements)"),
         (report.medrgb is not None, "medrgb", "MedRGB: predictions vs ground truth"),
         (report.rubric is not None, "rubric", "Rubric scores"),

@@ -20,6 +20,7 @@ from medjudge.judging.analysis.records import (
     PairComparison,
     Record,
 )
+from medjudge.judging.analysis.records_audit import AuditSection
 from medjudge.judging.analysis.records_sections import (
     JudgesSection,
     KqaSection,
@@ -198,5 +199,8 @@ class Report(Record):
     rubric: RubricSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Rubric scores (absent from the JSON of a study without rubric items)."""
     win_rates: list[WinRateRow]
+    audit: AuditSection | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Corrected figures (judge audit): only in a study with a recorded random sample (so a
+    study without one reports exactly as before)."""
     ratings: list[RatingRow]
     notes: Notes

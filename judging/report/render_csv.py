@@ -5,7 +5,7 @@ reason, method`` (the interval's method). ``section`` is the view (``human_human
 ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
-``win_rate``, ``kqa``, ``kqa_answer``, ``rating_mean``, ``classification`` (a judge against the
+``win_rate``, ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``rating_mean``, ``classification`` (a judge against the
 reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusion/<view>``
 (metric ``row / column``, value = count) and
 ``effort``. Undefined figures have an empty value and a ``reason`` (a column added to the
@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from itertools import chain
 
 from medjudge.judging.analysis.records import Figure, GroupComparison, PairComparison
+from medjudge.judging.analysis.records_audit import AuditMeans, AuditShares
 from medjudge.judging.report.model import Report
 from medjudge.store.literal import printable
 
@@ -270,6 +271,56 @@ def _win_rates(report: Report) -> Iterator[list[str]]:
                 )
 
 
+def _audit(report: Report) -> Iterator[list[str]]:
+    """Section ``audit`` (corrected figures): per criterion and source (``rater_b``), metric
+    ``win``/``tie``/``loss`` (or ``win_difference`` with ``rater_b`` = ``A − B``) for each of
+    ``judge_only``, ``physicians_only`` and ``corrected`` (``rater_a``; ``slice`` names the
+    judge; statements: metric ``comprehensiveness`` / ``hallucinations`` per answer), then
+    ``labels_needed`` (value: further labels; n: the labels there are) per corrected figure; a
+    withheld criterion is one row with its reason."""
+    au = report.audit
+    if au is None:
+        return
+    for c in au.criteria:
+        if c.withheld:
+            yield _with_reason(_row("audit", c.criterion, metric="withheld"), c.withheld)
+            continue
+        judge = f"judge={c.judge}"
+        figures: list[tuple[str, str, AuditShares | AuditMeans]] = [
+            (s.source, o, getattr(s, o)) for s in c.sources for o in ("win", "tie", "loss")
+        ]
+        figures += [
+            (f"{d.source_a} − {d.source_b}", "win_difference", d.win_difference)
+            for d in c.differences
+        ]
+        figures += [(r.source, r.metric, r.figures) for r in c.means]
+        for who, metric, f in figures:
+            for how, est in (
+                ("judge_only", f.judge_only),
+                ("physicians_only", f.physicians_only),
+                ("corrected", f.corrected),
+            ):
+                yield _row("audit", c.criterion, judge, how, who, metric, est)
+            k = f.corrected
+            row = _row(
+                "audit",
+                c.criterion,
+                judge,
+                "labels_needed",
+                who,
+                f"{metric}:halfwidth<={au.target_halfwidth:g}",
+                value=k.labels_needed,
+                n=k.n_labelled,
+            )
+            yield _with_reason(row, k.labels_needed_note)
+
+
+def _with_reason(row: list[str], reason: str | None) -> list[str]:
+    """``row`` with its ``reason`` cell set."""
+    row[COLUMNS.index("reason")] = _text(reason)
+    return row
+
+
 def _medrgb(report: Report) -> Iterator[list[str]]:
     m = report.medrgb
     if m:
@@ -378,6 +429,7 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _consistency(report)
     yield from _judges(report)
     yield from _win_rates(report)
+    yield from _audit(report)
     yield from _medrgb(report)
     yield from _rubric(report)
     yield from _kqa(report)

@@ -1,7 +1,7 @@
 """The Jinja2 environment the report's templates (``templates/``) are rendered in.
 
 The templates get the typed :class:`.model.Report` as ``report`` and, as globals, the modules
-that define the report's tables (``tb``, ``st``, ``jt``: which columns and cells) and wording
+that define the report's tables (``tb``, ``st``, ``jt``, ``at``: which columns and cells) and wording
 (``rt``). Filters format numbers (``money``, ``duration``, ``plural``) and, per format, write
 study text literally: ``md`` escapes it for Markdown; in HTML, autoescaping is on and ``text``
 also makes control characters visible. No markup is written in Python: HTML lives in
@@ -18,7 +18,7 @@ import jinja2
 
 from medjudge.store.literal import plural
 
-from . import judge_tables, section_tables, tables
+from . import audit_tables, judge_tables, section_tables, tables
 from . import text as rt
 from .model import Report, StudyInfo
 
@@ -56,6 +56,7 @@ def environment() -> jinja2.Environment:
         tb=tables,
         st=section_tables,
         jt=judge_tables,
+        at=audit_tables,
         rt=rt,
         items_line=items_line,
         cards=format_html.cards,

@@ -17,7 +17,9 @@ words it for people):
 * ``bca_bootstrap`` — bias-corrected and accelerated bootstrap over units (Krippendorff's α,
   pooled and per-unit pairwise agreement, Randolph's κ, Fleiss' κ per category, F1, means);
 * ``wilson_transform`` — the Wilson interval of p_o carried through the linear map of
-  Bennett's S.
+  Bennett's S;
+* ``ppi_plus_plus`` — the PPI++ interval of a judge's figure corrected by a random physician
+  sample (:mod:`.ppi`).
 
 A zero-width interval is never reported (it is what a normal SE of 0 or a bootstrap whose
 resamples all agree gives, and says nothing); an estimate resting on fewer than
@@ -41,6 +43,7 @@ METHODS = (
     "bca_bootstrap",
     "wilson_transform",
     "student_t",
+    "ppi_plus_plus",
     "none",
 )
 
@@ -52,6 +55,7 @@ METHOD_SHORT = {
     "bca_bootstrap": "BCa",
     "wilson_transform": "Wilson→S",
     "student_t": "t",
+    "ppi_plus_plus": "PPI++",
     "none": "",
 }
 """Interval methods in a few characters, for narrow tables (the app at 80 columns)."""
@@ -64,6 +68,7 @@ METHOD_TEXT = {
     "bca_bootstrap": "BCa bootstrap over units",
     "wilson_transform": "Wilson interval of the observed agreement, mapped through the formula",
     "student_t": "Student t interval",
+    "ppi_plus_plus": "PPI++ interval (prediction-powered, power-tuned; normal)",
     "none": "no interval",
 }
 """How each interval method is named for people (reports, ``--help``)."""

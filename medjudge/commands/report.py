@@ -86,8 +86,16 @@ def report(
         int,
         typer.Option(min=1, help="Project reviewer time and judge cost for this many more items."),
     ] = 100,
+    target_halfwidth: Annotated[
+        float,
+        typer.Option(
+            help="Corrected figures (judge audit): the 95% interval half-width that 'labels "
+            "needed' aims at (0.05: ±5 percentage points).",
+        ),
+    ] = 0.05,
 ) -> None:
-    """Write the study's report: agreement, judge consistency, win rates, K-QA, cost and time.
+    """Write the study's report: agreement, judge consistency, win rates, K-QA, cost and time;
+    with a random physician sample (assign --sample), the judge's figures corrected by it.
 
     Every figure has its n and a 95% interval (bootstrap over units with a fixed seed for
     whole-criterion figures); undefined figures say why. The protocol (judges, templates and
@@ -99,6 +107,11 @@ def report(
       medjudge report trial.db --format md > results.md
       medjudge report trial.db -f json | jq '.criteria[0].comparisons[0]'
     """
+    if not 0 < target_halfwidth < float("inf"):
+        raise typer.BadParameter(
+            f"{target_halfwidth}: give a positive half-width, e.g. 0.05",
+            param_hint="--target-halfwidth",
+        )
     if output is not None:
         with user_errors():  # before the study is even read
             refuse_protected(output, (study,))
@@ -117,7 +130,12 @@ def report(
         data = build_report(
             s,
             ReportOptions(
-                n_boot=n_boot, seed=seed, slices=slices, project_items=project, by=fields
+                n_boot=n_boot,
+                seed=seed,
+                slices=slices,
+                project_items=project,
+                by=fields,
+                target_halfwidth=target_halfwidth,
             ),
         )
         if fmt.value == "json":  # written as it is made: never the whole text in memory

@@ -57,6 +57,7 @@ class Table(str, Enum):
     history = "history"
     adjudications = "adjudications"
     ledger = "ledger"
+    assignments = "assignments"
 
 
 class Format(str, Enum):
@@ -324,14 +325,16 @@ def export(
         ),
     ] = False,
 ) -> None:
-    """Export labels, verdicts (with their trail), judge calls, adjudications, the history or
-    the ledger (per item: each reviewer's active seconds, each judge's calls, tokens and cost).
+    """Export labels, verdicts (with their trail), judge calls, adjudications, the history,
+    the ledger (per item: each reviewer's active seconds, each judge's calls, tokens and cost)
+    or the assignments (item, reviewer, batch, and `manual` or `sample:SEED`).
 
     \b
     Example:
       medjudge export trial.db labels --format csv -o labels.csv
       medjudge export trial.db verdicts | head -1 | jq .trail
       medjudge export trial.db labels --wide -f csv -o wide.csv
+      medjudge export trial.db assignments -f csv
       medjudge agreement wide.csv -r drchen,drpatel --unit unit --by criterion
     """
     if wide and table is not Table.labels:

@@ -18,6 +18,7 @@ from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
 from medjudge.store.roles import grant, members, require, revoke
 from medjudge.store.settings import Criterion
+from medjudge.store.study import Study
 
 from .common import UserError, opened, out
 
@@ -85,6 +86,20 @@ def assign(
     remove: Annotated[
         bool, typer.Option(help="Remove these reviewers' assignments instead.")
     ] = False,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Draw a uniform random sample of N of the matching items that no earlier "
+            "sample holds, record it (the report's corrected figures rely on it) and assign it.",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0, help="The sample's random seed (default: a new one, printed and recorded)."
+        ),
+    ] = None,
 ) -> None:
     """Assign items to reviewers (a reviewer with assignments sees only those in the app).
 
@@ -92,7 +107,12 @@ def assign(
     Example:
       medjudge assign trial.db drchen drpatel --batch week-1
       medjudge assign trial.db drchen drpatel drlee --kind pairwise --overlap 2
+      medjudge assign trial.db drchen --kind pairwise --sample 80 --seed 7
     """
+    if seed is not None and sample is None:
+        raise typer.BadParameter("--seed goes with --sample N", param_hint="--seed")
+    if remove and sample is not None:
+        raise typer.BadParameter("--remove takes no --sample", param_hint="--sample")
     with opened(study, check=True) as s:
         if remove:
             for r in reviewers:
@@ -103,10 +123,52 @@ def assign(
         items = [i.id for i in list_items(s, kind=kind, batch=batch)][:first]
         if not items:
             raise UserError("no items match (check --batch and --kind)")
-        added = assign_items(s, reviewers, items, by=login_name(), batch=batch, overlap=overlap)
-        totals = assignment_counts(s)
-        for r in reviewers:
-            out(f"{r}: {added[r]} new, {totals.get(r, 0)} assigned in all")
+        if sample is not None:
+            _assign_sample(s, reviewers, items, sample, seed, batch, overlap, kind, first)
+        else:
+            added = assign_items(s, reviewers, items, by=login_name(), batch=batch, overlap=overlap)
+            _print_assigned(s, reviewers, added)
+
+
+def _assign_sample(
+    s: Study,
+    reviewers: list[str],
+    items: list[int],
+    size: int,
+    seed: int | None,
+    batch: str | None,
+    overlap: int | None,
+    kind: ItemKind | None,
+    first: int | None,
+) -> None:
+    """``assign --sample``: draw, record and assign a random sample; say what was drawn."""
+    from medjudge.store.samples import draw_sample, new_seed
+
+    chosen = new_seed() if seed is None else seed
+    filters = {"kind": kind.value if kind else None, "batch": batch, "first": first}
+    drawn, added = draw_sample(
+        s,
+        reviewers,
+        items,
+        size,
+        chosen,
+        by=login_name(),
+        batch=batch,
+        overlap=overlap,
+        filters={k: v for k, v in filters.items() if v is not None},
+    )
+    out(
+        f"sample {drawn.id}: {drawn.size:,} of {len(drawn.frame):,} items drawn at random "
+        f"(seed {drawn.seed}{'' if seed is not None else ', chosen now'}; inclusion "
+        f"probability {drawn.inclusion_probability:.4f}); recorded in the study"
+    )
+    _print_assigned(s, reviewers, added)
+
+
+def _print_assigned(s: Study, reviewers: list[str], added: dict[str, int]) -> None:
+    totals = assignment_counts(s)
+    for r in reviewers:
+        out(f"{r}: {added[r]} new, {totals.get(r, 0)} assigned in all")
 
 
 def settings(

@@ -1,0 +1,344 @@
+"""Judge audit: the models' figures corrected by a random physician sample (#28).
+
+For each pairwise criterion, each answer source's win, tie and loss share three ways (for
+statements items, K-QA comprehensiveness and hallucinations per answer: :mod:`.audit_kqa`):
+
+- **judge only**: the criterion's headline judge's verdicts on every unit of the population
+  (Wilson interval);
+- **physicians only**: the reference label — the latest adjudication, else the reviewers'
+  strict majority (one reviewer: their label) — on the sampled units (Wilson interval);
+- **corrected**: PPI++ (:mod:`medjudge.judging.stats.ppi`): the reference labels on the
+  sampled units, the judge's verdicts on those units and on the rest of the population.
+
+plus each pair of sources' difference in win share on the units where both answered (paired:
+PPI++ on the per-unit difference), and for every corrected figure the further randomly sampled
+reference labels needed to bring its half-width to the target (``report --target-halfwidth``).
+
+The population is the sampled frame: the items the recorded samples (``assign --sample``,
+:mod:`medjudge.store.samples`) were drawn from, restricted to the criterion's items. The
+corrected figure assumes the reference labels come from a uniform random sample of it, so it is
+withheld, with the reason, when the samples do not form one (a later sample drawn from a
+different item set), and reference labels on units outside the samples are not used (they are
+counted). Units without a verdict of the judge, and items whose two answers come from the same
+source, are left out (and counted). Sampled units without a reference label yet are counted
+with the judge's verdict only; the figure then assumes which ones are missing has nothing to do
+with their labels. Without any recorded sample there is no section at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from medjudge import kinds
+from medjudge.judging.analysis.audit_figures import means_three_ways, shares_three_ways
+from medjudge.judging.analysis.audit_kqa import kqa_audit
+from medjudge.judging.analysis.headline import headline_judge
+from medjudge.judging.analysis.metrics import outcomes
+from medjudge.judging.analysis.records import record
+from medjudge.judging.analysis.records_audit import (
+    AuditCriterion,
+    AuditDifference,
+    AuditSection,
+    AuditSource,
+    SampleInfo,
+)
+from medjudge.judging.analysis.study_data import MAJORITY, StudyData
+from medjudge.judging.stats.ppi import Floats
+from medjudge.kinds.statements import CRITERION as STATEMENT_CRITERION
+from medjudge.store.samples import Sample, recorded_samples
+from medjudge.store.study import Study
+
+OUTCOMES = ("win", "tie", "loss")
+
+DEFINITION = (
+    "Corrected figures: the judge's verdict on every unit of the sampled frame, corrected by "
+    "the physicians' reference labels (adjudicated, else the reviewers' majority) on a uniform "
+    "random sample of it (assign --sample), by PPI++ mean estimation with power tuning "
+    "(Angelopoulos, Duchi & Zrnic 2023). Judge only and physicians only have Wilson intervals "
+    "for shares, normal intervals for means (K-QA figures per answer) and differences; "
+    "corrected figures the PPI++ normal interval, not clipped to [0, 1]. Labels needed: "
+    "further randomly sampled reference labels (units or answers) to bring the corrected "
+    "interval's half-width to the target, from the variances the data show. Valid when the "
+    "sample is uniform and the judge and the physicians labelled the same units; 'neither' "
+    "verdicts are counted apart (not shown)."
+)
+
+NOT_RANDOM = (
+    "withheld: the reference labels are not a random sample (the recorded samples were drawn "
+    "from different item sets, e.g. items imported or other filters between draws)"
+)
+
+
+@dataclass(frozen=True)
+class _Units:
+    """One criterion's population: per unit, its sources and both labels as outcome maps."""
+
+    sources: list[tuple[str, str]]
+    judge: list[dict[str, str]]
+    reference: list[dict[str, str] | None]
+    labelled: list[bool]
+
+
+def samples_info(samples: Sequence[Sample]) -> list[SampleInfo]:
+    """The recorded samples, as the report lists them."""
+    return [
+        record(
+            SampleInfo,
+            {
+                "sample": s.id,
+                "seed": s.seed,
+                "frame_size": len(s.frame),
+                "size": s.size,
+                "inclusion_probability": s.inclusion_probability,
+                "batch": s.batch,
+                "filters": s.filters,
+                "drawn_by": s.drawn_by,
+                "at": s.at,
+            },
+        )
+        for s in samples
+    ]
+
+
+def sampled_frame(samples: Sequence[Sample], items: set[int]) -> tuple[set[int], set[int]] | None:
+    """The frame and the sampled items of ``samples`` restricted to ``items``, or None when
+    together they are not one uniform random sample of their frame.
+
+    Each sample is uniform over its frame; several are one uniform sample of the union of the
+    frames when each was drawn from that union minus the items sampled before it (which is what
+    drawing again with the same filters, and no import between, gives).
+    """
+    parts = [(set(s.frame) & items, set(s.items) & items) for s in samples]
+    parts = [(frame, drawn) for frame, drawn in parts if frame]
+    frame_all: set[int] = set().union(*(frame for frame, _ in parts))
+    before: set[int] = set()
+    for frame, drawn in parts:
+        if frame != frame_all - before:
+            return None
+        before |= drawn
+    return frame_all, before
+
+
+def _population(
+    data: StudyData, criterion: str, judge: str, frame: set[int], sampled: set[int], risk: bool
+) -> tuple[_Units, list[str], int]:
+    """The criterion's units in the frame with a judge verdict, with notes and the number of
+    reference labels outside the sample."""
+    units = [
+        u for u in data.units_by_criterion.get(criterion, ()) if data.units[u].item_id in frame
+    ]
+    everything = data.units_by_criterion.get(criterion, ())
+    judge_col = data.column(criterion, judge, units)
+    ref_col = _reference(data, criterion, units)
+    all_ref = _reference(data, criterion, everything)
+    outside = sum(
+        v is not None and data.units[u].item_id not in sampled
+        for u, v in zip(everything, all_ref, strict=True)
+    )
+    pop = _Units([], [], [], [])
+    no_verdict = same_source = unlabelled_sampled = 0
+    for u, jv, rv in zip(units, judge_col, ref_col, strict=True):
+        info = data.units[u]
+        sa, sb = (info.sources + ("", ""))[:2]
+        if sa == sb:
+            same_source += 1
+            continue
+        judged = outcomes(jv, sa, sb, risk)
+        if judged is None:
+            no_verdict += 1
+            continue
+        ref = outcomes(rv, sa, sb, risk) if info.item_id in sampled else None
+        if info.item_id in sampled and ref is None:
+            unlabelled_sampled += 1
+        pop.sources.append((sa, sb))
+        pop.judge.append(judged)
+        pop.reference.append(ref)
+        pop.labelled.append(ref is not None)
+    notes = []
+    if no_verdict:
+        notes.append(f"{no_verdict:,} unit(s) without a verdict of {judge} left out")
+    if same_source:
+        notes.append(f"{same_source:,} unit(s) whose answers share a source left out")
+    if unlabelled_sampled:
+        notes.append(
+            f"{unlabelled_sampled:,} sampled unit(s) without a reference label yet (no label, or "
+            "no majority): counted with the judge's verdict only"
+        )
+    if outside:
+        notes.append(
+            f"{outside:,} reference label(s) outside the random sample not used (not random)"
+        )
+    return pop, notes, outside
+
+
+def _reference(data: StudyData, criterion: str, units: Sequence[int]) -> list[Hashable | None]:
+    """The reference label per unit: the latest adjudication, else the reviewers' majority."""
+    majority = data.column(criterion, MAJORITY, units)
+    return [data.adjudications.get(u, m) for u, m in zip(units, majority, strict=True)]
+
+
+def _split(
+    pop: _Units, rows: Sequence[int], of: Callable[[dict[str, str]], float]
+) -> tuple[Floats, Floats, Floats]:
+    """``of`` (a per-unit quantity of an outcome map) over ``rows``: the reference's on the
+    labelled units, the judge's on them, and the judge's on the other units."""
+    labelled = [i for i in rows if pop.labelled[i]]
+    rest = [i for i in rows if not pop.labelled[i]]
+    y = [of(ref) for i in labelled if (ref := pop.reference[i]) is not None]
+    return (
+        np.asarray(y, dtype=np.float64),
+        np.asarray([of(pop.judge[i]) for i in labelled], dtype=np.float64),
+        np.asarray([of(pop.judge[i]) for i in rest], dtype=np.float64),
+    )
+
+
+def _is(source: str, outcome: str) -> Callable[[dict[str, str]], float]:
+    """1 where ``source``'s outcome is ``outcome``, else 0."""
+
+    def of(m: dict[str, str]) -> float:
+        return float(m[source] == outcome)
+
+    return of
+
+
+def _sources(
+    pop: _Units, *, confidence: float, target: float
+) -> tuple[list[AuditSource], list[AuditDifference]]:
+    """Each source's win / tie / loss figures, and each pair's win-share difference."""
+    names = sorted({s for pair in pop.sources for s in pair})
+    out = []
+    for source in names:
+        rows = [i for i, pair in enumerate(pop.sources) if source in pair]
+        figures = {
+            o: shares_three_ways(
+                *_split(pop, rows, _is(source, o)), confidence=confidence, target=target
+            )
+            for o in OUTCOMES
+        }
+        out.append(AuditSource(source=source, units=len(rows), **figures))
+    diffs = []
+    for k, a in enumerate(names):
+        for b in names[k + 1 :]:
+            rows = [i for i, pair in enumerate(pop.sources) if set(pair) == {a, b}]
+            if not rows:
+                continue
+
+            def win_difference(m: dict[str, str], a: str = a, b: str = b) -> float:
+                return float(m[a] == "win") - float(m[b] == "win")
+
+            diffs.append(
+                AuditDifference(
+                    source_a=a,
+                    source_b=b,
+                    units=len(rows),
+                    win_difference=means_three_ways(
+                        *_split(pop, rows, win_difference), confidence=confidence, target=target
+                    ),
+                )
+            )
+    return out, diffs
+
+
+def audit_criterion(
+    data: StudyData,
+    criterion: str,
+    samples: Sequence[Sample],
+    *,
+    confidence: float = 0.95,
+    target: float = 0.05,
+) -> AuditCriterion:
+    """The corrected figures of one criterion (or why they are withheld)."""
+    crit = data.criterion(criterion)
+    head: dict[str, object] = {
+        "criterion": criterion,
+        "polarity": crit.polarity if crit else None,
+        "judge": None,
+        "unit": "answers" if criterion == STATEMENT_CRITERION else "units",
+        "population": 0,
+        "sampled": 0,
+        "labelled": 0,
+        "reference_outside_sample": 0,
+        "withheld": None,
+        "notes": [],
+        "sources": [],
+        "differences": [],
+        "means": [],
+    }
+    kind = data.kind_of(criterion)
+    pairwise = kinds.get(kind).win_rates
+    if not pairwise and criterion != STATEMENT_CRITERION:
+        why = f"not computed yet for {kind} criteria (pairwise and K-QA statements only)"
+        return record(AuditCriterion, {**head, "withheld": why})
+    m = data.labels.get(criterion)
+    judges = data.raters(criterion, "judge")
+    judge = headline_judge(
+        {j: m.count(j) for j in judges} if m is not None else {}, data.settings.headline_judge
+    )
+    if judge is None:
+        return record(AuditCriterion, {**head, "withheld": "withheld: no judge verdicts"})
+    head["judge"] = judge
+    items = {data.units[u].item_id for u in data.units_by_criterion.get(criterion, ())}
+    found = sampled_frame(samples, items)
+    if not any(set(s.frame) & items for s in samples):
+        return record(
+            AuditCriterion,
+            {**head, "withheld": "withheld: no recorded random sample covers these items"},
+        )
+    if found is None:
+        return record(AuditCriterion, {**head, "withheld": NOT_RANDOM})
+    frame, sampled = found
+    if not pairwise:
+        kqa = kqa_audit(data, judge, frame, sampled, confidence=confidence, target=target)
+        head.update(
+            population=kqa.population,
+            sampled=kqa.sampled,
+            labelled=kqa.labelled,
+            reference_outside_sample=kqa.outside,
+            notes=kqa.notes,
+        )
+        if not kqa.labelled:
+            head["withheld"] = "withheld: no sampled answer has a reference label yet"
+            return record(AuditCriterion, head)
+        return record(AuditCriterion, head).model_copy(update={"means": kqa.rows})
+    risk = crit is not None and crit.polarity == "risk"
+    pop, notes, outside = _population(data, criterion, judge, frame, sampled, risk)
+    sampled_units = sum(
+        1 for u in data.units_by_criterion.get(criterion, ()) if data.units[u].item_id in sampled
+    )
+    head.update(
+        population=len(pop.sources),
+        sampled=sampled_units,
+        labelled=sum(pop.labelled),
+        reference_outside_sample=outside,
+        notes=notes,
+    )
+    if not any(pop.labelled):
+        head["withheld"] = "withheld: no sampled unit has a reference label yet"
+        return record(AuditCriterion, head)
+    sources, diffs = _sources(pop, confidence=confidence, target=target)
+    return record(AuditCriterion, head).model_copy(
+        update={"sources": sources, "differences": diffs}
+    )
+
+
+def audit_section(
+    study: Study, data: StudyData, *, confidence: float = 0.95, target: float = 0.05
+) -> AuditSection | None:
+    """The report's corrected figures: None when the study has no recorded random sample."""
+    samples = recorded_samples(study)
+    if not samples:
+        return None
+    criteria = [
+        audit_criterion(data, c, samples, confidence=confidence, target=target)
+        for c in data.criteria()
+    ]
+    return AuditSection(
+        definition=DEFINITION,
+        target_halfwidth=target,
+        confidence=confidence,
+        samples=samples_info(samples),
+        criteria=criteria,
+    )
