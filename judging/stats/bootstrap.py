@@ -11,7 +11,7 @@ as cheap (leave one unit of each pattern out). Intervals follow Efron (1987) as
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +62,102 @@ class UnitPatterns:
         return total
 
 
+@dataclass(frozen=True)
+class Jackknife:
+    """Leave-one-unit-out values of ``m`` statistics, as entries ``(statistic, value, units)``.
+
+    An entry says that leaving out any one of ``units`` units gives statistic ``stat`` the
+    value ``value``. Units reduced to patterns give one entry per statistic and pattern
+    (:meth:`dense`); a statistic that only some patterns move can list its unmoved patterns
+    as one entry, so the jackknife of many per-category figures stays linear in the units.
+    """
+
+    stat: np.ndarray
+    value: np.ndarray
+    units: np.ndarray
+
+    @classmethod
+    def dense(cls, values: np.ndarray, freq: np.ndarray) -> Jackknife:
+        """From ``(m, P)`` leave-one-out values, pattern ``p`` standing for ``freq[p]`` units."""
+        m, n_pat = values.shape
+        return cls(
+            np.repeat(np.arange(m), n_pat), values.reshape(-1), np.tile(freq, m).astype(float)
+        )
+
+    def acceleration(self, m: int) -> np.ndarray:
+        """BCa's acceleration of each of the ``m`` statistics (Efron 1987, eq. 6.6).
+
+        ``a = Σ d³ / (6 (Σ d²)^1.5)`` over units, ``d`` = the jackknife mean minus the unit's
+        value, as :func:`scipy.stats.bootstrap` computes it; undefined values are left out,
+        and a statistic with fewer than two defined units or no spread gets 0.
+        """
+        ok = np.isfinite(self.value) & (self.units > 0)
+        s, v, w = self.stat[ok], self.value[ok], self.units[ok]
+        weight = np.bincount(s, w, minlength=m)
+        centre = np.bincount(s, w * v, minlength=m) / np.where(weight > 0, weight, 1.0)
+        d = centre[s] - v
+        num = np.bincount(s, w * d**3, minlength=m)
+        den = 6.0 * np.bincount(s, w * d**2, minlength=m) ** 1.5
+        with np.errstate(all="ignore"):
+            accel: np.ndarray = np.where((weight >= 2) & (den > 0), num / den, 0.0)
+        return accel
+
+
+ONE_SIDED = "no interval: every bootstrap resample lies on one side of the estimate"
+EXTREME = "BCa interval undefined (extreme acceleration)"
+
+
+def resample_counts(freq: np.ndarray, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """Bootstrap resamples of units as counts per pattern, in chunks of shape ``(b, P)``.
+
+    A resample draws ``n`` units with replacement: a multinomial draw of pattern counts from
+    ``numpy.random.default_rng(seed)`` (chunks hold at most about two million counts).
+    """
+    n = int(freq.sum())
+    rng = np.random.default_rng(seed)
+    probs = freq / n
+    chunk = max(1, min(n_boot, 2_000_000 // max(len(probs), 1)))
+    done = 0
+    while done < n_boot:
+        b = min(chunk, n_boot - done)
+        yield rng.multinomial(n, probs, size=b).astype(float)
+        done += b
+
+
+def bca_interval(
+    theta: float, boot: np.ndarray, accel: float, confidence: float
+) -> tuple[tuple[float, float] | None, str | None]:
+    """The BCa interval of one statistic from its bootstrap distribution and acceleration.
+
+    Exactly :func:`scipy.stats.bootstrap`'s ``method="BCa"`` (scipy's ``_bca_interval``):
+    the bias correction is ``z0 = Φ⁻¹((#{θ*_b < θ} + #{θ*_b ≤ θ}) / 2B)``, so resamples equal
+    to the estimate count half below it, and the bounds are the ``linear`` quantiles of the
+    resamples at ``Φ(z0 + (z0 + z)/(1 − a(z0 + z)))``. Undefined (NaN) resamples are left out
+    (scipy would return NaN); where scipy's interval is NaN this one is ``None`` with a reason.
+
+    Returns:
+        ``((low, high), None)`` or ``(None, reason)``.
+    """
+    values = boot[np.isfinite(boot)]
+    if values.size == 0 or values.size < MIN_DEFINED_SHARE * boot.size:
+        return None, MOSTLY_UNDEFINED
+    if np.ptp(values) == 0:
+        return None, SAME_RESAMPLES
+    below = np.count_nonzero(values < theta) + np.count_nonzero(values <= theta)
+    share = below / (2.0 * values.size)
+    if share <= 0.0 or share >= 1.0:
+        return None, ONE_SIDED
+    z0 = float(special.ndtri(share))
+    z_lo = float(special.ndtri((1.0 - confidence) / 2.0))
+    with np.errstate(all="ignore"):
+        a1 = special.ndtr(z0 + (z0 + z_lo) / (1.0 - accel * (z0 + z_lo)))
+        a2 = special.ndtr(z0 + (z0 - z_lo) / (1.0 - accel * (z0 - z_lo)))
+    if not (np.isfinite(a1) and np.isfinite(a2)):
+        return None, EXTREME
+    low, high = np.quantile(values, [a1, a2])
+    return (float(low), float(high)), None
+
+
 def bca_intervals(
     patterns: UnitPatterns,
     statistic: Callable[[np.ndarray], np.ndarray],
@@ -73,11 +169,9 @@ def bca_intervals(
     """BCa bootstrap intervals over units for several statistics at once.
 
     ``statistic`` maps sums of shape ``(B, d)`` to values of shape ``(m, B)`` (NaN where a
-    statistic is undefined). Resamples draw ``n`` units with replacement (a multinomial draw
-    of pattern counts from ``numpy.random.default_rng(seed)``); the acceleration comes from
-    the exact jackknife (each pattern's leave-one-out sums). The bias correction and the
-    acceleration follow Efron (1987) exactly as :func:`scipy.stats.bootstrap` with
-    ``method="BCa"`` computes them; undefined resamples are left out.
+    statistic is undefined). Resamples come from :func:`resample_counts`; the acceleration
+    from the exact jackknife (each pattern's leave-one-out sums); each interval from
+    :func:`bca_interval`.
 
     Returns:
         One ``(interval, None)`` or ``(None, reason)`` per statistic.
@@ -88,55 +182,29 @@ def bca_intervals(
     m = theta.shape[0]
     if n < 2:
         return [(None, "confidence interval needs at least two units")] * m
-    rng = np.random.default_rng(seed)
-    probs = patterns.freq / n
-    n_pat = len(probs)
-    chunk = max(1, min(n_boot, 2_000_000 // max(n_pat, 1)))
-    parts = []
-    done = 0
     with np.errstate(all="ignore"):
-        while done < n_boot:
-            b = min(chunk, n_boot - done)
-            counts = rng.multinomial(n, probs, size=b).astype(float)
-            parts.append(np.asarray(statistic(counts @ patterns.rows), dtype=float))
-            done += b
-        boot = np.concatenate(parts, axis=1)
+        boot = np.concatenate(
+            [
+                np.asarray(statistic(counts @ patterns.rows), dtype=float)
+                for counts in resample_counts(patterns.freq, n_boot, seed)
+            ],
+            axis=1,
+        )
         jack = np.asarray(statistic(total[None, :] - patterns.rows), dtype=float)
-    alpha = (1.0 - confidence) / 2.0
-    z_lo, z_hi = special.ndtri(alpha), special.ndtri(1.0 - alpha)
-    out: list[tuple[tuple[float, float] | None, str | None]] = []
-    for i in range(m):
-        if not math.isfinite(theta[i]):
-            out.append((None, "undefined"))
-            continue
-        values = boot[i]
-        finite = values[np.isfinite(values)]
-        if finite.size == 0 or finite.size < MIN_DEFINED_SHARE * values.size:
-            out.append((None, MOSTLY_UNDEFINED))
-            continue
-        if np.ptp(finite) == 0:
-            out.append((None, SAME_RESAMPLES))
-            continue
-        share = float(np.mean(finite < theta[i]))
-        share = min(max(share, 0.5 / finite.size), 1.0 - 0.5 / finite.size)
-        z0 = float(special.ndtri(share))
-        jk = jack[i]
-        ok = np.isfinite(jk) & (patterns.freq > 0)
-        w = patterns.freq[ok]
-        accel = 0.0
-        if w.sum() >= 2:
-            centre = float((w * jk[ok]).sum() / w.sum())
-            d = centre - jk[ok]
-            den = 6.0 * float((w * d**2).sum()) ** 1.5
-            accel = float((w * d**3).sum()) / den if den > 0 else 0.0
-        a1 = special.ndtr(z0 + (z0 + z_lo) / (1.0 - accel * (z0 + z_lo)))
-        a2 = special.ndtr(z0 + (z0 + z_hi) / (1.0 - accel * (z0 + z_hi)))
-        if not (np.isfinite(a1) and np.isfinite(a2)):
-            out.append((None, "BCa interval undefined (extreme acceleration)"))
-            continue
-        low, high = np.percentile(finite, [100.0 * a1, 100.0 * a2])
-        out.append(((float(low), float(high)), None))
-    return out
+    accel = Jackknife.dense(jack, patterns.freq).acceleration(m)
+    return intervals_of(theta, boot, accel, confidence)
+
+
+def intervals_of(
+    theta: np.ndarray, boot: np.ndarray, accel: np.ndarray, confidence: float
+) -> list[tuple[tuple[float, float] | None, str | None]]:
+    """:func:`bca_interval` of each statistic (``theta (m,)``, ``boot (m, B)``, ``accel (m,)``)."""
+    return [
+        bca_interval(float(theta[i]), boot[i], float(accel[i]), confidence)
+        if math.isfinite(theta[i])
+        else (None, "undefined")
+        for i in range(theta.shape[0])
+    ]
 
 
 def bca_estimates(
