@@ -11,8 +11,9 @@ as cheap (leave one unit of each pattern out). Intervals follow Efron (1987) as
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from scipy import special
@@ -158,6 +159,84 @@ def bca_interval(
     return (float(low), float(high)), None
 
 
+class Resampled(Protocol):
+    """Figures computable on any resample of the units, and their exact jackknife."""
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        """The figures' values ``(m, b)`` for ``b`` resamples given as unit counts per pattern
+        ``(b, P)`` (the whole data: ``freq[None]``); NaN where a figure is undefined."""
+        ...
+
+    def jackknife(self) -> Jackknife:
+        """The leave-one-unit-out values of the ``m`` figures."""
+        ...
+
+
+@dataclass(frozen=True)
+class SumStatistic:
+    """Figures that are a function of sums over units (:class:`UnitPatterns` rows).
+
+    ``statistic`` maps sums of shape ``(b, d)`` to values of shape ``(m, b)`` (NaN where a
+    figure is undefined); the jackknife evaluates it on each pattern's leave-one-out sums.
+    """
+
+    patterns: UnitPatterns
+    statistic: Callable[[np.ndarray], np.ndarray]
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        """See :meth:`Resampled.values`."""
+        return np.asarray(self.statistic(counts @ self.patterns.rows), dtype=float)
+
+    def jackknife(self) -> Jackknife:
+        """See :meth:`Resampled.jackknife`."""
+        leave_one_out = self.patterns.total()[None, :] - self.patterns.rows
+        jack = np.asarray(self.statistic(leave_one_out), dtype=float)
+        return Jackknife.dense(jack, self.patterns.freq)
+
+
+Interval = tuple[tuple[float, float] | None, str | None]
+"""``((low, high), None)``, or ``(None, reason)`` when there is no interval."""
+
+
+def bca_many(
+    figures: Sequence[Resampled],
+    freq: np.ndarray,
+    *,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+) -> tuple[np.ndarray, list[Interval]]:
+    """Point estimates and BCa intervals of several groups of figures over the same units.
+
+    Every group sees the same resamples (:func:`resample_counts` of the patterns' ``freq``,
+    drawn once); the acceleration comes from each group's exact jackknife and each interval
+    from :func:`bca_interval`.
+
+    Returns:
+        The estimates ``(m,)`` (NaN where undefined) and one interval per figure, groups in
+        order.
+    """
+    with np.errstate(all="ignore"):
+        whole = [f.values(freq[None, :].astype(float))[:, 0] for f in figures]
+    theta = np.concatenate(whole)
+    if freq.sum() < 2:
+        return theta, [(None, "confidence interval needs at least two units")] * len(theta)
+    sizes = [len(w) for w in whole]
+    ends = np.cumsum(sizes)
+    boot = np.empty((len(theta), n_boot))  # filled in place: one copy of the distribution
+    done = 0
+    with np.errstate(all="ignore"):
+        for counts in resample_counts(freq, n_boot, seed):
+            b = len(counts)
+            for f, end, size in zip(figures, ends, sizes, strict=True):
+                boot[end - size : end, done : done + b] = f.values(counts)
+            done += b
+        accel = np.concatenate(
+            [f.jackknife().acceleration(size) for f, size in zip(figures, sizes, strict=True)]
+        )
+    return theta, intervals_of(theta, boot, accel, confidence)
+
+
 def bca_intervals(
     patterns: UnitPatterns,
     statistic: Callable[[np.ndarray], np.ndarray],
@@ -165,39 +244,19 @@ def bca_intervals(
     n_boot: int,
     seed: int,
     confidence: float,
-) -> list[tuple[tuple[float, float] | None, str | None]]:
-    """BCa bootstrap intervals over units for several statistics at once.
-
-    ``statistic`` maps sums of shape ``(B, d)`` to values of shape ``(m, B)`` (NaN where a
-    statistic is undefined). Resamples come from :func:`resample_counts`; the acceleration
-    from the exact jackknife (each pattern's leave-one-out sums); each interval from
-    :func:`bca_interval`.
+) -> list[Interval]:
+    """BCa bootstrap intervals over units of a :class:`SumStatistic` (see :func:`bca_many`).
 
     Returns:
         One ``(interval, None)`` or ``(None, reason)`` per statistic.
     """
-    n = patterns.n
-    total = patterns.total()
-    theta = np.asarray(statistic(total[None, :]), dtype=float)[:, 0]
-    m = theta.shape[0]
-    if n < 2:
-        return [(None, "confidence interval needs at least two units")] * m
-    with np.errstate(all="ignore"):
-        boot = np.concatenate(
-            [
-                np.asarray(statistic(counts @ patterns.rows), dtype=float)
-                for counts in resample_counts(patterns.freq, n_boot, seed)
-            ],
-            axis=1,
-        )
-        jack = np.asarray(statistic(total[None, :] - patterns.rows), dtype=float)
-    accel = Jackknife.dense(jack, patterns.freq).acceleration(m)
-    return intervals_of(theta, boot, accel, confidence)
+    figures = SumStatistic(patterns, statistic)
+    return bca_many([figures], patterns.freq, n_boot=n_boot, seed=seed, confidence=confidence)[1]
 
 
 def intervals_of(
     theta: np.ndarray, boot: np.ndarray, accel: np.ndarray, confidence: float
-) -> list[tuple[tuple[float, float] | None, str | None]]:
+) -> list[Interval]:
     """:func:`bca_interval` of each statistic (``theta (m,)``, ``boot (m, B)``, ``accel (m,)``)."""
     return [
         bca_interval(float(theta[i]), boot[i], float(accel[i]), confidence)
@@ -205,6 +264,22 @@ def intervals_of(
         else (None, "undefined")
         for i in range(theta.shape[0])
     ]
+
+
+def as_estimates(
+    theta: np.ndarray, cis: Sequence[Interval], reasons: Sequence[str], ns: Sequence[int]
+) -> list[Estimate]:
+    """:class:`Estimate` of each figure: undefined with its reason, or with its BCa interval
+    (``method="bca_bootstrap"``), or without one and why."""
+    out = []
+    for value, n, reason, (ci, why) in zip(theta, ns, reasons, cis, strict=True):
+        if not math.isfinite(value):
+            out.append(Estimate.undefined(reason, n))
+        elif ci is None:
+            out.append(Estimate(float(value), None, None, n, reason=why))
+        else:
+            out.append(Estimate(float(value), ci[0], ci[1], n, method="bca_bootstrap"))
+    return out
 
 
 def bca_estimates(
@@ -222,7 +297,7 @@ def bca_estimates(
 
     Args:
         patterns: The units as :class:`UnitPatterns`.
-        statistic: See :func:`bca_intervals`.
+        statistic: See :class:`SumStatistic`.
         reasons: Why each statistic is undefined when it is (one per statistic).
         ns: The n to report for each statistic (defaults to every unit).
         intervals: Compute intervals at all (``False`` for quick point estimates).
@@ -233,23 +308,17 @@ def bca_estimates(
     Returns:
         One :class:`Estimate` per statistic, ``method="bca_bootstrap"`` when it has an interval.
     """
-    with np.errstate(all="ignore"):
-        theta = np.asarray(statistic(patterns.total()[None, :]), dtype=float)[:, 0]
-    counts = ns if ns is not None else [patterns.n] * len(theta)
-    cis: list[tuple[tuple[float, float] | None, str | None]]
+    figures = SumStatistic(patterns, statistic)
     if intervals:
-        cis = bca_intervals(patterns, statistic, n_boot=n_boot, seed=seed, confidence=confidence)
+        theta, cis = bca_many(
+            [figures], patterns.freq, n_boot=n_boot, seed=seed, confidence=confidence
+        )
     else:
+        with np.errstate(all="ignore"):
+            theta = figures.values(patterns.freq[None, :])[:, 0]
         cis = [(None, None)] * len(theta)
-    out = []
-    for value, n, reason, (ci, why) in zip(theta, counts, reasons, cis, strict=True):
-        if not math.isfinite(value):
-            out.append(Estimate.undefined(reason, n))
-        elif ci is None:
-            out.append(Estimate(float(value), None, None, n, reason=why))
-        else:
-            out.append(Estimate(float(value), ci[0], ci[1], n, method="bca_bootstrap"))
-    return out
+    counts = ns if ns is not None else [patterns.n] * len(theta)
+    return as_estimates(theta, cis, reasons, counts)
 
 
 def mean_bca(
