@@ -18,7 +18,6 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -72,7 +71,7 @@ def _records(path: Path) -> Iterator[Record]:
     raise ImportProblem(path, "unknown file type: use .csv, .jsonl or .json")
 
 
-def _number(value: Any) -> float | int:
+def _number(value: object) -> float | int:
     if isinstance(value, bool):
         raise ValueError("this scale needs numbers, got true/false")
     if isinstance(value, (int, float)):
@@ -92,7 +91,7 @@ def _number(value: Any) -> float | int:
     return number
 
 
-def read_label(value: Any, numeric: bool) -> Hashable | None:
+def read_label(value: object, numeric: bool) -> Hashable | None:
     """One label as the scale reads it (``None``: missing).
 
     Numbers on a numeric scale (``2``, ``"2"`` and ``"2.0"`` are the label ``2``), else text
