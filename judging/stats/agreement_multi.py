@@ -18,8 +18,9 @@ Intervals (one method per figure, see :mod:`.estimates`): Fleiss' κ ``± z·SE`
 Randolph's κ and Fleiss' κ per category by BCa bootstrap over units; proportions (unanimous
 share, agreement with the majority) by Wilson; ICC(2,1) by its F interval.
 
-Units are reduced to their distinct label patterns first (:func:`~.agreement_patterns.label_patterns`),
-so the work after reading the labels does not grow with the number of units.
+Units are reduced to their distinct label patterns first
+(:func:`~.agreement_patterns.label_patterns`), so the work after reading the labels does not
+grow with the number of units, and nothing is categories × categories.
 """
 
 from __future__ import annotations
@@ -336,12 +337,9 @@ def multi_rater_column_stats(
         PairFigures(pats, scale),
         CategoryFigures(fleiss_category_sums(pats), fleiss_category_figure(n_raters)),
     ]
-    if intervals:
-        theta, cis = bca_many(figures, pats.freq, n_boot=n_boot, seed=seed, confidence=confidence)
-    else:
-        with np.errstate(all="ignore"):
-            theta = np.concatenate([f.values(pats.freq[None, :])[:, 0] for f in figures])
-        cis = [(None, None)] * len(theta)
+    theta, cis = bca_many(
+        figures, pats.freq, n_boot=n_boot, seed=seed, confidence=confidence, intervals=intervals
+    )
     alpha, pooled, per_unit, randolph, *per_cat = as_estimates(theta, cis, reasons, ns)
 
     fleiss = _fleiss(pats, n_complete, intervals, confidence)

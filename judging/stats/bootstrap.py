@@ -4,8 +4,13 @@ The bootstrap resamples *units*: units with the same labels contribute the same 
 sums, so the data are reduced to their distinct patterns (:class:`UnitPatterns`) and a resample
 is a multinomial draw of pattern counts. Its cost does not grow with the number of units, only
 with the number of distinct patterns; the jackknife behind BCa's acceleration is exact and just
-as cheap (leave one unit of each pattern out). Intervals follow Efron (1987) as
-:func:`scipy.stats.bootstrap` with ``method="BCa"`` computes them.
+as cheap (leave one unit of each pattern out). Intervals are exactly those of
+:func:`scipy.stats.bootstrap` with ``method="BCa"`` given the same resamples.
+
+Figures are computed on resamples through :class:`Resampled`: :class:`SumStatistic` for a
+function of sums over units, :mod:`.bootstrap_categories` for one figure per category, and
+the multi-rater figures of :mod:`.agreement_alpha`; :func:`bca_many` draws the resamples once
+for all of them.
 """
 
 from __future__ import annotations
@@ -104,6 +109,9 @@ class Jackknife:
         return accel
 
 
+Interval = tuple[tuple[float, float] | None, str | None]
+"""``((low, high), None)``, or ``(None, reason)`` when there is no interval."""
+
 ONE_SIDED = "no interval: every bootstrap resample lies on one side of the estimate"
 EXTREME = "BCa interval undefined (extreme acceleration)"
 
@@ -125,9 +133,7 @@ def resample_counts(freq: np.ndarray, n_boot: int, seed: int) -> Iterator[np.nda
         done += b
 
 
-def bca_interval(
-    theta: float, boot: np.ndarray, accel: float, confidence: float
-) -> tuple[tuple[float, float] | None, str | None]:
+def bca_interval(theta: float, boot: np.ndarray, accel: float, confidence: float) -> Interval:
     """The BCa interval of one statistic from its bootstrap distribution and acceleration.
 
     Exactly :func:`scipy.stats.bootstrap`'s ``method="BCa"`` (scipy's ``_bca_interval``):
@@ -194,10 +200,6 @@ class SumStatistic:
         return Jackknife.dense(jack, self.patterns.freq)
 
 
-Interval = tuple[tuple[float, float] | None, str | None]
-"""``((low, high), None)``, or ``(None, reason)`` when there is no interval."""
-
-
 def bca_many(
     figures: Sequence[Resampled],
     freq: np.ndarray,
@@ -205,20 +207,23 @@ def bca_many(
     n_boot: int,
     seed: int,
     confidence: float,
+    intervals: bool = True,
 ) -> tuple[np.ndarray, list[Interval]]:
     """Point estimates and BCa intervals of several groups of figures over the same units.
 
     Every group sees the same resamples (:func:`resample_counts` of the patterns' ``freq``,
     drawn once); the acceleration comes from each group's exact jackknife and each interval
-    from :func:`bca_interval`.
+    from :func:`bca_interval`. With ``intervals=False`` only the estimates are computed.
 
     Returns:
         The estimates ``(m,)`` (NaN where undefined) and one interval per figure, groups in
-        order.
+        order (``(None, None)`` each without ``intervals``).
     """
     with np.errstate(all="ignore"):
         whole = [f.values(freq[None, :].astype(float))[:, 0] for f in figures]
     theta = np.concatenate(whole)
+    if not intervals:
+        return theta, [(None, None)] * len(theta)
     if freq.sum() < 2:
         return theta, [(None, "confidence interval needs at least two units")] * len(theta)
     sizes = [len(w) for w in whole]
@@ -308,15 +313,14 @@ def bca_estimates(
     Returns:
         One :class:`Estimate` per statistic, ``method="bca_bootstrap"`` when it has an interval.
     """
-    figures = SumStatistic(patterns, statistic)
-    if intervals:
-        theta, cis = bca_many(
-            [figures], patterns.freq, n_boot=n_boot, seed=seed, confidence=confidence
-        )
-    else:
-        with np.errstate(all="ignore"):
-            theta = figures.values(patterns.freq[None, :])[:, 0]
-        cis = [(None, None)] * len(theta)
+    theta, cis = bca_many(
+        [SumStatistic(patterns, statistic)],
+        patterns.freq,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        intervals=intervals,
+    )
     counts = ns if ns is not None else [patterns.n] * len(theta)
     return as_estimates(theta, cis, reasons, counts)
 

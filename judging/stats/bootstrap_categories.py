@@ -12,7 +12,7 @@ only through the globals (one value per distinct row of globals).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -58,6 +58,17 @@ class CategorySums:
             for h in range(self.values.shape[1])
         ]
 
+    def resampled(self, counts: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Globals ``(b, 1, g)`` and channels ``(b, q, h)`` summed over resamples given as
+        counts ``(b, P)``, a few resamples at a time (about half a million cells)."""
+        h = self.values.shape[1]
+        step = max(1, _CELLS_PER_CHUNK // max(self.q * max(h, 1), 1))
+        for start in range(0, counts.shape[0], step):
+            c = counts[start : start + step]
+            parts = [np.asarray(c @ m, dtype=float) for m in self.channels]  # h × (b, q)
+            chan = np.stack(parts, axis=2) if parts else np.zeros((len(c), self.q, 0))
+            yield (c @ self.globals)[:, None, :], chan
+
     def channel_totals(self) -> np.ndarray:
         """``(q, h)`` channel sums over all units."""
         w = self.freq[self.pat]
@@ -75,17 +86,10 @@ class CategoryFigures:
 
     def values(self, counts: np.ndarray) -> np.ndarray:
         """The figure of every category, ``(q, b)``, for resample counts ``(b, P)``."""
-        s = self.sums
-        h = s.values.shape[1]
-        step = max(1, _CELLS_PER_CHUNK // max(s.q * max(h, 1), 1))
-        out = []
-        for start in range(0, counts.shape[0], step):
-            c = counts[start : start + step]
-            glob = (c @ s.globals)[:, None, :]  # (b, 1, g)
-            parts = [np.asarray(c @ m, dtype=float) for m in s.channels]  # h × (b, q)
-            chan = np.stack(parts, axis=2) if parts else np.zeros((len(c), s.q, 0))
-            out.append(np.asarray(self.figure(glob, chan), dtype=float).T)
-        return np.concatenate(out, axis=1) if out else np.zeros((s.q, 0))
+        parts = [
+            np.asarray(self.figure(g, c), dtype=float).T for g, c in self.sums.resampled(counts)
+        ]
+        return np.concatenate(parts, axis=1) if parts else np.zeros((self.sums.q, 0))
 
     def jackknife(self) -> Jackknife:
         """Leave-one-unit-out values: exact for each entry's pattern and category; for the

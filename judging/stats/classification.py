@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from medjudge.judging.stats.agreement_labels import json_label
-from medjudge.judging.stats.bootstrap import Jackknife, Resampled, as_estimates, bca_many
+from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many
 from medjudge.judging.stats.bootstrap_categories import CategoryFigures, CategorySums
 from medjudge.judging.stats.estimates import N_BOOT, Estimate, proportion
 
@@ -97,29 +97,34 @@ def _cell_sums(cells: Sequence[tuple[int, int, int]], k: int) -> CategorySums:
     )
 
 
+def _macro(f1: np.ndarray, support: np.ndarray) -> np.ndarray:
+    """Macro-F1 over the labels the reference uses (last axis: labels)."""
+    present = support > 0
+    with np.errstate(all="ignore"):
+        return np.where(
+            present.any(axis=-1),
+            np.where(present, np.nan_to_num(f1), 0.0).sum(axis=-1) / present.sum(axis=-1),
+            np.nan,
+        )
+
+
 @dataclass(frozen=True)
-class _MacroF1:
-    """Macro-F1 over the labels the reference uses, as a :class:`~.bootstrap.Resampled`."""
+class _F1:
+    """F1 of each of the ``k`` labels, then macro-F1: a :class:`~.bootstrap.Resampled`."""
 
     sums: CategorySums
 
-    @staticmethod
-    def _macro(f1: np.ndarray, support: np.ndarray) -> np.ndarray:
-        present = support > 0
-        with np.errstate(all="ignore"):
-            return np.where(
-                present.any(axis=-1),
-                np.where(present, np.nan_to_num(f1), 0.0).sum(axis=-1) / present.sum(axis=-1),
-                np.nan,
-            )
-
     def values(self, counts: np.ndarray) -> np.ndarray:
-        chan = np.stack([np.asarray(counts @ m, dtype=float) for m in self.sums.channels], axis=2)
-        return self._macro(_f1(chan, chan), chan[..., 1])[None, :]
+        parts = []
+        for glob, chan in self.sums.resampled(counts):
+            f1 = _f1(glob, chan)  # (b, k)
+            parts.append(np.vstack([f1.T, _macro(f1, chan[..., 1])[None, :]]))
+        return np.concatenate(parts, axis=1)
 
     def jackknife(self) -> Jackknife:
-        # Leaving out a unit of a cell moves the F1 of its row and column labels only.
         s = self.sums
+        per_label = CategoryFigures(s, _f1).jackknife()
+        # Leaving out a unit of a cell moves the F1 of its row and column labels only.
         total = s.channel_totals()
         f1 = np.nan_to_num(_f1(total, total))
         present = total[:, 1] > 0
@@ -130,7 +135,11 @@ class _MacroF1:
         kept = present.sum() - np.bincount(s.pat, lost, minlength=n_pat)
         with np.errstate(all="ignore"):
             macro = (f1[present].sum() + np.bincount(s.pat, gain, minlength=n_pat)) / kept
-        return Jackknife.dense(np.where(kept > 0, macro, np.nan)[None, :], s.freq)
+        return Jackknife(
+            np.concatenate([per_label.stat, np.full(n_pat, s.q)]),
+            np.concatenate([per_label.value, np.where(kept > 0, macro, np.nan)]),
+            np.concatenate([per_label.units, s.freq]),
+        )
 
 
 def classification(
@@ -197,18 +206,17 @@ def classification_of_cells(
     n = int(sums.freq.sum())
     totals = sums.channel_totals()  # (k, [tp, support, predicted])
     acc = proportion(float(totals[:, 0].sum()), n, confidence, "no units with both labels")
-    figures: list[Resampled] = [CategoryFigures(sums, _f1), _MacroF1(sums)]
     if not n:
         f1s = [Estimate.undefined("no units with both labels", 0)] * (k + 1)
     else:
-        if intervals and n >= 2:
-            theta, cis = bca_many(
-                figures, sums.freq, n_boot=n_boot, seed=seed, confidence=confidence
-            )
-        else:
-            with np.errstate(all="ignore"):
-                theta = np.concatenate([f.values(sums.freq[None, :])[:, 0] for f in figures])
-            cis = [(None, None)] * (k + 1)
+        theta, cis = bca_many(
+            [_F1(sums)],
+            sums.freq,
+            n_boot=n_boot,
+            seed=seed,
+            confidence=confidence,
+            intervals=intervals and n >= 2,
+        )
         reasons = [f"{c!r} neither in the reference nor given" for c in categories]
         f1s = as_estimates(theta, cis, [*reasons, "no reference labels"], [n] * (k + 1))
     labels = []
