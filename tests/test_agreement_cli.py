@@ -274,3 +274,39 @@ def test_csv_line_endings_read_alike(tmp_path: Path, newline: str) -> None:
     bad.write_bytes(f'id,ann,bob{newline}1,A,"B{newline}B"{newline}1,A,B{newline}'.encode())
     r = runner.invoke(app, ["agreement", str(bad), "-r", "ann,bob", "--unit", "id"])
     assert r.exit_code == 1 and "q.csv, line 4, field 'id': unit '1' appears twice" in r.output
+
+
+BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+CHILD_BLAS = """
+import sys
+from medjudge.cli import main
+sys.argv = ["medjudge", "agreement", sys.argv[1], "-r", "ann,bob", "--n-boot", "200"]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+import threadpoolctl
+print("BLAS", max(p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"))
+"""
+
+
+@pytest.mark.parametrize(("preset", "expected"), [(None, "1"), ("2", "2")])
+def test_the_command_line_gives_numpy_one_blas_thread_unless_told(
+    tmp_path: Path, preset: str | None, expected: str
+) -> None:
+    # A BLAS thread per core only spins on these small matrices (1.3x the CPU at 10,000
+    # units); the entry point sets the count before numpy loads, a user's own setting wins.
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("threadpoolctl")
+    path = _write_csv(tmp_path / "labels.csv", _labels())
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD_BLAS, str(path)], env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == f"BLAS {expected}"

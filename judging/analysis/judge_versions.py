@@ -29,7 +29,7 @@ from medjudge.judging.analysis.records import ConsistencyRow, record
 from medjudge.judging.analysis.records_sections import JudgesSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
-from medjudge.judging.stats.classification import classification
+from medjudge.judging.stats.classification import classification_of_cells
 from medjudge.store.judge_versions import list_versions, run_seconds, verdict_call_totals
 from medjudge.store.study import Study
 
@@ -68,8 +68,8 @@ def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[di
             confidence=conf,
         )
         d = stats.to_dict()
-        scores = classification(
-            stats.confusion.matrix, stats.confusion.categories, seed=seed, confidence=conf
+        scores = classification_of_cells(
+            stats.confusion.cells, stats.confusion.categories, seed=seed, confidence=conf
         )
         rows.append(
             {

@@ -130,10 +130,15 @@ class CategoryFigure(Figure, _Category):
 
 
 class Confusion(Record):
-    """Counts of label pairs: ``matrix[i][j]`` = rater A said ``categories[i]``, B ``[j]``."""
+    """Counts of label pairs: ``matrix[i][j]`` = rater A said ``categories[i]``, B ``[j]``.
+
+    ``cells`` lists the non-empty cells as ``[i, j, count]``; ``matrix`` is the full table, or
+    ``None`` past 200 categories (too many to show, and quadratic in size).
+    """
 
     categories: list[int | str]
-    matrix: list[list[int]]
+    cells: list[list[int]]
+    matrix: list[list[int]] | None
 
 
 class LabelScore(Record):

@@ -49,7 +49,7 @@ from medjudge.judging.stats.agreement import (
     two_rater_stats,
     without_ties,
 )
-from medjudge.judging.stats.classification import classification
+from medjudge.judging.stats.classification import classification_of_cells
 from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store.slices import finite_number
 
@@ -289,8 +289,8 @@ def criterion_comparisons(
         stats = _two(xa, xb, cats, level, opts)
         record = _two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
         if view == "majority_judge":
-            record["classification"] = classification(
-                stats.confusion.matrix,
+            record["classification"] = classification_of_cells(
+                stats.confusion.cells,
                 stats.confusion.categories,
                 intervals=opts.intervals,
                 n_boot=opts.n_boot,

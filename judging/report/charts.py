@@ -139,13 +139,15 @@ def forest(
 
 
 def heatmap(conf: Confusion, rater_a: str, rater_b: str, *, title: str) -> Chart:
-    """A confusion matrix as a heatmap (rows: rater_a, columns: rater_b), counts in cells."""
+    """A confusion matrix as a heatmap (rows: rater_a, columns: rater_b), counts in cells
+    (:func:`~.tables.confusion_records` gives only tables with their full matrix)."""
+    matrix = conf.matrix or []
     cats = [str(c) for c in conf.categories]
     k = len(cats)
     cell = 44 if k <= 5 else 30
     left, top = 110, 62
     width, height = left + cell * k + 20, top + cell * k + 20
-    peak = max([v for row in conf.matrix for v in row] + [1])
+    peak = max([v for row in matrix for v in row] + [1])
     shapes: list[Shape] = [
         _text(0, 12, title, 60, anchor="start", size=13, weight="600"),
         _text(
@@ -160,7 +162,7 @@ def heatmap(conf: Confusion, rater_a: str, rater_b: str, *, title: str) -> Chart
     ]
     for j, c in enumerate(cats):
         shapes.append(_text(left + cell * j + cell / 2, top - 10, c, 7, anchor="middle", size=11))
-    for i, row in enumerate(conf.matrix):
+    for i, row in enumerate(matrix):
         y = top + cell * i
         shapes.append(_text(left - 6, y + cell / 2, cats[i], 14, size=11))
         for j, v in enumerate(row):

@@ -131,18 +131,23 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
             conf = r.confusion
             if conf and r.slice == "all" and r.ties != "without":
                 cats = conf.categories
-                for i, row in enumerate(conf.matrix):
-                    for j, count in enumerate(row):
-                        yield _row(
-                            f"confusion/{r.view}",
-                            c.name,
-                            "all",
-                            r.rater_a,
-                            r.rater_b,
-                            f"{cats[i]} / {cats[j]}",
-                            value=count,
-                            n=r.n,
-                        )
+                k = len(cats)
+                cells = (
+                    conf.cells  # past 200 categories: the non-empty cells only
+                    if conf.matrix is None
+                    else [[i, j, conf.matrix[i][j]] for i in range(k) for j in range(k)]
+                )
+                for i, j, count in cells:
+                    yield _row(
+                        f"confusion/{r.view}",
+                        c.name,
+                        "all",
+                        r.rater_a,
+                        r.rater_b,
+                        f"{cats[i]} / {cats[j]}",
+                        value=count,
+                        n=r.n,
+                    )
 
 
 def _judges(report: Report) -> Iterator[list[str]]:

@@ -236,11 +236,13 @@ def slices(c: CriterionSection) -> Table:
 
 
 def confusion_records(c: CriterionSection) -> list[PairComparison]:
-    """The comparisons whose confusion matrix the report shows (reviewers, majority, AB/BA)."""
+    """The comparisons whose confusion matrix the report shows (reviewers, majority, AB/BA;
+    not a matrix of more than 200 categories, which the JSON gives as its non-empty cells)."""
     return [
         r
         for r in rt.whole(c)
         if isinstance(r, PairComparison)
+        and (r.confusion is None or r.confusion.matrix is not None)
         and (
             r.view in ("human_human", "majority_judge", "ab_ba")
             or (r.view == "human_judge" and len(c.reviewers) == 1)

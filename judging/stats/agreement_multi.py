@@ -18,18 +18,21 @@ Intervals (one method per figure, see :mod:`.estimates`): Fleiss' κ ``± z·SE`
 Randolph's κ and Fleiss' κ per category by BCa bootstrap over units; proportions (unanimous
 share, agreement with the majority) by Wilson; ICC(2,1) by its F interval.
 
-Units are reduced to their distinct label patterns first (:class:`~.estimates.UnitPatterns`),
-so the work after reading the labels does not grow with the number of units.
+Units are reduced to their distinct label patterns first
+(:func:`~.agreement_patterns.label_patterns`), so the work after reading the labels does not
+grow with the number of units, and nothing is categories × categories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, combinations
 
 import numpy as np
 
+from medjudge.judging.stats.agreement_alpha import PairFigures
 from medjudge.judging.stats.agreement_icc import icc_2_1
 from medjudge.judging.stats.agreement_labels import (
     category_scores,
@@ -38,16 +41,17 @@ from medjudge.judging.stats.agreement_labels import (
     resolve_categories,
 )
 from medjudge.judging.stats.agreement_patterns import (
-    Layout,
-    alpha_from_sums,
+    LabelPatterns,
+    fleiss_category_figure,
+    fleiss_category_sums,
     fleiss_chance,
     fleiss_from_sums,
-    fleiss_per_category,
     fleiss_se,
-    pattern_sums,
+    label_patterns,
 )
 from medjudge.judging.stats.agreement_two import TwoRaterStats, check_options, two_rater_stats
-from medjudge.judging.stats.bootstrap import UnitPatterns, bca_estimates
+from medjudge.judging.stats.bootstrap import Resampled, as_estimates, bca_many
+from medjudge.judging.stats.bootstrap_categories import CategoryFigures
 from medjudge.judging.stats.estimates import N_BOOT, Estimate, normal_interval, proportion
 
 
@@ -175,44 +179,15 @@ def _checked(
     return rows, names
 
 
-def _boot_statistics(
-    b: dict[str, slice], q: int, n_raters: int, scale: str, scores: np.ndarray
-) -> Callable[[np.ndarray], np.ndarray]:
-    """The bootstrapped figures from summed unit patterns: α, pooled and per-unit pairwise
-    agreement, Randolph's κ and Fleiss' κ per category (one row each)."""
-
-    def statistics(s: np.ndarray) -> np.ndarray:
-        pairable = s[:, b["pairable"]][:, 0]
-        safe = np.where(pairable > 0, pairable, 1.0)
-        per_unit = np.where(pairable > 0, s[:, b["p_unit"]][:, 0] / safe, np.nan)
-        all_pairs = s[:, b["all_pairs"]][:, 0]
-        pooled = np.where(
-            all_pairs > 0,
-            s[:, b["agree_pairs"]][:, 0] / np.where(all_pairs > 0, all_pairs, 1.0),
-            np.nan,
-        )
-        randolph = (per_unit - 1.0 / q) / (1.0 - 1.0 / q) if q >= 2 else np.full(len(s), np.nan)
-        alpha = alpha_from_sums(s, b, q, scale, scores) if q else np.full(len(s), np.nan)
-        per_cat = (
-            fleiss_per_category(s, b, n_raters) if n_raters >= 2 else np.full((q, len(s)), np.nan)
-        )
-        return np.vstack([alpha, pooled, per_unit, randolph, per_cat])
-
-    return statistics
-
-
-def _fleiss(
-    lay: Layout,
-    patterns: UnitPatterns,
-    n_raters: int,
-    n_complete: int,
-    intervals: bool,
-    confidence: float,
-) -> Estimate:
+def _fleiss(pats: LabelPatterns, n_complete: int, intervals: bool, confidence: float) -> Estimate:
     """Fleiss' κ over the complete units, with its linearisation SE."""
-    b = lay.blocks
-    total = patterns.total()
-    fleiss_value = float(fleiss_from_sums(total[None], b, n_raters)[0]) if n_raters >= 2 else np.nan
+    n_raters = pats.n_raters
+    fleiss_value = math.nan
+    if n_raters >= 2:
+        counts = pats.category_totals(pats.block("complete") > 0)
+        fleiss_value = float(
+            fleiss_from_sums(pats.total()[None], pats.layout.blocks, counts[None], n_raters)[0]
+        )
     if n_raters < 2:
         fleiss_reason = "needs at least two raters"
     elif n_complete == 0:
@@ -222,16 +197,12 @@ def _fleiss(
     else:
         fleiss_reason = "only one category used (chance agreement is 1)"
     if np.isnan(fleiss_value):
-        fleiss = Estimate.undefined(fleiss_reason, n_complete)
-    elif not intervals:
-        fleiss = Estimate(fleiss_value, None, None, n_complete)
-    else:
-        is_complete = lay.parts[0][:, 0] > 0
-        counts = lay.matrix()[is_complete][:, b["c_counts"]]
-        se = fleiss_se(counts, patterns.freq[is_complete], n_raters, fleiss_value)
-        low, high = normal_interval(fleiss_value, se, confidence)
-        fleiss = Estimate(fleiss_value, low, high, n_complete, method="normal_se", se=se)
-    return fleiss
+        return Estimate.undefined(fleiss_reason, n_complete)
+    if not intervals:
+        return Estimate(fleiss_value, None, None, n_complete)
+    se = fleiss_se(pats, fleiss_value)
+    low, high = normal_interval(fleiss_value, se, confidence)
+    return Estimate(fleiss_value, low, high, n_complete, method="normal_se", se=se)
 
 
 def _icc(
@@ -343,14 +314,10 @@ def multi_rater_column_stats(
         codes[:, r] = np.fromiter(
             (-1 if is_missing(x) else index[x] for x in column), dtype=np.int64, count=n_units
         )
-    if n_units:
-        pats, freq = np.unique(codes, axis=0, return_counts=True)
-    else:
-        pats, freq = codes, np.zeros(0, dtype=np.int64)
-    lay = pattern_sums(pats, q)
-    b = lay.blocks
-    patterns = UnitPatterns(lay.matrix(), freq.astype(float))
-    total = patterns.total()
+    pats = label_patterns(codes, q, scores)
+    del codes
+    b = pats.layout.blocks
+    total = pats.total()
     n_complete = int(total[b["complete"]][0]) if n_units else 0
     n_pairable = int(total[b["pairable"]][0]) if n_units else 0
 
@@ -366,18 +333,16 @@ def multi_rater_column_stats(
         else "category never or always used (no spread to agree on)"
     ] * q
     ns = [n_pairable] * 4 + [n_complete] * q
-    alpha, pooled, per_unit, randolph, *per_cat = bca_estimates(
-        patterns,
-        _boot_statistics(b, q, n_raters, scale, scores),
-        reasons,
-        ns=ns,
-        intervals=intervals,
-        n_boot=n_boot,
-        seed=seed,
-        confidence=confidence,
+    figures: list[Resampled] = [
+        PairFigures(pats, scale),
+        CategoryFigures(fleiss_category_sums(pats), fleiss_category_figure(n_raters)),
+    ]
+    theta, cis = bca_many(
+        figures, pats.freq, n_boot=n_boot, seed=seed, confidence=confidence, intervals=intervals
     )
+    alpha, pooled, per_unit, randolph, *per_cat = as_estimates(theta, cis, reasons, ns)
 
-    fleiss = _fleiss(lay, patterns, n_raters, n_complete, intervals, confidence)
+    fleiss = _fleiss(pats, n_complete, intervals, confidence)
 
     def wilson(successes: float, n: int, empty: str) -> Estimate:
         e = proportion(successes, n, confidence, empty)
@@ -394,7 +359,7 @@ def multi_rater_column_stats(
 
     icc = None
     if scale == "interval":
-        icc = _icc(pats, freq, scores, n_raters, intervals, confidence)
+        icc = _icc(pats.codes, pats.freq.astype(np.int64), scores, n_raters, intervals, confidence)
 
     pairs = {}
     if pairwise:
@@ -424,7 +389,7 @@ def multi_rater_column_stats(
         randolph_kappa=randolph,
         unanimous_share=unanimous,
         icc=icc,
-        chance=fleiss_chance(total, b, n_raters),
+        chance=fleiss_chance(pats),
         pairwise=pairs,
         vs_majority=vs_majority,
         scale=scale,

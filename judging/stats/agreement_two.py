@@ -42,12 +42,12 @@ from medjudge.judging.stats.agreement_labels import (
     resolve_categories,
 )
 from medjudge.judging.stats.agreement_tables import (
+    PairTable,
     ac1_se,
     ac1_table,
     cohen_se,
     cohen_table,
     fisher_interval,
-    margins,
     percent_table,
     weighted_se,
     weighted_table,
@@ -67,23 +67,41 @@ ONE_CATEGORY_WEIGHTED = "only one category used by both raters (chance disagreem
 NO_VARIATION = "no variation (correlation undefined)"
 
 
+DENSE_CONFUSION_MAX = 200
+"""Up to this many categories ``Confusion.to_dict`` writes the full table (40,000 cells);
+past it only the non-empty cells, so the output stays linear in the units."""
+
+
 @dataclass(frozen=True)
 class Confusion:
-    """Confusion table of two raters.
+    """Confusion table of two raters, kept as its non-empty cells.
 
     Attributes:
         categories: Ordered categories (rows and columns).
-        matrix: Counts; rows are rater a, columns rater b.
+        cells: ``(row, column, count)`` of every non-empty cell, row-major; rows are rater a,
+            columns rater b, both as indices into ``categories``.
     """
 
     categories: list[Hashable]
-    matrix: list[list[int]]
+    cells: list[tuple[int, int, int]]
+
+    @property
+    def matrix(self) -> list[list[int]]:
+        """The full table (``len(categories)`` squared counts: for display of small tables)."""
+        k = len(self.categories)
+        rows = [[0] * k for _ in range(k)]
+        for i, j, count in self.cells:
+            rows[i][j] = count
+        return rows
 
     def to_dict(self) -> dict[str, object]:
-        """Return a JSON-safe dict."""
+        """Return a JSON-safe dict: ``categories``, ``cells`` and ``matrix`` (the full table,
+        ``None`` past :data:`DENSE_CONFUSION_MAX` categories)."""
+        dense = len(self.categories) <= DENSE_CONFUSION_MAX
         return {
             "categories": [json_label(c) for c in self.categories],
-            "matrix": [list(map(int, row)) for row in self.matrix],
+            "cells": [list(cell) for cell in self.cells],
+            "matrix": self.matrix if dense else None,
         }
 
 
@@ -207,13 +225,13 @@ def bennett_s(percent: Estimate, q: int) -> Estimate:
 class _Figures:
     """How :func:`two_rater_stats` turns a confusion table into figures with intervals."""
 
-    table: np.ndarray
+    table: PairTable
     n: int
     intervals: bool
     confidence: float
 
-    def value_of(self, f: Callable[[np.ndarray], np.ndarray]) -> float:
-        return float(f(self.table[None])[0]) if self.n else math.nan
+    def value_of(self, f: Callable[[PairTable], float]) -> float:
+        return f(self.table) if self.n else math.nan
 
     def build(self, value: float, kind: str, interval: Callable[[float], Estimate]) -> Estimate:
         if math.isnan(value):
@@ -336,14 +354,14 @@ def two_rater_stats(
         dtype=np.int64,
         count=n,
     )
-    table = np.bincount(codes, minlength=k * k).reshape(k, k).astype(float)
-    confusion = Confusion(cats, table.astype(int).tolist())
+    table = PairTable.from_pair_codes(codes, k)
+    confusion = Confusion(cats, table.cells())
     f = _Figures(table, n, intervals, confidence)
     percent = f.build(f.value_of(percent_table), "percent", f.by_wilson) if n else None
     percent = percent or Estimate.undefined(NO_UNITS, 0)
     chance = None
     if n:
-        _, p1, p2 = margins(table)
+        p1, p2 = table.margins()
         chance = float((p1 * p2).sum())
     ordered_figures = _ordered(f, codes, cats, scale) if ordered else _Ordered()
 

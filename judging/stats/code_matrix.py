@@ -14,8 +14,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 from medjudge.judging.stats.agreement_labels import is_missing
-from medjudge.judging.stats.agreement_patterns import fleiss_from_sums, pattern_sums
-from medjudge.judging.stats.agreement_tables import cohen_table, percent_table
+from medjudge.judging.stats.agreement_patterns import fleiss_from_sums, label_patterns
+from medjudge.judging.stats.agreement_tables import PairTable, cohen_table, percent_table
 from medjudge.judging.stats.agreement_two import NO_UNITS, ONE_CATEGORY_COHEN, TOO_FEW
 from medjudge.judging.stats.estimates import Estimate
 
@@ -75,34 +75,39 @@ class CodeMatrix:
         return out
 
 
-def _table(a: np.ndarray, b: np.ndarray, q: int) -> np.ndarray:
+def _table(a: np.ndarray, b: np.ndarray, q: int) -> PairTable:
     both = (a >= 0) & (b >= 0)
-    codes = a[both].astype(np.int64) * q + b[both]
-    return np.bincount(codes, minlength=q * q).reshape(q, q).astype(float)
+    return PairTable.from_pair_codes(a[both].astype(np.int64) * q + b[both], q)
 
 
 def pair_point(a: np.ndarray, b: np.ndarray, q: int) -> tuple[Estimate, Estimate]:
     """Percent agreement and Cohen's κ of two code columns (point estimates, their n)."""
     t = _table(a, b, q)
-    n = int(t.sum())
+    n = int(t.n)
     if n == 0:
         return Estimate.undefined(NO_UNITS, 0), Estimate.undefined(NO_UNITS, 0)
-    percent = Estimate(float(percent_table(t[None])[0]), None, None, n)
-    kappa = float(cohen_table(t[None])[0])
+    percent = Estimate(percent_table(t), None, None, n)
+    kappa = cohen_table(t)
     if np.isnan(kappa):
         return percent, Estimate.undefined(TOO_FEW if n < 2 else ONE_CATEGORY_COHEN, n)
     return percent, Estimate(kappa, None, None, n)
 
 
 def strict_majority_codes(codes: np.ndarray, q: int) -> np.ndarray:
-    """Per row, the code held by more than half of the row's labels, else ``-1``."""
+    """Per row, the code held by more than half of the row's labels, else ``-1``.
+
+    Found from the row's pairs of labels (``rows × raters × raters``), not per category.
+    """
     if codes.shape[0] == 0 or q == 0:
         return np.full(codes.shape[0], -1, dtype=np.int16)
-    counts = (codes[:, :, None] == np.arange(q, dtype=np.int16)[None, None, :]).sum(axis=1)
-    present = (codes >= 0).sum(axis=1)
-    top = counts.argmax(axis=1)
-    held = counts.max(axis=1)
-    return np.where((present > 0) & (2 * held > present), top, -1).astype(np.int16)
+    present = codes >= 0
+    same = (codes[:, :, None] == codes[:, None, :]) & present[:, :, None] & present[:, None, :]
+    own = same.sum(axis=2)  # labels equal to each rater's (itself too), 0 where missing
+    best = own.argmax(axis=1)
+    held = own.max(axis=1)
+    top = codes[np.arange(codes.shape[0]), best]
+    m = present.sum(axis=1)
+    return np.where((m > 0) & (2 * held > m), top, -1).astype(np.int16)
 
 
 def multi_point(codes: np.ndarray, q: int) -> tuple[Estimate, Estimate]:
@@ -112,10 +117,9 @@ def multi_point(codes: np.ndarray, q: int) -> tuple[Estimate, Estimate]:
     if codes.shape[0] == 0:
         none = "no unit labelled by at least two raters"
         return Estimate.undefined(none, 0), Estimate.undefined("no units labelled by all raters")
-    pats, freq = np.unique(codes.astype(np.int64), axis=0, return_counts=True)
-    lay = pattern_sums(pats, q)
-    total = freq.astype(float) @ lay.matrix()
-    b = lay.blocks
+    pats = label_patterns(codes.astype(np.int64), q, np.arange(q, dtype=float))
+    total = pats.total()
+    b = pats.layout.blocks
     n_pairable = int(total[b["pairable"]][0])
     n_complete = int(total[b["complete"]][0])
     pairs = float(total[b["all_pairs"]][0])
@@ -124,7 +128,8 @@ def multi_point(codes: np.ndarray, q: int) -> tuple[Estimate, Estimate]:
         if pairs > 0
         else Estimate.undefined("no unit labelled by at least two raters", n_pairable)
     )
-    value = float(fleiss_from_sums(total[None], b, n_raters)[0])
+    counts = pats.category_totals(pats.block("complete") > 0)
+    value = float(fleiss_from_sums(total[None], b, counts[None], n_raters)[0])
     if np.isnan(value):
         why = (
             "no units labelled by all raters"

@@ -18,7 +18,6 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -52,6 +51,14 @@ class LabelTable:
         """How many units (rows) the file has."""
         return len(self.columns[0]) if self.columns else 0
 
+    def labels(self) -> set[Hashable]:
+        """Every label some rater gave."""
+        seen: set[Hashable | None] = set()
+        for column in self.columns:
+            seen.update(column)
+        seen.discard(None)
+        return seen
+
 
 def _records(path: Path) -> Iterator[Record]:
     suffix = path.suffix.lower()
@@ -64,40 +71,70 @@ def _records(path: Path) -> Iterator[Record]:
     raise ImportProblem(path, "unknown file type: use .csv, .jsonl or .json")
 
 
-def _number(rec: Record, column: str, value: Any) -> float | int:
+def _number(value: object) -> float | int:
     if isinstance(value, bool):
-        raise rec.problem("this scale needs numbers, got true/false", column)
+        raise ValueError("this scale needs numbers, got true/false")
     if isinstance(value, (int, float)):
         number: float | int = value
     else:
         try:
             number = float(str(value).strip())
         except ValueError:
-            raise rec.problem(
-                f"this scale needs numbers (or --categories in order), got {str(value)[:40]!r}",
-                column,
+            raise ValueError(
+                f"this scale needs numbers (or --categories in order), got {str(value)[:40]!r}"
             ) from None
     if isinstance(number, float):
         if not math.isfinite(number):
-            raise rec.problem("this scale needs finite numbers", column)
+            raise ValueError("this scale needs finite numbers")
         if number.is_integer():
             number = int(number)
     return number
 
 
-def _label(rec: Record, column: str, numeric: bool) -> Hashable | None:
-    value = rec.data.get(column)
+def read_label(value: object, numeric: bool) -> Hashable | None:
+    """One label as the scale reads it (``None``: missing).
+
+    Numbers on a numeric scale (``2``, ``"2"`` and ``"2.0"`` are the label ``2``), else text
+    (``1`` in JSON and ``"1"`` in CSV are the label ``"1"``). Labels in the file and labels
+    named on the command line (``--tie``, ``--categories``) are read by this one function, so
+    they compare equal exactly when they are the same label.
+
+    Raises:
+        ValueError: A list or object, or a value a numeric scale cannot read.
+    """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, (list, dict)):
-        raise rec.problem("expected one label (text or a number), got a list or object", column)
+        raise ValueError("expected one label (text or a number), got a list or object")
     if numeric:
-        return _number(rec, column, value)
+        return _number(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else repr(value)
     return str(value).strip()
+
+
+def _label(rec: Record, column: str, numeric: bool) -> Hashable | None:
+    try:
+        return read_label(rec.data.get(column), numeric)
+    except ValueError as exc:
+        raise rec.problem(str(exc), column) from None
+
+
+def option_label(option: str, text: str, numeric: bool) -> Hashable:
+    """A label named by a command-line option, read as the file's labels are.
+
+    Raises:
+        ValueError: Naming the option and the value, when the scale cannot read it.
+    """
+    try:
+        label = read_label(text, numeric)
+    except ValueError as exc:
+        raise ValueError(f"{option} {text!r}: {exc}") from None
+    if label is None:
+        raise ValueError(f"{option}: an empty label")
+    return label
 
 
 def _key(rec: Record, column: str | None) -> str | None:
@@ -248,7 +285,7 @@ def table_stats(
     by: bool = False,
     scale: str = "nominal",
     categories: Sequence[Hashable] | None = None,
-    tie: str | None = None,
+    tie: Hashable | None = None,
     n_boot: int = N_BOOT,
     seed: int = 0,
     confidence: float = 0.95,

@@ -16,8 +16,10 @@ from medjudge.store.settings import DEFAULT_SEED
 from .common import UserError, out, user_errors
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when the command runs
+    from collections.abc import Hashable
+
     from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRaterStats
-    from medjudge.judging.stats.label_file import SliceStats
+    from medjudge.judging.stats.label_file import LabelTable, SliceStats
 
 
 class Scale(str, Enum):
@@ -139,7 +141,9 @@ AGREEMENT_JSON_HELP = (
     "without_ties, n_rows, kind ('two_raters' or 'multi_raters'), stats}]}. Two raters: n, "
     "n_dropped, scale, categories, percent, chance, cohen, gwet_ac1, bennett_s, "
     "weighted_kappa_linear, weighted_kappa_quadratic, spearman, pearson (null on a nominal "
-    "scale), icc (interval scale), confusion. Three or more: n_units, n_pairable, n_complete, "
+    "scale), icc (interval scale), confusion {categories, cells [[row, column, count], ...] "
+    "(the non-empty cells, as indices into categories), matrix (the full table; null past 200 "
+    "categories)}. Three or more: n_units, n_pairable, n_complete, "
     "units_note, fleiss, fleiss_per_category, krippendorff_alpha, mean_pairwise_percent "
     "(pooled), per_unit_pairwise_percent, randolph_kappa, unanimous_share, icc, pairwise, "
     "vs_majority. Every estimate is {value, ci_low, ci_high, n, reason, method, se, unstable}; "
@@ -148,23 +152,53 @@ AGREEMENT_JSON_HELP = (
 
 
 def _categories(text: str | None, scale: str) -> tuple[list[Any] | None, bool]:
-    """Parse ``--categories`` → (declared categories, labels are numbers)."""
+    """Parse ``--categories`` → (declared categories, labels are numbers).
+
+    Each category is read as the file's labels will be (:func:`read_label`): numbers on an
+    interval scale, and on an ordinal one when every category is a number; else text.
+    """
+    from medjudge.judging.stats.label_file import read_label
+
     if text is None:
         return None, scale != "nominal"
     cats = [c.strip() for c in text.split(",")]
     if any(not c for c in cats):
         raise UserError("--categories: an empty category (two commas in a row?)")
     if scale == "nominal":
-        return cats, False
+        return [read_label(c, numeric=False) for c in cats], False
+    numbers = []
+    for c in cats:
+        try:
+            numbers.append(read_label(c, numeric=True))
+        except ValueError:
+            if scale == "interval":
+                raise UserError(
+                    f"--categories: an interval scale needs finite numbers, e.g. 1,2,3,4,5 "
+                    f"(not {c!r})"
+                ) from None
+            return [read_label(c, numeric=False) for c in cats], False
+    return numbers, True
+
+
+def _tie(text: str | None, table: LabelTable, numeric: bool) -> Hashable | None:
+    """``--tie`` read as the file's labels are; a label no rater gave is an error."""
+    from medjudge.judging.stats.label_file import option_label
+
+    if text is None:
+        return None
     try:
-        nums = [float(c) for c in cats]
-    except ValueError:
-        if scale == "interval":
-            raise UserError(
-                "--categories: an interval scale needs numbers, e.g. 1,2,3,4,5"
-            ) from None
-        return cats, False
-    return [int(x) if x.is_integer() else x for x in nums], True
+        tie = option_label("--tie", text, numeric)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    seen = table.labels()
+    if tie not in seen:
+        kind = "number" if numeric else "text"
+        have = ", ".join(sorted(map(str, seen))[:12]) + (", …" if len(seen) > 12 else "")
+        raise UserError(
+            f"--tie {text!r}: no rater gave the label {tie!r} ({kind}) in {table.path} "
+            f"(its labels: {have or 'none'})"
+        )
+    return tie
 
 
 def agreement(
@@ -204,7 +238,9 @@ def agreement(
         str | None,
         typer.Option(
             help="A label meaning 'tie': also print every figure without the units where any "
-            "rater said it (as the long-form medical QA benchmark reports)."
+            "rater said it (as the long-form medical QA benchmark reports). Read as the scale "
+            "reads the labels (on a numeric scale 0 and 0.0 are the same label); a label no "
+            "rater gave is an error."
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help=AGREEMENT_JSON_HELP)] = False,
@@ -240,19 +276,21 @@ def agreement(
         from medjudge.judging.stats.label_file import read_label_table, table_stats
 
         table = read_label_table(file, names, unit=unit, by=by, numeric=numeric)
+        tie_label = _tie(tie, table, numeric)
         try:
             results = table_stats(
                 table,
                 by=by is not None,
                 scale=level,
                 categories=declared,
-                tie=tie,
+                tie=tie_label,
                 n_boot=n_boot,
                 seed=seed,
             )
         except ValueError as exc:
             raise UserError(f"{file}: {exc}") from None
     from medjudge.judging.stats.agreement import TwoRaterStats  # noqa: F811 - at run time
+    from medjudge.judging.stats.agreement_labels import json_label
 
     first = results[0].stats
     cats = first.confusion.categories if isinstance(first, TwoRaterStats) else first.categories
@@ -265,7 +303,7 @@ def agreement(
             "scale": level,
             "categories": cats,
             "categories_inferred": declared is None,
-            "tie": tie,
+            "tie": json_label(tie_label),
             "confidence": 0.95,
             "intervals": INTERVAL_METHODS,  # figure -> its one interval method
             "slices": [r.to_dict() for r in results],
