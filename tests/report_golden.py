@@ -3,7 +3,8 @@
 ``python -m tests.report_golden`` rewrites ``tests/golden/`` after an intended change of the
 report (look at the diff before committing it). The studies: the demo study, the rich study of
 ``test_report`` (hostile names, three reviewers, a judge, adjudications, slices by a metadata
-field) and a MedRGB ``match`` study with two reviewers.
+field), a MedRGB ``match`` study with two reviewers, a rating study with two reviewers and an
+imported judge on its 1–5 scales and its completeness options, and a rubric study.
 """
 
 from __future__ import annotations
@@ -56,9 +57,58 @@ def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
     s.close()
     return {
         "demo": (tmp / "demo.sqlite", ReportOptions(n_boot=300)),
+        "rating": (_rating_study(tmp), ReportOptions(n_boot=300)),
+        "rubric": (_rubric_study(tmp), ReportOptions(n_boot=300)),
         "rich": (build_rich_study(tmp), ReportOptions(n_boot=300, by=("specialty",))),
         "match": (match, ReportOptions(n_boot=300)),
     }
+
+
+def _rating_study(tmp: Path) -> Path:
+    """Twelve rating items, two models; two reviewers and a judge on every criterion."""
+    from medjudge.store.importing.run import import_file
+    from tests.conftest import write_jsonl
+    from tests.test_tui_support import rating_row
+
+    ticks = ["A", "A,B", "A,C", "A,B,C", "B"]
+    rows = []
+    for i in range(12):
+        row = rating_row(i)
+        row["source"] = "model-x" if i % 2 else "model-y"
+        labels = []
+        for r, shift in (("ann", 0), ("bob", 1), ("judge-x", 2)):
+            scale = 1 + (i + shift * (i % 3)) % 5
+            labels += [
+                {"rater": r, "criterion": "correctness_rating", "value": scale},
+                {"rater": r, "criterion": "relevance", "value": 1 + (scale + shift) % 5},
+                {
+                    "rater": r,
+                    "criterion": "completeness",
+                    "value": ticks[(i + shift) % len(ticks)].split(","),
+                },
+            ]
+            if r == "judge-x":
+                for lab in labels[-3:]:
+                    lab["type"] = "judge"
+        row["labels"] = labels
+        rows.append(row)
+    path = tmp / "rating.sqlite"
+    with Study.create(path, actor="lead") as s:
+        import_file(s, write_jsonl(tmp / "rating.jsonl", rows), "rating", actor="lead")
+    return path
+
+
+def _rubric_study(tmp: Path) -> Path:
+    """The rubric study of ``test_rubric``: four answers, two models, two reviewers, a judge."""
+    from medjudge.store.importing.run import import_file
+    from tests.conftest import write_jsonl
+    from tests.test_rubric import MARKS, _row
+
+    path = tmp / "rubric.sqlite"
+    with Study.create(path, actor="lead") as s:
+        rows = [_row(e) for e in MARKS]
+        import_file(s, write_jsonl(tmp / "rubric.jsonl", rows), "rubric", actor="lead")
+    return path
 
 
 def outputs(tmp: Path) -> dict[str, str]:
