@@ -45,7 +45,12 @@ CRITERION = "entailment"
 """The one criterion of a statements item; its units are the item's statements."""
 CATEGORIES = ("must_have", "nice_to_have")
 _STATEMENT = frozenset({"question", "answer", "statement"})
-_YES_NO = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}
+NLI_REPLY = label_reply("label", SPELLINGS, "entailed, neutral or contradicted")
+"""How a 3-way (``nli``) reply is read."""
+YES_NO_REPLY = label_reply(
+    "answer", {"yes": "yes", "no": "no", "true": "yes", "false": "no"}, "yes or no"
+)
+"""How a K-QA yes/no reply (``kqa_entails``, ``kqa_contradicts``) is read."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +75,10 @@ class Statements(Kind):
             for task in prompts:
                 if task == "nli":
                     schema = label_schema("nli", "label", LABELS)
-                    reply = label_reply("label", SPELLINGS, "entailed, neutral or contradicted")
+                    reply = NLI_REPLY
                 else:
                     schema = label_schema(task, "answer", ["yes", "no"])
-                    reply = label_reply("answer", _YES_NO, "yes or no")
+                    reply = YES_NO_REPLY
                 asks.append(Ask(f"{task}/{st.id}", task, values, schema, reply))
         return asks
 

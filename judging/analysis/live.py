@@ -21,9 +21,9 @@ import threading
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from medjudge import kinds
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.study_data import (
-    KIND_ORDER,
     MAJORITY,
     categories_for,
     strict_majority,
@@ -192,7 +192,8 @@ class LiveAgreement:
 
         def key(c: str) -> tuple[int, str]:
             kind = self._kind(c)
-            return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), c)
+            order = kinds.NAMES
+            return (order.index(kind) if kind in order else len(order), c)
 
         return known + sorted(set(self._rows) - set(known), key=key)
 

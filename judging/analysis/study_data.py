@@ -35,8 +35,6 @@ MAJORITY = "majority of reviewers"
 REFERENCE = "adjudicated reference"
 """Pseudo-rater name for the latest adjudication per unit."""
 
-KIND_ORDER = kinds.NAMES
-"""The order the app lists kinds in: the registry's."""
 _V = TypeVar("_V")
 
 

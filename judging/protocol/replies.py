@@ -11,9 +11,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from medjudge.kinds.judged import label_reply
 from medjudge.kinds.pairwise import SPELLINGS as PAIRWISE_SPELLINGS
-from medjudge.kinds.statements import SPELLINGS as STATEMENT_SPELLINGS
+from medjudge.kinds.statements import NLI_REPLY, YES_NO_REPLY
 from medjudge.store.json_types import JsonObject
 
 
@@ -108,20 +107,14 @@ def parse_label(
     }
 
 
-_NLI = label_reply("label", STATEMENT_SPELLINGS, "entailed, neutral or contradicted")
-_YES_NO = label_reply(
-    "answer", {"yes": "yes", "no": "no", "true": "yes", "false": "no"}, "yes or no"
-)
-
-
 def parse_nli(text: str) -> dict[str, str]:
     """{"label": entailed|neutral|contradicted, "reason": str}."""
-    return _read_label(text, _NLI)
+    return _read_label(text, NLI_REPLY)
 
 
 def parse_yes_no(text: str) -> dict[str, str]:
     """{"answer": yes|no, "reason": str} for the K-QA questions."""
-    return _read_label(text, _YES_NO)
+    return _read_label(text, YES_NO_REPLY)
 
 
 def _read_label(text: str, reply: Mapping[str, Any]) -> dict[str, str]:
@@ -202,9 +195,9 @@ FORMS: dict[str, Callable[[str, Mapping[str, Any]], Any]] = {
 
 _BEFORE_FORMS: dict[str, Mapping[str, Any]] = {
     "pairwise": {"form": "verdicts"},
-    "nli": _NLI,
-    "kqa_entails": _YES_NO,
-    "kqa_contradicts": _YES_NO,
+    "nli": NLI_REPLY,
+    "kqa_entails": YES_NO_REPLY,
+    "kqa_contradicts": YES_NO_REPLY,
     "match": {"form": "score"},
     "rating": {"form": "ratings"},
 }

@@ -14,12 +14,9 @@ from typing import Any
 
 from medjudge import kinds
 from medjudge.judging.protocol.plan import CallSpec
-from medjudge.kinds.judged import Sample, Samples
-from medjudge.kinds.judged import Verdict as VerdictOut
+from medjudge.kinds.judged import Sample, Samples, Verdict
 from medjudge.store.items import Item
 from medjudge.store.settings import StudySettings
-
-__all__ = ["Outcome", "VerdictOut", "resolve_item"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +48,7 @@ def _samples(calls: list[CallSpec], outcomes: dict[str, Outcome]) -> Samples:
 
 def resolve_item(
     item: Item, calls: list[CallSpec], outcomes: dict[str, Outcome], settings: StudySettings
-) -> list[VerdictOut]:
+) -> list[Verdict]:
     """Verdicts of one judge for one item.
 
     Args:
