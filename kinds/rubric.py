@@ -83,6 +83,16 @@ def entries(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     return raw if isinstance(raw, list) else []
 
 
+def entry(item: ItemLike, statement_id: int | None) -> dict[str, Any]:
+    """The ``{"points", "tags"}`` of the item's rubric criterion with this statement id
+    (empty when the item has no such criterion)."""
+    facts = entries(item.data)
+    for i, st in enumerate(item.statements):
+        if st.id == statement_id:
+            return facts[i] if i < len(facts) else {}
+    return {}
+
+
 def conservative(points: float) -> str:
     """The mark that credits the answer least: not met for a positive criterion, met for a
     negative (harmful behaviour) one."""
@@ -151,12 +161,7 @@ class Rubric(Kind):
         self, item: ItemLike, unit: UnitLike, criterion: CriterionLike, values: Sequence[str]
     ) -> str:
         """Judges who split give the mark that credits the answer least."""
-        statement = getattr(unit, "statement_id", None)
-        index = next((i for i, s in enumerate(item.statements) if s.id == statement), None)
-        points = entries(item.data)
-        if index is None or index >= len(points):
-            return conservative(1.0)
-        return conservative(float(points[index].get("points", 1)))
+        return conservative(float(entry(item, unit.statement_id).get("points", 1)))
 
     def parse(self, rec: Record, settings: StudySettings, batch: str | None) -> ItemIn:
         """One HealthBench-style record: a question or conversation, an answer, a rubric."""

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from medjudge import kinds
+from medjudge.kinds import rubric
 from medjudge.store.frames import convert, is_swapped
 from medjudge.store.items import Item, Statement
 from medjudge.store.json_types import JsonObject
@@ -169,9 +170,7 @@ def rubric_row(
     label = Text(end="")
     label.append("▶ " if current else "  ")
     label.append(f"{number:>2} ")
-    facts = item.data.get("rubric", [])
-    index = next((i for i, s in enumerate(item.statements) if s.id == stmt.id), len(facts))
-    entry = facts[index] if index < len(facts) else {}
+    entry = rubric.entry(item, stmt.id)
     points = entry.get("points")
     if conceal or not isinstance(points, (int, float)):
         label.append("  ?", "dim")
