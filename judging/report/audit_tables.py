@@ -51,17 +51,22 @@ def _basis(f: CorrectedFigure) -> Cell:
     return Ratio(f.n_labelled, f.n_labelled + f.n_judge_only)
 
 
-def shares(section: AuditSection) -> Table:
-    """Each source's win, tie and loss share: judge only, physicians only, corrected."""
-    columns = (
-        *_cols("Criterion", "Model", "Outcome"),
+def _three_ways(section: AuditSection, basis: str, *, lam: bool = True) -> tuple[Column, ...]:
+    """The columns every three-ways table ends with: judge only, physicians only, corrected,
+    the physicians' share of ``basis`` (units, answers), λ (when shown) and labels needed."""
+    return (
         Column("Judge only", True),
         Column("Physicians only", True),
         Column("Corrected (PPI++)", True, "Corrected"),
-        Column("Physician labels / units", True, "Labels / units"),
-        Column("λ", True),
+        Column(f"Physician labels / {basis}", True, f"Labels / {basis}"),
+        *((Column("λ", True),) if lam else ()),
         Column(f"Labels needed for {target_text(section)}", True, "Labels needed"),
     )
+
+
+def shares(section: AuditSection) -> Table:
+    """Each source's win, tie and loss share: judge only, physicians only, corrected."""
+    columns = (*_cols("Criterion", "Model", "Outcome"), *_three_ways(section, "units"))
     rows = []
     for c in section.criteria:
         for s in c.sources:
@@ -86,11 +91,7 @@ def differences(section: AuditSection) -> Table:
     """Each pair of sources' win-share difference on the units where both answered."""
     columns = (
         *_cols("Criterion", "Models (A − B)", "Units", numeric=(2,)),
-        Column("Judge only", True),
-        Column("Physicians only", True),
-        Column("Corrected (PPI++)", True, "Corrected"),
-        Column("Physician labels / units", True, "Labels / units"),
-        Column(f"Labels needed for {target_text(section)}", True, "Labels needed"),
+        *_three_ways(section, "units", lam=False),
     )
     rows = (
         (
@@ -113,12 +114,7 @@ def means(section: AuditSection) -> Table:
     """Each source's mean K-QA figures per answer: judge only, physicians only, corrected."""
     columns = (
         *_cols("Criterion", "Model", "Figure per answer", "Answers", numeric=(3,)),
-        Column("Judge only", True),
-        Column("Physicians only", True),
-        Column("Corrected (PPI++)", True, "Corrected"),
-        Column("Physician labels / answers", True, "Labels / answers"),
-        Column("λ", True),
-        Column(f"Labels needed for {target_text(section)}", True, "Labels needed"),
+        *_three_ways(section, "answers"),
     )
     rows = []
     for c in section.criteria:
