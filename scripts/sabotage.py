@@ -100,7 +100,7 @@ SABOTAGES = [
     ),
     Sabotage(
         "pooled pairwise agreement from per-unit shares instead of label pairs (#16)",
-        "judging/stats/agreement_multi.py",
+        "judging/stats/agreement/multi.py",
         '            s[:, b["agree_pairs"]][:, 0] / np.where(all_pairs > 0, all_pairs, 1.0),\n',
         '            s[:, b["p_unit"]][:, 0] / np.where(all_pairs > 0, all_pairs, 1.0),\n',
         ("tests/test_agreement_multi.py",),
@@ -121,7 +121,7 @@ SABOTAGES = [
     ),
     Sabotage(
         "a match item shows its documents' kinds before the reviewer's labels are saved (#15)",
-        "tui/review_screen.py",
+        "tui/review/screen.py",
         "        kinds = not self.session.settings.blind or self.session.revealed()\n",
         "        kinds = True\n",
         ("tests/test_match.py",),

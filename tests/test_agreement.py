@@ -12,7 +12,12 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from medjudge.judging.stats.agreement import Estimate, TwoRaterStats, two_rater_stats, without_ties
+from medjudge.judging.stats.agreement.core import (
+    Estimate,
+    TwoRaterStats,
+    two_rater_stats,
+    without_ties,
+)
 from medjudge.judging.stats.bootstrap import UnitPatterns, bca_intervals, mean_bca
 
 TOL = 1e-9
@@ -372,7 +377,7 @@ def test_bennett_s_by_hand_and_its_wilson_mapped_interval() -> None:
 
 def test_icc_2_1_matches_shrout_and_fleiss() -> None:
     # Shrout & Fleiss (1979), Table 2: six targets, four judges; ICC(2,1) = 0.29.
-    from medjudge.judging.stats.agreement_icc import icc_2_1
+    from medjudge.judging.stats.agreement.icc import icc_2_1
 
     y = np.array(
         [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
@@ -384,7 +389,7 @@ def test_icc_2_1_matches_shrout_and_fleiss() -> None:
 
 def test_icc_interval_covers_the_true_value_about_95_percent_of_the_time() -> None:
     # Simulate the two-way random model with a known ICC(2,1) and count coverage.
-    from medjudge.judging.stats.agreement_icc import icc_2_1
+    from medjudge.judging.stats.agreement.icc import icc_2_1
 
     rng = np.random.default_rng(0)
     var_t, var_r, var_e = 1.0, 0.2, 0.5
@@ -405,7 +410,7 @@ def test_icc_interval_covers_the_true_value_about_95_percent_of_the_time() -> No
 def test_interval_scale_adds_icc_from_both_columns() -> None:
     a, b = random_pair(3, 100, 5)
     s = two_rater_stats(a, b, scale="interval")
-    from medjudge.judging.stats.agreement_icc import icc_2_1
+    from medjudge.judging.stats.agreement.icc import icc_2_1
 
     assert s.icc.value == pytest.approx(icc_2_1(np.column_stack([a, b])).value, abs=TOL)
     assert two_rater_stats(a, b, scale="ordinal").icc is None

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from medjudge.judging.stats.agreement import (
+from medjudge.judging.stats.agreement.core import (
     LabelMatrix,
     MultiRaterStats,
     multi_rater_stats,
@@ -331,7 +331,7 @@ def test_pooled_pairwise_weights_pairs_by_shared_units() -> None:
 
 
 def test_interval_scale_icc_over_complete_units() -> None:
-    from medjudge.judging.stats.agreement_icc import icc_2_1
+    from medjudge.judging.stats.agreement.icc import icc_2_1
 
     data = random_table(2, 60, 4, 5, 0.1)
     s = multi_rater_stats(as_rows(data), scale="interval")
@@ -433,7 +433,7 @@ def test_label_matrix_feeds_live_recomputation() -> None:
 def test_column_input_gives_the_row_input_figures() -> None:
     """Labels given rater by rater (as ``medjudge agreement`` reads a file) give exactly the
     figures of the same labels given unit by unit."""
-    from medjudge.judging.stats.agreement import multi_rater_column_stats
+    from medjudge.judging.stats.agreement.core import multi_rater_column_stats
 
     rnd = random.Random(5)
     rows = [[rnd.choice(["A", "B", "C", None]) for _ in range(4)] for _ in range(150)]

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from medjudge.judging.stats.agreement_sets import (
+from medjudge.judging.stats.agreement.sets import (
     masi,
     masi_alpha,
     option_columns,

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from medjudge.judging.analysis.study_data import strict_majority
-from medjudge.judging.stats.agreement import multi_rater_stats, two_rater_stats
+from medjudge.judging.stats.agreement.core import multi_rater_stats, two_rater_stats
 from medjudge.judging.stats.code_matrix import (
     CodeMatrix,
     multi_point,

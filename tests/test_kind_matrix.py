@@ -332,8 +332,8 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
 async def test_adjudication_app_records_a_final_label_with_the_kinds_keys(
     studies: dict[str, Path], name: str
 ) -> None:
-    from medjudge.tui.adjudication_detail import AdjudicationDetailScreen
-    from medjudge.tui.adjudication_screen import AdjudicationScreen
+    from medjudge.tui.adjudication.detail import AdjudicationDetailScreen
+    from medjudge.tui.adjudication.screen import AdjudicationScreen
 
     db = studies[name]
     kind = kinds.get(name)

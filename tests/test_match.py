@@ -208,7 +208,7 @@ def _review_study(tmp_path: Path) -> Path:
 def test_review_hides_document_kinds_until_the_labels_are_saved(tmp_path: Path) -> None:
     from medjudge.store.reviewer_aids import document_marks
     from medjudge.tui.app import make_app
-    from medjudge.tui.review_screen import ReviewScreen
+    from medjudge.tui.review.screen import ReviewScreen
 
     from .test_tui_support import run_async, screen_text, static_text
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 from medjudge.judging.report.build import ReportOptions, build_report, render
-from medjudge.judging.report.render_csv import COLUMNS
+from medjudge.judging.report.render.csv import COLUMNS
 from medjudge.kinds import votes as protocol
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items

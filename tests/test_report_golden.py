@@ -39,8 +39,8 @@ def test_streamed_json_equals_the_whole_dump(
 ) -> None:
     """`report -f json` writes the JSON piece by piece; every way of cutting it gives the text
     json.dumps writes for the whole model."""
-    from medjudge.judging.report import render_json
     from medjudge.judging.report.build import build_report
+    from medjudge.judging.report.render import json as render_json
     from medjudge.store.study import Study
 
     from .test_report import NOW, build_rich_study
@@ -62,8 +62,8 @@ def test_streamed_csv_equals_the_whole_table(
 ) -> None:
     """`report -f csv` writes the table in pieces of CHUNK_ROWS rows; joined they are the text
     `render` gives, however it is cut."""
-    from medjudge.judging.report import render_csv
     from medjudge.judging.report.build import build_report, render
+    from medjudge.judging.report.render import csv as render_csv
     from medjudge.store.study import Study
 
     from .test_report import NOW, build_rich_study

@@ -23,8 +23,8 @@ from medjudge.judging.report.cells import (
     Text,
     plain,
 )
-from medjudge.judging.report.format_md import STYLE as MD
 from medjudge.judging.report.model import Report
+from medjudge.judging.report.render.md import STYLE as MD
 from medjudge.judging.report.templating import macro
 from medjudge.store.study import Study
 

@@ -14,7 +14,7 @@ from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 from medjudge.tui.guidelines_screen import GuidelinesScreen
 from medjudge.tui.read_screen import ReadScreen
-from medjudge.tui.review_screen import ReviewScreen
+from medjudge.tui.review.screen import ReviewScreen
 
 from .test_tui_support import build_study, run_async, screen_text
 

@@ -264,7 +264,7 @@ def test_permissions_are_kept_and_new_files_are_not_private(study: Path, tmp_pat
 def test_a_failure_halfway_leaves_the_old_file_and_nothing_else(
     study: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import medjudge.judging.report.render_csv as render_csv
+    import medjudge.judging.report.render.csv as render_csv
 
     def failing(data: object) -> Iterator[str]:
         yield "item,kind\n"

@@ -20,7 +20,7 @@ from medjudge.judging.analysis.label_columns import CriterionLabels
 from medjudge.judging.analysis.study_data import load_study_data, strict_majority
 from medjudge.judging.analysis.trail_facts import TrailFacts, trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitInfo, UnitTable
-from medjudge.judging.stats.agreement import LabelMatrix
+from medjudge.judging.stats.agreement.core import LabelMatrix
 from medjudge.kinds.statements import CRITERION as STATEMENT_CRITERION
 from medjudge.store.judge_versions import verdict_call_totals
 from medjudge.store.judgments import NewVerdict, write_verdicts

@@ -20,9 +20,9 @@ from medjudge.store.judgments import NewVerdict, record_call, write_verdicts
 from medjudge.store.labels import mark_revealed, set_label, set_note
 from medjudge.store.roles import PermissionDenied, grant
 from medjudge.store.study import Study, utcnow
-from medjudge.tui.adjudication_detail import AdjudicationDetailScreen
-from medjudge.tui.adjudication_screen import AdjudicationScreen
-from medjudge.tui.adjudication_widgets import RationaleDialog
+from medjudge.tui.adjudication.detail import AdjudicationDetailScreen
+from medjudge.tui.adjudication.screen import AdjudicationScreen
+from medjudge.tui.adjudication.widgets import RationaleDialog
 from medjudge.tui.app import make_app
 
 from .test_tui_support import HOSTILE, build_study, item_swap, run_async, screen_text

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from medjudge.tui import render
 from medjudge.tui.app import make_app
-from medjudge.tui.review_screen import ReviewScreen
+from medjudge.tui.review.screen import ReviewScreen
 
 from .test_tui_support import add_verdicts, build_study, run_async, screen_text
 

@@ -14,7 +14,7 @@ from medjudge.tui.agreement_screen import AgreementScreen
 from medjudge.tui.app import make_app
 from medjudge.tui.dialogs import ConfirmDialog, PromptDialog
 from medjudge.tui.overview_screen import OverviewScreen
-from medjudge.tui.review_screen import ReviewScreen
+from medjudge.tui.review.screen import ReviewScreen
 
 from .fakellm import FakeLLMServer, Reply
 from .judges import pairwise_responder, prefer_first, rating_responder, routing

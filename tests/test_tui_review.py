@@ -11,7 +11,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.app import ReviewSetupError, make_app
 from medjudge.tui.dialogs import HelpScreen, PromptDialog
-from medjudge.tui.review_screen import ReviewScreen
+from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import Pane
 
 from .test_tui_support import (

@@ -17,7 +17,7 @@ from medjudge.judging.analysis.views import (
     reference_comparisons,
     unresolved_disagreements,
 )
-from medjudge.judging.stats.agreement import two_rater_stats, without_ties
+from medjudge.judging.stats.agreement.core import two_rater_stats, without_ties
 from medjudge.kinds import votes as protocol
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items

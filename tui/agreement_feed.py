@@ -19,7 +19,7 @@ from medjudge.store.labels import Progress, progress
 from medjudge.store.study import Study
 
 if TYPE_CHECKING:  # numpy and the statistics load on first use
-    from medjudge.judging.stats.agreement_two import TwoRaterStats
+    from medjudge.judging.stats.agreement.two import TwoRaterStats
 
 
 @dataclass(frozen=True)

@@ -28,18 +28,18 @@ from medjudge.store.db import StudyError, classify
 from medjudge.store.people import BadName, given_name
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
+from medjudge.tui.review.screen import ReviewScreen
 
 from .agreement_feed import AgreementFeed
 from .dialogs import HelpScreen
 from .judge_controls import JudgeControls
 from .judge_run import JudgeRunState
 from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
-from .review_screen import ReviewScreen
 from .session import ReviewSession
 from .too_small import TooSmallScreen, too_small
 
 if TYPE_CHECKING:  # the adjudication queue loads when it is opened
-    from .adjudication_screen import QueueFilters
+    from medjudge.tui.adjudication.screen import QueueFilters
 
 
 class ReviewSetupError(Exception):
@@ -95,7 +95,7 @@ class ReviewApp(JudgeControls, App[None]):
     def get_default_screen(self) -> Screen[None]:
         """The review screen is the base of the stack (the queue, for ``start="adjudicate"``)."""
         if self.start == "adjudicate":
-            from .adjudication_screen import AdjudicationScreen
+            from medjudge.tui.adjudication.screen import AdjudicationScreen
 
             return AdjudicationScreen(base=True, filters=self.queue_filters)
         return ReviewScreen(self.session)
@@ -249,7 +249,7 @@ class ReviewApp(JudgeControls, App[None]):
     def action_adjudication_queue(self) -> None:
         """Open the adjudication queue (the role is checked again as it opens)."""
         if self._adjudicator_or_refuse():
-            from .adjudication_screen import AdjudicationScreen  # the queue: on demand
+            from medjudge.tui.adjudication.screen import AdjudicationScreen  # the queue: on demand
 
             self.push_screen(AdjudicationScreen())
 

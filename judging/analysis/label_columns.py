@@ -1,6 +1,6 @@
 """One criterion's current labels as columns of small integer codes, one column per rater.
 
-:class:`~medjudge.judging.stats.agreement.LabelMatrix` (a dict per unit) suits the live app,
+:class:`~medjudge.judging.stats.agreement.core.LabelMatrix` (a dict per unit) suits the live app,
 which changes one label at a time; a report reads every label of a study once and then asks
 for whole columns. Here each rater has one ``int32`` array over the criterion's units (code 0:
 no label, code k: the k-th distinct value), so 100,000 units cost 400 KB a rater instead of a

@@ -30,7 +30,7 @@ from medjudge.judging.analysis.study_data import (
     to_value,
 )
 from medjudge.judging.analysis.views import two_stats
-from medjudge.judging.stats.agreement import (
+from medjudge.judging.stats.agreement.core import (
     Estimate,
     LabelMatrix,
     TwoRaterStats,

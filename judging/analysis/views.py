@@ -42,7 +42,7 @@ from medjudge.judging.analysis.study_data import (
     categories_for,
 )
 from medjudge.judging.analysis.unit_table import UnitInfo
-from medjudge.judging.stats.agreement import (
+from medjudge.judging.stats.agreement.core import (
     MultiRaterStats,
     TwoRaterStats,
     multi_rater_stats,

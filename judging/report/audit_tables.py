@@ -2,7 +2,7 @@
 each source's win / tie / loss three ways, the paired differences, K-QA comprehensiveness and
 hallucinations per answer three ways, and one line per criterion
 saying what the figures rest on (or why they are withheld). The Markdown and HTML templates
-place them; the CSV writes the same figures as rows (:mod:`.render_csv`)."""
+place them; the CSV writes the same figures as rows (:mod:`.render.csv`)."""
 
 from __future__ import annotations
 

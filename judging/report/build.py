@@ -4,7 +4,7 @@
 NaN or infinity anywhere (an undefined figure is ``null`` with a ``reason``), every figure
 with its ``n``, no field the model does not declare. :func:`render` writes it as ``md`` or
 ``html`` (the Jinja2 templates in ``templates/``), ``json`` (the model's dump, keys in the
-model's order) or ``csv`` (:mod:`.render_csv`). Text from the study (item ids, rater,
+model's order) or ``csv`` (:mod:`.render.csv`). Text from the study (item ids, rater,
 criterion and model names) is kept raw in the model and escaped by each format.
 
 Sections: ``study``, ``protocol`` (judges, templates with hashes, orders, voting rules,
@@ -315,7 +315,7 @@ def render(report: Report, fmt: str) -> str:
         ValueError: unknown format.
     """
     if fmt == "json":
-        from medjudge.judging.report.render_json import json_chunks
+        from medjudge.judging.report.render.json import json_chunks
 
         return "".join(json_chunks(report))
     if fmt == "md":
@@ -327,7 +327,7 @@ def render(report: Report, fmt: str) -> str:
 
         return render_template("report.html.j2", report)
     if fmt == "csv":
-        from medjudge.judging.report.render_csv import render_csv
+        from medjudge.judging.report.render.csv import render_csv
 
         return render_csv(report)
     raise ValueError(f"unknown report format {fmt!r}: use one of {', '.join(FORMATS)}")

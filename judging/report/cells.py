@@ -4,7 +4,7 @@ A :class:`Table` has a title, :class:`Column` s (header wording, whether the col
 figures) and rows of cells. A cell says what it holds — text from the study (:class:`Text`),
 a count (:class:`Count`), an estimate (:class:`Est`), a share of verdicts (:class:`Share`),
 money (:class:`Money`) … — and nothing about how it looks. Markdown writes cells through a
-:class:`Style` (:data:`.format_md.STYLE`), HTML through the ``cell`` macro of
+:class:`Style` (:data:`.render.md.STYLE`), HTML through the ``cell`` macro of
 ``templates/_tables.html.j2``; :func:`plain` writes the cells that look the same everywhere.
 The tables themselves are in :mod:`.tables`, :mod:`.section_tables` and :mod:`.judge_tables`.
 """

@@ -33,8 +33,8 @@ def items_line(study: StudyInfo) -> str:
 @cache
 def environment() -> jinja2.Environment:
     """The report's template environment (HTML autoescaped; undefined names are errors)."""
-    from . import format_html
-    from .format_md import md, md_cell
+    from medjudge.judging.report.render import html as format_html
+    from medjudge.judging.report.render.md import md, md_cell
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),

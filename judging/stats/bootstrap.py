@@ -9,7 +9,7 @@ as cheap (leave one unit of each pattern out). Intervals are exactly those of
 
 Figures are computed on resamples through :class:`Resampled`: :class:`SumStatistic` for a
 function of sums over units, :mod:`.bootstrap_categories` for one figure per category, and
-the multi-rater figures of :mod:`.agreement_alpha`; :func:`bca_many` draws the resamples once
+the multi-rater figures of :mod:`.agreement.alpha`; :func:`bca_many` draws the resamples once
 for all of them.
 """
 

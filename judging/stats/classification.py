@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from medjudge.judging.stats.agreement_labels import json_label
+from medjudge.judging.stats.agreement.labels import json_label
 from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many
 from medjudge.judging.stats.bootstrap_categories import CategoryFigures, CategorySums
 from medjudge.judging.stats.estimates import N_BOOT, Estimate, proportion
@@ -188,7 +188,7 @@ def classification_of_cells(
 
     Args:
         cells: ``(row, column, count)`` of the non-empty cells, row-major (as
-            :attr:`~.agreement_two.Confusion.cells`); rows = reference label.
+            :attr:`~.agreement.two.Confusion.cells`); rows = reference label.
         categories: The labels of rows and columns, in order.
         intervals: Compute intervals.
         n_boot: Bootstrap resamples for F1 (the units are resampled by cell).

@@ -4,7 +4,7 @@ The review app's live agreement table must follow every label within a few milli
 studies of 100,000 units. :class:`CodeMatrix` keeps one criterion's labels as category codes
 (``-1`` = missing) so setting a label is one array write and a recomputation is a handful of
 vectorised passes (:func:`pair_point`, :func:`multi_point`, :func:`strict_majority_codes`) —
-the same definitions as :mod:`.agreement_two` and :mod:`.agreement_multi`, without intervals.
+the same definitions as :mod:`.agreement.two` and :mod:`.agreement.multi`, without intervals.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from medjudge.judging.stats.agreement_labels import is_missing
-from medjudge.judging.stats.agreement_patterns import fleiss_from_sums, label_patterns
-from medjudge.judging.stats.agreement_tables import PairTable, cohen_table, percent_table
-from medjudge.judging.stats.agreement_two import NO_UNITS, ONE_CATEGORY_COHEN, TOO_FEW
+from medjudge.judging.stats.agreement.labels import is_missing
+from medjudge.judging.stats.agreement.patterns import fleiss_from_sums, label_patterns
+from medjudge.judging.stats.agreement.tables import PairTable, cohen_table, percent_table
+from medjudge.judging.stats.agreement.two import NO_UNITS, ONE_CATEGORY_COHEN, TOO_FEW
 from medjudge.judging.stats.estimates import Estimate
 
 

@@ -1,6 +1,6 @@
 """The conventions behind every agreement figure, worded once for the CLI, report and README.
 
-Nothing here computes; it states what :mod:`.agreement_two`, :mod:`.agreement_multi`,
+Nothing here computes; it states what :mod:`.agreement.two`, :mod:`.agreement.multi`,
 :mod:`.classification` and :mod:`.estimates` do, so every output can carry it.
 """
 

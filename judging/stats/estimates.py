@@ -1,6 +1,6 @@
 """Point estimates with confidence intervals, and the interval machinery behind them.
 
-An :class:`Estimate` is what every agreement figure in :mod:`medjudge.judging.stats.agreement`
+An :class:`Estimate` is what every agreement figure in :mod:`medjudge.judging.stats.agreement.core`
 returns. It never holds NaN or infinity: an undefined figure has ``value=None`` and a
 human-readable ``reason``.
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from medjudge.judging.stats.agreement import (
+from medjudge.judging.stats.agreement.core import (
     MultiRaterStats,
     TwoRaterStats,
     multi_rater_column_stats,

@@ -19,16 +19,15 @@ from textual.widgets import Collapsible, Footer, Static
 from medjudge import kinds
 from medjudge.store.db import StudyError
 from medjudge.store.labels import Saved
-
-from . import render
-from .messages import StudyChanged
-from .review_aids import ReviewerAids
-from .review_labels import LabelActions
-from .review_moves import REVIEW_BINDINGS, QueueMoves
-from .rows import ItemView
-from .session import ReviewSession
-from .value_keys import applies
-from .widgets import Pane, ProgressLine, StatusLine, UnitRows
+from medjudge.tui import render
+from medjudge.tui.messages import StudyChanged
+from medjudge.tui.review.aids import ReviewerAids
+from medjudge.tui.review.labels import LabelActions
+from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
+from medjudge.tui.rows import ItemView
+from medjudge.tui.session import ReviewSession
+from medjudge.tui.value_keys import applies
+from medjudge.tui.widgets import Pane, ProgressLine, StatusLine, UnitRows
 
 
 class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):

@@ -1,5 +1,5 @@
 """Multi-rater label patterns and the sums over units behind the figures of
-:mod:`.agreement_multi`.
+:mod:`.multi`.
 
 :func:`label_patterns` reduces the units (one row of category codes per unit, ``-1`` =
 missing) to their distinct patterns. Each pattern carries a few scalar sums, the named blocks

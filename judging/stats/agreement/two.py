@@ -2,7 +2,7 @@
 weighted κ (linear and quadratic), correlations and ICC(2,1).
 
 Every coefficient is a function of the two raters' confusion table over the declared
-categories (:mod:`.agreement_tables`); the correlations' point estimates come from
+categories (:mod:`.tables`); the correlations' point estimates come from
 :mod:`scipy.stats`.
 
 One interval method per figure (see :mod:`.estimates`), whatever the caller:
@@ -33,15 +33,15 @@ from itertools import chain, compress
 import numpy as np
 from scipy import stats
 
-from medjudge.judging.stats.agreement_icc import icc_2_1
-from medjudge.judging.stats.agreement_labels import (
+from medjudge.judging.stats.agreement.icc import icc_2_1
+from medjudge.judging.stats.agreement.labels import (
     SCALES,
     category_scores,
     is_missing,
     json_label,
     resolve_categories,
 )
-from medjudge.judging.stats.agreement_tables import (
+from medjudge.judging.stats.agreement.tables import (
     PairTable,
     ac1_se,
     ac1_table,

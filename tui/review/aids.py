@@ -1,7 +1,7 @@
 """Reviewer aids on the review screen: go to an item, notes, come-back flags, the study's
 guidelines, and marks on documents a match answer wrongly relied on.
 
-A mixin of :class:`~medjudge.tui.review_screen.ReviewScreen`, kept apart so each module stays
+A mixin of :class:`~medjudge.tui.review.screen.ReviewScreen`, kept apart so each module stays
 short. Every write goes through :class:`ReviewSession` and has committed when it returns.
 """
 
@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from medjudge.store.db import StudyError
-
-from .dialogs import PromptDialog
+from medjudge.tui.dialogs import PromptDialog
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from .session import ReviewSession
+    from medjudge.tui.session import ReviewSession
 
 
 class ReviewerAids:
@@ -59,7 +58,9 @@ class ReviewerAids:
         if not text:
             self.notify("This study has no reviewer guidelines (a lead sets them).")
             return
-        from .guidelines_screen import GuidelinesScreen  # the Markdown widget: on demand
+        from medjudge.tui.guidelines_screen import (
+            GuidelinesScreen,  # the Markdown widget: on demand
+        )
 
         self.app.push_screen(GuidelinesScreen(text))
 
@@ -67,7 +68,7 @@ class ReviewerAids:
         """Open the guidelines by themselves when this reviewer has not seen this version."""
         text = self.session.settings.guidelines
         if text and self.session.guidelines_due():
-            from .guidelines_screen import GuidelinesScreen
+            from medjudge.tui.guidelines_screen import GuidelinesScreen
 
             self.app.push_screen(GuidelinesScreen(text, first=True))
             self.session.guidelines_shown()

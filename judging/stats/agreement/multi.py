@@ -19,7 +19,7 @@ Randolph's κ and Fleiss' κ per category by BCa bootstrap over units; proportio
 share, agreement with the majority) by Wilson; ICC(2,1) by its F interval.
 
 Units are reduced to their distinct label patterns first
-(:func:`~.agreement_patterns.label_patterns`), so the work after reading the labels does not
+(:func:`~.patterns.label_patterns`), so the work after reading the labels does not
 grow with the number of units, and nothing is categories × categories.
 """
 
@@ -32,15 +32,15 @@ from itertools import chain, combinations
 
 import numpy as np
 
-from medjudge.judging.stats.agreement_alpha import PairFigures
-from medjudge.judging.stats.agreement_icc import icc_2_1
-from medjudge.judging.stats.agreement_labels import (
+from medjudge.judging.stats.agreement.alpha import PairFigures
+from medjudge.judging.stats.agreement.icc import icc_2_1
+from medjudge.judging.stats.agreement.labels import (
     category_scores,
     is_missing,
     json_label,
     resolve_categories,
 )
-from medjudge.judging.stats.agreement_patterns import (
+from medjudge.judging.stats.agreement.patterns import (
     LabelPatterns,
     fleiss_category_figure,
     fleiss_category_sums,
@@ -49,7 +49,7 @@ from medjudge.judging.stats.agreement_patterns import (
     fleiss_se,
     label_patterns,
 )
-from medjudge.judging.stats.agreement_two import TwoRaterStats, check_options, two_rater_stats
+from medjudge.judging.stats.agreement.two import TwoRaterStats, check_options, two_rater_stats
 from medjudge.judging.stats.bootstrap import Resampled, as_estimates, bca_many
 from medjudge.judging.stats.bootstrap_categories import CategoryFigures
 from medjudge.judging.stats.estimates import N_BOOT, Estimate, normal_interval, proportion

@@ -11,14 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from medjudge.judging.analysis.records import Figure, PairComparison
+from medjudge.judging.report import cells as rc
+from medjudge.judging.report import tables as tb
+from medjudge.judging.report import text as rt
+from medjudge.judging.report.chart_shapes import Chart
+from medjudge.judging.report.charts import COLORS, ForestRow, bars, forest, heatmap, lines, stacked
+from medjudge.judging.report.model import CriterionSection, Report
 from medjudge.store.literal import plural, printable
-
-from . import cells as rc
-from . import tables as tb
-from . import text as rt
-from .chart_shapes import Chart
-from .charts import COLORS, ForestRow, bars, forest, heatmap, lines, stacked
-from .model import CriterionSection, Report
 
 MAX_HEATMAPS = 8
 """Confusion heatmaps shown per criterion; the rest are in the JSON and CSV reports."""

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel, TypeAdapter
 
-from .model import Report
+from medjudge.judging.report.model import Report
 
 STREAM_LIST = 64
 """Lists longer than this are written one record at a time."""

@@ -32,16 +32,15 @@ from medjudge.store.adjudications import adjudicate
 from medjudge.store.db import StudyError
 from medjudge.store.items import Item, get_item
 from medjudge.store.settings import Criterion
-
-from . import render
-from .adjudication_render import KIND_NAMES, item_text, shown, votes_text
-from .adjudication_widgets import ItemPane, RationaleDialog
-from .messages import StudyChanged
-from .value_keys import applies, value_bindings
-from .widgets import Pane, StatusLine
+from medjudge.tui import render
+from medjudge.tui.adjudication.render import KIND_NAMES, item_text, shown, votes_text
+from medjudge.tui.adjudication.widgets import ItemPane, RationaleDialog
+from medjudge.tui.messages import StudyChanged
+from medjudge.tui.value_keys import applies, value_bindings
+from medjudge.tui.widgets import Pane, StatusLine
 
 if TYPE_CHECKING:
-    from .app import ReviewApp
+    from medjudge.tui.app import ReviewApp
 
 ITEM_TITLE = "Item (answers in file order)"
 """The item pane's title: the answers are the import file's, not a reviewer's display order."""

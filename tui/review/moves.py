@@ -1,7 +1,7 @@
 """The review screen's keys, and its moves between items (queue order, next unfinished, the
 whole item to read).
 
-A mixin of :class:`~medjudge.tui.review_screen.ReviewScreen`, kept apart so each module stays
+A mixin of :class:`~medjudge.tui.review.screen.ReviewScreen`, kept apart so each module stays
 short.
 """
 
@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingType
 
-from .read_screen import ReadScreen
-from .value_keys import value_bindings
+from medjudge.tui.read_screen import ReadScreen
+from medjudge.tui.value_keys import value_bindings
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from .session import ReviewSession
+    from medjudge.tui.session import ReviewSession
 
 TICK = Binding.Group("Tick", compact=True)
 

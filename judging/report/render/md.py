@@ -14,10 +14,9 @@ from __future__ import annotations
 import re
 
 from medjudge.judging.analysis.records import Figure, Share
+from medjudge.judging.report import cells as rc
+from medjudge.judging.report import text as rt
 from medjudge.store.literal import printable
-
-from . import cells as rc
-from . import text as rt
 
 _ACTIVE = re.compile(r"([\\`|*\[\]<>#&~!])")
 _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")

@@ -1,6 +1,6 @@
 """Labelling on the review screen: votes, option ticks, the reveal, undo.
 
-A mixin of :class:`~medjudge.tui.review_screen.ReviewScreen`, kept apart so each module stays
+A mixin of :class:`~medjudge.tui.review.screen.ReviewScreen`, kept apart so each module stays
 short. Storage contract: every write goes through :meth:`ReviewSession.vote` (or ``undo``) on
 the main thread and has committed when it returns; only then does the status line say
 "saved", and the past-tense message (``LabelSaved``, ``LabelUndone``, ``Revealed``) is posted.
@@ -16,13 +16,12 @@ from medjudge import kinds
 from medjudge.store.db import StudyError
 from medjudge.store.frames import is_swapped
 from medjudge.store.labels import Saved, UndoRefused
-
-from . import render
+from medjudge.tui import render
 
 if TYPE_CHECKING:
-    from .rows import ItemView
-    from .session import ReviewSession
-    from .widgets import UnitRows
+    from medjudge.tui.rows import ItemView
+    from medjudge.tui.session import ReviewSession
+    from medjudge.tui.widgets import UnitRows
 
 
 class LabelActions:

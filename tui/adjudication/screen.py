@@ -28,14 +28,19 @@ from textual.widgets import DataTable, Footer, Static
 from medjudge.judging.analysis.disagreements import Disagreement, counts, queue
 from medjudge.judging.analysis.queue_kinds import KINDS
 from medjudge.store.study import Study
-
-from . import render
-from .adjudication_render import KIND_NAMES, counts_text, kinds_text, shown, votes_summary
-from .messages import StudyChanged
+from medjudge.tui import render
+from medjudge.tui.adjudication.render import (
+    KIND_NAMES,
+    counts_text,
+    kinds_text,
+    shown,
+    votes_summary,
+)
+from medjudge.tui.messages import StudyChanged
 
 if TYPE_CHECKING:
-    from .adjudication_detail import DetailClosed
-    from .app import ReviewApp
+    from medjudge.tui.adjudication.detail import DetailClosed
+    from medjudge.tui.app import ReviewApp
 
 FILTERS = ("kind", "criterion", "source", "reviewer")
 
@@ -298,7 +303,7 @@ class AdjudicationScreen(Screen[None]):
     def _open(self, row: int) -> None:
         if not self.rows or not 0 <= row < len(self.rows):
             return
-        from .adjudication_detail import AdjudicationDetailScreen
+        from medjudge.tui.adjudication.detail import AdjudicationDetailScreen
 
         self.app.push_screen(AdjudicationDetailScreen(list(self.rows), row), self._detail_closed)
 

@@ -33,8 +33,7 @@ from medjudge.judging.analysis.disagreements import (
 from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
-
-from .render import EMPTY, lit, pane_text
+from medjudge.tui.render import EMPTY, lit, pane_text
 
 KIND_LABELS = {
     "reviewer_vs_reviewer": "R↔R",

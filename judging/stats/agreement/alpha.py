@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from medjudge.judging.stats.agreement_patterns import LabelPatterns
+from medjudge.judging.stats.agreement.patterns import LabelPatterns
 from medjudge.judging.stats.bootstrap import Jackknife
 
 _EPS = 1e-12

@@ -5,7 +5,7 @@ units (at most one per unit), so every coefficient below costs time and memory l
 units and the categories, never ``k × k``: chance agreement needs only the margins, and the
 weighted coefficients' expected disagreement is a sum over the margins in closed form (the
 linear and quadratic weights depend on positions only). A coefficient is NaN where it is
-undefined; the NaN never leaves the package: :mod:`.agreement_two` turns it into an undefined
+undefined; the NaN never leaves the package: :mod:`.two` turns it into an undefined
 :class:`~.estimates.Estimate`.
 
 Standard errors:

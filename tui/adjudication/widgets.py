@@ -9,10 +9,9 @@ from textual.app import ComposeResult
 from textual.widgets import Collapsible, Input, Static
 
 from medjudge.store.literal import printable
-
-from . import render
-from .dialogs import PromptDialog
-from .widgets import Pane
+from medjudge.tui import render
+from medjudge.tui.dialogs import PromptDialog
+from medjudge.tui.widgets import Pane
 
 
 class RationaleDialog(PromptDialog):

@@ -1,0 +1,1 @@
+"""Report renderers: Markdown, HTML, JSON and CSV from one report model."""

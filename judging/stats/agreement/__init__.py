@@ -1,0 +1,1 @@
+"""Agreement statistics: two raters, many raters, Krippendorff's α, ICC, label sets."""

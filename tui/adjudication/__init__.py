@@ -1,0 +1,1 @@
+"""The adjudication screen: the lead settles disagreements with the review keys."""

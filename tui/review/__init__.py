@@ -1,0 +1,1 @@
+"""The review screen: one reviewer labels their queue, item by item."""
