@@ -144,7 +144,7 @@ def adjudicate(
                 out(f"{e.where} [{', '.join(e.kinds)}] split {e.split:.2f}: {votes}{ref}")
             return
     # The app opens its own connection; the one above is closed first.
-    from medjudge.tui.adjudication_screen import QueueFilters  # the UI only for this path
+    from medjudge.tui.adjudication.screen import QueueFilters  # the UI only for this path
 
     def configure(app: Any) -> None:
         app.queue_filters = QueueFilters(kind, criterion, source, reviewer, unresolved)

@@ -18,7 +18,7 @@ from .common import UserError, out, user_errors
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when the command runs
     from collections.abc import Hashable
 
-    from medjudge.judging.stats.agreement import Estimate, MultiRaterStats, TwoRaterStats
+    from medjudge.judging.stats.agreement.core import Estimate, MultiRaterStats, TwoRaterStats
     from medjudge.judging.stats.label_file import LabelTable, SliceStats
 
 
@@ -289,8 +289,8 @@ def agreement(
             )
         except ValueError as exc:
             raise UserError(f"{file}: {exc}") from None
-    from medjudge.judging.stats.agreement import TwoRaterStats  # noqa: F811 - at run time
-    from medjudge.judging.stats.agreement_labels import json_label
+    from medjudge.judging.stats.agreement.core import TwoRaterStats  # noqa: F811 - at run time
+    from medjudge.judging.stats.agreement.labels import json_label
 
     first = results[0].stats
     cats = first.confusion.categories if isinstance(first, TwoRaterStats) else first.categories
@@ -327,7 +327,7 @@ def agreement(
 
 
 def _print_slice(r: SliceStats, by: str | None) -> None:
-    from medjudge.judging.stats.agreement import TwoRaterStats  # noqa: F811 - at run time
+    from medjudge.judging.stats.agreement.core import TwoRaterStats  # noqa: F811 - at run time
 
     if by is not None or r.without_ties:
         title = "all rows" if r.slice == "all" else f"{by} = {r.slice}"

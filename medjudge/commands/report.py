@@ -139,13 +139,13 @@ def report(
             ),
         )
         if fmt.value == "json":  # written as it is made: never the whole text in memory
-            from medjudge.judging.report.render_json import json_chunks
+            from medjudge.judging.report.render.json import json_chunks
 
             # same JSON; C1 controls and bidi overrides as \uXXXX (one character at a time,
             # so escaping piece by piece equals escaping the whole)
             write_output((json_escaped(c) for c in json_chunks(data)), output, study)
         elif fmt.value == "csv":  # also written as it is made
-            from medjudge.judging.report.render_csv import csv_chunks
+            from medjudge.judging.report.render.csv import csv_chunks
 
             write_output(csv_chunks(data), output, study)
         else:
