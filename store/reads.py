@@ -9,7 +9,7 @@ by the views ``current_verdicts`` and ``current_adjudications`` (migration
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypedDict
 
 from medjudge.store.db import StudyError
@@ -117,6 +117,40 @@ def item_metadata(study: Study) -> dict[int, JsonObject]:
         value = json.loads(meta)
         if isinstance(value, dict):
             out[item_id] = value
+    return out
+
+
+def item_options(study: Study) -> dict[int, tuple[str, ...]]:
+    """item id → the option letters the item declares (``data.options``), in their order, for
+    items that declare options (the units of a multi-select criterion)."""
+    out: dict[int, tuple[str, ...]] = {}
+    for item_id, options in study.conn.execute(
+        "SELECT id, json_extract(data, '$.options') FROM items "
+        "WHERE json_type(data, '$.options') = 'object'"
+    ):
+        value = json.loads(options)
+        if isinstance(value, dict):
+            out[item_id] = tuple(str(k) for k in value)
+    return out
+
+
+def unit_options(study: Study, criteria: Iterable[str]) -> dict[int, tuple[str, ...]]:
+    """unit id → the option letters its item declares, for the units of ``criteria`` (the
+    multi-select criteria) whose item declares options."""
+    names = list(criteria)
+    if not names:
+        return {}
+    marks = ",".join("?" * len(names))
+    out: dict[int, tuple[str, ...]] = {}
+    for unit_id, options in study.conn.execute(
+        "SELECT u.id, json_extract(i.data, '$.options') FROM units u JOIN items i "
+        f"ON i.id = u.item_id WHERE u.criterion IN ({marks}) "
+        "AND json_type(i.data, '$.options') = 'object'",
+        names,
+    ):
+        value = json.loads(options)
+        if isinstance(value, dict):
+            out[unit_id] = tuple(str(k) for k in value)
     return out
 
 

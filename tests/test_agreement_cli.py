@@ -74,7 +74,7 @@ def test_three_raters_print_fleiss_alpha_and_the_pairwise_table(tmp_path: Path) 
         line for line in text.splitlines() if line.strip().startswith("Krippendorff's α")
     )
     assert f"{ref['alpha']:.3f}" in alpha_line
-    assert "mean pairwise % agreement" in text
+    assert "Mean pairwise % agreement" in text
     assert "pairwise:" in text
     for pair in ("ann-bob", "ann-cy", "bob-cy"):
         a, b = pair.split("-")
@@ -127,7 +127,7 @@ def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
     for label in (
         "Cohen's κ",
         "Gwet's AC1",
-        "weighted κ (linear)",
+        "Weighted κ (linear)",
         "Spearman ρ",
         "Pearson r",
         "group = g1",

@@ -100,3 +100,150 @@ def test_per_option_units_use_the_declared_options_only() -> None:
         abs=1e-12,
     )
     assert not math.isnan(alpha_a)
+
+
+# -- the estimate with its interval, and every surface of a study -------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_masi_alpha_estimate_is_the_point_figure_with_a_bca_interval(seed: int) -> None:
+    from medjudge.judging.stats.agreement.sets import masi_alpha_estimate
+
+    rng = random.Random(seed)
+    cols = [
+        [
+            frozenset(x for x in "ABCD" if rng.random() < 0.4) if rng.random() < 0.9 else None
+            for _ in range(40)
+        ]
+        for _ in range(3)
+    ]
+    est = masi_alpha_estimate(cols, n_boot=400, seed=1)
+    assert est.value == pytest.approx(masi_alpha(cols), abs=1e-12)
+    assert est.value == pytest.approx(_reference_alpha(cols), abs=1e-9)
+    assert est.method == "bca_bootstrap" and est.ci_low <= est.value <= est.ci_high
+
+
+def _rating_study(tmp_path, ticks: dict[str, list[str]]):  # noqa: ANN001, ANN202
+    """Rating items whose completeness each rater ticked as ``ticks[rater][i]``."""
+    from medjudge.store.importing.run import import_file
+    from medjudge.store.study import Study
+
+    from .conftest import write_jsonl
+    from .test_tui_support import rating_row
+
+    n = len(next(iter(ticks.values())))
+    rows = []
+    for i in range(n):
+        row = rating_row(i)
+        row["labels"] = [
+            {"rater": r, "criterion": "completeness", "value": t[i].split(",") if t[i] else []}
+            for r, t in ticks.items()
+        ]
+        rows.append(row)
+    path = tmp_path / "sets.sqlite"
+    with Study.create(path, actor="lead") as s:
+        import_file(s, write_jsonl(tmp_path / "sets.jsonl", rows), "rating", actor="lead")
+    return path
+
+
+def _report(path):  # noqa: ANN001, ANN202
+    import json
+
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    r = CliRunner().invoke(app, ["report", str(path), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    entry = next(c for c in json.loads(r.stdout)["criteria"] if c["name"] == "completeness")
+    return entry
+
+
+def test_one_item_with_different_ticks_is_four_binary_units_not_two_categories(
+    tmp_path,  # noqa: ANN001
+) -> None:
+    # Before: the two tick combinations were the categories, Bennett's S = -1.00 at n = 1.
+    entry = _report(_rating_study(tmp_path, {"ann": ["A,B"], "bob": ["A"]}))
+    pair = next(
+        c for c in entry["comparisons"] if c["view"] == "human_human" and c["slice"] == "all"
+    )
+    assert entry["categories"] == ["ticked", "not_ticked"]
+    assert pair["n"] == 4  # options A-D of the one item
+    assert pair["metrics"]["percent"]["value"] == pytest.approx(3 / 4)
+    assert pair["metrics"]["bennett_s"]["value"] == pytest.approx(2 * 3 / 4 - 1)
+    assert pair["confusion"]["categories"] == ["ticked", "not_ticked"]
+
+
+def test_figures_do_not_move_when_a_new_combination_appears_elsewhere(tmp_path) -> None:  # noqa: ANN001
+    base = {"ann": ["A,B", "C", "A"], "bob": ["A", "C", "A"]}
+    more = {"ann": [*base["ann"], "B,C,D"], "bob": [*base["bob"], "B,C,D"]}
+    a = _report(_rating_study(tmp_path / "a", base) if (tmp_path / "a").mkdir() is None else None)
+    b = _report(_rating_study(tmp_path / "b", more) if (tmp_path / "b").mkdir() is None else None)
+
+    def option(entry, letter):  # noqa: ANN001, ANN202
+        return next(
+            c["metrics"]
+            for c in entry["comparisons"]
+            if c["view"] == "human_human" and c["slice"] == f"option={letter}"
+        )
+
+    # an identical new item adds agreeing units; option A's categories stay ticked/not ticked
+    assert option(a, "A")["percent"]["value"] == pytest.approx(1.0)
+    assert option(b, "A")["percent"]["value"] == pytest.approx(1.0)
+    assert option(a, "B")["percent"]["value"] == pytest.approx(2 / 3)
+    assert option(b, "B")["percent"]["value"] == pytest.approx(3 / 4)
+
+
+def test_study_figures_equal_krippendorff_on_hand_built_binary_units(tmp_path) -> None:  # noqa: ANN001
+    rng = random.Random(7)
+    raters = ("ann", "bob", "cy")
+    n = 25
+    ticks = {
+        r: [",".join(x for x in "ABCD" if rng.random() < 0.45) for _ in range(n)] for r in raters
+    }
+    entry = _report(_rating_study(tmp_path, ticks))
+    groups = {c["slice"]: c["metrics"] for c in entry["comparisons"] if c["view"] == "reviewers"}
+    # binary units by hand: item i, option L → 1 ticked / 0 not ticked
+    binary = np.array(
+        [
+            [1.0 if L in ticks[r][i].split(",") else 0.0 for i in range(n) for L in "ABCD"]
+            for r in raters
+        ]
+    )
+    expected = krippendorff.alpha(reliability_data=binary, level_of_measurement="nominal")
+    assert groups["all"]["krippendorff_alpha"]["value"] == pytest.approx(expected, abs=1e-9)
+    for k, letter in enumerate("ABCD"):
+        part = binary[:, k::4]
+        if len(np.unique(part)) < 2:
+            continue
+        want = krippendorff.alpha(reliability_data=part, level_of_measurement="nominal")
+        got = groups[f"option={letter}"]["krippendorff_alpha"]["value"]
+        assert got == pytest.approx(want, abs=1e-9), letter
+    sets = [[frozenset(t.split(",")) - {""} for t in ticks[r]] for r in raters]
+    assert groups["all"]["masi_alpha"]["value"] == pytest.approx(_reference_alpha(sets), abs=1e-9)
+
+
+def test_the_app_row_counts_the_same_binary_units_as_the_report(tmp_path) -> None:  # noqa: ANN001
+    from medjudge.judging.analysis.live import LiveAgreement
+    from medjudge.store.study import Study
+
+    ticks = {
+        "ann": ["A,B", "C", "A", "D"],
+        "bob": ["A", "C", "A,D", "D"],
+        "cy": ["A", "", "A", "B"],
+    }
+    path = _rating_study(tmp_path, ticks)
+    entry = _report(path)
+    group = next(
+        c for c in entry["comparisons"] if c["view"] == "reviewers" and c["slice"] == "all"
+    )
+    study = Study.open(path)
+    try:
+        row = next(r for r in LiveAgreement(study).rows() if r.criterion == "completeness")
+    finally:
+        study.close()
+    assert row.n_units == 16
+    assert row.human_human.value == pytest.approx(
+        group["metrics"]["mean_pairwise_percent"]["value"]
+    )
+    assert row.human_kappa.value == pytest.approx(group["metrics"]["fleiss"]["value"])

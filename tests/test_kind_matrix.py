@@ -267,6 +267,53 @@ def test_agreement_on_the_wide_export_equals_the_report(
         assert ours[figure]["value"] == pytest.approx(multi[figure]["value"], abs=1e-12), figure
 
 
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_agreement_sets_on_the_wide_export_equals_the_report(
+    studies: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    """A multi-select criterion: per-option binary units and MASI α, file and study alike."""
+    db = studies[name]
+    study = Study.open(db)
+    crits = [c for c in study.settings.criteria_for(name) if c.options]
+    letters = sorted(
+        {k for ref in list_items(study) for k in get_item(study, ref.id).data.get("options", {})}
+    )
+    study.close()
+    if not crits:
+        pytest.skip(f"{name} has no multi-select criterion")
+    crit = crits[0]
+    # every item of the matrix declares the same options: the file declares them once
+    wide = tmp_path / "wide.csv"
+    r = cli.invoke(cli_app, ["export", str(db), "labels", "--wide", "-f", "csv", "-o", str(wide)])
+    assert r.exit_code == 0, r.output
+    lines = wide.read_text(encoding="utf-8").splitlines(keepends=True)
+    column = next(csv.reader(lines[:1])).index("criterion")
+    mine = [line for line in lines[1:] if next(csv.reader([line]))[column] == crit.name]
+    wide.write_text(lines[0] + "".join(mine), encoding="utf-8")
+    r = cli.invoke(
+        cli_app,
+        ["agreement", str(wide), "-r", ",".join(REVIEWERS), "--unit", "unit", "--sets"]
+        + ["--categories", ",".join(letters), "--json"],
+    )
+    assert r.exit_code == 0, r.output
+    ours = json.loads(r.stdout)
+    report = json.loads(cli.invoke(cli_app, ["report", str(db), "-f", "json"]).stdout)
+    entry = next(c for c in report["criteria"] if c["name"] == crit.name)
+    assert entry["categories"] == ["ticked", "not_ticked"]
+    groups = {c["slice"]: c["metrics"] for c in entry["comparisons"] if c["view"] == "reviewers"}
+    assert ours["masi_alpha"]["value"] == pytest.approx(groups["all"]["masi_alpha"]["value"])
+    whole = next(s for s in ours["slices"] if s["slice"] == "all")["stats"]
+    assert whole["krippendorff_alpha"]["value"] == pytest.approx(
+        groups["all"]["krippendorff_alpha"]["value"], abs=1e-12
+    )
+    for letter in letters:
+        mine_ = next(s for s in ours["slices"] if s["slice"] == letter)["stats"]
+        theirs = groups[f"option={letter}"]
+        for figure in ("krippendorff_alpha", "mean_pairwise_percent"):
+            a, b = mine_[figure]["value"], theirs[figure]["value"]
+            assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), (letter, figure)
+
+
 def _first_key(kind: kinds.Kind, crit: Criterion) -> list[str]:
     """The keys that give a label to a unit of this criterion (an option set: tick, enter)."""
     if crit.options:

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app as cli_app
 from medjudge.judging.analysis.live import LiveAgreement
-from medjudge.judging.stats.estimates import Estimate
+from medjudge.judging.stats import figures
+from medjudge.judging.stats.estimates import METHOD_TEXT, Estimate
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.agreement_screen import AgreementScreen
@@ -87,19 +88,15 @@ async def test_cli_report_and_app_give_the_same_value_and_interval(tmp_path: Pat
 
     # Three or more reviewers: pooled pairwise agreement, Fleiss, α, Randolph, unanimous.
     multi = records[("reviewers", "3 reviewers", None)]["metrics"]
-    for name in (
-        "fleiss",
-        "krippendorff_alpha",
-        "mean_pairwise_percent",
-        "per_unit_pairwise_percent",
-        "randolph_kappa",
-        "unanimous_share",
-    ):
-        assert _est(ours[name]) == _est(multi[name]), name
+    shown = figures.keys("multi", ours["scale"])
+    assert "krippendorff_alpha" in shown and "fleiss" in shown
+    for name in shown:
+        if ours[name] is not None or name in multi:
+            assert _est(ours[name]) == _est(multi[name]), name
     # Every pair: the two-rater figures, AC1 included (it depends on the category set).
     for pair in ours["pairwise"]:
         theirs = records[("human_human", pair["rater_a"], pair["rater_b"])]["metrics"]
-        for name in ("percent", "cohen", "gwet_ac1", "bennett_s"):
+        for name in figures.keys("two", ours["scale"]):
             assert _est(pair[name]) == _est(theirs[name]), (pair["rater_a"], name)
 
     # The app: its overview row is the pooled pairwise agreement, its detail the same text.
@@ -125,6 +122,31 @@ async def test_cli_report_and_app_give_the_same_value_and_interval(tmp_path: Pat
         pair = tuple(app.screen.pair)
         theirs = records[("human_human", *pair)]["metrics"]
         text = screen_text(app)
-        for name in ("percent", "cohen", "gwet_ac1", "bennett_s"):
-            shown = _est(theirs[name]).format(2, flag=False)
+        for f in figures.of_group("two", "nominal"):
+            assert f.app, f.key  # every two-rater figure of a nominal scale is in the detail
+            shown = _est(theirs[f.key]).format(2, flag=False)
+            assert f.label in text, f.label
             assert shown in text, (name, shown)
+
+
+def test_every_figure_has_a_documented_interval_method_and_one_label() -> None:
+    from medjudge.judging.stats.conventions import INTERVAL_METHODS, STATISTICS
+
+    methods_text = " ".join(STATISTICS)
+    for f in figures.FIGURES:
+        assert f.interval in METHOD_TEXT, f.key
+        assert INTERVAL_METHODS[f.key] == f.interval, f.key
+        assert f.label, f.key
+    # a key in two groups (ICC) is one figure: one label, one method
+    for key in {f.key for f in figures.FIGURES}:
+        assert len({(f.label, f.interval) for f in figures.FIGURES if f.key == key}) == 1, key
+    assert "BCa" in methods_text and "Wilson" in methods_text
+
+
+def test_the_two_rater_result_and_the_registry_name_the_same_figures() -> None:
+    from medjudge.judging.stats.agreement.core import two_rater_stats
+
+    for level in ("nominal", "ordinal", "interval"):
+        s = two_rater_stats([1, 2, 3, 2, 1, 3], [1, 2, 3, 3, 1, 2], scale=level).to_dict()
+        computed = {k for k, v in s.items() if isinstance(v, dict) and "value" in v}
+        assert computed == set(figures.keys("two", level)), level

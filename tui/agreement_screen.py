@@ -185,22 +185,13 @@ class AgreementScreen(Screen[None]):
         table.add_column("value [95% CI]")
         table.add_column("n", justify="right")
         table.add_column("interval")
+        from medjudge.judging.stats import figures
+
         rows = [
-            ("percent agreement", stats.percent),
-            ("Cohen's κ", stats.cohen),
-            ("Gwet's AC1", stats.gwet_ac1),
-            ("Bennett's S", stats.bennett_s),
+            (f.label, getattr(stats, f.key))
+            for f in figures.of_group("two", stats.scale)
+            if f.app and getattr(stats, f.key, None) is not None
         ]
-        for name, label in (
-            ("weighted_kappa_linear", "weighted κ (linear)"),
-            ("weighted_kappa_quadratic", "weighted κ (quadratic)"),
-            ("spearman", "Spearman ρ"),
-            ("pearson", "Pearson r"),
-            ("icc", "ICC(2,1)"),
-        ):
-            extra = getattr(stats, name, None)
-            if extra is not None:
-                rows.append((label, extra))
         unstable = False
         for name, est in rows:
             n = f"{est.n}†" if est.unstable else str(est.n)

@@ -35,6 +35,7 @@ from medjudge.judging.stats.agreement.core import (
     LabelMatrix,
     TwoRaterStats,
 )
+from medjudge.judging.stats.agreement.sets import OptionUnits
 from medjudge.judging.stats.code_matrix import (
     CodeMatrix,
     multi_point,
@@ -104,6 +105,8 @@ class LiveAgreement:
         self._rows: dict[str, AgreementRow] = {}
         self._dirty: set[str] = set()
         self._last_id = 0
+        self._unit_options: dict[int, tuple[str, ...]] = {}
+        """Multi-select units → their item's options (read when first needed)."""
         self._load()
 
     # -- loading and refreshing ------------------------------------------------------------
@@ -129,8 +132,30 @@ class LiveAgreement:
             self._set(label.criterion, label.unit_id, label.rater, label.rater_kind, value)
         self._dirty = set(self._matrices)
 
+    def _options_of(self, criterion: str, unit: int) -> tuple[str, ...] | None:
+        """The options of a multi-select unit's item (None: not a multi-select criterion)."""
+        crit = self._criterion(criterion)
+        if crit is None or not crit.options:
+            return None
+        if unit not in self._unit_options:  # a unit imported since: read them again
+            multi = [c.name for c in self._study.settings.criteria if c.options]
+            self._unit_options = reads.unit_options(self._study, multi)
+            self._unit_options.setdefault(unit, ())  # an item without options: no units
+        return self._unit_options[unit]
+
     def _set(
         self, criterion: str, unit: int, rater: str, kind: str, value: Hashable | None
+    ) -> None:
+        options = self._options_of(criterion, unit)
+        if options is not None:  # each declared option is a binary unit (as the report)
+            expand = OptionUnits.of([options])
+            for (_, letter), binary in zip(expand.units, expand.column([value]), strict=True):
+                self._set_one(criterion, (unit, letter), rater, kind, binary)
+            return
+        self._set_one(criterion, unit, rater, kind, value)
+
+    def _set_one(
+        self, criterion: str, unit: Hashable, rater: str, kind: str, value: Hashable | None
     ) -> None:
         m = self._matrices.get(criterion)
         if m is None:

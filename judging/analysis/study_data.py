@@ -24,6 +24,7 @@ from medjudge.judging.analysis.label_columns import CriterionLabels
 from medjudge.judging.analysis.trail_facts import trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
 from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
+from medjudge.judging.stats.agreement.sets import OPTION_CATEGORIES
 from medjudge.store import reads
 from medjudge.store.abstentions import declining_items
 from medjudge.store.settings import Criterion, StudySettings
@@ -39,9 +40,11 @@ _V = TypeVar("_V")
 
 
 def categories_for(criterion: Criterion | None) -> list[Hashable] | None:
-    """The ordered label set of a criterion (``None`` for option sets: use what is observed)."""
+    """The ordered label set of a criterion (an option set's: each option ticked or not)."""
     if criterion is None:
         return None
+    if criterion.options:
+        return list(OPTION_CATEGORIES)
     if criterion.scale is not None:
         return list(range(criterion.scale[0], criterion.scale[1] + 1))
     labels = criterion.labels()
@@ -86,6 +89,16 @@ class StudyData:
     items_by_kind: dict[str, int] = field(default_factory=dict)
     units_by_criterion: dict[str, Sequence[int]] = field(default_factory=dict)
     """Each criterion's unit ids, increasing (compact arrays)."""
+    item_options: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """item id → the option letters it declares (the binary units of a multi-select label)."""
+
+    def declared_options(self, units: Sequence[int]) -> list[tuple[str, ...]]:
+        """The options each unit's item declares (none for an item without options)."""
+        out = []
+        for u in units:
+            facts = self.units.item_of(u)
+            out.append(self.item_options.get(facts.item_id, ()) if facts is not None else ())
+        return out
 
     def verdicts_of(self, judge: str) -> VerdictTable:
         """A judge's latest verdicts by unit (empty for a rater without verdicts)."""
@@ -239,4 +252,5 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         declined=declining_items(study),
         items_by_kind=items_by_kind,
         units_by_criterion=by_criterion,
+        item_options=reads.item_options(study),
     )

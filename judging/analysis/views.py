@@ -40,8 +40,10 @@ from medjudge.judging.analysis.study_data import (
     REFERENCE,
     StudyData,
     categories_for,
+    strict_majority,
 )
 from medjudge.judging.analysis.unit_table import UnitInfo
+from medjudge.judging.stats import figures
 from medjudge.judging.stats.agreement.core import (
     MultiRaterStats,
     TwoRaterStats,
@@ -49,30 +51,13 @@ from medjudge.judging.stats.agreement.core import (
     two_rater_stats,
     without_ties,
 )
+from medjudge.judging.stats.agreement.sets import OptionUnits, masi_alpha_estimate, parse_ticks
 from medjudge.judging.stats.classification import classification_of_cells
-from medjudge.judging.stats.estimates import N_BOOT
+from medjudge.judging.stats.estimates import N_BOOT, Estimate
 from medjudge.store.slices import finite_number
 
-TWO_METRICS = (
-    "percent",
-    "cohen",
-    "gwet_ac1",
-    "bennett_s",
-    "weighted_kappa_linear",
-    "weighted_kappa_quadratic",
-    "spearman",
-    "pearson",
-    "icc",
-)
-MULTI_METRICS = (
-    "fleiss",
-    "krippendorff_alpha",
-    "mean_pairwise_percent",
-    "per_unit_pairwise_percent",
-    "randolph_kappa",
-    "unanimous_share",
-    "icc",
-)
+TWO_METRICS = figures.keys("two")
+MULTI_METRICS = figures.keys("multi")
 
 VIEW_TITLES = {
     "human_human": "Reviewer vs reviewer",
@@ -233,6 +218,57 @@ def ab_ba_columns(
     return ab, ba
 
 
+@dataclass(frozen=True)
+class LabelColumns:
+    """A criterion's label columns over its units, as its statistics compare them.
+
+    A multi-select criterion (a set of ticked options per item) is compared the standard way:
+    each option its item declares is a binary unit, ``ticked`` or ``not_ticked``
+    (:class:`~medjudge.judging.stats.agreement.sets.OptionUnits`; the reviewers' majority is
+    taken per option), and the sets as wholes by Krippendorff's α with the MASI distance
+    (:meth:`masi`). Any other criterion's columns are its labels as stored.
+    """
+
+    data: StudyData
+    criterion: str
+    units: Sequence[int]
+    options: OptionUnits | None
+
+    @classmethod
+    def of(cls, data: StudyData, criterion: str, units: Sequence[int]) -> LabelColumns:
+        """The columns of ``criterion`` over ``units``."""
+        crit = data.criterion(criterion)
+        multi = crit is not None and crit.options
+        options = OptionUnits.of(data.declared_options(units)) if multi else None
+        return cls(data, criterion, units, options)
+
+    def __call__(self, rater: str) -> list[Hashable | None]:
+        """One rater's column (``MAJORITY`` and ``REFERENCE`` too)."""
+        if self.options is None:
+            return self.data.column(self.criterion, rater, self.units)
+        if rater == MAJORITY and rater not in self.data.rater_kinds:
+            humans = [self(h) for h in self.data.raters(self.criterion, "human")]
+            return [strict_majority(votes) for votes in zip(*humans, strict=True)]
+        return self.options.column(self.data.column(self.criterion, rater, self.units))
+
+    def masi(self, raters: Sequence[str], opts: ViewOptions) -> Estimate:
+        """MASI α of the raters' whole option sets (the majority: the whole-set majority)."""
+        sets = [
+            [
+                parse_ticks(None if v is None else str(v))
+                for v in self.data.column(self.criterion, r, self.units)
+            ]
+            for r in raters
+        ]
+        return masi_alpha_estimate(
+            sets,
+            intervals=opts.intervals,
+            n_boot=opts.n_boot,
+            seed=opts.seed,
+            confidence=opts.confidence,
+        )
+
+
 def criterion_comparisons(
     data: StudyData, criterion: str, opts: ViewOptions | None = None
 ) -> list[Comparison]:
@@ -263,13 +299,16 @@ def criterion_comparisons(
     by = opts.by
     by = (*by, *(f for f in the_kind.default_slices if f not in by))
     slicers = _slicers(data, units, by) if opts.slices or by else {}
+    col = LabelColumns.of(data, criterion, units)
+    if col.options is not None:
+        slicers = {name: col.options.spread(keys) for name, keys in slicers.items()}
+        if opts.slices:
+            slicers["option"] = col.options.letters()
     out: list[dict[str, Any]] = []
 
     columns: list[tuple[str, str, str, list[Hashable | None], list[Hashable | None]]] = []
     for view, a, b in _pairs(data, criterion):
-        columns.append(
-            (view, a, b, data.column(criterion, a, units), data.column(criterion, b, units))
-        )
+        columns.append((view, a, b, col(a), col(b)))
     if pairwise:
         for judge in data.raters(criterion, "judge"):
             ab, ba = ab_ba_columns(data, judge, units)
@@ -297,6 +336,8 @@ def criterion_comparisons(
                 seed=opts.seed,
                 confidence=opts.confidence,
             ).to_dict()
+        if col.options is not None:
+            record["metrics"]["masi_alpha"] = col.masi([a, b], opts).to_dict()
         out.append(record)
         if tie == "without":
             return
@@ -320,24 +361,40 @@ def criterion_comparisons(
 
     humans = data.raters(criterion, "human")
     if len(humans) >= 3:
-        table = [
-            list(row)
-            for row in zip(*(data.column(criterion, h, units) for h in humans), strict=True)
-        ]
-        out.append(
-            _multi_record(
-                _multi(table, humans, cats, level, opts),
-                view="reviewers",
-                criterion=criterion,
-                rater_a=f"{len(humans)} reviewers",
-                rater_b=None,
-                ties="with" if pairwise else None,
-                slice="all",
-                slice_by=None,
-                slice_value=None,
-            )
+        table = [list(row) for row in zip(*(col(h) for h in humans), strict=True)]
+        group = _multi_record(
+            _multi(table, humans, cats, level, opts),
+            view="reviewers",
+            criterion=criterion,
+            rater_a=f"{len(humans)} reviewers",
+            rater_b=None,
+            ties="with" if pairwise else None,
+            slice="all",
+            slice_by=None,
+            slice_value=None,
         )
+        if col.options is not None:
+            group["metrics"]["masi_alpha"] = col.masi(humans, opts).to_dict()
+        out.append(group)
+        # a multi-select criterion: each option's binary units on their own too
+        for letter in slice_order(sorted({x for x in slicers.get("option", []) if x})):
+            rows = [row for row, x in zip(table, slicers["option"], strict=True) if x == letter]
+            out.append(
+                {
+                    **group,
+                    **_multi_record(_multi(rows, humans, cats, level, opts), **_fields(group)),
+                    "slice": f"option={letter}",
+                    "slice_by": "option",
+                    "slice_value": letter,
+                }
+            )
     return comparisons(out)
+
+
+def _fields(record: dict[str, Any]) -> dict[str, Any]:
+    """The identifying fields of a comparison record (view, criterion, raters, ties)."""
+    names = ("view", "criterion", "rater_a", "rater_b", "ties", "slice", "slice_by", "slice_value")
+    return {k: record[k] for k in names}
 
 
 def _multi(
@@ -378,12 +435,13 @@ def reference_comparisons(
         return []
     level = crit.level if crit is not None else "nominal"
     cats = categories_for(crit)
-    ref = data.column(criterion, REFERENCE, units)
+    col = LabelColumns.of(data, criterion, units)
+    ref = col(REFERENCE)
     humans = data.raters(criterion, "human")
     raters = humans + ([MAJORITY] if len(humans) >= 2 else []) + data.raters(criterion, "judge")
     out = []
     for r in raters:
-        stats = _two(data.column(criterion, r, units), ref, cats, level, opts)
+        stats = _two(col(r), ref, cats, level, opts)
         rec = _two_record(
             stats,
             view="reference",

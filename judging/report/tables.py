@@ -172,7 +172,9 @@ def reviewer_figures(multi: GroupComparison) -> Table:
 
 def group_comparison(c: CriterionSection) -> GroupComparison | None:
     """A criterion's all-reviewers comparison (three or more reviewers), if it has one."""
-    return next((r for r in c.comparisons if isinstance(r, GroupComparison)), None)
+    return next(
+        (r for r in c.comparisons if isinstance(r, GroupComparison) and r.slice == "all"), None
+    )
 
 
 def judge_scores(c: CriterionSection) -> Table:

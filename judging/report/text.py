@@ -16,32 +16,12 @@ from medjudge.judging.analysis.records import (
     GroupComparison,
 )
 from medjudge.judging.analysis.records_sections import PerItemEffort
+from medjudge.judging.stats import figures
 
 from .model import CriterionSection
 
-METRIC_NAMES = {
-    "percent": "% agreement",
-    "cohen": "Cohen's κ",
-    "gwet_ac1": "Gwet's AC1",
-    "bennett_s": "Bennett's S",
-    "weighted_kappa_linear": "Weighted κ (linear)",
-    "weighted_kappa_quadratic": "Weighted κ (quadratic)",
-    "spearman": "Spearman ρ",
-    "pearson": "Pearson r",
-    "icc": "ICC(2,1)",
-    "fleiss": "Fleiss' κ",
-    "krippendorff_alpha": "Krippendorff's α",
-    "mean_pairwise_percent": "Mean pairwise % agreement (pooled)",
-    "per_unit_pairwise_percent": "Per-unit pairwise % agreement",
-    "randolph_kappa": "Randolph's κ (free-marginal)",
-    "unanimous_share": "Unanimous units",
-}
-PERCENT_METRICS = {
-    "percent",
-    "mean_pairwise_percent",
-    "per_unit_pairwise_percent",
-    "unanimous_share",
-}
+METRIC_NAMES = figures.LABELS
+PERCENT_METRICS = figures.PERCENT
 UNSTABLE_MARK = "†"
 UNSTABLE_NOTE = "† fewer than 20 units: unstable."
 
@@ -182,12 +162,10 @@ def headline(c: CriterionSection) -> Headline:
 
 def two_metric_names(c: CriterionSection) -> list[str]:
     """Metric columns for a criterion's two-rater tables (ordered scales get more)."""
-    names = ["percent", "cohen", "gwet_ac1", "bennett_s"]
-    scale = c.scale or ("ordinal" if c.ordinal else "nominal")
-    if scale != "nominal":
-        names += ["weighted_kappa_linear", "weighted_kappa_quadratic", "spearman", "pearson"]
-    if scale == "interval":
-        names.append("icc")
+    names = list(figures.keys("two", c.scale or ("ordinal" if c.ordinal else "nominal")))
+    sets = figures.keys("sets")  # multi-select criteria: their records carry these too
+    if any(k in r.metrics for r in c.comparisons for k in sets):
+        names += sets
     return names
 
 

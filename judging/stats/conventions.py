@@ -6,30 +6,10 @@ Nothing here computes; it states what :mod:`.agreement.two`, :mod:`.agreement.mu
 
 from __future__ import annotations
 
-INTERVAL_METHODS: dict[str, str] = {
-    "percent": "wilson",
-    "cohen": "normal_se",
-    "gwet_ac1": "normal_se",
-    "bennett_s": "wilson_transform",
-    "weighted_kappa_linear": "normal_se",
-    "weighted_kappa_quadratic": "normal_se",
-    "spearman": "fisher_z",
-    "pearson": "fisher_z",
-    "icc": "f_distribution",
-    "fleiss": "normal_se",
-    "fleiss_per_category": "bca_bootstrap",
-    "krippendorff_alpha": "bca_bootstrap",
-    "mean_pairwise_percent": "bca_bootstrap",
-    "per_unit_pairwise_percent": "bca_bootstrap",
-    "randolph_kappa": "bca_bootstrap",
-    "unanimous_share": "wilson",
-    "vs_majority": "wilson",
-    "accuracy": "wilson",
-    "precision": "wilson",
-    "recall": "wilson",
-    "f1": "bca_bootstrap",
-}
-"""Each figure's one interval method (the same in the CLI, the study report and the app)."""
+from medjudge.judging.stats import figures
+
+INTERVAL_METHODS = figures.INTERVAL_METHODS
+"""Each figure's one interval method, from :data:`.figures.FIGURES`."""
 
 STATISTICS: list[str] = [
     "Categories: a study criterion's declared label set and order (`agreement --categories` "

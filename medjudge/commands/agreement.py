@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from medjudge.judging.stats.figures import LABELS
 from medjudge.store.literal import json_escaped
 from medjudge.store.settings import DEFAULT_SEED
 
@@ -58,76 +59,44 @@ def _columns(rows: list[list[str]]) -> list[str]:
 
 
 def _print_two(s: TwoRaterStats) -> None:
+    from medjudge.judging.stats import figures
+
     dropped = f" ({s.n_dropped} with a missing label left out)" if s.n_dropped else ""
     out(f"  {s.n} units labelled by both{dropped}")
     rows = [
-        _row("% agreement", s.percent, pct=True),
-        _row("Cohen's κ", s.cohen),
-        _row("Gwet's AC1", s.gwet_ac1),
-        _row("Bennett's S", s.bennett_s),
+        _row(f.label, getattr(s, f.key), pct=f.percent)
+        for f in figures.of_group("two", s.scale)
+        if getattr(s, f.key) is not None
     ]
     if s.chance is not None:
         rows.insert(1, ["chance agreement pₑ", f"{s.chance:.3f}", "", "", ""])
-    if s.ordinal:
-        rows += [
-            _row("weighted κ (linear)", s.weighted_kappa_linear),
-            _row("weighted κ (quadratic)", s.weighted_kappa_quadratic),
-            _row("Spearman ρ", s.spearman),
-            _row("Pearson r", s.pearson),
-        ]
-    if s.icc is not None:
-        rows.append(_row("ICC(2,1)", s.icc))
     for line in _columns(rows):
         out("  " + line)
 
 
 def _print_multi(m: MultiRaterStats) -> None:
-    out(f"  {m.n_units} units; {m.units_note}")
+    from medjudge.judging.stats import figures
+
+    out(f"  {m.n_units} units; {m.units_note}; {m.scale} scale")
     rows = [
-        _row("Fleiss' κ", m.fleiss),
-        [
-            "chance agreement pₑ (Fleiss)",
-            "–" if m.chance is None else f"{m.chance:.3f}",
-            "",
-            "",
-            "",
-        ],
-        _row(f"Krippendorff's α ({m.scale})", m.krippendorff_alpha),
-        _row("mean pairwise % agreement (pooled)", m.mean_pairwise_percent, pct=True),
-        _row("per-unit pairwise % agreement", m.per_unit_pairwise_percent, pct=True),
-        _row("Randolph's κ (free-marginal)", m.randolph_kappa),
-        _row("unanimous units", m.unanimous_share, pct=True),
+        _row(f.label, getattr(m, f.key), pct=f.percent)
+        for f in figures.of_group("multi", m.scale)
+        if getattr(m, f.key) is not None
     ]
-    if m.icc is not None:
-        rows.append(_row("ICC(2,1)", m.icc))
+    chance = "–" if m.chance is None else f"{m.chance:.3f}"
+    rows.insert(1, ["chance agreement pₑ (Fleiss)", chance, "", "", ""])
     for line in _columns(rows):
         out("  " + line)
     out("  Fleiss' κ per category:")
     for line in _columns([_row(str(c), e) for c, e in m.fleiss_per_category.items()]):
         out("    " + line)
     out("  pairwise:")
-    header = ["rater A", "rater B", "n", "% agreement", "Cohen's κ", "Gwet's AC1", "Bennett's S"]
-    if m.ordinal:
-        header += ["weighted κ (lin.)", "weighted κ (quad.)", "Spearman ρ", "Pearson r"]
-    table = [header]
+    two = figures.of_group("two", m.scale)
+    table = [["rater A", "rater B", "n", *(f.label for f in two)]]
     for (a, b), s in m.pairwise.items():
-        row = [
-            str(a),
-            str(b),
-            str(s.n),
-            _fmt(s.percent, pct=True),
-            _fmt(s.cohen),
-            _fmt(s.gwet_ac1),
-            _fmt(s.bennett_s),
-        ]
-        if m.ordinal:
-            row += [
-                _fmt(s.weighted_kappa_linear),
-                _fmt(s.weighted_kappa_quadratic),
-                _fmt(s.spearman),
-                _fmt(s.pearson),
-            ]
-        table.append(row)
+        table.append(
+            [str(a), str(b), str(s.n), *(_fmt(getattr(s, f.key), pct=f.percent) for f in two)]
+        )
     for line in _columns(table):
         out("    " + line)
     out("  agreement with the majority of the others:")
@@ -243,6 +212,16 @@ def agreement(
             "rater gave is an error."
         ),
     ] = None,
+    sets: Annotated[
+        bool,
+        typer.Option(
+            "--sets",
+            help="Labels are sets of ticked options (multi-select: 'A,C'; '-' or empty set: "
+            "none), the options declared by --categories. Each option of each unit is a binary "
+            "unit (ticked / not ticked), sliced by option, and the sets as wholes get "
+            "Krippendorff's α with the MASI distance.",
+        ),
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help=AGREEMENT_JSON_HELP)] = False,
     n_boot: Annotated[
         int, typer.Option(min=200, help="Bootstrap resamples (the BCa intervals).")
@@ -276,6 +255,13 @@ def agreement(
         from medjudge.judging.stats.label_file import read_label_table, table_stats
 
         table = read_label_table(file, names, unit=unit, by=by, numeric=numeric)
+        masi = None
+        if sets:
+            from medjudge.judging.stats.agreement.sets import OPTION_CATEGORIES
+
+            table, masi = _option_units(table, declared, n_boot, seed)
+            declared, level = list(OPTION_CATEGORIES), "nominal"
+            by = by or "option"
         tie_label = _tie(tie, table, numeric)
         try:
             results = table_stats(
@@ -308,6 +294,8 @@ def agreement(
             "intervals": INTERVAL_METHODS,  # figure -> its one interval method
             "slices": [r.to_dict() for r in results],
         }
+        if masi is not None:
+            data["masi_alpha"] = masi.to_dict()
         sys.stdout.write(
             json_escaped(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
         )
@@ -322,8 +310,42 @@ def agreement(
         else "inferred from the labels; declare them with --categories"
     )
     out(f"categories: {', '.join(map(str, cats))} ({source})")
+    if masi is not None:
+        out(f"option sets as wholes: {_row(LABELS['masi_alpha'], masi)[1]} (n={masi.n} units)")
     for r in results:
         _print_slice(r, by)
+
+
+def _option_units(
+    table: LabelTable, options: list[Any] | None, n_boot: int, seed: int
+) -> tuple[LabelTable, Estimate]:
+    """``--sets``: each declared option of each unit as a binary unit (its option as the
+    slice), and MASI α of the sets as wholes."""
+    from medjudge.judging.stats.agreement.sets import OptionUnits, masi_alpha_estimate, parse_ticks
+    from medjudge.judging.stats.label_file import LabelTable
+
+    if not options:
+        raise UserError("--sets needs the options: --categories A,B,C,D")
+    letters = [str(o) for o in options]
+    parsed = []
+    for rater, column in zip(table.raters, table.columns, strict=True):
+        sets = [parse_ticks(None if v is None else str(v).replace(" ", "")) for v in column]
+        for i, s in enumerate(sets):
+            stray = sorted((s or frozenset()) - set(letters))
+            if stray:
+                raise UserError(
+                    f"{table.path}: row {i + 1}, rater {rater!r}: option "
+                    f"{', '.join(stray)} is not one of --categories {','.join(letters)}"
+                )
+        parsed.append(sets)
+    expand = OptionUnits.of([letters] * table.n_units)
+    units = LabelTable(
+        table.path,
+        table.raters,
+        [expand.column(c) for c in table.columns],
+        expand.spread(table.groups) if table.groups else expand.letters(),
+    )
+    return units, masi_alpha_estimate(parsed, n_boot=n_boot, seed=seed)
 
 
 def _print_slice(r: SliceStats, by: str | None) -> None:

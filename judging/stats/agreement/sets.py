@@ -19,9 +19,20 @@ package with MASI as a custom distance.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from medjudge.judging.stats.bootstrap import UnitPatterns, bca_estimates
+from medjudge.judging.stats.estimates import N_BOOT, Estimate
 
 Ticks = frozenset[str]
+
+TICKED = "ticked"
+NOT_TICKED = "not_ticked"
+OPTION_CATEGORIES: tuple[str, str] = (TICKED, NOT_TICKED)
+"""The two categories of an option as a binary unit, in the order the outputs list them."""
 
 
 def parse_ticks(value: str | None) -> Ticks | None:
@@ -105,3 +116,92 @@ def option_columns(
                     None if ticks is None else ("ticked" if letter in ticks else "not_ticked")
                 )
     return out
+
+
+@dataclass(frozen=True)
+class OptionUnits:
+    """Items with a multi-select label, expanded into one binary unit per declared option.
+
+    ``units[k] = (i, letter)``: binary unit ``k`` is option ``letter`` of item ``i`` (the
+    position in the columns the expansion is applied to). Options come from what each item
+    declares, never from the ticks that were seen.
+    """
+
+    units: tuple[tuple[int, str], ...]
+
+    @classmethod
+    def of(cls, declared: Sequence[Sequence[str]]) -> OptionUnits:
+        """From the options each item declares (one sequence of letters per item)."""
+        return cls(tuple((i, letter) for i, letters in enumerate(declared) for letter in letters))
+
+    def column(self, values: Sequence[Hashable | None]) -> list[Hashable | None]:
+        """One rater's stored option-set labels (``"A,C"``, ``"-"``) → ``ticked`` /
+        ``not_ticked`` per binary unit (None where the item has no label)."""
+        sets = [parse_ticks(None if v is None else str(v)) for v in values]
+        out: list[Hashable | None] = []
+        for i, letter in self.units:
+            ticks = sets[i]
+            out.append(None if ticks is None else (TICKED if letter in ticks else NOT_TICKED))
+        return out
+
+    def spread(self, values: Sequence[str | None]) -> list[str | None]:
+        """A per-item value (a slice key) repeated over the item's binary units."""
+        return [values[i] for i, _ in self.units]
+
+    def letters(self) -> list[str | None]:
+        """The option of each binary unit (the ``option`` slice)."""
+        return [letter for _, letter in self.units]
+
+
+def _masi_per_unit(columns: Sequence[Sequence[Ticks | None]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-unit sums of MASI α: ``[observed, pairable values, counts of each distinct set]``
+    for units with at least two labels, and the distance matrix between the distinct sets."""
+    n_units = len(columns[0]) if columns else 0
+    labelled = [[v for v in (col[u] for col in columns) if v is not None] for u in range(n_units)]
+    units = [u for u in labelled if len(u) >= 2]
+    domain = sorted({v for u in units for v in u}, key=lambda s: (len(s), sorted(s)))
+    index = {v: i for i, v in enumerate(domain)}
+    distance = np.array([[masi(a, b) for b in domain] for a in domain]).reshape(
+        len(domain), len(domain)
+    )
+    rows = np.zeros((len(units), 2 + len(domain)))
+    for r, values in enumerate(units):
+        m = len(values)
+        for v in values:
+            rows[r, 2 + index[v]] += 1
+        counts = rows[r, 2:]
+        rows[r, 0] = counts @ distance @ counts / (m - 1)
+        rows[r, 1] = m
+    return rows, distance
+
+
+def masi_alpha_estimate(
+    columns: Sequence[Sequence[Ticks | None]],
+    *,
+    intervals: bool = True,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Estimate:
+    """:func:`masi_alpha` with its BCa bootstrap interval over units (the units with at least
+    two labels), ``method="bca_bootstrap"``; n is the number of those units."""
+    rows, distance = _masi_per_unit(columns)
+    if rows.shape[0] == 0:
+        return Estimate.undefined("no unit labelled by two raters", 0)
+
+    def alpha(sums: np.ndarray) -> np.ndarray:
+        observed, n, counts = sums[:, 0], sums[:, 1], sums[:, 2:]
+        expected = np.einsum("bi,ij,bj->b", counts, distance, counts) / (n * (n - 1))
+        with np.errstate(all="ignore"):
+            value = 1.0 - (observed / n) / expected
+        return np.where(expected > 0, value, np.nan)[None, :]
+
+    return bca_estimates(
+        UnitPatterns.from_units(rows),
+        alpha,
+        ["no disagreement expected (every label is the same set)"],
+        intervals=intervals,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )[0]
