@@ -173,3 +173,50 @@ def test_keys_after_the_reveal_never_change_the_revealed_item(tmp_path: Path) ->
     }
     after = [r for r in history(path, "e2e") if r[4]]
     assert len(after) == 1 and after[0][2] == "neither", "one change, flagged after the reveal"
+
+
+def test_a_match_unit_gets_its_final_label_in_the_adjudication_app(tmp_path: Path) -> None:
+    """#24, in a real terminal: a MedRGB match unit that two reviewers scored 1 and 0 is settled
+    in the adjudication app with the review key `1` and a typed rationale."""
+    import sqlite3
+
+    from medjudge.store.importing.run import import_file
+    from medjudge.store.paths import login_name
+    from medjudge.store.roles import grant
+    from medjudge.store.study import Study
+
+    from .conftest import write_jsonl
+    from .support.kind_rows import match_row
+
+    row = match_row(0)
+    row["labels"] = [
+        {"rater": "ann", "criterion": "match", "value": 1},
+        {"rater": "bob", "criterion": "match", "value": 0},
+    ]
+    path = tmp_path / "match.db"
+    with Study.create(path, actor=login_name()) as s:
+        import_file(s, write_jsonl(tmp_path / "m.jsonl", [row]), "match", actor=login_name())
+        grant(s, login_name(), "adjudicator", by=login_name())
+    home = tmp_path / "home"
+    home.mkdir()
+    command = f"{shlex.quote(sys.executable)} -m medjudge adjudicate {shlex.quote(str(path))}"
+    term = Terminal(command, home, width=100, height=30)
+    try:
+        term.wait(lambda s: "m0" in s, "the queue with the match unit")
+        term.keys("Enter")
+        term.wait(lambda s: "rationale" in s.lower() and "ann" in s, "the unit's votes")
+        term.keys("1")
+        term.wait(lambda s: "Final label for m0/match: 1" in s, "the rationale dialog")
+        term.keys("-l", "the prediction names the drug and route")
+        term.keys("Enter")
+        term.wait(lambda s: "saved" in s.lower(), "saved")
+        term.keys("q")
+        term.wait_closed()
+    finally:
+        term.kill()
+    with sqlite3.connect(path) as conn:
+        got = conn.execute(
+            "SELECT a.value, a.rationale, u.criterion FROM adjudications a "
+            "JOIN units u ON u.id = a.unit_id"
+        ).fetchall()
+    assert got == [("1", "the prediction names the drug and route", "match")]
