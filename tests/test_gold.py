@@ -116,7 +116,7 @@ def test_the_review_screen_does_not_mark_a_gold_item(tmp_path: Path) -> None:
     """The same item with and without gold looks the same to the reviewer."""
     from medjudge.tui.app import make_app
 
-    from .test_tui_support import run_async, screen_text
+    from .test_tui_support import run_async, screen_text, until
 
     texts = []
     for gold in ({"correctness": "A"}, None):
@@ -132,7 +132,9 @@ def test_the_review_screen_does_not_mark_a_gold_item(tmp_path: Path) -> None:
         async def look(path: Path = folder / "x.db") -> None:
             app = make_app(path, reviewer="alice", poll_interval=None)
             async with app.run_test(size=(100, 40)) as pilot:
-                await pilot.pause()
+                # the panes and the footer rendered (a loaded machine takes longer)
+                done = lambda: "Question 0?" in (t := screen_text(app)) and "v Read" in t  # noqa: E731
+                await until(pilot, done, "the item and the footer")
                 texts.append(screen_text(app))
 
         look()

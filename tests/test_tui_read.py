@@ -12,7 +12,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.read_screen import ReadScreen
 
 from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text
+from .test_tui_support import run_async, screen_text, until
 
 LONG = " ".join(f"sentence{i} of a long answer about dosing." for i in range(200))
 
@@ -30,9 +30,8 @@ def _study(tmp_path: Path) -> Path:
 async def test_the_reading_key_shows_a_long_answer_in_full_at_80x24(tmp_path: Path) -> None:
     app = make_app(_study(tmp_path), reviewer="alice", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: "v Read" in screen_text(app), "the footer's reading key")
         text = screen_text(app)
-        assert "v Read" in text, "the reading key is in the footer at 80×24"
         assert "THE-END-A" not in text
         await pilot.press("v")
         await pilot.pause()

@@ -199,3 +199,16 @@ def static_text(app: Any, selector: str) -> str:
     widget = app.screen.query_one(selector)
     static = widget if isinstance(widget, Static) else widget.query_one(Static)
     return str(static.visual) if not hasattr(static.visual, "plain") else static.visual.plain
+
+
+async def until(
+    pilot: Any, condition: Any, what: str = "the screen", timeout: float = 120.0
+) -> None:
+    """Let the app run until ``condition()`` holds (an event, not a fixed pause: a loaded
+    machine renders later, never wrongly); fail after ``timeout`` seconds saying ``what``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.05)

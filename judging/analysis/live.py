@@ -310,4 +310,5 @@ class LiveAgreement:
 
             a, b = column(rater_a), column(rater_b)
         level = crit.level if crit is not None else "nominal"
-        return two_stats(a, b, categories_for(crit), level)
+        seed = self._study.settings.seed  # the report's intervals, resample for resample
+        return two_stats(a, b, categories_for(crit), level, seed=seed)

@@ -160,6 +160,8 @@ class Classification(Record):
     accuracy: Figure
     macro_f1: Figure
     labels: list[LabelScore]
+    macro_precision: Figure | None = None
+    macro_recall: Figure | None = None
 
 
 def _absent(value: object) -> bool:
@@ -210,6 +212,8 @@ class GroupComparison(_ComparisonHead):
     metrics: dict[str, Figure]
     fleiss_per_category: list[CategoryFigure]
     vs_majority: list[RaterFigure]
+    vs_majority_own: list[RaterFigure] = []
+    """Each rater vs the majority of all raters, its own vote included (beside vs_majority)."""
     confusion: Confusion | None
 
 

@@ -123,6 +123,7 @@ def _multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
         "metrics": {m: d[m] for m in MULTI_METRICS if d.get(m) is not None},
         "fleiss_per_category": d["fleiss_per_category"],
         "vs_majority": d["vs_majority"],
+        "vs_majority_own": d["vs_majority_own"],
         "confusion": None,
     }
 
@@ -135,18 +136,24 @@ def two_stats(
     *,
     intervals: bool = True,
     confidence: float = 0.95,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
 ) -> TwoRaterStats:
     """Two columns of a criterion over its declared categories and scale.
 
     A label outside the declared set (a study whose criteria changed) falls back to the
     observed labels on a nominal scale, and the record says the categories were inferred.
     """
+    kw: dict[str, Any] = {
+        "intervals": intervals,
+        "confidence": confidence,
+        "n_boot": n_boot,
+        "seed": seed,
+    }
     try:
-        return two_rater_stats(
-            a, b, categories=cats, scale=level, intervals=intervals, confidence=confidence
-        )
+        return two_rater_stats(a, b, categories=cats, scale=level, **kw)
     except ValueError:
-        return two_rater_stats(a, b, intervals=intervals, confidence=confidence)
+        return two_rater_stats(a, b, **kw)
 
 
 def _two(
@@ -156,7 +163,16 @@ def _two(
     level: str,
     opts: ViewOptions,
 ) -> TwoRaterStats:
-    return two_stats(a, b, cats, level, intervals=opts.intervals, confidence=opts.confidence)
+    return two_stats(
+        a,
+        b,
+        cats,
+        level,
+        intervals=opts.intervals,
+        confidence=opts.confidence,
+        n_boot=opts.n_boot,
+        seed=opts.seed,
+    )
 
 
 def slice_order(values: list[str]) -> list[str]:

@@ -166,6 +166,14 @@ def reviewer_figures(multi: GroupComparison) -> Table:
         )
         for v in multi.vs_majority
     ]
+    rows += [
+        (
+            Concat((Text(v.rater), Label(" vs the majority including its own vote"))),
+            Est(v, pct=True),
+            Count(v.n),
+        )
+        for v in multi.vs_majority_own
+    ]
     columns = _cols("Figure", "Value [95% CI]", "n", numeric=(1, 2))
     return _table(f"All {len(multi.raters)} reviewers", columns, rows)
 
@@ -190,8 +198,8 @@ def judge_scores(c: CriterionSection) -> Table:
                 Label("all"),
                 Count(cl.n),
                 Est(cl.accuracy, pct=True),
-                Est(None),
-                Est(None),
+                Est(cl.macro_precision, pct=True),
+                Est(cl.macro_recall, pct=True),
                 Est(cl.macro_f1),
             )
         )
@@ -212,8 +220,8 @@ def judge_scores(c: CriterionSection) -> Table:
         "Verdict",
         "n (majority)",
         "Accuracy",
-        "Precision",
-        "Recall",
+        "Precision (all: macro)",
+        "Recall (all: macro)",
         "F1 (all: macro)",
         numeric=(2, 3, 4, 5, 6),
     )

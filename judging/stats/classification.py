@@ -54,6 +54,11 @@ class Classification:
     accuracy: Estimate
     macro_f1: Estimate
     labels: list[LabelScores]
+    macro_precision: Estimate | None = None
+    """Mean precision over the labels the reference has (0 for one the rater never gave, as
+    scikit-learn's ``zero_division=0``), beside macro-F1; no interval."""
+    macro_recall: Estimate | None = None
+    """Mean recall over the labels the reference has, beside macro-F1; no interval."""
 
     def to_dict(self) -> dict[str, object]:
         """JSON-safe record."""
@@ -61,8 +66,24 @@ class Classification:
             "n": self.n,
             "accuracy": self.accuracy.to_dict(),
             "macro_f1": self.macro_f1.to_dict(),
+            "macro_precision": None
+            if self.macro_precision is None
+            else self.macro_precision.to_dict(),
+            "macro_recall": None if self.macro_recall is None else self.macro_recall.to_dict(),
             "labels": [s.to_dict() for s in self.labels],
         }
+
+
+MEAN_OF_LABELS = "no interval: a mean of per-label proportions (each label's carries its own)"
+
+
+def _macro_mean(labels: Sequence[LabelScores], which: str, n: int) -> Estimate:
+    """The mean of one per-label figure over the labels the reference has (undefined: 0)."""
+    present = [s for s in labels if s.support > 0]
+    if not present:
+        return Estimate.undefined("no reference labels", n)
+    values = [getattr(s, which).value or 0.0 for s in present]
+    return Estimate(float(np.mean(values)), None, None, n, reason=MEAN_OF_LABELS)
 
 
 def _f1(glob: np.ndarray, chan: np.ndarray) -> np.ndarray:
@@ -242,4 +263,11 @@ def classification_of_cells(
             LabelScores(s.label, s.support, s.predicted, bare(s.precision), bare(s.recall), s.f1)
             for s in labels
         ]
-    return Classification(n=n, accuracy=acc, macro_f1=f1s[k], labels=labels)
+    return Classification(
+        n=n,
+        accuracy=acc,
+        macro_f1=f1s[k],
+        labels=labels,
+        macro_precision=_macro_mean(labels, "precision", n),
+        macro_recall=_macro_mean(labels, "recall", n),
+    )

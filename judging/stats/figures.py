@@ -43,6 +43,8 @@ class Figure:
     levels: frozenset[str] = ALL_LEVELS
     percent: bool = False
     app: bool = False
+    beside: str | None = None
+    """Another convention for the figure of this key, printed beside it (papers use it)."""
 
 
 FIGURES: tuple[Figure, ...] = (
@@ -62,6 +64,8 @@ FIGURES: tuple[Figure, ...] = (
     Figure("spearman", "Spearman ρ", "two", "fisher_z", ORDERED, app=True),
     Figure("pearson", "Pearson r", "two", "fisher_z", ORDERED, app=True),
     Figure("icc", "ICC(2,1)", "two", "f_distribution", INTERVAL, app=True),
+    Figure("scott_pi", "Scott's π", "two", "normal_se", app=True, beside="cohen"),
+    Figure("krippendorff_alpha", "Krippendorff's α", "two", "bca_bootstrap", app=True),
     Figure("fleiss", "Fleiss' κ", "multi", "normal_se"),
     Figure("krippendorff_alpha", "Krippendorff's α", "multi", "bca_bootstrap"),
     Figure(
@@ -81,14 +85,50 @@ FIGURES: tuple[Figure, ...] = (
     Figure("randolph_kappa", "Randolph's κ (free-marginal)", "multi", "bca_bootstrap"),
     Figure("unanimous_share", "Unanimous units", "multi", "wilson", percent=True),
     Figure("icc", "ICC(2,1)", "multi", "f_distribution", INTERVAL),
+    Figure("light_kappa", "Light's κ (mean pairwise Cohen's κ)", "multi", "none", beside="fleiss"),
+    Figure(
+        "fleiss_all_units",
+        "Fleiss' κ over all units (Gwet, as irrCAC)",
+        "multi",
+        "normal_se",
+        beside="fleiss",
+    ),
+    Figure(
+        "mean_pair_percent",
+        "Mean over rater pairs of % agreement (unweighted)",
+        "multi",
+        "none",
+        percent=True,
+        beside="mean_pairwise_percent",
+    ),
     Figure("fleiss_per_category", "Fleiss' κ per category", "per_category", "bca_bootstrap"),
     Figure(
         "vs_majority", "Agreement with the others' majority", "per_category", "wilson", percent=True
+    ),
+    Figure(
+        "vs_majority_own",
+        "Agreement with the majority including the rater's own vote",
+        "per_category",
+        "wilson",
+        percent=True,
+        beside="vs_majority",
     ),
     Figure("accuracy", "Accuracy", "classification", "wilson", percent=True),
     Figure("precision", "Precision", "classification", "wilson", percent=True),
     Figure("recall", "Recall", "classification", "wilson", percent=True),
     Figure("f1", "F1", "classification", "bca_bootstrap"),
+    Figure("macro_f1", "Macro F1", "classification", "bca_bootstrap"),
+    Figure(
+        "macro_precision",
+        "Macro precision",
+        "classification",
+        "none",
+        percent=True,
+        beside="macro_f1",
+    ),
+    Figure(
+        "macro_recall", "Macro recall", "classification", "none", percent=True, beside="macro_f1"
+    ),
     Figure("masi_alpha", "Krippendorff's α (MASI, option sets)", "sets", "bca_bootstrap"),
 )
 """Every figure, in the order the outputs list them."""

@@ -317,7 +317,13 @@ def table_stats(
             stats: TwoRaterStats | MultiRaterStats
             if len(table.raters) == 2:
                 stats = two_rater_stats(
-                    part[0], part[1], categories=categories, scale=scale, confidence=confidence
+                    part[0],
+                    part[1],
+                    categories=categories,
+                    scale=scale,
+                    confidence=confidence,
+                    n_boot=n_boot,
+                    seed=seed,
                 )
             else:
                 stats = multi_rater_column_stats(

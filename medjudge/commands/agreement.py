@@ -102,6 +102,9 @@ def _print_multi(m: MultiRaterStats) -> None:
     out("  agreement with the majority of the others:")
     for line in _columns([_row(str(r), e, pct=True) for r, e in m.vs_majority.items()]):
         out("    " + line)
+    out(f"  {LABELS['vs_majority_own'].lower()} (as some papers define it):")
+    for line in _columns([_row(str(r), e, pct=True) for r, e in m.vs_majority_own.items()]):
+        out("    " + line)
 
 
 AGREEMENT_JSON_HELP = (

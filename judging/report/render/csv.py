@@ -93,7 +93,12 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                     yield _row(section, c.name, r.slice, r.rater_a, r.rater_b, name, v)
             cl = r.classification if isinstance(r, PairComparison) else None
             if cl:
-                for name, fig in (("accuracy", cl.accuracy), ("macro_f1", cl.macro_f1)):
+                for name, fig in (
+                    ("accuracy", cl.accuracy),
+                    ("macro_f1", cl.macro_f1),
+                    ("macro_precision", cl.macro_precision),
+                    ("macro_recall", cl.macro_recall),
+                ):
                     yield _row(
                         "classification",
                         c.name,
@@ -125,6 +130,16 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                     r.slice,
                     vm.rater,
                     "majority of the others",
+                    "percent",
+                    vm,
+                )
+            for vm in r.vs_majority_own if isinstance(r, GroupComparison) else []:
+                yield _row(
+                    section,
+                    c.name,
+                    r.slice,
+                    vm.rater,
+                    "majority including its own vote",
                     "percent",
                     vm,
                 )

@@ -49,6 +49,12 @@ from medjudge.judging.stats.agreement.patterns import (
     fleiss_se,
     label_patterns,
 )
+from medjudge.judging.stats.agreement.readers import (
+    fleiss_all_units,
+    light_kappa,
+    mean_pair_percent,
+    vs_majority_with_own,
+)
 from medjudge.judging.stats.agreement.two import TwoRaterStats, check_options, two_rater_stats
 from medjudge.judging.stats.bootstrap import Resampled, as_estimates, bca_many
 from medjudge.judging.stats.bootstrap_categories import CategoryFigures
@@ -100,6 +106,14 @@ class MultiRaterStats:
     vs_majority: dict[Hashable, Estimate] = field(default_factory=dict)
     scale: str = "nominal"
     categories_inferred: bool = False
+    light_kappa: Estimate | None = None
+    """Light's κ: the mean of the pairwise Cohen's κ (:mod:`.readers`)."""
+    mean_pair_percent: Estimate | None = None
+    """The unweighted mean over rater pairs of their percent agreement."""
+    fleiss_all_units: Estimate | None = None
+    """Fleiss' κ over every unit with a label (Gwet's generalisation, as irrCAC)."""
+    vs_majority_own: dict[Hashable, Estimate] = field(default_factory=dict)
+    """Each rater vs the strict majority of all raters, its own vote included."""
 
     @property
     def ordinal(self) -> bool:
@@ -148,6 +162,16 @@ class MultiRaterStats:
             "pairwise": self.pairwise_records(),
             "vs_majority": [
                 {"rater": json_label(r), **e.to_dict()} for r, e in self.vs_majority.items()
+            ],
+            "light_kappa": None if self.light_kappa is None else self.light_kappa.to_dict(),
+            "mean_pair_percent": (
+                None if self.mean_pair_percent is None else self.mean_pair_percent.to_dict()
+            ),
+            "fleiss_all_units": (
+                None if self.fleiss_all_units is None else self.fleiss_all_units.to_dict()
+            ),
+            "vs_majority_own": [
+                {"rater": json_label(r), **e.to_dict()} for r, e in self.vs_majority_own.items()
             ],
         }
 
@@ -315,6 +339,8 @@ def multi_rater_column_stats(
             (-1 if is_missing(x) else index[x] for x in column), dtype=np.int64, count=n_units
         )
     pats = label_patterns(codes, q, scores)
+    all_units = fleiss_all_units(codes, q, intervals=intervals, confidence=confidence)
+    with_own = vs_majority_with_own(codes, q, names, confidence)
     del codes
     b = pats.layout.blocks
     total = pats.total()
@@ -371,6 +397,8 @@ def multi_rater_column_stats(
                 scale=scale,
                 intervals=intervals,
                 confidence=confidence,
+                n_boot=n_boot,
+                seed=seed,
             )
             for i, j in combinations(range(n_raters), 2)
         }
@@ -394,4 +422,8 @@ def multi_rater_column_stats(
         vs_majority=vs_majority,
         scale=scale,
         categories_inferred=categories is None,
+        light_kappa=light_kappa(pairs, n_pairable) if pairs else None,
+        mean_pair_percent=mean_pair_percent(pairs, n_pairable) if pairs else None,
+        fleiss_all_units=all_units,
+        vs_majority_own=with_own,
     )

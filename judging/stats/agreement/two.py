@@ -41,6 +41,7 @@ from medjudge.judging.stats.agreement.labels import (
     json_label,
     resolve_categories,
 )
+from medjudge.judging.stats.agreement.readers import pair_alpha, scott_pi
 from medjudge.judging.stats.agreement.tables import (
     PairTable,
     ac1_se,
@@ -53,6 +54,7 @@ from medjudge.judging.stats.agreement.tables import (
     weighted_table,
 )
 from medjudge.judging.stats.estimates import (
+    N_BOOT,
     Estimate,
     check_confidence,
     normal_interval,
@@ -143,6 +145,10 @@ class TwoRaterStats:
     confusion: Confusion
     scale: str = "nominal"
     categories_inferred: bool = False
+    scott_pi: Estimate | None = None
+    """Scott's π (chance from the pooled marginals), beside Cohen's κ (:mod:`.readers`)."""
+    krippendorff_alpha: Estimate | None = None
+    """Krippendorff's α of the two raters at the scale's level (:mod:`.readers`)."""
 
     @property
     def ordinal(self) -> bool:
@@ -171,6 +177,8 @@ class TwoRaterStats:
             "spearman": opt(self.spearman),
             "pearson": opt(self.pearson),
             "icc": opt(self.icc),
+            "scott_pi": opt(self.scott_pi),
+            "krippendorff_alpha": opt(self.krippendorff_alpha),
             "confusion": self.confusion.to_dict(),
         }
 
@@ -313,6 +321,8 @@ def two_rater_stats(
     scale: str = "nominal",
     intervals: bool = True,
     confidence: float = 0.95,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
 ) -> TwoRaterStats:
     """Agreement between two raters.
 
@@ -331,6 +341,8 @@ def two_rater_stats(
             scales need numeric labels or ``categories`` in order; ``interval`` needs numbers.
         intervals: Compute confidence intervals (each figure's one method).
         confidence: Confidence level of the intervals.
+        n_boot: Bootstrap resamples of two-rater α's BCa interval.
+        seed: Its seed.
 
     Returns:
         The figures as a :class:`TwoRaterStats`.
@@ -381,6 +393,16 @@ def two_rater_stats(
         confusion=confusion,
         scale=scale,
         categories_inferred=categories is None,
+        scott_pi=scott_pi(table, intervals=intervals, confidence=confidence),
+        krippendorff_alpha=pair_alpha(
+            table,
+            scale,
+            category_scores(cats) if scale == "interval" else np.zeros(k),
+            intervals=intervals,
+            n_boot=n_boot,
+            seed=seed,
+            confidence=confidence,
+        ),
     )
 
 
