@@ -152,6 +152,11 @@ class Kind:
             return tuple(str(v) for v in range(low, high + 1))
         return None
 
+    def default_categories(self, criterion: CriterionLike) -> tuple[str, ...] | None:
+        """The categories the statistics count when the study declares none for the criterion
+        (``settings --categories``): its allowed values (None: option sets, as observed)."""
+        return self.value_set(criterion)
+
     def canonical(self, raw: str) -> str:
         """A value as typed (``response_b``, ``Entails``) → its canonical spelling, or ``raw``
         stripped when the kind has no such spelling."""

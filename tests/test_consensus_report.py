@@ -32,6 +32,8 @@ def test_planted_spammers_outvoted_by_the_model(tmp_path: Path) -> None:
         for spammer in ("s1", "s2", "s3"):
             set_label(s, u, spammer, "A")
     s.close()
+    declare = ["settings", str(path), "--categories", "correctness=A,B,tie,neither"]
+    assert CliRunner().invoke(app, declare).exit_code == 0
     r = CliRunner().invoke(app, ["report", str(path), "-f", "json"])
     report = json.loads(r.stdout)
     (rec,) = [c for c in report["consensus"] if c["criterion"] == "correctness"]

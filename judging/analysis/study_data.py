@@ -39,13 +39,18 @@ _V = TypeVar("_V")
 
 
 def categories_for(criterion: Criterion | None) -> list[Hashable] | None:
-    """The ordered label set of a criterion (``None`` for option sets: use what is observed)."""
+    """The ordered categories a criterion's figures count: the study's declared ones
+    (``settings --categories``), else the kind's default — for a pairwise benefit criterion
+    A, B, tie — (``None`` for option sets: use what is observed). Labels outside them that
+    raters did give are added by :func:`.views.criterion_categories`, and the output says so."""
     if criterion is None:
         return None
+    labels = criterion.counted_categories()
+    if labels is None:
+        return None
     if criterion.scale is not None:
-        return list(range(criterion.scale[0], criterion.scale[1] + 1))
-    labels = criterion.labels()
-    return list(labels) if labels is not None else None
+        return [int(v) for v in labels]
+    return list(labels)
 
 
 def to_value(criterion: Criterion | None, raw: str | None) -> Hashable | None:

@@ -37,11 +37,11 @@ from medjudge.judging.analysis.rubric import rubric_scores
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
     StudyData,
-    categories_for,
     load_study_data,
 )
 from medjudge.judging.analysis.views import (
     ViewOptions,
+    criterion_categories,
     criterion_comparisons,
     reference_comparisons,
     unresolved_disagreements,
@@ -185,7 +185,7 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> Cri
     crit = data.criterion(criterion)
     units = data.labelled_units(criterion)
     m = data.labels.get(criterion)
-    cats = categories_for(crit)
+    cats = criterion_categories(data, criterion)
     section = {
         "name": criterion,
         "kind": data.kind_of(criterion),
@@ -193,7 +193,10 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> Cri
         "polarity": crit.polarity if crit else None,
         "ordinal": bool(crit and crit.ordinal),
         "scale": crit.level if crit is not None else "nominal",
-        "categories": cats,
+        "categories": cats.values,
+        "categories_declared": cats.declared,
+        "categories_extra": cats.extra,
+        "categories_note": cats.note(criterion),
         "n_units_total": len(data.units_by_criterion.get(criterion, [])),
         "n_units": len(m.units()) if m is not None else 0,
         "n_labels": len(m) if m is not None else 0,

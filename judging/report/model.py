@@ -139,6 +139,13 @@ class CriterionSection(Record):
     ordinal: bool
     scale: str
     categories: list[int | str] | None
+    """The categories every figure of the criterion counts, in order."""
+    categories_declared: bool
+    """Declared by the study (``settings --categories``), else the kind's default."""
+    categories_extra: list[int | str]
+    """Labels given outside the declared or default set (counted too)."""
+    categories_note: str
+    """The sentence every format prints about them."""
     n_units_total: int
     n_units: int
     n_labels: int

@@ -5,7 +5,8 @@ reason, method`` (the interval's method). ``section`` is the view (``human_human
 ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
-``win_rate``, ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``rating_mean``, ``classification`` (a judge against the
+``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
+value, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``rating_mean``, ``classification`` (a judge against the
 reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusion/<view>``
 (metric ``row / column``, value = count) and
 ``effort``. Undefined figures have an empty value and a ``reason`` (a column added to the
@@ -83,6 +84,24 @@ def _row(
 
 def _comparisons(report: Report) -> Iterator[list[str]]:
     for c in report.criteria:
+        cats = c.categories
+        yield [
+            _text(x)
+            for x in (
+                "categories",
+                c.name,
+                "all",
+                None,
+                None,
+                "declared" if c.categories_declared else "default",
+                "|".join(map(str, cats)) if cats is not None else None,
+                None,
+                None,
+                len(cats) if cats is not None else None,
+                c.categories_note,
+                None,
+            )
+        ]
         for r in c.comparisons:
             section = r.view + ("/without_ties" if r.ties == "without" else "")
             for name, est in r.metrics.items():
