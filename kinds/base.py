@@ -120,6 +120,9 @@ class Kind:
     abstains: bool = False
     """Whether an answer that declines to answer ("insufficient information") is an
     abstention, counted apart from wrong answers (K-QA, MedRGB)."""
+    answered_values: tuple[str, ...] = ()
+    """Labels that say an answer did answer: one on any of its units and a decline phrase no
+    longer makes it an abstention (``store.abstentions``)."""
     source_positions: tuple[str, ...] = ("answer",)
     """The answers whose models the figures compare, in order (``A``, ``B`` for two)."""
     tie_value: str | None = None

@@ -25,7 +25,7 @@ from medjudge.judging.analysis.trail_facts import trail_facts
 from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
 from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 from medjudge.store import reads
-from medjudge.store.abstentions import declining_items
+from medjudge.store.abstentions import Abstention, abstentions
 from medjudge.store.settings import Criterion, StudySettings
 from medjudge.store.study import Study
 
@@ -87,7 +87,9 @@ class StudyData:
     verdicts: dict[str, VerdictTable] = field(default_factory=dict)
     kqa_questions: int | None = None
     declined: set[int] = field(default_factory=set)
-    """Statements items whose answer declines to answer (``store.abstentions``)."""
+    """Statements and match items whose answer is an abstention (``store.abstentions``)."""
+    abstentions: dict[int, Abstention] = field(default_factory=dict)
+    """The same items with the rule that made each one an abstention (listed in the report)."""
     items_by_kind: dict[str, int] = field(default_factory=dict)
     units_by_criterion: dict[str, Sequence[int]] = field(default_factory=dict)
     """Each criterion's unit ids, increasing (compact arrays)."""
@@ -232,6 +234,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     except (TypeError, ValueError):
         kqa_questions = None
     items_by_kind = reads.item_kind_counts(study)
+    abstained = abstentions(study)
     return StudyData(
         name=settings.name,
         settings=settings,
@@ -241,7 +244,8 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         adjudications=adjudications,
         verdicts=latest,
         kqa_questions=kqa_questions,
-        declined=declining_items(study),
+        declined=set(abstained),
+        abstentions=abstained,
         items_by_kind=items_by_kind,
         units_by_criterion=by_criterion,
     )

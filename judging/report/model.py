@@ -22,6 +22,7 @@ from medjudge.judging.analysis.records import (
 )
 from medjudge.judging.analysis.records_audit import AuditSection
 from medjudge.judging.analysis.records_sections import (
+    ExclusionsSection,
     JudgesSection,
     KqaSection,
     MedrgbSection,
@@ -203,6 +204,9 @@ class Report(Record):
     gold: list[GoldRow]
     kqa: KqaSection | None
     medrgb: MedrgbSection | None
+    exclusions: ExclusionsSection | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Answers left out as abstentions, each with its rule (only in a study with statements or
+    match items)."""
     rubric: RubricSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Rubric scores (absent from the JSON of a study without rubric items)."""
     win_rates: list[WinRateRow]

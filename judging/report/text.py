@@ -15,7 +15,7 @@ from medjudge.judging.analysis.records import (
     Figure,
     GroupComparison,
 )
-from medjudge.judging.analysis.records_sections import PerItemEffort
+from medjudge.judging.analysis.records_sections import ExclusionsSection, PerItemEffort
 from medjudge.judging.stats.dawid_skene import ALPHA, MAX_ITER, RESTARTS, TOL
 
 from .model import CriterionSection
@@ -204,8 +204,9 @@ RUBRIC_NOTE = (
 MEDRGB_NOTE = (
     "Each prediction is scored against the ground truth: 1 = it matches, 0.5 = it matches "
     "part of it and is relevant, 0 = wrong or irrelevant (MedRGB). Means with 95% BCa "
-    "intervals per rater; predictions that decline to answer (the study's decline phrases) "
-    "are abstentions, left out of the means and counted apart."
+    "intervals per rater; predictions that decline to answer (a decline phrase, and no rater "
+    "scored them above 0) are abstentions, left out of the means, counted apart and listed "
+    "under 'Excluded from the figures'."
 )
 
 ANCHORING_NOTE = (
@@ -230,6 +231,14 @@ CONSENSUS_NOTE = (
     "chance a reviewer gives the true label of a unit drawn from the study; the columns are the "
     "diagonal of the confusion matrix."
 )
+
+
+def exclusions_line(e: ExclusionsSection) -> str:
+    """How many answers the K-QA and MedRGB figures leave out, out of how many."""
+    n = len(e.excluded)
+    what = ("answer" if e.answers == 1 else "answers") + (" was" if n == 1 else " were")
+    tail = "; each is listed below with the rule that excluded it." if n else "."
+    return f"{n:,} of {e.answers:,} {what} excluded from the figures as abstentions{tail}"
 
 
 def consensus_line(rec: ConsensusRow) -> str:

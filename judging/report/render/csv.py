@@ -6,7 +6,9 @@ reason, method`` (the interval's method). ``section`` is the view (``human_human
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
 ``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
-value, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``rating_mean``, ``classification`` (a judge against the
+value, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``excluded`` (the answers left out as abstentions: one row
+``excluded_answers`` with n of N as value and n, then one row per answer with its item as the
+slice, its model as rater_a and the rule as reason), ``rating_mean``, ``classification`` (a judge against the
 reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusion/<view>``
 (metric ``row / column``, value = count) and
 ``effort``. Undefined figures have an empty value and a ``reason`` (a column added to the
@@ -377,6 +379,23 @@ def _rubric(report: Report) -> Iterator[list[str]]:
                     )
 
 
+def _exclusions(report: Report) -> Iterator[list[str]]:
+    ex = report.exclusions
+    if ex is None:
+        return
+    yield [
+        _text(x)
+        for x in ("excluded", None, "all", None, None, "excluded_answers", len(ex.excluded),
+                  None, None, ex.answers, ex.rule, None)
+    ]  # fmt: skip
+    for e in ex.excluded:
+        yield [
+            _text(x)
+            for x in ("excluded", e.section, e.item, e.source, None, "abstention", 1, None, None,
+                      None, e.rule, None)
+        ]  # fmt: skip
+
+
 def _kqa(report: Report) -> Iterator[list[str]]:
     kqa = report.kqa
     if kqa:
@@ -457,6 +476,7 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _medrgb(report)
     yield from _rubric(report)
     yield from _kqa(report)
+    yield from _exclusions(report)
     yield from _ratings(report)
     yield from _effort(report)
 
