@@ -120,6 +120,9 @@ class Kind:
     abstains: bool = False
     """Whether an answer that declines to answer ("insufficient information") is an
     abstention, counted apart from wrong answers (K-QA, MedRGB)."""
+    answered_values: tuple[str, ...] = ()
+    """Labels that say an answer did answer: one on any of its units and a decline phrase no
+    longer makes it an abstention (``store.abstentions``)."""
     source_positions: tuple[str, ...] = ("answer",)
     """The answers whose models the figures compare, in order (``A``, ``B`` for two)."""
     tie_value: str | None = None
@@ -151,6 +154,11 @@ class Kind:
             low, high = criterion.scale
             return tuple(str(v) for v in range(low, high + 1))
         return None
+
+    def default_categories(self, criterion: CriterionLike) -> tuple[str, ...] | None:
+        """The categories the statistics count when the study declares none for the criterion
+        (``settings --categories``): its allowed values (None: option sets, as observed)."""
+        return self.value_set(criterion)
 
     def canonical(self, raw: str) -> str:
         """A value as typed (``response_b``, ``Entails``) → its canonical spelling, or ``raw``

@@ -50,6 +50,14 @@ class Pairwise(Kind):
             return f"pairwise criterion {criterion.name!r} needs a polarity (benefit or risk)"
         return super().check_criterion(criterion)
 
+    def default_categories(self, criterion: CriterionLike) -> tuple[str, ...] | None:
+        """A, B and tie; ``neither`` only on a risk criterion, where it is the protocol's null
+        verdict ("neither answer is worse"). A benefit criterion counts ``neither`` only when
+        the study declares it or a rater used it."""
+        if criterion.polarity == "risk":
+            return VERDICTS
+        return tuple(v for v in VERDICTS if v != "neither")
+
     def to_file_frame(self, value: str, swapped: bool) -> str:
         """A shown letter → the file's letter (A and B trade on a swapped item)."""
         return _OTHER.get(value, value) if swapped else value

@@ -195,6 +195,7 @@ KIND = Statements(
         ]
     ),
     abstains=True,
+    answered_values=("entailed", "contradicted"),
     help_title="Statements items (then on to the next statement)",
     listed_criterion=CRITERION,
     listed_field="statement",

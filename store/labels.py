@@ -9,6 +9,7 @@ it returns, the label is on disk (``synchronous=FULL``), so a caller may then sh
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from medjudge import kinds
@@ -394,3 +395,20 @@ def changes_since(study: Study, history_id: int) -> list[sqlite3.Row]:
             (history_id,),
         )
     )
+
+
+def labels_outside(study: Study, criterion: str, allowed: Sequence[str]) -> list[tuple[str, int]]:
+    """The current labels and adjudications of a criterion whose value is not in ``allowed``,
+    as (value, count), most frequent first (``settings --categories`` refuses a set that
+    leaves stored labels outside it)."""
+    marks = ",".join("?" * len(allowed))
+    rows = study.conn.execute(
+        "SELECT value, count(*) FROM ("
+        "  SELECT l.value AS value FROM labels l JOIN units u ON u.id = l.unit_id "
+        "  WHERE u.criterion = ? "
+        "  UNION ALL SELECT a.value FROM adjudications a JOIN units u ON u.id = a.unit_id "
+        "  WHERE u.criterion = ?"
+        f") WHERE value NOT IN ({marks}) GROUP BY value ORDER BY count(*) DESC, value",
+        (criterion, criterion, *allowed),
+    ).fetchall()
+    return [(str(v), int(n)) for v, n in rows]

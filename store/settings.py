@@ -31,6 +31,11 @@ class Criterion(BaseModel):
     measurement: Literal["nominal", "ordinal", "interval"] | None = None
     """Level of measurement for the statistics; None: ordinal on a rating scale, else nominal.
     ``interval`` (ICC, interval α) and ``ordinal`` need a numeric scale."""
+    categories: tuple[str, ...] | None = None
+    """The declared label set, in order (``settings --categories NAME=A,B,tie``): the only
+    labels reviewers and imports may give, and the categories every agreement figure counts
+    (AC1, Bennett's S, Randolph's κ) and orders. None: the kind's default
+    (:meth:`medjudge.kinds.base.Kind.default_categories`)."""
 
     @field_validator("kind")
     @classmethod
@@ -46,6 +51,22 @@ class Criterion(BaseModel):
         problem = kinds.get(self.kind).check_criterion(self)
         if problem is not None:
             raise ValueError(problem)
+        if self.categories is not None:
+            allowed = kinds.get(self.kind).value_set(self)
+            if allowed is None:
+                raise ValueError(
+                    f"criterion {self.name!r}: its labels are sets of options; they have no "
+                    "category list to declare"
+                )
+            cats = self.categories
+            if len(cats) < 2 or len(set(cats)) != len(cats):
+                raise ValueError(f"criterion {self.name!r}: declare two or more distinct labels")
+            outside = [c for c in cats if c not in allowed]
+            if outside:
+                raise ValueError(
+                    f"criterion {self.name!r}: {', '.join(map(repr, outside))} is not one of "
+                    f"its labels ({', '.join(allowed)})"
+                )
         return self
 
     @property
@@ -66,8 +87,17 @@ class Criterion(BaseModel):
         return self.level != "nominal"
 
     def labels(self) -> tuple[str, ...] | None:
-        """The allowed label values, or None when any option set is allowed."""
+        """The allowed label values (the declared categories, if any), or None when any option
+        set is allowed."""
+        if self.categories is not None:
+            return self.categories
         return kinds.get(self.kind).value_set(self)
+
+    def counted_categories(self) -> tuple[str, ...] | None:
+        """The categories the statistics count: the declared ones, else the kind's default."""
+        if self.categories is not None:
+            return self.categories
+        return kinds.get(self.kind).default_categories(self)
 
 
 DEFAULT_SEED = 20240101

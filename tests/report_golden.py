@@ -49,10 +49,14 @@ def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
     demo.close()
     (tmp / "m").mkdir()
     s = make_study(tmp / "m")
-    units = [u for (u,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'match'")]
-    for i, unit in enumerate(sorted(units)):
-        set_label(s, unit, "ann", "1")
-        set_label(s, unit, "bob", "1" if i % 3 else "0")
+    units = s.conn.execute(
+        "SELECT u.id, a.text FROM units u JOIN answers a ON a.item_id = u.item_id "
+        "AND a.position = 'answer' WHERE u.criterion = 'match' ORDER BY u.id"
+    ).fetchall()
+    for i, (unit, text) in enumerate(units):
+        refusal = "insufficient" in text.lower()  # scored 0 by both: an abstention (#30)
+        set_label(s, unit, "ann", "0" if refusal else "1")
+        set_label(s, unit, "bob", "1" if i % 3 and not refusal else "0")
     match = s.path
     s.close()
     return {

@@ -3,10 +3,12 @@ accuracy and where the consensus differs from the majority (#15)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
@@ -30,6 +32,8 @@ def test_planted_spammers_outvoted_by_the_model(tmp_path: Path) -> None:
         for spammer in ("s1", "s2", "s3"):
             set_label(s, u, spammer, "A")
     s.close()
+    declare = ["settings", str(path), "--categories", "correctness=A,B,tie,neither"]
+    assert CliRunner().invoke(app, declare).exit_code == 0
     r = CliRunner().invoke(app, ["report", str(path), "-f", "json"])
     report = json.loads(r.stdout)
     (rec,) = [c for c in report["consensus"] if c["criterion"] == "correctness"]
@@ -61,3 +65,26 @@ def test_no_section_below_three_reviewers(tmp_path: Path) -> None:
     report = json.loads(CliRunner().invoke(app, ["report", str(path), "-f", "json"]).stdout)
     assert report["consensus"] == []
     assert "Dawid" not in CliRunner().invoke(app, ["report", str(path), "-f", "md"]).stdout
+
+
+def test_a_model_that_does_not_converge_says_it_fell_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medjudge.judging.analysis import consensus
+    from medjudge.judging.stats.dawid_skene import dawid_skene
+
+    monkeypatch.setattr(consensus, "dawid_skene", functools.partial(dawid_skene, max_iter=1))
+    path = tmp_path / "capped.db"
+    s = small_study(path, pairwise=10, statements=0)
+    rng = random.Random(1)
+    for (u,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'correctness'").fetchall():
+        for rater in ("r1", "r2", "r3"):
+            set_label(s, u, rater, rng.choice(["A", "B", "tie"]))
+    s.close()
+    report = json.loads(CliRunner().invoke(app, ["report", str(path), "-f", "json"]).stdout)
+    (rec,) = [c for c in report["consensus"] if c["criterion"] == "correctness"]
+    assert rec["method"]["fallback"] is True and rec["method"]["converged"] is False
+    assert "majority vote" in rec["method"]["name"]
+    for fmt in ("md", "html"):
+        out = CliRunner().invoke(app, ["report", str(path), "-f", fmt]).stdout
+        assert "the consensus shown is the majority vote" in out, fmt

@@ -282,8 +282,13 @@ def test_report_means_by_model_test_and_p_with_abstentions_apart(tmp_path: Path)
         asyncio.run(run_judges(s, [judge], RunOptions(concurrency=8, actor="t")))
     from medjudge.store.labels import set_label
 
-    for (unit_id,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'match'").fetchall():
-        set_label(s, unit_id, "ann", "1")
+    rows = s.conn.execute(
+        "SELECT u.id, a.text FROM units u JOIN answers a ON a.item_id = u.item_id "
+        "AND a.position = 'answer' WHERE u.criterion = 'match'"
+    ).fetchall()
+    for unit_id, text in rows:
+        # the declining prediction scores 0 (a score above 0 would say it answered, #30)
+        set_label(s, unit_id, "ann", "0" if "insufficient" in text.lower() else "1")
     model = build_report(s, ReportOptions(n_boot=500))
     report = model.model_dump(mode="json")
     m = report["medrgb"]

@@ -271,7 +271,9 @@ def test_kqa_answers_that_decline_are_abstentions(tmp_path: Path) -> None:
         },
     ]
     import_file(s, write_jsonl(tmp_path / "d.jsonl", rows), "statements", actor="t")
-    for ext, values in (("a1", [E, E]), ("a2", [C]), ("a3", [N])):
+    # a2 opens with a decline phrase and nobody labelled its statement entailed or
+    # contradicted: an abstention (#30: a label saying it answered would make it an answer)
+    for ext, values in (("a1", [E, E]), ("a2", [N]), ("a3", [N])):
         item = get_item(s, find_item(s, ext) or 0)
         for st, v in zip(item.statements, values, strict=True):
             set_label(s, item.unit_for("entailment", st.id).id, "ann", v)
@@ -280,7 +282,7 @@ def test_kqa_answers_that_decline_are_abstentions(tmp_path: Path) -> None:
     assert f["declined"] == 1 and f["declined_share"]["count"] == 1
     assert f["comprehensiveness_answered"]["value"] == 0.5  # a1 = 1, a3 = 0; a2 not scored
     assert f["comprehensiveness_answered"]["n"] == 2
-    assert f["hallucinations_answered"]["value"] == 0.0  # a2's contradiction is not counted
+    assert f["hallucinations_answered"]["value"] == 0.0
     assert abs(f["comprehensiveness_all"]["value"] - 1 / 3) < 1e-12  # a2 counts 0
     per = {a["item"]: a for a in report["answers"]}
     assert per["a2"]["declined"] and per["a2"]["comprehensiveness"] is None

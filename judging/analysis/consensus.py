@@ -11,7 +11,8 @@ not part of the model: the consensus is the physicians' reference the judges are
 from __future__ import annotations
 
 from medjudge.judging.analysis.records import ConsensusRow, records
-from medjudge.judging.analysis.study_data import StudyData, categories_for, strict_majority
+from medjudge.judging.analysis.study_data import StudyData, strict_majority
+from medjudge.judging.analysis.views import criterion_categories
 from medjudge.judging.stats.dawid_skene import dawid_skene
 
 MIN_REVIEWERS = 3
@@ -43,11 +44,11 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
         ]
         if not triples:
             continue
-        declared = categories_for(data.criterion(criterion))
+        counted = criterion_categories(data, criterion).values
         observed = sorted({t[2] for t in triples})
-        cats = [str(c) for c in declared] if declared is not None else observed
+        cats = [str(c) for c in counted] if counted is not None else observed
         cats += [c for c in observed if c not in cats]  # an undeclared value still counts
-        model = dawid_skene(triples, cats)
+        model = dawid_skene(triples, cats, seed=data.settings.seed)
         by_unit = dict(zip(model.units, model.consensus, strict=True))
         differs, settled = 0, 0
         examples: list[dict[str, str]] = []
@@ -73,11 +74,21 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
                 "categories": cats,
                 "n_units": len(by_unit),
                 "method": {
-                    "name": "Dawid-Skene (EM)",
-                    "start": "soft majority",
-                    "alpha": 0.01,
+                    "name": "majority vote (Dawid-Skene EM did not converge)"
+                    if model.fallback
+                    else "Dawid-Skene (EM)",
+                    "start": model.start,
+                    "starts": model.starts,
+                    "converged_starts": model.converged_starts,
+                    "alpha": model.alpha,
+                    "tol": model.tol,
+                    "max_iter": model.max_iter,
+                    "seed": model.seed,
                     "iterations": model.iterations,
                     "converged": model.converged,
+                    "fallback": model.fallback,
+                    "log_likelihood": model.log_likelihood,
+                    "description": model.describe(),
                 },
                 "accuracy": {h: accuracy[h] for h in humans},
                 "confusion": {h: model.confusion_of(h) for h in humans},

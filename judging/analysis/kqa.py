@@ -17,10 +17,13 @@ questions that have no figure counting as comprehensiveness 0 and hallucinations
 interval is the answered one scaled by answered / all (exact for a fixed answered count).
 Also the share of answers with at least one contradicted statement (Wilson interval).
 
-Abstentions: an answer that declines to answer (the study's ``decline_phrases`` near its start,
-:mod:`medjudge.store.abstentions`) gets neither figure — it is not an answer that missed every
-statement — and is counted apart (``declined``, with its share); in the "all questions" figures
-it counts as 0, like a question left unanswered.
+Abstentions: an answer that declines to answer (one of the study's ``decline_phrases`` near its
+start *and* no rater labelled any of its statements entailed or contradicted,
+:mod:`medjudge.store.abstentions`; a disclaimer before a real answer is no abstention) gets
+neither figure — it is not an answer that missed every statement — and is counted apart
+(``declined``, with its share) and listed with its rule in the report's exclusions
+(:mod:`.exclusions`); in the "all questions" figures it counts as 0, like a question left
+unanswered.
 """
 
 from __future__ import annotations

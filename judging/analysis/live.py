@@ -309,6 +309,9 @@ class LiveAgreement:
                 return [m.get(u, rater) for u in units]
 
             a, b = column(rater_a), column(rater_b)
+            codes = self._codes.get(criterion)
+            # the criterion's categories and any label given outside them (as the report)
+            cats = list(codes.categories) if codes is not None else categories_for(crit)
         level = crit.level if crit is not None else "nominal"
         seed = self._study.settings.seed  # the report's intervals, resample for resample
-        return two_stats(a, b, categories_for(crit), level, seed=seed)
+        return two_stats(a, b, cats, level, seed=seed)

@@ -231,9 +231,19 @@ class ConsensusMethod(Record):
 
     name: str
     start: str
+    """The start kept: ``majority``, ``random N``, or ``majority vote (fallback)``."""
+    starts: int
+    converged_starts: int
     alpha: float
+    tol: float
+    max_iter: int
+    seed: int
     iterations: int
     converged: bool
+    fallback: bool
+    """No start converged: the consensus is the majority vote (said in every output)."""
+    log_likelihood: float
+    description: str
 
 
 class ConsensusExample(Record):

@@ -163,6 +163,26 @@ class MatchRater(Record):
     chart: list[ChartLine]
 
 
+class Exclusion(Record):
+    """One answer left out of the K-QA or MedRGB figures, and the rule that left it out."""
+
+    section: str
+    """``kqa`` (a statements item) or ``medrgb`` (a match item)."""
+    item: str
+    source: str
+    rule: str
+
+
+class ExclusionsSection(Record):
+    """Every answer excluded from the figures as an abstention, out of how many."""
+
+    answers: int
+    """Answers of the kinds that can abstain (statements and match items): the N of "n of N"."""
+    excluded: list[Exclusion]
+    rule: str
+    """The abstention rule in general (``store.abstentions``)."""
+
+
 class MedrgbSection(Record):
     """MedRGB ``match`` items: predictions, abstentions by p, and each rater's scores."""
 

@@ -26,7 +26,7 @@ from medjudge.judging.analysis.unit_table import ItemFacts, UnitTable
 from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 from medjudge.judging.stats.agreement.sets import OPTION_CATEGORIES
 from medjudge.store import reads
-from medjudge.store.abstentions import declining_items
+from medjudge.store.abstentions import Abstention, abstentions
 from medjudge.store.settings import Criterion, StudySettings
 from medjudge.store.study import Study
 
@@ -40,15 +40,20 @@ _V = TypeVar("_V")
 
 
 def categories_for(criterion: Criterion | None) -> list[Hashable] | None:
-    """The ordered label set of a criterion (an option set's: each option ticked or not)."""
+    """The ordered categories a criterion's figures count: the study's declared ones
+    (``settings --categories``), else the kind's default — for a pairwise benefit criterion
+    A, B, tie — (an option set's: each option ticked or not). Labels outside them that
+    raters did give are added by :func:`.views.criterion_categories`, and the output says so."""
     if criterion is None:
         return None
     if criterion.options:
         return list(OPTION_CATEGORIES)
+    labels = criterion.counted_categories()
+    if labels is None:
+        return None
     if criterion.scale is not None:
-        return list(range(criterion.scale[0], criterion.scale[1] + 1))
-    labels = criterion.labels()
-    return list(labels) if labels is not None else None
+        return [int(v) for v in labels]
+    return list(labels)
 
 
 def to_value(criterion: Criterion | None, raw: str | None) -> Hashable | None:
@@ -85,7 +90,9 @@ class StudyData:
     verdicts: dict[str, VerdictTable] = field(default_factory=dict)
     kqa_questions: int | None = None
     declined: set[int] = field(default_factory=set)
-    """Statements items whose answer declines to answer (``store.abstentions``)."""
+    """Statements and match items whose answer is an abstention (``store.abstentions``)."""
+    abstentions: dict[int, Abstention] = field(default_factory=dict)
+    """The same items with the rule that made each one an abstention (listed in the report)."""
     items_by_kind: dict[str, int] = field(default_factory=dict)
     units_by_criterion: dict[str, Sequence[int]] = field(default_factory=dict)
     """Each criterion's unit ids, increasing (compact arrays)."""
@@ -240,6 +247,7 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     except (TypeError, ValueError):
         kqa_questions = None
     items_by_kind = reads.item_kind_counts(study)
+    abstained = abstentions(study)
     return StudyData(
         name=settings.name,
         settings=settings,
@@ -249,7 +257,8 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         adjudications=adjudications,
         verdicts=latest,
         kqa_questions=kqa_questions,
-        declined=declining_items(study),
+        declined=set(abstained),
+        abstentions=abstained,
         items_by_kind=items_by_kind,
         units_by_criterion=by_criterion,
         item_options=reads.item_options(study),

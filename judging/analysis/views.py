@@ -92,6 +92,63 @@ class ViewOptions:
     """Item fields (metadata of the import rows) to slice every figure by, besides the usual."""
 
 
+@dataclass(frozen=True)
+class Categories:
+    """The categories a criterion's figures count, and where they come from."""
+
+    values: list[Hashable] | None
+    """In order: the declared (or default) ones, then :attr:`extra`; None for option sets."""
+    declared: bool
+    """Whether the study declared them (``settings --categories``), else the kind's default."""
+    extra: list[Hashable]
+    """Labels raters gave that are outside the declared or default set (counted too)."""
+
+    def note(self, criterion: str) -> str:
+        """One sentence for every output: the categories, how many, and why."""
+        if self.values is None:
+            return "Categories: the option sets raters gave (a multi-select criterion)."
+        base = [v for v in self.values if v not in self.extra]
+        how = (
+            "declared with settings --categories"
+            if self.declared
+            else f"the default; declare them with settings --categories {criterion}=…"
+        )
+        line = f"Categories (q = {len(self.values)}): {', '.join(map(str, base))} ({how})"
+        if self.extra:
+            line += (
+                f", and {', '.join(map(str, self.extra))}, outside that set but given by "
+                "raters, so counted too"
+            )
+        return line + "."
+
+
+def criterion_categories(data: StudyData, criterion: str) -> Categories:
+    """The criterion's categories (:func:`.study_data.categories_for`) plus any label a rater,
+    a judge's AB or BA order, or an adjudication gave outside them."""
+    crit = data.criterion(criterion)
+    base = categories_for(crit)
+    declared = crit is not None and crit.categories is not None
+    if base is None:
+        return Categories(None, declared, [])
+    if crit is not None and crit.options:  # binary units of the declared options: no extras
+        return Categories(base, True, [])
+    known = set(base)
+    units = data.labelled_units(criterion)
+    seen: set[Hashable] = set()
+    m = data.labels.get(criterion)
+    for rater in m.raters() if m is not None else ():
+        seen.update(data.column(criterion, rater, units))
+    seen.update(data.column(criterion, REFERENCE, units))
+    if kinds.get(data.kind_of(criterion)).two_orders:
+        for judge in data.raters(criterion, "judge"):
+            for column in ab_ba_columns(data, judge, units):
+                seen.update(column)
+    extra = [v for v in seen if v is not None and v not in known]
+    order = list(kinds.get(data.kind_of(criterion)).values or ())
+    extra.sort(key=lambda v: (order.index(v) if v in order else len(order), str(v)))
+    return Categories([*base, *extra], declared, extra)
+
+
 def _two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
     """A comparison record from two-rater figures (JSON-safe)."""
     d = stats.to_dict()
@@ -139,10 +196,11 @@ def two_stats(
     n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> TwoRaterStats:
-    """Two columns of a criterion over its declared categories and scale.
+    """Two columns of a criterion over its categories and scale (from
+    :func:`criterion_categories`, which holds every label given).
 
-    A label outside the declared set (a study whose criteria changed) falls back to the
-    observed labels on a nominal scale, and the record says the categories were inferred.
+    A label outside them all the same (a caller that passed the declared set only) falls back
+    to the observed labels on a nominal scale, and the record says the categories were inferred.
     """
     kw: dict[str, Any] = {
         "intervals": intervals,
@@ -307,7 +365,7 @@ def criterion_comparisons(
     crit = data.criterion(criterion)
     kind = data.kind_of(criterion)
     level = crit.level if crit is not None else "nominal"
-    cats = categories_for(crit)
+    cats = criterion_categories(data, criterion).values
     units = data.labelled_units(criterion)
     the_kind = kinds.get(kind)
     pairwise = the_kind.tie_value is not None
@@ -450,7 +508,7 @@ def reference_comparisons(
     if not units:
         return []
     level = crit.level if crit is not None else "nominal"
-    cats = categories_for(crit)
+    cats = criterion_categories(data, criterion).values
     col = LabelColumns.of(data, criterion, units)
     ref = col(REFERENCE)
     humans = data.raters(criterion, "human")

@@ -25,6 +25,7 @@ from medjudge.judging.analysis.anchoring import anchoring
 from medjudge.judging.analysis.audit import audit_section
 from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
+from medjudge.judging.analysis.exclusions import exclusions
 from medjudge.judging.analysis.gold import gold_accuracy
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.judge_versions import judges_section
@@ -37,11 +38,11 @@ from medjudge.judging.analysis.rubric import rubric_scores
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
     StudyData,
-    categories_for,
     load_study_data,
 )
 from medjudge.judging.analysis.views import (
     ViewOptions,
+    criterion_categories,
     criterion_comparisons,
     reference_comparisons,
     unresolved_disagreements,
@@ -185,7 +186,7 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> Cri
     crit = data.criterion(criterion)
     units = data.labelled_units(criterion)
     m = data.labels.get(criterion)
-    cats = categories_for(crit)
+    cats = criterion_categories(data, criterion)
     section = {
         "name": criterion,
         "kind": data.kind_of(criterion),
@@ -193,7 +194,10 @@ def criterion_section(data: StudyData, criterion: str, opts: ViewOptions) -> Cri
         "polarity": crit.polarity if crit else None,
         "ordinal": bool(crit and crit.ordinal),
         "scale": crit.level if crit is not None else "nominal",
-        "categories": cats,
+        "categories": cats.values,
+        "categories_declared": cats.declared,
+        "categories_extra": cats.extra,
+        "categories_note": cats.note(criterion),
         "n_units_total": len(data.units_by_criterion.get(criterion, [])),
         "n_units": len(m.units()) if m is not None else 0,
         "n_labels": len(m) if m is not None else 0,
@@ -285,6 +289,7 @@ def build_report(
         gold=gold_accuracy(study, data, options.confidence),
         kqa=kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         medrgb=match_figures(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
+        exclusions=exclusions(data),
         rubric=rubric_scores(
             data,
             reads.listed_entries(study, rubric.KIND.name, rubric.DATA_FIELD),

@@ -22,6 +22,7 @@ from medjudge.judging.analysis.records import (
 )
 from medjudge.judging.analysis.records_audit import AuditSection
 from medjudge.judging.analysis.records_sections import (
+    ExclusionsSection,
     JudgesSection,
     KqaSection,
     MedrgbSection,
@@ -139,6 +140,13 @@ class CriterionSection(Record):
     ordinal: bool
     scale: str
     categories: list[int | str] | None
+    """The categories every figure of the criterion counts, in order."""
+    categories_declared: bool
+    """Declared by the study (``settings --categories``), else the kind's default."""
+    categories_extra: list[int | str]
+    """Labels given outside the declared or default set (counted too)."""
+    categories_note: str
+    """The sentence every format prints about them."""
     n_units_total: int
     n_units: int
     n_labels: int
@@ -196,6 +204,9 @@ class Report(Record):
     gold: list[GoldRow]
     kqa: KqaSection | None
     medrgb: MedrgbSection | None
+    exclusions: ExclusionsSection | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Answers left out as abstentions, each with its rule (only in a study with statements or
+    match items)."""
     rubric: RubricSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Rubric scores (absent from the JSON of a study without rubric items)."""
     win_rates: list[WinRateRow]

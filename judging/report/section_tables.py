@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from medjudge.judging.analysis.records import ConsensusRow, SourceMean
 from medjudge.judging.analysis.records_sections import (
+    ExclusionsSection,
     KqaSection,
     MedrgbSection,
     RatingRow,
@@ -403,3 +404,10 @@ def medrgb_abstentions(m: MedrgbSection) -> Table:
     )
     columns = _cols("p", "Predictions", "Abstentions", "Share [95% CI]", numeric=(1, 2, 3))
     return _table("Abstentions (insufficient information) by p", columns, rows)
+
+
+def exclusions(e: ExclusionsSection) -> Table:
+    """Every answer left out of the figures, with the rule that left it out."""
+    rows = ((Text(x.section), Text(x.item), Text(x.source), Text(x.rule)) for x in e.excluded)
+    columns = _cols("Section", "Item", "Model", "Rule that excluded it")
+    return _table("Answers excluded as abstentions", columns, rows)

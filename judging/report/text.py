@@ -15,8 +15,9 @@ from medjudge.judging.analysis.records import (
     Figure,
     GroupComparison,
 )
-from medjudge.judging.analysis.records_sections import PerItemEffort
+from medjudge.judging.analysis.records_sections import ExclusionsSection, PerItemEffort
 from medjudge.judging.stats import figures
+from medjudge.judging.stats.dawid_skene import ALPHA, MAX_ITER, RESTARTS, TOL
 
 from .model import CriterionSection
 
@@ -181,8 +182,9 @@ RUBRIC_NOTE = (
 MEDRGB_NOTE = (
     "Each prediction is scored against the ground truth: 1 = it matches, 0.5 = it matches "
     "part of it and is relevant, 0 = wrong or irrelevant (MedRGB). Means with 95% BCa "
-    "intervals per rater; predictions that decline to answer (the study's decline phrases) "
-    "are abstentions, left out of the means and counted apart."
+    "intervals per rater; predictions that decline to answer (a decline phrase, and no rater "
+    "scored them above 0) are abstentions, left out of the means, counted apart and listed "
+    "under 'Excluded from the figures'."
 )
 
 ANCHORING_NOTE = (
@@ -198,17 +200,40 @@ GOLD_NOTE = (
 )
 
 CONSENSUS_NOTE = (
-    "For criteria with three or more reviewers: a Dawid-Skene model (EM from the soft majority, "
-    "pseudo-count 0.01, at most 200 iterations) estimates each reviewer's confusion matrix and "
-    "each unit's most probable label. Accuracy is the chance a reviewer gives the true label of "
-    "a unit drawn from the study; the columns are the diagonal of the confusion matrix."
+    "For criteria with three or more reviewers: a Dawid-Skene model estimates each reviewer's "
+    "confusion matrix and each unit's most probable label, by EM from the soft majority and "
+    f"{RESTARTS} seeded random starts (the converged start with the highest likelihood is kept; "
+    f"smoothing pseudo-count {ALPHA:g}, tolerance {TOL:g}, at most {MAX_ITER} iterations). "
+    "When no start converges the "
+    "consensus is the majority vote, and the line above its table says so. Accuracy is the "
+    "chance a reviewer gives the true label of a unit drawn from the study; the columns are the "
+    "diagonal of the confusion matrix."
 )
 
 
+def exclusions_line(e: ExclusionsSection) -> str:
+    """How many answers the K-QA and MedRGB figures leave out, out of how many."""
+    n = len(e.excluded)
+    what = ("answer" if e.answers == 1 else "answers") + (" was" if n == 1 else " were")
+    tail = "; each is listed below with the rule that excluded it." if n else "."
+    return f"{n:,} of {e.answers:,} {what} excluded from the figures as abstentions{tail}"
+
+
 def consensus_line(rec: ConsensusRow) -> str:
-    """One sentence on where the Dawid–Skene consensus differs from the majority."""
+    """One sentence on how the consensus was fitted and where it differs from the majority."""
     m = rec.method
-    fit = f"{m.iterations} EM iterations" + ("" if m.converged else ", not converged")
+    if m.fallback:
+        return (
+            f"{rec.criterion}: {rec.n_units} units, {len(rec.reviewers)} reviewers. "
+            f"Dawid-Skene did not converge from any of {m.starts} starts within {m.max_iter} "
+            "iterations: the consensus shown is the majority vote (ties to the earlier "
+            "category), and the accuracies are against it; it differs from the strict majority "
+            f"on {rec.differs} unit(s) and settles {rec.settled} unit(s) without one."
+        )
+    fit = (
+        f"EM converged from {m.converged_starts} of {m.starts} starts; kept the {m.start} "
+        f"start, {m.iterations} iterations"
+    )
     return (
         f"{rec.criterion}: {rec.n_units} units, {len(rec.reviewers)} reviewers ({fit}); "
         f"the consensus differs from the strict majority on {rec.differs} unit(s) and settles "

@@ -12,10 +12,12 @@ INTERVAL_METHODS = figures.INTERVAL_METHODS
 """Each figure's one interval method, from :data:`.figures.FIGURES`."""
 
 STATISTICS: list[str] = [
-    "Categories: a study criterion's declared label set and order (`agreement --categories` "
-    "for a file; inferred from the labels only when not given, and then said so). AC1, "
-    "Bennett's S and Randolph's κ count the declared categories; weighted κ uses their "
-    "positions.",
+    "Categories: a study criterion's declared label set and order (`settings --categories "
+    "CRITERION=A,B,tie`; `agreement --categories` for a file, inferred from the labels only "
+    "when not given, and then said so). Undeclared, a criterion counts its kind's labels — a "
+    "pairwise criterion A, B and tie, and neither only on a risk criterion — plus any label "
+    "raters gave outside them, as each criterion's categories line says. AC1, Bennett's S and "
+    "Randolph's κ count these categories; weighted κ uses their positions.",
     "Scales: nominal (percent, Cohen's κ, Gwet's AC1, Bennett's S, α), ordinal (+ weighted κ "
     "linear and quadratic, Spearman, Pearson, ordinal α) or interval (+ ICC(2,1), interval α); "
     "a rating criterion is ordinal unless `settings --scale` says otherwise.",

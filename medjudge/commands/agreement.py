@@ -108,7 +108,7 @@ def _print_multi(m: MultiRaterStats) -> None:
 
 
 AGREEMENT_JSON_HELP = (
-    "Print JSON: {file, raters, unit, by, scale, categories, categories_inferred, tie, "
+    "Print JSON: {file, raters, unit, by, scale, categories, categories_inferred, categories_source, tie, "
     "confidence, intervals {figure: method}, slices: [{slice ('all' or the --by value), "
     "without_ties, n_rows, kind ('two_raters' or 'multi_raters'), stats}]}. Two raters: n, "
     "n_dropped, scale, categories, percent, chance, cohen, gwet_ac1, bennett_s, "
@@ -150,6 +150,23 @@ def _categories(text: str | None, scale: str) -> tuple[list[Any] | None, bool]:
                 ) from None
             return [read_label(c, numeric=False) for c in cats], False
     return numbers, True
+
+
+def _study_categories(path: Path, criterion: str) -> tuple[str | None, str, str]:
+    """``--study S --criterion C`` → (C's categories as ``--categories`` text, C's scale, where
+    they come from)."""
+    from .common import opened
+
+    with opened(path) as s:
+        try:
+            crit = s.settings.criterion(criterion)
+        except KeyError:
+            names = ", ".join(c.name for c in s.settings.criteria)
+            raise UserError(f"--criterion {criterion!r}: not in {path} ({names})") from None
+    counted = crit.counted_categories()
+    how = "declared" if crit.categories is not None else "default"
+    text = ",".join(counted) if counted is not None else None
+    return text, crit.level, f"the {how} categories of {criterion} in {path}"
 
 
 def _tie(text: str | None, table: LabelTable, numeric: bool) -> Hashable | None:
@@ -225,6 +242,16 @@ def agreement(
             "Krippendorff's α with the MASI distance.",
         ),
     ] = False,
+    study: Annotated[
+        Path | None,
+        typer.Option(
+            help="A study file: with --criterion, its declared (or default) categories and "
+            "scale, as the study's report counts them (--categories and --scale still win)."
+        ),
+    ] = None,
+    criterion: Annotated[
+        str | None, typer.Option(help="The study criterion whose categories --study gives.")
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help=AGREEMENT_JSON_HELP)] = False,
     n_boot: Annotated[
         int, typer.Option(min=200, help="Bootstrap resamples (the BCa intervals).")
@@ -251,7 +278,18 @@ def agreement(
       medjudge agreement labels.csv -r ann,bob --unit id --json | jq '.slices[0].stats.cohen'
     """
     level = "ordinal" if ordinal and scale is Scale.nominal else scale.value
+    source = "declared"
     with user_errors():
+        if (study is None) != (criterion is None):
+            raise UserError("--study and --criterion go together")
+        if study is not None and criterion is not None:
+            text, study_level, source = _study_categories(study, criterion)
+            if categories is None:
+                categories = text
+            else:
+                source = "declared"
+            if scale is Scale.nominal and not ordinal:
+                level = study_level
         names = [r.strip() for r in raters.split(",")]
         declared, numeric = _categories(categories, level)
         from medjudge.judging.stats.conventions import INTERVAL_METHODS
@@ -265,6 +303,12 @@ def agreement(
             table, masi = _option_units(table, declared, n_boot, seed)
             declared, level = list(OPTION_CATEGORIES), "nominal"
             by = by or "option"
+        if declared is not None and source.startswith("the default"):
+            # as the study's report: labels outside the default set that raters gave count too
+            extra = sorted(set(table.labels()) - set(declared), key=str)
+            if extra:
+                declared = [*declared, *extra]
+                source += f", and {', '.join(map(str, extra))} given in the file"
         tie_label = _tie(tie, table, numeric)
         try:
             results = table_stats(
@@ -292,6 +336,7 @@ def agreement(
             "scale": level,
             "categories": cats,
             "categories_inferred": declared is None,
+            "categories_source": source if declared is not None else "inferred",
             "tie": json_label(tie_label),
             "confidence": 0.95,
             "intervals": INTERVAL_METHODS,  # figure -> its one interval method
@@ -307,11 +352,8 @@ def agreement(
         f"{file}: {table.n_units} units, raters {', '.join(table.raters)}; {level} scale; "
         "95% intervals in brackets, their method after n"
     )
-    source = (
-        "declared"
-        if declared is not None
-        else "inferred from the labels; declare them with --categories"
-    )
+    if declared is None:
+        source = "inferred from the labels; declare them with --categories"
     out(f"categories: {', '.join(map(str, cats))} ({source})")
     if masi is not None:
         out(f"option sets as wholes: {_row(LABELS['masi_alpha'], masi)[1]} (n={masi.n} units)")

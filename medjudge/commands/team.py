@@ -10,10 +10,12 @@ from typing import Annotated, Any
 
 import typer
 
+from medjudge import kinds
 from medjudge.store.assignments import assign as assign_items
 from medjudge.store.assignments import assignment_counts, unassign
 from medjudge.store.items import list_items
 from medjudge.store.kinds import ItemKind
+from medjudge.store.labels import labels_outside
 from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
 from medjudge.store.roles import grant, members, require, revoke
@@ -232,6 +234,16 @@ def settings(
             "interval α); repeat for several."
         ),
     ] = None,
+    categories: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="CRITERION=A,B,tie: declare a criterion's label set and order — the only "
+            "labels reviewers and imports may give, and the categories every agreement figure "
+            "counts (AC1, Bennett's S, Randolph's κ; a pairwise criterion counts neither only "
+            "when declared, or on a risk criterion by default); CRITERION= returns to the "
+            "default; repeat for several."
+        ),
+    ] = None,
 ) -> None:
     """Show or change the study's settings (leads only); every change is in the history.
 
@@ -240,6 +252,7 @@ def settings(
       medjudge settings trial.db
       medjudge settings trial.db --show-verdicts --roles-enforced
       medjudge settings trial.db --scale completeness=interval
+      medjudge settings trial.db --categories correctness=A,B,tie
       medjudge settings trial.db --guidelines guidelines.md
     """
     with opened(study, check=True) as s:
@@ -260,6 +273,9 @@ def settings(
             changes["headline_judge"] = headline_judge.strip() or None
         if scale:
             changes["criteria"] = _with_scales(s.settings.criteria, scale)
+        if categories:
+            base = changes.get("criteria", s.settings.criteria)
+            changes["criteria"] = _with_categories(s, base, categories)
         if guidelines is not None:
             changes["guidelines"] = _read_guidelines(guidelines)
         if clear_guidelines:
@@ -283,6 +299,10 @@ def settings(
         for c in st.criteria:
             extra = c.polarity or (f"{c.scale[0]}–{c.scale[1]}" if c.scale else "options")
             out(f"criterion {c.name} ({c.kind}, {extra}, {c.level}): {c.question}")
+            counted = c.counted_categories()
+            if counted is not None:
+                how = "declared" if c.categories is not None else "default"
+                out(f"  categories ({how}): {', '.join(counted)}")
 
 
 def _read_guidelines(path: Path) -> str:
@@ -306,6 +326,46 @@ def _read_guidelines(path: Path) -> str:
             f"--guidelines {path}: {len(text):,} characters; at most {MAX_GUIDELINES_CHARS:,}"
         )
     return text
+
+
+def _with_categories(
+    s: Study, criteria: Sequence[Criterion], specs: Sequence[str]
+) -> list[Criterion]:
+    """The criteria with ``--categories NAME=A,B,tie`` applied. Labels are read with the kind's
+    spellings (``response_a`` is A); a label already stored outside the new set is an error."""
+    by_name = {c.name: c for c in criteria}
+    for spec in specs:
+        name, eq, text = spec.partition("=")
+        name = name.strip()
+        if not eq:
+            raise UserError(f"--categories {spec!r}: write CRITERION=A,B,tie (CRITERION= clears)")
+        if name not in by_name:
+            raise UserError(
+                f"--categories {spec!r}: no criterion {name!r} (criteria: {', '.join(by_name)})"
+            )
+        crit = by_name[name]
+        the_kind = kinds.get(crit.kind)
+        cats: tuple[str, ...] | None = None
+        if text.strip():
+            parts = [p.strip() for p in text.split(",")]
+            if any(not p for p in parts):
+                raise UserError(f"--categories {spec!r}: an empty label (two commas in a row?)")
+            cats = tuple(the_kind.canonical(p) for p in parts)
+        try:
+            by_name[name] = Criterion.model_validate({**crit.model_dump(), "categories": cats})
+        except ValueError as exc:
+            errors = getattr(exc, "errors", None)
+            why = errors()[0]["msg"] if callable(errors) else str(exc)
+            raise UserError(f"--categories {spec!r}: {why.removeprefix('Value error, ')}") from None
+        if cats is not None:
+            outside = labels_outside(s, name, cats)
+            if outside:
+                said = ", ".join(f"{v!r} ({n:,})" for v, n in outside)
+                raise UserError(
+                    f"--categories {spec!r}: the study already holds {name} labels outside "
+                    f"that set: {said}; declare them too, or change those labels first"
+                )
+    return [by_name[c.name] for c in criteria]
 
 
 def _with_scales(criteria: Sequence[Criterion], specs: Sequence[str]) -> list[Criterion]:

@@ -78,6 +78,12 @@ def normalise_value(
         v = kind.spellings.get(str(value).strip().lower())
         if v is None:
             raise rec.problem(f"{value!r} is not {kind.value_words}", field_name)
+        if crit.categories is not None and v not in crit.categories:
+            raise rec.problem(
+                f"{value!r} is outside the label set the study declares for {criterion} "
+                f"({', '.join(crit.categories)}; settings --categories)",
+                field_name,
+            )
         return v
     if isinstance(value, list):
         value = ",".join(str(v) for v in value)

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
 from medjudge import kinds
+from medjudge.store.abstentions import declines
 from medjudge.store.db import StudyError
 from medjudge.store.labels import Saved
 from medjudge.tui import render
@@ -140,7 +141,12 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             pane.display = len(panes) >= n
             if pane.display:
                 spec = panes[n - 1]
-                pane.show(render.pane_text(item, spec.content), title=spec.title)
+                title = spec.title
+                if kind.abstains and spec.content == "answer" and item.answers.get("answer"):
+                    # a hint only: the labels decide (store.abstentions)
+                    if declines(item.answers["answer"].text, s.settings.decline_phrases):
+                        title += " · looks like a refusal?"
+                pane.show(render.pane_text(item, spec.content), title=title)
         self.query_one("#statements").display = kind.lists_entries
         self.query_one("#criteria").display = not kind.lists_entries
         self._show_context()

@@ -5,7 +5,10 @@ reason, method`` (the interval's method). ``section`` is the view (``human_human
 ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
-``win_rate``, ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``rating_mean``, ``classification`` (a judge against the
+``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
+value, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``excluded`` (the answers left out as abstentions: one row
+``excluded_answers`` with n of N as value and n, then one row per answer with its item as the
+slice, its model as rater_a and the rule as reason), ``rating_mean``, ``classification`` (a judge against the
 reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusion/<view>``
 (metric ``row / column``, value = count) and
 ``effort``. Undefined figures have an empty value and a ``reason`` (a column added to the
@@ -83,6 +86,24 @@ def _row(
 
 def _comparisons(report: Report) -> Iterator[list[str]]:
     for c in report.criteria:
+        cats = c.categories
+        yield [
+            _text(x)
+            for x in (
+                "categories",
+                c.name,
+                "all",
+                None,
+                None,
+                "declared" if c.categories_declared else "default",
+                "|".join(map(str, cats)) if cats is not None else None,
+                None,
+                None,
+                len(cats) if cats is not None else None,
+                c.categories_note,
+                None,
+            )
+        ]
         for r in c.comparisons:
             section = r.view + ("/without_ties" if r.ties == "without" else "")
             for name, est in r.metrics.items():
@@ -373,6 +394,23 @@ def _rubric(report: Report) -> Iterator[list[str]]:
                     )
 
 
+def _exclusions(report: Report) -> Iterator[list[str]]:
+    ex = report.exclusions
+    if ex is None:
+        return
+    yield [
+        _text(x)
+        for x in ("excluded", None, "all", None, None, "excluded_answers", len(ex.excluded),
+                  None, None, ex.answers, ex.rule, None)
+    ]  # fmt: skip
+    for e in ex.excluded:
+        yield [
+            _text(x)
+            for x in ("excluded", e.section, e.item, e.source, None, "abstention", 1, None, None,
+                      None, e.rule, None)
+        ]  # fmt: skip
+
+
 def _kqa(report: Report) -> Iterator[list[str]]:
     kqa = report.kqa
     if kqa:
@@ -453,6 +491,7 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _medrgb(report)
     yield from _rubric(report)
     yield from _kqa(report)
+    yield from _exclusions(report)
     yield from _ratings(report)
     yield from _effort(report)
 

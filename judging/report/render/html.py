@@ -193,6 +193,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
         (report.audit is not None, "audit", "Corrected figures (judge audit)"),
         (report.kqa is not None, "kqa", "K-QA metrics (statements)"),
         (report.medrgb is not None, "medrgb", "MedRGB: predictions vs ground truth"),
+        (report.exclusions is not None, "excluded", "Excluded from the figures"),
         (report.rubric is not None, "rubric", "Rubric scores"),
         (bool(report.ratings), "ratings", "Rating means"),
     )

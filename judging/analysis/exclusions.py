@@ -1,0 +1,37 @@
+"""Answers excluded from the figures, each with the rule that excluded it (#30): nothing is
+left out silently.
+
+Today the one exclusion is the abstention (:mod:`medjudge.store.abstentions`): a statements
+answer gets no K-QA figure and a match prediction no MedRGB score when it opens with one of the
+study's decline phrases *and* no rater labelled it as answering. The report lists every such
+answer, with the phrase, out of all the answers that could abstain ("n of N").
+"""
+
+from __future__ import annotations
+
+from medjudge import kinds
+from medjudge.judging.analysis.records import record
+from medjudge.judging.analysis.records_sections import ExclusionsSection
+from medjudge.judging.analysis.study_data import StudyData
+
+SECTION = {"statements": "kqa", "match": "medrgb"}
+RULE = (
+    "An answer is an abstention — left out of the K-QA and MedRGB figures and counted apart — "
+    "only when it opens with one of the study's decline phrases (settings --decline-phrase; "
+    "within its first 200 characters) and no rater or adjudication says it answered (no "
+    "statement labelled entailed or contradicted; no match score above 0). A phrase alone, "
+    "such as a disclaimer before a real answer, excludes nothing."
+)
+
+
+def exclusions(data: StudyData) -> ExclusionsSection | None:
+    """The excluded answers of a study with statements or match items (else None)."""
+    abstaining = kinds.where("abstains")
+    answers = sum(n for kind, n in data.items_by_kind.items() if kind in abstaining)
+    if not answers:
+        return None
+    rows = [
+        {"section": SECTION.get(a.kind, a.kind), "item": a.item, "source": a.source, "rule": a.rule}
+        for a in sorted(data.abstentions.values(), key=lambda a: (a.kind, a.item))
+    ]
+    return record(ExclusionsSection, {"answers": answers, "excluded": rows, "rule": RULE})
