@@ -102,11 +102,19 @@ class Categories:
     """Whether the study declared them (``settings --categories``), else the kind's default."""
     extra: list[Hashable]
     """Labels raters gave that are outside the declared or default set (counted too)."""
+    options: bool = False
+    """A multi-select criterion: the categories of its binary option units."""
 
     def note(self, criterion: str) -> str:
         """One sentence for every output: the categories, how many, and why."""
         if self.values is None:
             return "Categories: the option sets raters gave (a multi-select criterion)."
+        if self.options:
+            return (
+                f"Categories (q = {len(self.values)}): {', '.join(map(str, self.values))} — "
+                "each option an item declares is one unit (a multi-select criterion); the sets "
+                "as wholes get Krippendorff's α with the MASI distance."
+            )
         base = [v for v in self.values if v not in self.extra]
         how = (
             "declared with settings --categories"
@@ -131,7 +139,7 @@ def criterion_categories(data: StudyData, criterion: str) -> Categories:
     if base is None:
         return Categories(None, declared, [])
     if crit is not None and crit.options:  # binary units of the declared options: no extras
-        return Categories(base, True, [])
+        return Categories(base, True, [], options=True)
     known = set(base)
     units = data.labelled_units(criterion)
     seen: set[Hashable] = set()
