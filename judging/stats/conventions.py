@@ -39,9 +39,10 @@ STATISTICS: list[str] = [
     "agreement, agreement with the majority, unanimous share, accuracy, precision, recall); "
     "estimate ± 1.96·SE for Cohen's κ and weighted κ (Fleiss–Cohen–Everitt), Gwet's AC1 and "
     "Fleiss' κ (Gwet's linearisation); the Wilson interval mapped through the formula for "
-    "Bennett's S; Fisher z for correlations; the McGraw–Wong F interval for ICC(2,1); BCa "
-    "bootstrap over units (2,000 resamples, fixed seed) for Krippendorff's α, both pairwise "
-    "figures, Randolph's κ, Fleiss' κ per category and F1. A zero-width interval is not "
+    "Bennett's S; the McGraw–Wong F interval for ICC(2,1); BCa bootstrap over units (2,000 "
+    "resamples, fixed seed) for Krippendorff's α, both pairwise figures, Randolph's κ, Fleiss' "
+    "κ per category, F1, Spearman's ρ and Pearson's r (Fisher's z assumes normal data and "
+    "under-covers on a few tied categories). A zero-width interval is not "
     "shown; a figure from fewer than 20 units is marked unstable (†).",
 ]
 """The statistics conventions, one sentence group per topic (report methods section)."""

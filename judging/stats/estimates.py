@@ -12,10 +12,10 @@ words it for people):
   majority, unanimous share, precision, recall, accuracy); valid at any n;
 * ``normal_se`` — ``estimate ± z·SE`` with the coefficient's standard large-sample SE
   (Cohen's κ, weighted κ, Gwet's AC1, Fleiss' κ);
-* ``fisher_z`` — Fisher z (Spearman, Pearson);
 * ``f_distribution`` — the F-based interval of McGraw & Wong (1996) for ICC(2,1);
 * ``bca_bootstrap`` — bias-corrected and accelerated bootstrap over units (Krippendorff's α,
-  pooled and per-unit pairwise agreement, Randolph's κ, Fleiss' κ per category, F1, means);
+  pooled and per-unit pairwise agreement, Randolph's κ, Fleiss' κ per category, F1, means,
+  Spearman and Pearson);
 * ``wilson_transform`` — the Wilson interval of p_o carried through the linear map of
   Bennett's S;
 * ``ppi_plus_plus`` — the PPI++ interval of a judge's figure corrected by a random physician
@@ -38,7 +38,6 @@ from scipy import stats
 METHODS = (
     "wilson",
     "normal_se",
-    "fisher_z",
     "f_distribution",
     "bca_bootstrap",
     "wilson_transform",
@@ -50,7 +49,6 @@ METHODS = (
 METHOD_SHORT = {
     "wilson": "Wilson",
     "normal_se": "±z·SE",
-    "fisher_z": "Fisher z",
     "f_distribution": "F",
     "bca_bootstrap": "BCa",
     "wilson_transform": "Wilson→S",
@@ -63,7 +61,6 @@ METHOD_SHORT = {
 METHOD_TEXT = {
     "wilson": "Wilson score interval",
     "normal_se": "estimate ± z·SE (large-sample standard error)",
-    "fisher_z": "Fisher z interval",
     "f_distribution": "F-distribution interval (McGraw & Wong 1996)",
     "bca_bootstrap": "BCa bootstrap over units",
     "wilson_transform": "Wilson interval of the observed agreement, mapped through the formula",

@@ -22,8 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from medjudge.judging.stats.estimates import z_value
-
 _EPS = 1e-12
 
 
@@ -182,13 +180,3 @@ def ac1_se(t: PairTable, ac1: float) -> float:
     x = ac1_unit - 2.0 * (1.0 - ac1) * (pe_unit - pe) / (1.0 - pe)
     var = (t.count * (x - ac1) ** 2).sum() / (n * (n - 1.0))
     return math.sqrt(max(float(var), 0.0))
-
-
-def fisher_interval(r: float, n: int, confidence: float, spearman: bool) -> tuple[float, float]:
-    """Fisher-z interval; SE sqrt(1.06/(n-3)) for Spearman (Fieller et al.), 1/sqrt(n-3) else."""
-    if abs(r) >= 1.0:
-        return r, r
-    se = math.sqrt((1.06 if spearman else 1.0) / (n - 3))
-    z = math.atanh(r)
-    half = z_value(confidence) * se
-    return math.tanh(z - half), math.tanh(z + half)

@@ -15,8 +15,9 @@ One interval method per figure (see :mod:`.estimates`), whatever the caller:
   mapped through ``S = (p_o − 1/q)/(1 − 1/q)``;
 * weighted κ (linear and quadratic, on the declared scale's positions): ``κw ± z·SE`` with the
   Fleiss–Cohen–Everitt weighted SE (statsmodels' ``std_kappa``);
-* Spearman / Pearson: Fisher z, SE ``sqrt(1.06/(n-3))`` (Fieller et al. 1957) for Spearman and
-  ``1/sqrt(n-3)`` for Pearson; needs n > 3;
+* Spearman / Pearson: BCa bootstrap over units (:mod:`.correlations`; Fisher's z assumes
+  normal data and under-covers on a few tied categories);
+* Scott's π and two-rater Krippendorff's α (:mod:`.readers`), beside Cohen's κ;
 * ICC(2,1) (interval scales): the F interval of McGraw & Wong (1996).
 
 Scales: ``nominal`` (percent, κ, AC1, S), ``ordinal`` (+ weighted κ, Spearman, Pearson on the
@@ -31,8 +32,8 @@ from dataclasses import dataclass
 from itertools import chain, compress
 
 import numpy as np
-from scipy import stats
 
+from medjudge.judging.stats.agreement.correlations import correlations
 from medjudge.judging.stats.agreement.icc import icc_2_1
 from medjudge.judging.stats.agreement.labels import (
     SCALES,
@@ -48,7 +49,6 @@ from medjudge.judging.stats.agreement.tables import (
     ac1_table,
     cohen_se,
     cohen_table,
-    fisher_interval,
     percent_table,
     weighted_se,
     weighted_table,
@@ -237,6 +237,8 @@ class _Figures:
     n: int
     intervals: bool
     confidence: float
+    n_boot: int = N_BOOT
+    seed: int = 0
 
     def value_of(self, f: Callable[[PairTable], float]) -> float:
         return f(self.table) if self.n else math.nan
@@ -259,15 +261,6 @@ class _Figures:
     def by_wilson(self, value: float) -> Estimate:
         low, high = wilson_interval(value * self.n, self.n, self.confidence)
         return Estimate(value, low, high, self.n, method="wilson")
-
-    def by_fisher(self, spearman: bool) -> Callable[[float], Estimate]:
-        def make(value: float) -> Estimate:
-            if self.n <= 3:
-                return Estimate(value, None, None, self.n, reason="Fisher-z interval needs n > 3")
-            low, high = fisher_interval(value, self.n, self.confidence, spearman)
-            return Estimate(value, low, high, self.n, method="fisher_z")
-
-        return make
 
 
 @dataclass(frozen=True)
@@ -297,7 +290,14 @@ def _ordered(f: _Figures, codes: np.ndarray, cats: list[Hashable], scale: str) -
     scores = category_scores(cats)
     x = scores[codes // k] if n else scores[:0]
     y = scores[codes % k] if n else scores[:0]
-    rho, r = _scipy_correlations(x, y)
+    rho, r = correlations(
+        table,
+        scores,
+        intervals=f.intervals,
+        n_boot=f.n_boot,
+        seed=f.seed,
+        confidence=f.confidence,
+    )
     icc = None
     if scale == "interval":
         icc = icc_2_1(np.column_stack([x, y]), f.confidence) if n else None
@@ -307,8 +307,8 @@ def _ordered(f: _Figures, codes: np.ndarray, cats: list[Hashable], scale: str) -
     return _Ordered(
         linear,
         quadratic,
-        f.build(rho, "corr", f.by_fisher(True)),
-        f.build(r, "corr", f.by_fisher(False)),
+        rho,
+        r,
         icc,
     )
 
@@ -368,7 +368,7 @@ def two_rater_stats(
     )
     table = PairTable.from_pair_codes(codes, k)
     confusion = Confusion(cats, table.cells())
-    f = _Figures(table, n, intervals, confidence)
+    f = _Figures(table, n, intervals, confidence, n_boot, seed)
     percent = f.build(f.value_of(percent_table), "percent", f.by_wilson) if n else None
     percent = percent or Estimate.undefined(NO_UNITS, 0)
     chance = None
@@ -404,10 +404,3 @@ def two_rater_stats(
             confidence=confidence,
         ),
     )
-
-
-def _scipy_correlations(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Spearman and Pearson via :mod:`scipy.stats`; NaN when undefined (no variation, n < 2)."""
-    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan, math.nan
-    return float(stats.spearmanr(x, y).statistic), float(stats.pearsonr(x, y).statistic)

@@ -1,0 +1,104 @@
+"""Spearman's ρ and Pearson's r of two raters with BCa bootstrap intervals over units.
+
+Labels on a rating scale take a few values with many ties, far from the bivariate normal
+data Fisher's z interval assumes: on three categories it covered the population Pearson r
+82–85 % of the time at n = 30–400 (``tests/test_interval_coverage.py``). The bootstrap needs
+no such assumption. A unit is its pair of categories, so the resampled units are counts per
+cell of the confusion table (:class:`~.tables.PairTable`), and both figures are computed from
+those counts: Pearson from the category scores, Spearman from the mid-ranks each resample's
+marginals give (as :func:`scipy.stats.spearmanr` ranks ties).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from medjudge.judging.stats.agreement.tables import PairTable
+from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many
+from medjudge.judging.stats.estimates import N_BOOT, Estimate
+
+NO_SPREAD = "no variation (correlation undefined)"
+
+
+def _pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Weighted Pearson r per row: ``w (b, C)`` units per cell, ``x``/``y`` ``(b, C)`` or
+    ``(C,)`` values of each cell."""
+    n = w.sum(axis=1)
+    with np.errstate(all="ignore"):
+        mx = (w * x).sum(axis=1) / n
+        my = (w * y).sum(axis=1) / n
+        dx = x - mx[:, None]
+        dy = y - my[:, None]
+        cov = (w * dx * dy).sum(axis=1)
+        var = (w * dx**2).sum(axis=1) * (w * dy**2).sum(axis=1)
+        r = cov / np.sqrt(var)
+    return np.where((n >= 2) & (var > 1e-12), np.clip(r, -1.0, 1.0), np.nan)
+
+
+@dataclass(frozen=True)
+class _Correlations:
+    """Spearman and Pearson of resampled cell counts: a :class:`~.bootstrap.Resampled`."""
+
+    table: PairTable
+    scores: np.ndarray
+
+    def _midranks(self, counts: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Each cell's mid-rank on one side ``(b, C)``: units below its category + (n + 1)/2."""
+        t = self.table
+        cells = np.arange(len(t.count))
+        side = sparse.csr_array((np.ones(len(cells)), (cells, codes)), shape=(len(cells), t.k))
+        per_cat = np.asarray((side.T @ counts.T).T, dtype=float)  # (b, k)
+        below = np.cumsum(per_cat, axis=1) - per_cat
+        ranks: np.ndarray = below + (per_cat + 1.0) / 2.0
+        return np.asarray(ranks[:, codes])
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        """``(2, b)``: Spearman ρ, Pearson r."""
+        t = self.table
+        rho = _pearson(counts, self._midranks(counts, t.row), self._midranks(counts, t.col))
+        r = _pearson(counts, self.scores[t.row], self.scores[t.col])
+        return np.vstack([rho, r])
+
+    def jackknife(self) -> Jackknife:
+        """Leave one unit of each cell out."""
+        freq = self.table.count
+        out = np.empty((2, len(freq)))
+        step = max(1, 200_000 // max(len(freq), 1))
+        for start in range(0, len(freq), step):
+            rows = np.arange(start, min(start + step, len(freq)))
+            counts = np.repeat(freq[None, :], len(rows), axis=0)
+            counts[np.arange(len(rows)), rows] -= 1.0
+            out[:, rows] = self.values(counts)
+        return Jackknife.dense(out, freq)
+
+
+def correlations(
+    t: PairTable,
+    scores: np.ndarray,
+    *,
+    intervals: bool = True,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[Estimate, Estimate]:
+    """Spearman's ρ and Pearson's r (category ``scores``) over the units both raters labelled,
+    each with its BCa interval (``method="bca_bootstrap"``)."""
+    n = int(t.n)
+    if n == 0:
+        none = Estimate.undefined("no units labelled by both raters", 0)
+        return none, none
+    figure = _Correlations(t, np.asarray(scores, dtype=float))
+    theta, cis = bca_many(
+        [figure],
+        t.count,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        intervals=intervals and n >= 2,
+    )
+    why = "n < 2" if n < 2 else NO_SPREAD
+    rho, r = as_estimates(theta, cis, [why, why], [n, n])
+    return rho, r
