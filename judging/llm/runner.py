@@ -25,7 +25,13 @@ from medjudge.judging.llm.calls import LocalCostGuard, execute
 from medjudge.judging.llm.failures import FailureWatch, Halt
 from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.live_verdicts import LiveVerdicts
-from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
+from medjudge.judging.llm.pricing import (
+    Price,
+    check_max_cost,
+    estimate_tokens,
+    price_for,
+    unknown_notes,
+)
 from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
@@ -112,7 +118,13 @@ class RunSummary:
     est_input_tokens: int = 0
     est_output_tokens: int = 0
     est_cost_usd: float = 0.0
+    """The estimate at the known prices (calls of judges without a price count $0)."""
+    est_cost_known: bool = True
+    """Whether every judge of the run has a price (else the estimate is a lower bound)."""
     unknown_prices: list[str] = field(default_factory=list)
+    """The judges without a price."""
+    price_notes: list[str] = field(default_factory=list)
+    """Why each of them has none (``no price known for NAME (why)``)."""
     verdicts_added: int = 0
     missing_verdicts: int = 0
     position_inconsistent: int = 0
@@ -181,8 +193,15 @@ async def run_judges(
 
     Raises:
         ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
+        UnknownPriceError: ``max_cost`` with a judge whose price is unknown; nothing was
+            called or written.
     """
     t0 = time.monotonic()
+    if not options.dry_run:
+        check_max_cost(
+            {j.spec.name: price_for(j.spec, options.price_override) for j in judges},
+            options.max_cost,
+        )
     if options.dry_run:
         judges = name_versions(study, judges)
     else:
@@ -205,6 +224,8 @@ async def run_judges(
     summary.to_call = len(todo)
     prices = {j.rater: price_for(j.spec, options.price_override) for j in judges}
     summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
+    summary.price_notes = unknown_notes(prices)
+    summary.est_cost_known = not summary.unknown_prices
     for c in todo:
         tin = estimate_tokens(c.system + c.user)
         tout = min(c.judge.max_tokens, 60 * len(c.parse_args.get("criteria", [1])) + 40)

@@ -73,7 +73,10 @@ class ProgressDisplay:
         self.last_line = 0.0
 
     def started(self, summary: RunSummary) -> None:
-        """Show the bar (cached calls count as done from the start)."""
+        """Say which judges have no price, then show the bar (cached calls count as done from
+        the start)."""
+        for note in summary.price_notes:
+            out(f"note: {note}: its calls are counted as $0 ({PRICE_NOTE})")
         if is_tty():
             self.progress = Progress(
                 TextColumn("judging {task.description}"),
@@ -216,7 +219,13 @@ def judge(
         float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")
     ] = None,
     price: Annotated[
-        str | None, typer.Option(help="Override the price: IN,OUT USD per 1M tokens.")
+        str | None,
+        typer.Option(
+            help="The price of this run's judges: IN,OUT USD per 1M tokens. Known without it: "
+            "the providers' own APIs (medjudge's dated price table) and servers on this "
+            "machine or a private network (free); anything else is unknown, and --max-cost "
+            "then refuses to start.",
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option(help="Only count the calls and estimate tokens and cost.")
@@ -403,7 +412,7 @@ def judge(
     if json_output:
         sys.stdout.write(json.dumps(summary.__dict__, indent=2) + "\n")
     else:
-        _print_summary(summary, dry_run)
+        _print_summary(summary, dry_run, max_cost)
     code = exit_code(summary)
     if code == 1:
         fail(f"the judge run failed: {summary.failure}")
@@ -435,7 +444,7 @@ def exit_code(summary: RunSummary) -> int:
     return 0
 
 
-def _print_summary(s: RunSummary, dry_run: bool) -> None:
+def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) -> None:
     for version in s.versions:
         out(f"judge version: {version}")
     if dry_run and s.batches_planned:
@@ -445,13 +454,13 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
         )
         out(
             f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
-            f"estimated cost at batch prices: ${s.est_cost_usd:.4f}"
+            f"estimated cost at batch prices: {_estimate(s)}"
         )
     elif dry_run:
         out(f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to make")
         out(
             f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
-            f"estimated cost: ${s.est_cost_usd:.4f}"
+            f"estimated cost: {_estimate(s)}"
         )
     else:
         out(
@@ -483,5 +492,20 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
                 f"{s.batches_pending} batch(es) still at the provider: their results are not in; "
                 "run with --batch again to collect them (add --wait to stay until they are)"
             )
-    for name in s.unknown_prices:
-        out(f"note: no price known for {name}; its cost is counted as $0 (use --price IN,OUT)")
+    if dry_run:
+        for note in s.price_notes:
+            out(f"note: {note}; {PRICE_NOTE}")
+        if s.price_notes and max_cost is not None:
+            out(f"note: --max-cost {max_cost:g} would refuse to start without a price")
+
+
+PRICE_NOTE = "give one with --price IN,OUT, USD per million input and output tokens"
+
+
+def _estimate(s: RunSummary) -> str:
+    """The estimated cost, or that it is unknown (with what the judges with a price cost)."""
+    if s.est_cost_known:
+        return f"${s.est_cost_usd:.4f}"
+    if s.est_cost_usd > 0:
+        return f"unknown (${s.est_cost_usd:.4f} for the judges with a price)"
+    return "unknown"
