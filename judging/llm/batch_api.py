@@ -77,6 +77,8 @@ class BatchResult:
     input_tokens: int = 0
     output_tokens: int = 0
     error: str | None = None
+    finish_reason: str | None = None
+    """OpenAI's ``finish_reason`` / Anthropic's ``stop_reason``, if reported."""
 
 
 class BatchAPI(Protocol):
@@ -252,6 +254,7 @@ class OpenAIBatchAPI:
             self.sync.scrub(str(text)),
             int(usage.get("prompt_tokens") or 0),
             int(usage.get("completion_tokens") or 0),
+            finish_reason=choices[0].get("finish_reason") if choices else None,
         )
 
     def requests(self) -> int:
@@ -360,7 +363,11 @@ class AnthropicBatchAPI:
             for f in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
         )
         return BatchResult(
-            custom_id, self.sync.scrub(text), tokens_in, int(usage.get("output_tokens") or 0)
+            custom_id,
+            self.sync.scrub(text),
+            tokens_in,
+            int(usage.get("output_tokens") or 0),
+            finish_reason=message.get("stop_reason"),
         )
 
     def requests(self) -> int:

@@ -184,6 +184,19 @@ class LocalCostGuard:
         return self._stop
 
 
+CUT_OFF = frozenset({"length", "max_tokens"})
+"""Why a reply stopped when it hit the output-token limit: OpenAI's ``finish_reason``
+``length``, Anthropic's ``stop_reason`` ``max_tokens``."""
+
+
+def cut_off(finish_reason: str | None, max_tokens: int) -> str | None:
+    """What a reply that stopped at the token limit is recorded as (else ``None``): not the
+    parse error its truncated JSON gives, which would send the user looking at the prompt."""
+    if finish_reason not in CUT_OFF:
+        return None
+    return f"cut off at --max-tokens {max_tokens} (raise --max-tokens)"
+
+
 def parse_reply(call: CallSpec, text: str) -> JsonObject | str | None:
     """Parse a reply for its task (raises :class:`replies.ReplyError`)."""
     return parse_text(call.kind, call.parse_args, text)
@@ -263,7 +276,10 @@ async def make_call(
         try:
             parsed = parse_reply(call, result.text)
         except replies.ReplyError as exc:
-            row["status"], row["error"] = "failed", f"unparseable reply: {exc}"
+            stopped = cut_off(result.finish_reason, call.judge.max_tokens)
+            row["status"], row["error"] = "failed", stopped or f"unparseable reply: {exc}"
+            if stopped:
+                return row  # asked again with the same limit, it would be cut off again
             continue
         row["status"], row["parsed"], row["error"] = "ok", dumps(parsed), None
         return row

@@ -125,6 +125,10 @@ class RunSummary:
     """The judges without a price."""
     price_notes: list[str] = field(default_factory=list)
     """Why each of them has none (``no price known for NAME (why)``)."""
+    cut_off: int = 0
+    """Failed samples whose reply stopped at ``--max-tokens``."""
+    cut_off_note: str | None = None
+    """What they were recorded as (``cut off at --max-tokens N (raise --max-tokens)``)."""
     verdicts_added: int = 0
     missing_verdicts: int = 0
     position_inconsistent: int = 0
@@ -407,5 +411,8 @@ def account(summary: RunSummary, row: CallOutcome) -> None:
         summary.ok += 1
     elif row["status"] == "failed":
         summary.failed += 1
+        if (row["error"] or "").startswith("cut off at --max-tokens"):
+            summary.cut_off += 1
+            summary.cut_off_note = row["error"]
     else:
         summary.errors += 1

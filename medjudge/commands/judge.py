@@ -477,6 +477,11 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
                 f"{s.missing_verdicts} unit(s) have no verdict: no sample of theirs gave a "
                 "usable reply (see `medjudge export STUDY calls`; --retry-failed asks again)"
             )
+        if s.cut_off:
+            out(
+                f"{s.cut_off} failed sample(s) were {s.cut_off_note}: a longer limit makes a "
+                "new judge version"
+            )
         if s.errors:
             out("calls that failed to reach the model are retried by the next run")
         if s.stopped:
