@@ -24,6 +24,7 @@ from medjudge.judging.llm.provider_types import (
     Provider,
     ProviderConfigError,
     ProviderError,
+    reply_text,
 )
 
 if TYPE_CHECKING:
@@ -354,9 +355,7 @@ class AnthropicBatchAPI:
                 custom_id, None, error=self.sync.scrub(f"batch request {kind}{detail}")
             )
         message = result.get("message") or {}
-        text = "".join(
-            b.get("text") or "" for b in message.get("content") or [] if b.get("type") == "text"
-        )
+        text = reply_text([b for b in message.get("content") or [] if isinstance(b, dict)])
         usage = message.get("usage") or {}
         tokens_in = sum(
             int(usage.get(f) or 0)

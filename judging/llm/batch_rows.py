@@ -62,7 +62,7 @@ def split(
     lines: list[bytes] = []
     size = 0
     token = new_token()
-    json_schema = api.provider == "openai"
+    json_schema = True  # response_format (OpenAI) or a forced tool (Anthropic)
     for c in calls:
         if c.key in seen:
             continue
