@@ -52,6 +52,8 @@ class ChatRequest:
     temperature: float = 0.0
     json_schema: dict[str, Any] | None = None
     seed: int | None = None
+    label: str | None = None
+    """Which call this is, for the log of retries (never sent)."""
 
     def __post_init__(self) -> None:
         if not self.messages:

@@ -94,6 +94,8 @@ class RunOptions:
     before_calls: Callable[[], None] | None = None
     """Called once, just before the first call is made (not when everything is cached): the
     CLI loads the judges' SDK there with garbage collection still paused."""
+    verbose: bool = False
+    """Log each retry (worker processes too: see :func:`.workers.show_retries`)."""
     cancel: threading.Event | None = None
     """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
     the items whose calls are all in get their verdicts."""
@@ -133,6 +135,13 @@ class RunSummary:
     """The judges without a price."""
     price_notes: list[str] = field(default_factory=list)
     """Why each of them has none (``no price known for NAME (why)``)."""
+    concurrency: int = 0
+    """The calls in flight asked for (``--concurrency``)."""
+    concurrency_lowest: int | None = None
+    """The fewest attempts a judge's server was allowed at once, when an overload lowered it
+    (:mod:`.adaptive`)."""
+    overload: str | None = None
+    """What lowered it (``HTTP 429``, ``timeouts``)."""
     cut_off: int = 0
     """Failed samples whose reply stopped at ``--max-tokens``."""
     cut_off_note: str | None = None
@@ -231,7 +240,11 @@ def make_plan(
     else:
         versions = register_judges(study, judges, actor=options.actor)
     items, calls = plan(study, versions, options)
-    summary = RunSummary(calls_needed=len(calls), versions=[j.rater for j in versions])
+    summary = RunSummary(
+        calls_needed=len(calls),
+        versions=[j.rater for j in versions],
+        concurrency=options.concurrency,
+    )
     todo = _to_make(study, versions, calls, options, summary)
     prices = {j.rater: price_for(j.spec, options.price_override) for j in versions}
     summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
@@ -542,6 +555,7 @@ async def _execute(
             on_row=on_row,
             concurrency=options.concurrency,
             prices=prices,
+            verbose=options.verbose,
             **common,
         )
     else:
@@ -567,6 +581,10 @@ async def _execute(
 def account(summary: RunSummary, row: CallOutcome) -> None:
     """Add one call's result to the run's counts."""
     summary.requests += row["attempts"]
+    if "concurrency_lowest" in row:
+        lowest = summary.concurrency_lowest
+        summary.concurrency_lowest = min(row["concurrency_lowest"], lowest or 1 << 30)
+        summary.overload = row.get("overload")
     summary.cost_usd += row["cost_usd"]
     summary.input_tokens += row["input_tokens"]
     summary.output_tokens += row["output_tokens"]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import math
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -305,6 +308,15 @@ def judge(
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Show each retry on stderr (the call, the attempt, why, the wait) and each "
+            "time the run lowers its concurrency for an overloaded server.",
+        ),
+    ] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
 
@@ -402,11 +414,13 @@ def judge(
             batch_poll_s=poll_interval,
             batch_max_requests=batch_size,
             workers=workers,
+            verbose=verbose,
             before_calls=lambda: _load_sdks([c.spec for c in configs]),
         )
         try:
             display = None if dry_run or json_output else ProgressDisplay()
-            summary = asyncio.run(run_judges(s, configs, options, display))
+            with _retries_shown(verbose):
+                summary = asyncio.run(run_judges(s, configs, options, display))
         except (ProviderError, VersionError) as exc:
             raise UserError(str(exc)) from None
     if json_output:
@@ -418,6 +432,24 @@ def judge(
         fail(f"the judge run failed: {summary.failure}")
     if code:
         raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def _retries_shown(verbose: bool) -> Iterator[None]:
+    """With ``-v``: the judge calls' log (retries, concurrency lowered) on stderr, one line
+    each, for the time of the run (errors are redacted where they are made: no key)."""
+    if not verbose:
+        yield
+        return
+    from medjudge.judging.llm.workers import show_retries
+
+    handler = show_retries()
+    try:
+        yield
+    finally:
+        logger = logging.getLogger(handler.name)
+        logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
 
 
 EXIT_STOPPED = 3
@@ -463,10 +495,17 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
             f"estimated cost: {_estimate(s)}"
         )
     else:
+        adapted = ""
+        if s.concurrency_lowest is not None:
+            adapted = (
+                f"; concurrency lowered from {s.concurrency} to {s.concurrency_lowest} "
+                f"({s.overload} from the server)"
+            )
         out(
             f"{s.calls_needed} calls: {s.cached} cached, {s.ok} ok, {s.failed} failed samples, "
             f"{s.errors} errors; {s.requests} HTTP requests; "
             f"{s.input_tokens + s.output_tokens:,} tokens; ${s.cost_usd:.4f}; {s.elapsed_s:.1f} s"
+            + adapted
         )
         out(
             f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
@@ -484,6 +523,11 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
             )
         if s.errors:
             out("calls that failed to reach the model are retried by the next run")
+            if s.overload:
+                out(
+                    "the server was overloaded or slow: a lower --concurrency gives it fewer "
+                    "calls at once, a longer --timeout more time per call"
+                )
         if s.stopped:
             out(f"stopped: {s.stopped}; run again with a higher limit to finish")
         if s.batches_submitted or s.batches_collected or s.batches_pending or s.batches_found:
