@@ -50,6 +50,11 @@ class CallOutcome(TypedDict):
     error_kind: NotRequired[str]
     """Why a call errored (for the run's failure watch; not stored)."""
     error_status: NotRequired[int | None]
+    concurrency_lowest: NotRequired[int]
+    """The fewest attempts its judge's endpoint was allowed in flight so far, once an overload
+    lowered it (adaptive concurrency; not stored)."""
+    overload: NotRequired[str]
+    """What lowered it (``HTTP 429``, ``timeouts``; not stored)."""
 
 
 class CallRow(CallOutcome):
@@ -89,6 +94,10 @@ def event_of(row: CallRow) -> CallOutcome:
         event["error_kind"] = row["error_kind"]
     if "error_status" in row:
         event["error_status"] = row["error_status"]
+    if "concurrency_lowest" in row:
+        event["concurrency_lowest"] = row["concurrency_lowest"]
+    if "overload" in row:
+        event["overload"] = row["overload"]
     return event
 
 

@@ -9,7 +9,8 @@ Endpoints:
   ``/openai/deployments/DEPLOYMENT/chat/completions?api-version=...``).
 * ``GET /v1/models`` -- model list (Anthropic-shaped when the ``anthropic-version`` header is
   present, OpenAI-shaped otherwise).
-* ``POST /v1/messages`` -- Anthropic messages (non-streaming).
+* ``POST /v1/messages`` -- Anthropic messages (non-streaming); a request that forces a tool
+  (``tool_choice``) gets a ``tool_use`` block holding the reply when its text is a JSON object.
 
 Anything else answers 404 in the error format of whichever API the request looks like.
 
@@ -106,13 +107,31 @@ class FakeRequest:
 
     @property
     def json_schema(self) -> dict | None:
-        """The JSON schema of an OpenAI ``response_format`` of type ``json_schema``, if any."""
+        """The JSON schema the reply must follow: an OpenAI ``response_format`` of type
+        ``json_schema``, or the ``input_schema`` of the tool an Anthropic ``tool_choice``
+        forces; ``None`` for neither."""
         body = self.json if isinstance(self.json, dict) else {}
         fmt = body.get("response_format")
         if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
             spec = fmt.get("json_schema") or {}
             schema = spec.get("schema")
             return schema if isinstance(schema, dict) else None
+        tool = self.forced_tool
+        if tool is not None and isinstance(tool.get("input_schema"), dict):
+            return tool["input_schema"]
+        return None
+
+    @property
+    def forced_tool(self) -> dict | None:
+        """The tool an Anthropic request forces with ``tool_choice`` (``{"type": "tool",
+        "name": ...}``), if it is among its ``tools``."""
+        body = self.json if isinstance(self.json, dict) else {}
+        choice = body.get("tool_choice")
+        if not isinstance(choice, dict) or choice.get("type") != "tool":
+            return None
+        for tool in body.get("tools") or []:
+            if isinstance(tool, dict) and tool.get("name") == choice.get("name"):
+                return tool
         return None
 
 
@@ -531,14 +550,34 @@ class FakeLLMServer:
         }
 
     def _anthropic_body(self, request: FakeRequest, reply: Reply) -> dict:
+        """A message; when the request forces a tool and the reply's text is a JSON object,
+        as the API answers then: one ``tool_use`` block whose ``input`` is that object."""
         n_in, n_out = self._usage(request, reply)
+        content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}]
+        stop = reply.finish_reason or "end_turn"
+        tool = request.forced_tool
+        if tool is not None:
+            try:
+                value = json.loads(reply.text)
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                content = [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{uuid.uuid4().hex[:24]}",
+                        "name": tool["name"],
+                        "input": value,
+                    }
+                ]
+                stop = reply.finish_reason or "tool_use"
         return {
             "id": f"msg_{uuid.uuid4().hex[:24]}",
             "type": "message",
             "role": "assistant",
             "model": request.model,
-            "content": [{"type": "text", "text": reply.text}],
-            "stop_reason": reply.finish_reason or "end_turn",
+            "content": content,
+            "stop_reason": stop,
             "stop_sequence": None,
             "usage": {"input_tokens": n_in, "output_tokens": n_out},
         }

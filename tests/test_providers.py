@@ -132,8 +132,9 @@ def test_anthropic_success_reports_tokens_and_sends_request(fake: FakeLLMServer)
         temperature=0.0,
     )
     provider = build("anthropic", fake, model="claude-test", api_key=PLANTED)
-    assert provider.supports_json_schema is False
+    assert provider.supports_json_schema is True  # through a forced tool
     result = run(call(provider, req))
+    assert "tools" not in fake.requests[0].json  # no schema asked: no tool
 
     assert result.text == "Yes, it is."
     assert (result.input_tokens, result.output_tokens) == (30, 4)

@@ -165,10 +165,11 @@ class JudgeControls(_Base):
         body.append(
             f"\n{summary.to_call:,} calls to make ({summary.cached:,} of {summary.calls_needed:,} "
             f"already cached)\nestimated tokens: {summary.est_input_tokens:,} in, "
-            f"≤{summary.est_output_tokens:,} out\nestimated cost: ${summary.est_cost_usd:.4f}"
+            f"≤{summary.est_output_tokens:,} out\nestimated cost: "
+            + (f"${summary.est_cost_usd:.4f}" if summary.est_cost_known else "unknown")
         )
-        if summary.unknown_prices:
-            body.append("\nno price is known for this model: its cost is counted as $0")
+        for note in summary.price_notes:
+            body.append(f"\n{note}: its cost is counted as $0")
 
         def start(yes: bool | None) -> None:
             if yes:

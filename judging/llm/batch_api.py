@@ -24,6 +24,7 @@ from medjudge.judging.llm.provider_types import (
     Provider,
     ProviderConfigError,
     ProviderError,
+    reply_text,
 )
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class BatchResult:
     input_tokens: int = 0
     output_tokens: int = 0
     error: str | None = None
+    finish_reason: str | None = None
+    """OpenAI's ``finish_reason`` / Anthropic's ``stop_reason``, if reported."""
 
 
 class BatchAPI(Protocol):
@@ -252,6 +255,7 @@ class OpenAIBatchAPI:
             self.sync.scrub(str(text)),
             int(usage.get("prompt_tokens") or 0),
             int(usage.get("completion_tokens") or 0),
+            finish_reason=choices[0].get("finish_reason") if choices else None,
         )
 
     def requests(self) -> int:
@@ -351,16 +355,18 @@ class AnthropicBatchAPI:
                 custom_id, None, error=self.sync.scrub(f"batch request {kind}{detail}")
             )
         message = result.get("message") or {}
-        text = "".join(
-            b.get("text") or "" for b in message.get("content") or [] if b.get("type") == "text"
-        )
+        text = reply_text([b for b in message.get("content") or [] if isinstance(b, dict)])
         usage = message.get("usage") or {}
         tokens_in = sum(
             int(usage.get(f) or 0)
             for f in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
         )
         return BatchResult(
-            custom_id, self.sync.scrub(text), tokens_in, int(usage.get("output_tokens") or 0)
+            custom_id,
+            self.sync.scrub(text),
+            tokens_in,
+            int(usage.get("output_tokens") or 0),
+            finish_reason=message.get("stop_reason"),
         )
 
     def requests(self) -> int:

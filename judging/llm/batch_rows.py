@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from medjudge.judging.llm.batch_api import BatchAPI, BatchResult
-from medjudge.judging.llm.calls import call_row, chat_request, parse_text
+from medjudge.judging.llm.calls import call_row, chat_request, cut_off, parse_text
 from medjudge.judging.llm.pricing import Price
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
@@ -62,7 +62,7 @@ def split(
     lines: list[bytes] = []
     size = 0
     token = new_token()
-    json_schema = api.provider == "openai"
+    json_schema = True  # response_format (OpenAI) or a forced tool (Anthropic)
     for c in calls:
         if c.key in seen:
             continue
@@ -158,7 +158,8 @@ def result_row(
     try:
         parsed = parse_text(p["kind"], p["parse_args"], result.text)
     except replies.ReplyError as exc:
-        row["error"] = f"unparseable reply: {exc}"
+        limit = json.loads(p["params"]).get("max_tokens")
+        row["error"] = cut_off(result.finish_reason, limit) or f"unparseable reply: {exc}"
         return row
     row["status"], row["parsed"] = "ok", dumps(parsed)
     return row

@@ -3,7 +3,9 @@ the cost guard, and the bounded-concurrency loop.
 
 Concurrency and storage contract:
 - Calls run as asyncio tasks bounded by a semaphore; providers retry 429/5xx with backoff
-  that honours ``Retry-After``, each attempt under a timeout.
+  that honours ``Retry-After``, each attempt under a timeout. Each judge's attempts in flight
+  are bounded by an :class:`~.adaptive.AdaptiveLimit`: halved while its server answers 429/503
+  or times out, grown back slowly as it answers.
 - Every result is handed to :class:`CallWriter`, which commits it on its own connection at the
   end of the event loop's turn (WAL, ``synchronous=NORMAL``: durable when the process is
   killed), so a killed run resumes without paying again for anything it had received. A call
@@ -26,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from medjudge.judging.llm.adaptive import AdaptiveLimit
 from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.pricing import Price, estimate_tokens
 from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError, make_provider
@@ -184,6 +187,19 @@ class LocalCostGuard:
         return self._stop
 
 
+CUT_OFF = frozenset({"length", "max_tokens"})
+"""Why a reply stopped when it hit the output-token limit: OpenAI's ``finish_reason``
+``length``, Anthropic's ``stop_reason`` ``max_tokens``."""
+
+
+def cut_off(finish_reason: str | None, max_tokens: int) -> str | None:
+    """What a reply that stopped at the token limit is recorded as (else ``None``): not the
+    parse error its truncated JSON gives, which would send the user looking at the prompt."""
+    if finish_reason not in CUT_OFF:
+        return None
+    return f"cut off at --max-tokens {max_tokens} (raise --max-tokens)"
+
+
 def parse_reply(call: CallSpec, text: str) -> JsonObject | str | None:
     """Parse a reply for its task (raises :class:`replies.ReplyError`)."""
     return parse_text(call.kind, call.parse_args, text)
@@ -204,6 +220,7 @@ def chat_request(call: CallSpec, json_schema: bool) -> ChatRequest:
         temperature=call.judge.temperature,
         json_schema=call.json_schema if json_schema else None,
         seed=call.sample,
+        label=f"item {call.item_id} {call.task} sample {call.sample}",
     )
 
 
@@ -263,7 +280,10 @@ async def make_call(
         try:
             parsed = parse_reply(call, result.text)
         except replies.ReplyError as exc:
-            row["status"], row["error"] = "failed", f"unparseable reply: {exc}"
+            stopped = cut_off(result.finish_reason, call.judge.max_tokens)
+            row["status"], row["error"] = "failed", stopped or f"unparseable reply: {exc}"
+            if stopped:
+                return row  # asked again with the same limit, it would be cut off again
             continue
         row["status"], row["parsed"], row["error"] = "ok", dumps(parsed), None
         return row
@@ -292,14 +312,17 @@ async def execute(
         True when all calls were attempted; False when the cost guard stopped the run.
     """
     providers: dict[str, Provider] = {}
+    limits: dict[str, AdaptiveLimit] = {}
     try:
         for j in {c.judge.rater: c.judge for c in todo}.values():
+            limits[j.rater] = AdaptiveLimit(concurrency, j.rater)
             providers[j.rater] = make_provider(
                 j.spec,
                 keys=keys,
                 api_version=api_version,
                 timeout=timeout_s,
                 max_retries=max_retries,
+                adaptive=limits[j.rater],
             )
         writer = CallWriter(study_path)
         sem = asyncio.Semaphore(concurrency)
@@ -322,6 +345,9 @@ async def execute(
                     guard.settle(worst, row["cost_usd"] if row else 0.0)
                 row["run_id"] = run_id
                 row["retry"] = retry_failed  # may replace a stored 'failed' row (record_call)
+                limit = limits[call.judge.rater]
+                if limit.reason is not None:  # the server was overloaded: the run says so
+                    row["concurrency_lowest"], row["overload"] = limit.lowest, limit.reason
                 # The slot is held until the row is on disk: at most `concurrency` replies are
                 # ever paid for and not stored (what a killed run can lose).
                 await writer.submit(row)

@@ -11,7 +11,8 @@ each finished call (in the order results arrive) and trips:
 
 Once tripped, no new call starts; calls in flight finish and are stored; the run ends as
 ``failed`` with the first error's message (status code, the provider's own message, the URL —
-never the key: provider errors are redacted where they are made).
+never the key: provider errors are redacted where they are made); when the server was
+overloaded or slow, the message names ``--concurrency`` and ``--timeout``.
 """
 
 from __future__ import annotations
@@ -19,12 +20,18 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from medjudge.judging.llm.adaptive import OVERLOAD_STATUSES
 from medjudge.store.judgments import CallOutcome
 
 SAME_ERRORS_IN_A_ROW = 5
 """Consecutive identical errors (kind and status) that stop a run."""
 FATAL_KINDS = frozenset({"auth", "not_found", "config"})
 FATAL_STATUS = frozenset({401, 403, 404})
+OVERLOAD_HINT = (
+    "; the server is overloaded or slow: a lower --concurrency gives it fewer calls at once, "
+    "a longer --timeout more time per call"
+)
+"""Said when the calls failed on rate limits, a busy server (429/502/503/504/529) or timeouts."""
 
 
 class Halt(threading.Event):
@@ -70,9 +77,12 @@ class FailureWatch:
             self._signature, self._first, self._count = (kind, status), str(row["error"]), 0
         self._count += 1
         if self._count >= self.limit:
-            self._trip(self._first or str(row["error"]), self._count)
+            hint = OVERLOAD_HINT if kind in ("rate_limit", "timeout") else ""
+            if status in OVERLOAD_STATUSES:
+                hint = OVERLOAD_HINT
+            self._trip(self._first or str(row["error"]), self._count, hint)
 
-    def _trip(self, error: str, count: int) -> None:
+    def _trip(self, error: str, count: int, hint: str = "") -> None:
         what = "the first call failed" if count == 1 else f"{count} calls in a row failed alike"
-        self.cause = f"{what}: {error}"
+        self.cause = f"{what}: {error}{hint}"
         self.halt.set()

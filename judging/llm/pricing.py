@@ -1,49 +1,90 @@
 """Prices per million tokens, for cost estimates and the ``--max-cost`` guard.
 
-Prices change; these are list prices in USD per 1M tokens as published by the providers when
-this table was written (used for the registry entries whose prices are ``list``), and ``--price IN,OUT`` on ``medjudge judge`` overrides them. Local and
-self-hosted models cost nothing here. Calls sent through the providers' batch APIs cost
-:data:`BATCH_DISCOUNT` of the list price (both OpenAI and Anthropic halve it). An unknown hosted model is priced at zero and said so,
-so the guard is never silently wrong about a model it does not know.
+A price is known or said to be unknown, never guessed:
+
+- ``--price IN,OUT`` on ``medjudge judge`` gives every judge of the run a price;
+- a provider's own API (an entry of :data:`~.provider_registry.REGISTRY` whose prices are
+  ``list``) is priced from :file:`prices.json`, the one maintained table of list prices, with
+  the date its figures were checked: the model's own name, or its name plus a snapshot suffix
+  (``-2024-08-06``, ``-20250514``, ``-latest``, ``-0``);
+- a server on this machine or on a private network (loopback, 10/8, 172.16/12, 192.168/16,
+  link-local, IPv6 unique-local; the ``local:`` models, and ``vllm:`` / ``ollama:`` by default)
+  is free;
+- anything else — a hosted ``@URL`` endpoint, a model the table does not list, a provider
+  without a table — is **unknown**: the dry run says so before anything is sent, and
+  ``--max-cost`` refuses to start (a limit cannot hold on a price it does not know).
+
+Calls sent through the providers' batch APIs cost :data:`BATCH_DISCOUNT` of the list price
+(both OpenAI and Anthropic halve it).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
+import ipaddress
+import json
+import re
 from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
 
 from medjudge.judging.llm.provider_registry import entry_for
+from medjudge.judging.llm.provider_types import ProviderConfigError
 from medjudge.judging.llm.specs import JudgeSpec
-
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4-turbo": (10.00, 30.00),
-    "o3-mini": (1.10, 4.40),
-    "claude-3-5-sonnet": (3.00, 15.00),
-    "claude-3-5-haiku": (0.80, 4.00),
-    "claude-3-7-sonnet": (3.00, 15.00),
-    "claude-sonnet-4": (3.00, 15.00),
-    "claude-opus-4": (15.00, 75.00),
-    "claude-3-opus": (15.00, 75.00),
-    "claude-3-haiku": (0.25, 1.25),
-}
-
 
 BATCH_DISCOUNT = 0.5
 """Share of the list price paid for a call sent through a batch API (OpenAI Batch, Anthropic
 Message Batches: 50 % off input and output tokens). A ``--price`` override is a list price too."""
 
+PRICE_HINT = "--price IN,OUT (USD per million input and output tokens)"
+"""How messages say that a price can be given."""
+
+_SNAPSHOT = re.compile(r"(?:-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-latest|-0)$")
+"""A model snapshot's suffix: the model it belongs to has the same price."""
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """The list prices of :file:`prices.json`: per provider, per model, (input, output)."""
+
+    date: str
+    prices: dict[str, dict[str, tuple[float, float]]]
+
+    def lookup(self, provider: str, model: str) -> tuple[float, float] | None:
+        """A model's list price: its own name, else its name without a snapshot suffix."""
+        table = self.prices.get(provider, {})
+        if model in table:
+            return table[model]
+        base = _SNAPSHOT.sub("", model)
+        return table.get(base)
+
+
+@functools.cache
+def price_table() -> PriceTable:
+    """The table shipped with medjudge (read once)."""
+    text = (importlib.resources.files(__package__) / "prices.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    prices = {
+        provider: {model: (float(p[0]), float(p[1])) for model, p in models.items()}
+        for provider, models in data["prices"].items()
+    }
+    return PriceTable(str(data["date"]), prices)
+
 
 @dataclass(frozen=True)
 class Price:
-    """USD per 1M input and output tokens; ``known`` is False for a guessed zero."""
+    """USD per 1M input and output tokens; ``known`` is False when nobody gave a price (the
+    cost is then counted as 0 and ``why`` says what is missing)."""
 
     input_per_m: float
     output_per_m: float
     known: bool = True
+    why: str = ""
+
+    @classmethod
+    def unknown(cls, why: str) -> Price:
+        """No price: counted as $0, and said so."""
+        return cls(0.0, 0.0, known=False, why=why)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         """The cost of one call in USD."""
@@ -58,20 +99,79 @@ class Price:
         )
 
 
+FREE = Price(0.0, 0.0)
+
+
+def is_private_endpoint(url: str | None) -> bool:
+    """Whether ``url`` names a server on this machine or on a private network: ``localhost``
+    or an IP address that is loopback, private or link-local. A host name is not resolved (a
+    name may point anywhere), so it is never private here."""
+    if not url:
+        return False
+    host = (urlsplit(url).hostname or "").strip("[]").lower().rstrip(".")
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
 def price_for(spec: JudgeSpec, override: tuple[float, float] | None = None) -> Price:
-    """The price of a judge model: ``override``; else where its registry entry's prices come
-    from, at the provider's own endpoint (``list``: the longest matching prefix of the model
-    name in :data:`PRICES`); any other endpoint is self-hosted and free."""
+    """The price of a judge model (see the module's rules).
+
+    Args:
+        spec: The judge's spec (its ``@URL`` resolved).
+        override: ``--price IN,OUT``, for every judge of the run.
+    """
     if override is not None:
         return Price(*override)
     entry = entry_for(spec.provider)
-    if entry.prices == "free" or not entry.is_home(spec.base_url):
-        return Price(0.0, 0.0)
-    if entry.prices == "list":
-        for name in sorted(PRICES, key=len, reverse=True):
-            if spec.model.startswith(name):
-                return Price(*PRICES[name])
-    return Price(0.0, 0.0, known=False)
+    if entry.protocol == "local":
+        return FREE
+    if entry.is_home(spec.base_url):
+        if entry.prices == "free":
+            return FREE
+        if entry.prices == "list":
+            table = price_table()
+            found = table.lookup(entry.name, spec.model)
+            if found is not None:
+                return Price(*found)
+            return Price.unknown(f"{spec.model} is not in medjudge's price table of {table.date}")
+        return Price.unknown(f"medjudge keeps no prices for {entry.name}")
+    endpoint = entry.endpoint(spec.base_url)
+    if is_private_endpoint(endpoint):
+        return FREE
+    return Price.unknown(f"{endpoint} is not on this machine or a private network")
+
+
+def unknown_notes(prices: dict[str, Price]) -> list[str]:
+    """One line per judge without a price: which, and why."""
+    return [
+        f"no price known for {name} ({p.why})" for name, p in sorted(prices.items()) if not p.known
+    ]
+
+
+class UnknownPriceError(ProviderConfigError):
+    """``--max-cost`` was asked of a run whose price is unknown: refused before anything is
+    sent or written."""
+
+
+def check_max_cost(prices: dict[str, Price], max_cost: float | None) -> None:
+    """Refuse a cost limit that cannot hold: some judge's price is unknown.
+
+    Raises:
+        UnknownPriceError: naming the judges, why, and ``--price``.
+    """
+    if max_cost is None:
+        return
+    notes = unknown_notes(prices)
+    if notes:
+        raise UnknownPriceError(
+            f"--max-cost {max_cost:g} cannot be kept: {'; '.join(notes)}. Give the price with "
+            f"{PRICE_HINT}; nothing was sent"
+        )
 
 
 def estimate_tokens(text: str) -> int:

@@ -41,9 +41,10 @@ WireProtocol = Literal["openai", "anthropic", "local"]
 served in-process, :mod:`.local_server`)."""
 
 Prices = Literal["list", "free", "unknown"]
-"""Where a judge's prices come from at the entry's own endpoint: ``list`` the table in
-:mod:`.pricing`, ``free`` nothing (self-hosted), ``unknown`` priced $0 and said so (``--price``
-sets one). Any other endpoint (``@URL``) is self-hosted: free."""
+"""Where a judge's prices come from at the entry's own endpoint: ``list`` the dated table of
+:mod:`.pricing` (``prices.json``), ``free`` nothing (self-hosted), ``unknown`` not known until
+``--price`` gives one. Any other endpoint (``@URL``) is free on this machine or a private
+network and unknown anywhere else (:func:`~.pricing.price_for`)."""
 
 AZURE_API_VERSION = "2024-10-21"
 """The Azure OpenAI ``api-version`` sent unless ``AZURE_OPENAI_API_VERSION`` or

@@ -6,9 +6,10 @@ formatted traceback (see :func:`redact`). Import these from :mod:`judging.provid
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -51,6 +52,8 @@ class ChatRequest:
     temperature: float = 0.0
     json_schema: dict[str, Any] | None = None
     seed: int | None = None
+    label: str | None = None
+    """Which call this is, for the log of retries (never sent)."""
 
     def __post_init__(self) -> None:
         if not self.messages:
@@ -98,6 +101,16 @@ class ChatResult:
     model: str
     attempts: int
     finish_reason: str | None = None
+
+
+def reply_text(blocks: Sequence[Mapping[str, object]]) -> str:
+    """The text of a reply: the input of its first ``tool_use`` block as JSON (structured
+    output), else its text blocks joined (a server that ignored the tool, an old reply)."""
+    for block in blocks:
+        value = block.get("input")
+        if block.get("type") == "tool_use" and isinstance(value, dict):
+            return json.dumps(value, ensure_ascii=False)
+    return "".join(str(block.get("text") or "") for block in blocks if block.get("type") == "text")
 
 
 # --------------------------------------------------------------------------- errors

@@ -37,6 +37,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from medjudge.judging.llm.adaptive import AdaptiveLimit
 from medjudge.judging.llm.key_routing import KeyRing, route_key
 from medjudge.judging.llm.provider_registry import entry_for
 from medjudge.judging.llm.provider_types import (
@@ -109,6 +110,7 @@ def make_provider(
     timeout: float = DEFAULT_TIMEOUT,
     max_retries: int = DEFAULT_MAX_RETRIES,
     max_concurrency: int | None = None,
+    adaptive: AdaptiveLimit | None = None,
     local_n_ctx: int = 4096,
     local_n_threads: int | None = None,
 ) -> Provider:
@@ -130,6 +132,8 @@ def make_provider(
         timeout: Per-attempt timeout in seconds.
         max_retries: Retries after the first attempt.
         max_concurrency: Cap on in-flight requests for this provider (``None``: no cap).
+        adaptive: Bounds its attempts in flight, lowered while its server is overloaded
+            (:mod:`.adaptive`; not for local models, which have their own slots).
         local_n_ctx: Context size for local models.
         local_n_threads: CPU threads for local models (default: the free cores).
 
@@ -161,6 +165,7 @@ def make_provider(
         timeout=timeout,
         max_retries=max_retries,
         max_concurrency=max_concurrency,
+        adaptive=adaptive,
         name=spec.name,
     )
     return provider

@@ -26,6 +26,7 @@ from medjudge.judging.llm.provider_types import (
     ChatRequest,
     ChatResult,
     ProviderError,
+    reply_text,
 )
 from medjudge.judging.llm.sdk_provider import SDKProvider
 from medjudge.store.json_types import JsonObject
@@ -38,8 +39,12 @@ log = logging.getLogger(__name__)
 class AnthropicProvider(SDKProvider):
     """Messages API via the official ``anthropic`` SDK.
 
-    ``supports_json_schema`` is False: callers must ask for JSON in the prompt (the
-    ``json_schema`` of a request is ignored here). Keys and endpoints: see
+    Structured output: a request's ``json_schema`` becomes one tool whose ``input_schema`` is
+    the schema, and ``tool_choice`` forces it, so the model answers with a ``tool_use`` block
+    whose ``input`` is the verdict object (the Anthropic counterpart of OpenAI's
+    ``response_format``); its JSON is the reply's text. A reply without that block (a
+    compatible server that ignores tools) is read from its text blocks as before, and a server
+    that refuses ``tools`` with a 400 is not sent them again. Keys and endpoints: see
     :class:`~.sdk_provider.SDKProvider`.
 
     Args:
@@ -56,7 +61,7 @@ class AnthropicProvider(SDKProvider):
     """
 
     provider_label = "anthropic"
-    supports_json_schema = False
+    supports_json_schema = True
 
     def __init__(
         self,
@@ -104,9 +109,28 @@ class AnthropicProvider(SDKProvider):
         }
         if system_parts:
             kwargs["system"] = "\n\n".join(system_parts)
+        # Sent as extra_body: the same JSON on the wire, without the SDK's type transform.
+        extra: dict[str, Any] = {}
         if "temperature" not in self._dropped_params:
-            kwargs["extra_body"] = {"temperature": req.temperature}
+            extra["temperature"] = req.temperature
+        tool = self._tool(req)
+        if tool is not None:
+            extra["tools"] = [tool]
+            extra["tool_choice"] = {"type": "tool", "name": tool["name"]}
+        if extra:
+            kwargs["extra_body"] = extra
         return kwargs
+
+    def _tool(self, req: ChatRequest) -> dict[str, Any] | None:
+        """The tool that carries the reply's schema (``None``: no schema, or refused)."""
+        schema = req.json_schema
+        if schema is None or "tools" in self._dropped_params:
+            return None
+        return {
+            "name": schema["name"],
+            "description": "Record your answer: call this tool once, with every field filled.",
+            "input_schema": schema["schema"],
+        }
 
     def request_body(self, req: ChatRequest) -> JsonObject:
         """The JSON body of ``req`` exactly as :meth:`complete` sends it (for batch requests)."""
@@ -127,11 +151,7 @@ class AnthropicProvider(SDKProvider):
         blocks = getattr(response, "content", None)
         if blocks is None:
             raise self._error("malformed response: no content", kind="bad_response")
-        text = "".join(
-            getattr(block, "text", "") or ""
-            for block in blocks
-            if getattr(block, "type", None) == "text"
-        )
+        text = reply_text([_as_dict(block) for block in blocks])
         usage = getattr(response, "usage", None)
         input_tokens = sum(
             int(getattr(usage, field, 0) or 0)
@@ -168,8 +188,24 @@ class AnthropicProvider(SDKProvider):
         return None
 
     def _adapt(self, err: ProviderError) -> bool:
-        if "temperature" in err.message.lower() and "temperature" not in self._dropped_params:
+        text = err.message.lower()
+        if "temperature" in text and "temperature" not in self._dropped_params:
             log.warning("%s: server refused 'temperature'; not sending it again", self.name)
             self._dropped_params.add("temperature")
             return True
+        if "tool" in text and "tools" not in self._dropped_params:
+            log.warning("%s: server refused 'tools'; asking for JSON in the prompt only", self.name)
+            self._dropped_params.add("tools")
+            return True
         return False
+
+
+def _as_dict(block: Any) -> dict[str, Any]:
+    """A content block of the SDK's response as the plain JSON the API sent."""
+    if isinstance(block, dict):
+        return block
+    dump = getattr(block, "model_dump", None)
+    if callable(dump):
+        data: dict[str, Any] = dump()
+        return data
+    return {"type": getattr(block, "type", None), "text": getattr(block, "text", None)}

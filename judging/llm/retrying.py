@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
+from medjudge.judging.llm.adaptive import AdaptiveLimit, overload
 from medjudge.judging.llm.provider_types import (
     RETRYABLE_STATUSES,
     ChatRequest,
@@ -178,6 +179,7 @@ class RetryingProvider(ABC):
         max_concurrency: int | None,
         secrets: tuple[str, ...],
         on_close: Callable[[], Any] | None,
+        adaptive: AdaptiveLimit | None = None,
     ) -> None:
         if not model or not model.strip():
             raise ProviderConfigError("empty model name")
@@ -198,6 +200,9 @@ class RetryingProvider(ABC):
         self._semaphore: asyncio.Semaphore | None = (
             asyncio.Semaphore(max_concurrency) if max_concurrency else None
         )
+        self.adaptive = adaptive
+        """Bounds the attempts in flight, lower while the server is overloaded (each attempt
+        takes a slot; the waits between retries do not hold one)."""
         # Parameters this model refused (learned from 400s): never sent again.
         self._dropped_params: set[str] = set()
         self.sdk_requests = 0
@@ -274,32 +279,44 @@ class RetryingProvider(ABC):
         async with self._semaphore:
             return await self._complete(req)
 
+    async def _attempt(self, req: ChatRequest) -> ChatResult | ProviderError:
+        """One attempt under the timeout, in a slot of the adaptive limit (if any): its result,
+        or the error it ended with."""
+        epoch = await self.adaptive.acquire() if self.adaptive is not None else 0
+        err: ProviderError | None = None
+        started = time.perf_counter()
+        try:
+            result = await asyncio.wait_for(self._send(req), timeout=self.timeout)
+            result.latency_s = time.perf_counter() - started
+            return result
+        except TimeoutError:
+            err = self._error(f"no reply within {self.timeout:g} s", kind="timeout", retryable=True)
+        except ProviderError as exc:
+            err = exc
+        except Exception as exc:
+            err = self._translate(exc)
+            if err is None:
+                raise
+        finally:
+            if self.adaptive is not None:
+                crowded = overload(err) if err is not None else None
+                self.adaptive.release(epoch, replied=err is None, overloaded=crowded)
+        return err
+
     async def _complete(self, req: ChatRequest) -> ChatResult:
         attempts = 0
         retries_used = 0
         adaptations = 0
         while True:
             attempts += 1
-            started = time.perf_counter()
-            err: ProviderError | None = None
-            try:
-                result = await asyncio.wait_for(self._send(req), timeout=self.timeout)
-            except TimeoutError:
-                err = self._error(
-                    f"no reply within {self.timeout:g} s", kind="timeout", retryable=True
-                )
-            except ProviderError as exc:
-                err = exc
-            except Exception as exc:
-                err = self._translate(exc)
-                if err is None:
-                    raise
-            else:
-                result.latency_s = time.perf_counter() - started
+            outcome = await self._attempt(req)
+            if isinstance(outcome, ChatResult):
+                result = outcome
                 result.attempts = attempts
                 # A server that echoes the key in its reply: scrubbed before anything stores it.
                 result.text = redact(result.text, self._secrets)
                 return result
+            err = outcome
             # Deliberately outside the except blocks: nothing is chained to the error we raise,
             # so the SDK exception (and the request headers it holds) never reaches a traceback.
             err.attempts = attempts
@@ -321,10 +338,11 @@ class RetryingProvider(ABC):
             )
             retries_used += 1
             log.info(
-                "%s: attempt %d failed (%s); retrying in %.2f s",
+                "retry: %s%s: attempt %d failed (%s); retrying in %.2f s",
                 self.name,
+                f": {req.label}" if req.label else "",
                 attempts,
-                err.kind,
+                err.message.removeprefix(f"{self.name}: "),
                 delay,
             )
             await asyncio.sleep(delay)

@@ -1,4 +1,12 @@
-"""Running judges over a study: plan, skip what is cached, call, record, resolve.
+"""Running judges over a study: a plan, an executor and a recorded run.
+
+- :func:`make_plan` versions the judges, lists the calls they need, skips what is cached (or in
+  a batch still at the provider), prices the rest and estimates it (:class:`RunPlan`).
+- An :class:`Executor` makes the calls: :class:`SyncExecutor` one by one (:mod:`.calls`, worker
+  processes for large runs), :class:`BatchExecutor` through the batch APIs (:mod:`.batching`);
+  for a dry run it only estimates.
+- :func:`recorded_run` records the run, has the executor make the calls, writes the verdicts and
+  panels and records how the run ended.
 
 Concurrency and storage contract (the calls themselves: :mod:`judging.calls`):
 - Every reply is committed as soon as it arrives, so a run killed at any moment resumes
@@ -25,7 +33,13 @@ from medjudge.judging.llm.calls import LocalCostGuard, execute
 from medjudge.judging.llm.failures import FailureWatch, Halt
 from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.live_verdicts import LiveVerdicts
-from medjudge.judging.llm.pricing import Price, estimate_tokens, price_for
+from medjudge.judging.llm.pricing import (
+    Price,
+    check_max_cost,
+    estimate_tokens,
+    price_for,
+    unknown_notes,
+)
 from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
@@ -80,6 +94,8 @@ class RunOptions:
     before_calls: Callable[[], None] | None = None
     """Called once, just before the first call is made (not when everything is cached): the
     CLI loads the judges' SDK there with garbage collection still paused."""
+    verbose: bool = False
+    """Log each retry (worker processes too: see :func:`.workers.show_retries`)."""
     cancel: threading.Event | None = None
     """Set it to stop cleanly: no new calls start, calls in flight finish and are stored, and
     the items whose calls are all in get their verdicts."""
@@ -112,7 +128,24 @@ class RunSummary:
     est_input_tokens: int = 0
     est_output_tokens: int = 0
     est_cost_usd: float = 0.0
+    """The estimate at the known prices (calls of judges without a price count $0)."""
+    est_cost_known: bool = True
+    """Whether every judge of the run has a price (else the estimate is a lower bound)."""
     unknown_prices: list[str] = field(default_factory=list)
+    """The judges without a price."""
+    price_notes: list[str] = field(default_factory=list)
+    """Why each of them has none (``no price known for NAME (why)``)."""
+    concurrency: int = 0
+    """The calls in flight asked for (``--concurrency``)."""
+    concurrency_lowest: int | None = None
+    """The fewest attempts a judge's server was allowed at once, when an overload lowered it
+    (:mod:`.adaptive`)."""
+    overload: str | None = None
+    """What lowered it (``HTTP 429``, ``timeouts``)."""
+    cut_off: int = 0
+    """Failed samples whose reply stopped at ``--max-tokens``."""
+    cut_off_note: str | None = None
+    """What they were recorded as (``cut off at --max-tokens N (raise --max-tokens)``)."""
     verdicts_added: int = 0
     missing_verdicts: int = 0
     position_inconsistent: int = 0
@@ -168,30 +201,71 @@ def plan(
     return items, calls
 
 
-async def run_judges(
-    study: Study,
-    judges: Sequence[JudgeConfig],
-    options: RunOptions,
-    display: RunDisplay | None = None,
-) -> RunSummary:
-    """Run judges over a study and store calls and verdicts.
+# --------------------------------------------------------------------------- the plan
 
-    Returns:
-        The run's summary (for a dry run: the counts and estimates only).
+
+@dataclass
+class RunPlan:
+    """What a run is to do, worked out before anything is sent."""
+
+    judges: list[JudgeConfig]
+    """The judges as versions (registered, or for a dry run only named)."""
+    items: list[Item]
+    """The items in scope."""
+    calls: list[CallSpec]
+    """Every call the judges need for them."""
+    todo: list[CallSpec]
+    """The calls to make: neither cached nor in a batch still at the provider."""
+    prices: dict[str, Price]
+    """Each judge version's price (list price; batches halve it)."""
+
+
+def make_plan(
+    study: Study, judges: Sequence[JudgeConfig], options: RunOptions
+) -> tuple[RunPlan, RunSummary]:
+    """The run's judges, calls and prices, and its summary with the counts and estimates.
+
+    A real run refuses a cost limit it cannot keep before its judge versions are recorded.
 
     Raises:
-        ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
+        UnknownPriceError: ``max_cost`` with a judge whose price is unknown.
     """
-    t0 = time.monotonic()
+    if not options.dry_run:
+        check_max_cost(
+            {j.spec.name: price_for(j.spec, options.price_override) for j in judges},
+            options.max_cost,
+        )
     if options.dry_run:
-        judges = name_versions(study, judges)
+        versions = name_versions(study, judges)
     else:
-        judges = register_judges(study, judges, actor=options.actor)
-    items, calls = plan(study, judges, options)
-    summary = RunSummary(calls_needed=len(calls), versions=[j.rater for j in judges])
+        versions = register_judges(study, judges, actor=options.actor)
+    items, calls = plan(study, versions, options)
+    summary = RunSummary(
+        calls_needed=len(calls),
+        versions=[j.rater for j in versions],
+        concurrency=options.concurrency,
+    )
+    todo = _to_make(study, versions, calls, options, summary)
+    prices = {j.rater: price_for(j.spec, options.price_override) for j in versions}
+    summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
+    summary.price_notes = unknown_notes(prices)
+    summary.est_cost_known = not summary.unknown_prices
+    _estimate(summary, todo, prices)
+    return RunPlan(versions, items, calls, todo, prices), summary
+
+
+def _to_make(
+    study: Study,
+    judges: list[JudgeConfig],
+    calls: list[CallSpec],
+    options: RunOptions,
+    summary: RunSummary,
+) -> list[CallSpec]:
+    """The calls that are neither cached (``error`` rows, and with ``retry_failed`` the
+    ``failed`` ones, are asked again) nor in a batch still at the provider (#14: paid for
+    already, never sent again here); ``summary`` gets the counts."""
     stored = cached_calls(study, [c.key for c in calls])
     again = ("error", "failed") if options.retry_failed else ("error",)
-    # Calls in a batch still at the provider (#14) are paid for already: never sent again here.
     flying = keys_in_flight(study, [j.rater for j in judges])
     todo = [
         c
@@ -203,94 +277,236 @@ async def run_judges(
     summary.in_batches = sum(1 for c in calls if c.key in flying and c.key not in stored)
     summary.cached = len(calls) - len(todo) - summary.in_batches
     summary.to_call = len(todo)
-    prices = {j.rater: price_for(j.spec, options.price_override) for j in judges}
-    summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
+    return todo
+
+
+def _estimate(
+    summary: RunSummary, todo: list[CallSpec], prices: dict[str, Price], *, batch: bool = False
+) -> None:
+    """Estimated tokens and cost of ``todo`` (at batch prices with ``batch``)."""
+    summary.est_input_tokens = summary.est_output_tokens = 0
+    summary.est_cost_usd = 0.0
     for c in todo:
         tin = estimate_tokens(c.system + c.user)
         tout = min(c.judge.max_tokens, 60 * len(c.parse_args.get("criteria", [1])) + 40)
         summary.est_input_tokens += tin
         summary.est_output_tokens += tout
-        summary.est_cost_usd += prices[c.judge.rater].cost(tin, tout)
-    if options.batch:
+        price = prices[c.judge.rater]
+        summary.est_cost_usd += (price.batch() if batch else price).cost(tin, tout)
+
+
+# --------------------------------------------------------------------------- the executors
+
+
+class Executor(Protocol):
+    """Makes a plan's calls: one by one (:class:`SyncExecutor`) or through the providers'
+    batch APIs (:class:`BatchExecutor`)."""
+
+    async def open(self) -> None:
+        """Check the judges can be run this way (before any run is recorded)."""
+
+    def estimate(self, summary: RunSummary) -> None:
+        """A dry run: what the calls would take, in ``summary``."""
+
+    async def make_calls(
+        self, run_id: int, summary: RunSummary, live: LiveVerdicts, display: RunDisplay | None
+    ) -> str:
+        """Make the calls; the run's status (``done``, ``stopped``, ``failed``, ``pending``)."""
+
+    async def aclose(self) -> None:
+        """Release what it holds."""
+
+
+class SyncExecutor:
+    """Every call sent on its own, ``concurrency`` at a time, in this process or sharded over
+    worker processes (:mod:`.calls`, :mod:`.workers`)."""
+
+    def __init__(self, study: Study, run: RunPlan, options: RunOptions) -> None:
+        """The calls of ``run``, with ``options``."""
+        self.study, self.run, self.options = study, run, options
+
+    async def open(self) -> None:
+        """Nothing to check: a judge's client is made when its first call is."""
+
+    def estimate(self, summary: RunSummary) -> None:
+        """The plan's estimate stands."""
+
+    async def make_calls(
+        self, run_id: int, summary: RunSummary, live: LiveVerdicts, display: RunDisplay | None
+    ) -> str:
+        """Make the plan's calls (none: ``done`` at once, no SDK loaded)."""
+        if not self.run.todo:
+            return "done"
+        if self.options.before_calls is not None:
+            self.options.before_calls()
+        return await _execute(
+            self.study, self.run.todo, self.options, self.run.prices, summary, live, display
+        )
+
+    async def aclose(self) -> None:
+        """Nothing held between calls."""
+
+
+class BatchExecutor:
+    """The calls through the providers' batch APIs (:class:`~.batching.BatchRun`)."""
+
+    def __init__(
+        self,
+        study: Study,
+        run: RunPlan,
+        options: RunOptions,
+        summary: RunSummary,
+        display: RunDisplay | None,
+    ) -> None:
+        """A batch run of ``run``'s judges reporting into ``summary``."""
         from medjudge.judging.llm.batching import BatchRun
 
-        batch_run = BatchRun(study, judges, options, prices, summary, None, display)
-        await batch_run.open(dry_run=options.dry_run)
-        if options.dry_run:
-            try:
-                _estimate_batches(batch_run, calls, summary, prices)
-            finally:
-                await batch_run.aclose()
-            summary.elapsed_s = time.monotonic() - t0
-            return summary
-    if options.dry_run:
-        summary.elapsed_s = time.monotonic() - t0
-        return summary
+        self.run = run
+        self.options = options
+        self.batch_run = BatchRun(study, run.judges, options, run.prices, summary, None, display)
+
+    async def open(self) -> None:
+        """Check every judge's provider has a batch API."""
+        await self.batch_run.open(dry_run=self.options.dry_run)
+
+    def estimate(self, summary: RunSummary) -> None:
+        """``--batch --dry-run``: the batches, calls and cost at batch prices of what is
+        missing (the calls already in open batches are not)."""
+        todo = self.batch_run.missing(self.run.calls)
+        summary.batches_planned = len(self.batch_run.plan(todo))
+        summary.to_call = len(todo)
+        _estimate(summary, todo, self.run.prices, batch=True)
+
+    async def make_calls(
+        self, run_id: int, summary: RunSummary, live: LiveVerdicts, display: RunDisplay | None
+    ) -> str:
+        """Poll, collect and submit (see :mod:`.batching`)."""
+        self.batch_run.run_id = run_id
+        status: str = await self.batch_run.run(self.run.calls)
+        return status
+
+    async def aclose(self) -> None:
+        """Close the batch clients."""
+        await self.batch_run.aclose()
+
+
+def executor_for(
+    study: Study,
+    run: RunPlan,
+    options: RunOptions,
+    summary: RunSummary,
+    display: RunDisplay | None,
+) -> Executor:
+    """The executor ``options`` asks for (``batch``: the batch APIs)."""
+    if options.batch:
+        return BatchExecutor(study, run, options, summary, display)
+    return SyncExecutor(study, run, options)
+
+
+# --------------------------------------------------------------------------- the recorded run
+
+
+async def recorded_run(
+    study: Study,
+    run: RunPlan,
+    options: RunOptions,
+    executor: Executor,
+    summary: RunSummary,
+    display: RunDisplay | None,
+) -> None:
+    """Record a run, execute its calls, write the verdicts and panels, and record how it
+    ended. A run never stays ``running``: whatever ends it (a key the client cannot send, a
+    full disk, Ctrl-C) is recorded before it propagates, if the study can still be written."""
     run_id = start_run(
         study,
-        [j.rater for j in judges],
+        [j.rater for j in run.judges],
         {
-            "judges": [j.describe() for j in judges],
+            "judges": [j.describe() for j in run.judges],
             "panel_rule": options.panel_rule,
             "concurrency": options.concurrency,
         },
         options.actor,
-        len(calls),
+        len(run.calls),
     )
     summary.run_id = run_id
-    live = LiveVerdicts(study, judges, items, calls, todo, run_id=run_id, actor=options.actor)
+    live = LiveVerdicts(
+        study, run.judges, run.items, run.calls, run.todo, run_id=run_id, actor=options.actor
+    )
     try:
         if display:
             display.started(summary)
-        status = "done"
-        if options.batch:
-            batch_run.run_id = run_id
-            try:
-                status = await batch_run.run(calls)
-            finally:
-                await batch_run.aclose()
-        elif todo:
-            if options.before_calls is not None:
-                options.before_calls()
-            status = await _execute(study, todo, options, prices, summary, live, display)
+        status = await executor.make_calls(run_id, summary, live, display)
         if status == "done" and summary.batches_pending:
             status = "pending"  # calls are still at the provider, in batches (#14)
-        live.finish()
-        summary.verdicts_added += live.counts.added
-        summary.missing_verdicts += live.counts.missing
-        summary.position_inconsistent += live.counts.position_inconsistent
-        panels, added = update_panels(
-            study, judges, items, options.panel_rule, run_id=run_id, actor=options.actor
-        )
-        summary.versions += panels
-        summary.verdicts_added += added
+        _write_verdicts(study, run, options, summary, live)
     except BaseException as exc:
-        # A run never stays "running": whatever ended it (a key the client cannot send, a
-        # full disk, Ctrl-C) is recorded before it propagates, if the study can still be written.
         interrupted = isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError))
         live.stop()
         with contextlib.suppress(Exception):
-            finish_run(
-                study,
-                run_id,
-                status="interrupted" if interrupted else "failed",
-                made=summary.requests,
-                cached=summary.cached,
-                failed=summary.failed,
-                cost=summary.cost_usd,
-            )
+            _finish(study, summary, "interrupted" if interrupted else "failed")
         raise
+    _finish(study, summary, status)
+
+
+def _write_verdicts(
+    study: Study, run: RunPlan, options: RunOptions, summary: RunSummary, live: LiveVerdicts
+) -> None:
+    """The verdicts still owed once the calls are in, then the panels'."""
+    live.finish()
+    summary.verdicts_added += live.counts.added
+    summary.missing_verdicts += live.counts.missing
+    summary.position_inconsistent += live.counts.position_inconsistent
+    panels, added = update_panels(
+        study, run.judges, run.items, options.panel_rule, run_id=summary.run_id, actor=options.actor
+    )
+    summary.versions += panels
+    summary.verdicts_added += added
+
+
+def _finish(study: Study, summary: RunSummary, status: str) -> None:
+    """Record how the run ended, with its counts."""
+    assert summary.run_id is not None
     finish_run(
         study,
-        run_id,
+        summary.run_id,
         status=status,
         made=summary.requests,
         cached=summary.cached,
         failed=summary.failed,
         cost=summary.cost_usd,
     )
+
+
+async def run_judges(
+    study: Study,
+    judges: Sequence[JudgeConfig],
+    options: RunOptions,
+    display: RunDisplay | None = None,
+) -> RunSummary:
+    """Run judges over a study and store calls and verdicts: :func:`make_plan`, then an
+    :class:`Executor` estimates (dry run) or makes the calls inside :func:`recorded_run`.
+
+    Returns:
+        The run's summary (for a dry run: the counts and estimates only).
+
+    Raises:
+        ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
+        UnknownPriceError: ``max_cost`` with a judge whose price is unknown; nothing was
+            called or written.
+    """
+    t0 = time.monotonic()
+    run, summary = make_plan(study, judges, options)
+    executor = executor_for(study, run, options, summary, display)
+    try:
+        await executor.open()
+        if options.dry_run:
+            executor.estimate(summary)
+        else:
+            await recorded_run(study, run, options, executor, summary, display)
+    finally:
+        await executor.aclose()
     summary.elapsed_s = time.monotonic() - t0
-    if display:
+    if display and not options.dry_run:
         display.finished(summary)
     return summary
 
@@ -304,6 +520,8 @@ async def _execute(
     live: LiveVerdicts,
     display: RunDisplay | None,
 ) -> str:
+    """Make ``todo`` (sharded over worker processes when that pays, see :mod:`.workers`),
+    account each finished call and stop early when the calls keep failing; the status."""
     halt = Halt(options.cancel)
     watch = FailureWatch(halt)
     run_id = live.run_id
@@ -337,6 +555,7 @@ async def _execute(
             on_row=on_row,
             concurrency=options.concurrency,
             prices=prices,
+            verbose=options.verbose,
             **common,
         )
     else:
@@ -359,26 +578,13 @@ async def _execute(
     return "done"
 
 
-def _estimate_batches(
-    batch_run: Any, calls: list[CallSpec], summary: RunSummary, prices: dict[str, Price]
-) -> None:
-    """``--batch --dry-run``: the batches, calls and cost at batch prices of what is missing."""
-    todo = batch_run.missing(calls)
-    summary.batches_planned = len(batch_run.plan(todo))
-    summary.to_call = len(todo)
-    summary.est_input_tokens = summary.est_output_tokens = 0
-    summary.est_cost_usd = 0.0
-    for c in todo:
-        tin = estimate_tokens(c.system + c.user)
-        tout = min(c.judge.max_tokens, 60 * len(c.parse_args.get("criteria", [1])) + 40)
-        summary.est_input_tokens += tin
-        summary.est_output_tokens += tout
-        summary.est_cost_usd += prices[c.judge.rater].batch().cost(tin, tout)
-
-
 def account(summary: RunSummary, row: CallOutcome) -> None:
     """Add one call's result to the run's counts."""
     summary.requests += row["attempts"]
+    if "concurrency_lowest" in row:
+        lowest = summary.concurrency_lowest
+        summary.concurrency_lowest = min(row["concurrency_lowest"], lowest or 1 << 30)
+        summary.overload = row.get("overload")
     summary.cost_usd += row["cost_usd"]
     summary.input_tokens += row["input_tokens"]
     summary.output_tokens += row["output_tokens"]
@@ -386,5 +592,8 @@ def account(summary: RunSummary, row: CallOutcome) -> None:
         summary.ok += 1
     elif row["status"] == "failed":
         summary.failed += 1
+        if (row["error"] or "").startswith("cut off at --max-tokens"):
+            summary.cut_off += 1
+            summary.cut_off_note = row["error"]
     else:
         summary.errors += 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from medjudge.judging.llm.adaptive import AdaptiveLimit
 from medjudge.judging.llm.client_spread import ClientSpread
 from medjudge.judging.llm.key_routing import KeyRing, check_transport, route_key
 from medjudge.judging.llm.provider_registry import ClientArgs, ProviderEntry
@@ -49,6 +50,8 @@ class SDKProvider(RetryingProvider):
         backoff_base: First backoff in seconds (doubles per retry, with jitter).
         backoff_max: Cap on any single wait, including a server's ``Retry-After``.
         max_concurrency: Cap on in-flight requests, or ``None``.
+        adaptive: Bounds the attempts in flight, lowered while the server is overloaded
+            (:mod:`.adaptive`), or ``None``.
         name: Display/spec name; defaults to ``PROVIDER:MODEL[@BASE_URL]``.
         on_close: Called (or awaited) by :meth:`aclose` after the client is closed.
 
@@ -73,6 +76,7 @@ class SDKProvider(RetryingProvider):
         max_concurrency: int | None = None,
         name: str | None = None,
         on_close: Callable[[], Any] | None = None,
+        adaptive: AdaptiveLimit | None = None,
     ) -> None:
         if entry.client is None:
             raise ProviderConfigError(f"{entry.name}: no SDK client for this provider")
@@ -99,6 +103,7 @@ class SDKProvider(RetryingProvider):
             max_concurrency=max_concurrency,
             secrets=(key,),
             on_close=on_close,
+            adaptive=adaptive,
         )
         self.entry = entry
         self.base_url = base_url

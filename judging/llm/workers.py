@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import multiprocessing as mp
 import os
 import queue as queue_mod
@@ -92,14 +93,34 @@ def _die_with_parent() -> None:
         pass
 
 
+LOG = "medjudge.judging.llm"
+"""The logger of the judge calls: retries (:mod:`.retrying`), concurrency lowered
+(:mod:`.adaptive`)."""
+
+
+def show_retries() -> logging.Handler:
+    """Send the judge calls' log (INFO: each retry, each time concurrency is lowered) to
+    stderr, one line each; returns the handler (its ``name`` is the logger's)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.name = LOG
+    logger = logging.getLogger(LOG)
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return handler
+
+
 def _worker(
     study_path: str,
     shard: list[CallSpec],
     kwargs: dict[str, Any],
     guard: SharedCostGuard,
     events: Any,
+    verbose: bool = False,
 ) -> None:
     _die_with_parent()
+    if verbose:
+        show_retries()
 
     batch: list[CallOutcome] = []
     last = [time.monotonic()]
@@ -155,6 +176,7 @@ async def execute_sharded(
     concurrency: int,
     prices: dict[str, Price],
     cancel: threading.Event | None = None,
+    verbose: bool = False,
     **kwargs: Any,
 ) -> bool:
     """Run ``todo`` over ``n`` worker processes; returns False when the cost guard stopped it
@@ -177,6 +199,7 @@ async def execute_sharded(
                 {**kwargs, "concurrency": share, "prices": prices},
                 guard,
                 events,
+                verbose,
             ),
         )
         for i in range(n)

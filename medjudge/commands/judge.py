@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import math
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -73,7 +76,10 @@ class ProgressDisplay:
         self.last_line = 0.0
 
     def started(self, summary: RunSummary) -> None:
-        """Show the bar (cached calls count as done from the start)."""
+        """Say which judges have no price, then show the bar (cached calls count as done from
+        the start)."""
+        for note in summary.price_notes:
+            out(f"note: {note}: its calls are counted as $0 ({PRICE_NOTE})")
         if is_tty():
             self.progress = Progress(
                 TextColumn("judging {task.description}"),
@@ -216,7 +222,13 @@ def judge(
         float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")
     ] = None,
     price: Annotated[
-        str | None, typer.Option(help="Override the price: IN,OUT USD per 1M tokens.")
+        str | None,
+        typer.Option(
+            help="The price of this run's judges: IN,OUT USD per 1M tokens. Known without it: "
+            "the providers' own APIs (medjudge's dated price table) and servers on this "
+            "machine or a private network (free); anything else is unknown, and --max-cost "
+            "then refuses to start.",
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option(help="Only count the calls and estimate tokens and cost.")
@@ -296,6 +308,15 @@ def judge(
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Show each retry on stderr (the call, the attempt, why, the wait) and each "
+            "time the run lowers its concurrency for an overloaded server.",
+        ),
+    ] = False,
 ) -> None:
     """Run LLM judges: AB and BA orders × samples, majority vote, every call cached.
 
@@ -393,22 +414,42 @@ def judge(
             batch_poll_s=poll_interval,
             batch_max_requests=batch_size,
             workers=workers,
+            verbose=verbose,
             before_calls=lambda: _load_sdks([c.spec for c in configs]),
         )
         try:
             display = None if dry_run or json_output else ProgressDisplay()
-            summary = asyncio.run(run_judges(s, configs, options, display))
+            with _retries_shown(verbose):
+                summary = asyncio.run(run_judges(s, configs, options, display))
         except (ProviderError, VersionError) as exc:
             raise UserError(str(exc)) from None
     if json_output:
         sys.stdout.write(json.dumps(summary.__dict__, indent=2) + "\n")
     else:
-        _print_summary(summary, dry_run)
+        _print_summary(summary, dry_run, max_cost)
     code = exit_code(summary)
     if code == 1:
         fail(f"the judge run failed: {summary.failure}")
     if code:
         raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def _retries_shown(verbose: bool) -> Iterator[None]:
+    """With ``-v``: the judge calls' log (retries, concurrency lowered) on stderr, one line
+    each, for the time of the run (errors are redacted where they are made: no key)."""
+    if not verbose:
+        yield
+        return
+    from medjudge.judging.llm.workers import show_retries
+
+    handler = show_retries()
+    try:
+        yield
+    finally:
+        logger = logging.getLogger(handler.name)
+        logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
 
 
 EXIT_STOPPED = 3
@@ -435,7 +476,7 @@ def exit_code(summary: RunSummary) -> int:
     return 0
 
 
-def _print_summary(s: RunSummary, dry_run: bool) -> None:
+def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) -> None:
     for version in s.versions:
         out(f"judge version: {version}")
     if dry_run and s.batches_planned:
@@ -445,19 +486,26 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
         )
         out(
             f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
-            f"estimated cost at batch prices: ${s.est_cost_usd:.4f}"
+            f"estimated cost at batch prices: {_estimate(s)}"
         )
     elif dry_run:
         out(f"{s.calls_needed} calls needed: {s.cached} cached, {s.to_call} to make")
         out(
             f"estimated tokens: {s.est_input_tokens:,} in, ≤{s.est_output_tokens:,} out; "
-            f"estimated cost: ${s.est_cost_usd:.4f}"
+            f"estimated cost: {_estimate(s)}"
         )
     else:
+        adapted = ""
+        if s.concurrency_lowest is not None:
+            adapted = (
+                f"; concurrency lowered from {s.concurrency} to {s.concurrency_lowest} "
+                f"({s.overload} from the server)"
+            )
         out(
             f"{s.calls_needed} calls: {s.cached} cached, {s.ok} ok, {s.failed} failed samples, "
             f"{s.errors} errors; {s.requests} HTTP requests; "
             f"{s.input_tokens + s.output_tokens:,} tokens; ${s.cost_usd:.4f}; {s.elapsed_s:.1f} s"
+            + adapted
         )
         out(
             f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
@@ -468,8 +516,18 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
                 f"{s.missing_verdicts} unit(s) have no verdict: no sample of theirs gave a "
                 "usable reply (see `medjudge export STUDY calls`; --retry-failed asks again)"
             )
+        if s.cut_off:
+            out(
+                f"{s.cut_off} failed sample(s) were {s.cut_off_note}: a longer limit makes a "
+                "new judge version"
+            )
         if s.errors:
             out("calls that failed to reach the model are retried by the next run")
+            if s.overload:
+                out(
+                    "the server was overloaded or slow: a lower --concurrency gives it fewer "
+                    "calls at once, a longer --timeout more time per call"
+                )
         if s.stopped:
             out(f"stopped: {s.stopped}; run again with a higher limit to finish")
         if s.batches_submitted or s.batches_collected or s.batches_pending or s.batches_found:
@@ -483,5 +541,20 @@ def _print_summary(s: RunSummary, dry_run: bool) -> None:
                 f"{s.batches_pending} batch(es) still at the provider: their results are not in; "
                 "run with --batch again to collect them (add --wait to stay until they are)"
             )
-    for name in s.unknown_prices:
-        out(f"note: no price known for {name}; its cost is counted as $0 (use --price IN,OUT)")
+    if dry_run:
+        for note in s.price_notes:
+            out(f"note: {note}; {PRICE_NOTE}")
+        if s.price_notes and max_cost is not None:
+            out(f"note: --max-cost {max_cost:g} would refuse to start without a price")
+
+
+PRICE_NOTE = "give one with --price IN,OUT, USD per million input and output tokens"
+
+
+def _estimate(s: RunSummary) -> str:
+    """The estimated cost, or that it is unknown (with what the judges with a price cost)."""
+    if s.est_cost_known:
+        return f"${s.est_cost_usd:.4f}"
+    if s.est_cost_usd > 0:
+        return f"unknown (${s.est_cost_usd:.4f} for the judges with a price)"
+    return "unknown"
