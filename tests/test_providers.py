@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Awaitable, Callable
@@ -33,7 +34,7 @@ from medjudge.judging.llm.providers import (
 from medjudge.judging.llm.providers_anthropic import AnthropicProvider
 from medjudge.judging.llm.providers_openai import OpenAIProvider
 from medjudge.judging.llm.specs import JudgeSpec, SpecError, parse_judge_spec
-from tests.fakellm import FakeLLMServer, FakeRequest, Reply
+from tests.fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
 
 T = TypeVar("T")
 PLANTED = "sk-test-PLANTED-123"
@@ -580,10 +581,18 @@ def test_providers_module_is_light() -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_64_concurrent_calls_run_in_parallel(kind: str) -> None:
-    with FakeLLMServer(latency=0.1) as server:
+    """The server answers nobody until all 64 requests are in (a barrier, not a clock): the
+    calls finish only if the provider sends them at once; serialised, the barrier times out."""
+    barrier = threading.Barrier(64, timeout=60)
+
+    def together(request: FakeRequest) -> Reply:
+        barrier.wait()
+        return default_responder(request)
+
+    with FakeLLMServer(together) as server:
 
         async def scenario() -> list[ChatResult]:
-            provider = build(kind, server, max_retries=0, timeout=10)
+            provider = build(kind, server, max_retries=0, timeout=120)
             try:
                 return await asyncio.gather(
                     *(provider.complete(ChatRequest.user(f"question {i}")) for i in range(64))
@@ -591,16 +600,30 @@ def test_64_concurrent_calls_run_in_parallel(kind: str) -> None:
             finally:
                 await provider.aclose()
 
-        started = time.monotonic()
         results = run(scenario())
-        elapsed = time.monotonic() - started
         assert len(results) == 64 and all(r.text == "OK" for r in results)
         assert server.count(path_of(kind)) == 64
-    assert elapsed < 64 * 0.1 / 3, f"64 calls took {elapsed:.2f} s: requests were serialised"
+    assert not barrier.broken
 
 
 def test_max_concurrency_limits_in_flight_requests() -> None:
-    with FakeLLMServer(latency=0.1) as server:
+    """Six calls at most two at a time: the server counts the requests it holds at once."""
+    lock = threading.Lock()
+    state = {"now": 0, "peak": 0}
+    two_in = threading.Barrier(2, timeout=60)
+
+    def counted(request: FakeRequest) -> Reply:
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        try:
+            two_in.wait()  # each pair meets here: a third request would have to be in flight
+        finally:
+            with lock:
+                state["now"] -= 1
+        return default_responder(request)
+
+    with FakeLLMServer(counted) as server:
 
         async def scenario() -> None:
             provider = build("openai", server, max_concurrency=2)
@@ -609,9 +632,9 @@ def test_max_concurrency_limits_in_flight_requests() -> None:
             finally:
                 await provider.aclose()
 
-        started = time.monotonic()
         run(scenario())
-        assert time.monotonic() - started >= 0.3  # 6 requests, 2 at a time, 0.1 s each
+        assert server.count() == 6
+    assert state["peak"] == 2
 
 
 # --------------------------------------------------------------------------- retry helpers
