@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "assign": ("team", "assign"),
     "role": ("team", "role"),
     "settings": ("team", "settings"),
+    "doctor": ("team", "doctor"),
     "report": ("report", "report"),
     "agreement": ("agreement", "agreement"),
 }

@@ -177,14 +177,31 @@ def roles_finding(leads: list[str], members: dict[str, list[str]]) -> Finding:
     )
 
 
-def findings(study: Path, leads: list[str], members: dict[str, list[str]]) -> list[Finding]:
-    """Every check, in the order they are printed."""
-    folder = study.resolve().parent
+def _roles(study: Path) -> dict[str, list[str]]:
+    """role → logins, read through a read-only connection (a doctor must not need to write)."""
+    out: dict[str, list[str]] = {}
+    try:
+        conn = sqlite3.connect(f"file:{study}?mode=ro", uri=True)
+        try:
+            for login, role in conn.execute("SELECT login, role FROM roles ORDER BY login"):
+                out.setdefault(str(role), []).append(str(login))
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass  # the integrity check says what is wrong with the file
+    return out
+
+
+def findings(study: Path) -> list[Finding]:
+    """Every check of a study, in the order they are printed."""
+    path = study.resolve()
+    folder = path.parent
+    members = _roles(path)
     return [
         *folder_findings(folder),
-        *file_findings(study.resolve()),
+        *file_findings(path),
         umask_finding(),
-        roles_finding(leads, members),
-        integrity_finding(study),
+        roles_finding(members.get("lead", []), members),
+        integrity_finding(path),
         executable_finding(folder.stat().st_gid),
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +138,11 @@ def as_json(value: Any) -> Any:
     if isinstance(value, list):
         return [as_json(v) for v in value]
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
+@pytest.fixture
+def team() -> Iterator[tuple[str, str]]:
+    """A real Unix group and a reviewer login in it, removed afterwards (needs root)."""
+    from .support.unix import unix_team
+
+    yield from unix_team()

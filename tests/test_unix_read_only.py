@@ -9,13 +9,10 @@ Real users: the test adds a Unix user with ``useradd`` and runs the app as that 
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import subprocess
-import sys
 import tempfile
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +21,7 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 
 from .conftest import pairwise_row, write_jsonl
+from .support.unix import python_for
 
 pytestmark = pytest.mark.skipif(
     os.name != "posix"
@@ -66,41 +64,6 @@ SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.fixture
-def team() -> Iterator[tuple[str, str]]:
-    """A Unix group and a reviewer in it (removed afterwards)."""
-    tag = secrets.token_hex(3)
-    group, user = "mjteam" + tag, "mjrev" + tag
-    subprocess.run(["groupadd", group], check=True, capture_output=True)
-    try:
-        subprocess.run(
-            ["useradd", "--no-create-home", "-G", group, user], check=True, capture_output=True
-        )
-        try:
-            yield group, user
-        finally:
-            subprocess.run(["userdel", user], check=False, capture_output=True)
-    finally:
-        subprocess.run(["groupdel", group], check=False, capture_output=True)
-
-
-def _python_for(user: str) -> list[str]:
-    """A Python of this version the user may run, with this environment's packages on its path
-    (the test's own interpreter may sit in a folder only root can enter, e.g. under /root)."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    for exe in (sys.executable, shutil.which(version, path="/usr/local/bin:/usr/bin")):
-        if (
-            exe
-            and subprocess.run(
-                ["runuser", "-u", user, "--", exe, "-c", "pass"], capture_output=True
-            ).returncode
-            == 0
-        ):
-            return [exe]
-    pytest.skip(f"no {version} the test user may run (the interpreter's folder is private)")
-    raise AssertionError  # unreachable
-
-
 def test_a_study_the_reviewer_cannot_write_opens_read_only_with_a_banner(
     team: tuple[str, str],
 ) -> None:
@@ -137,7 +100,7 @@ def test_a_study_the_reviewer_cannot_write_opens_read_only_with_a_banner(
         import site
 
         repo = Path(__file__).resolve().parent.parent
-        python = _python_for(other_user)
+        python = python_for(other_user)
         path = os.pathsep.join([str(repo), *site.getsitepackages()])
         run = subprocess.run(
             [

@@ -16,13 +16,14 @@ from medjudge.store.assignments import assignment_counts, unassign
 from medjudge.store.items import list_items
 from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import labels_outside
+from medjudge.store.literal import printable
 from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
 from medjudge.store.roles import grant, members, require, revoke
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 
-from .common import UserError, opened, out
+from .common import UserError, opened, out, user_errors
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file.")]
 
@@ -390,3 +391,39 @@ def _with_scales(criteria: Sequence[Criterion], specs: Sequence[str]) -> list[Cr
             why = errors()[0]["msg"] if callable(errors) else str(exc)
             raise UserError(f"--scale {spec!r}: {why.removeprefix('Value error, ')}") from None
     return [by_name[c.name] for c in criteria]
+
+
+def doctor(
+    study: Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")],
+) -> None:
+    """Check a study for a team on a shared server, and print what to run to fix each problem.
+
+    Checks the folder (the team's group, setgid, group-writable), the study and its -wal/-shm
+    files (the folder's group, group read and write; owner and mode shown), this shell's umask,
+    the roles (a lead is named), the file's integrity, and that the group's members can run
+    this medjudge. Changes nothing. Exit 0 when every check passes, 1 otherwise.
+
+    \b
+    Example:
+      medjudge doctor /srv/cardio/trial.db
+    """
+    from medjudge.store.doctor import findings
+
+    with user_errors():
+        if not study.exists():
+            raise UserError(f"{study}: no such study file")
+    problems = 0
+    for f in findings(study):
+        mark = "ok " if f.ok else "FIX"
+        out(f"{mark} {f.check}: {printable(f.detail)}")
+        if not f.ok:
+            problems += 1
+            if f.fix:
+                out(f"      run: {printable(f.fix)}")
+    if problems:
+        out(
+            f"{problems} problem{'s' if problems != 1 else ''}; run the commands above (a lead, "
+            "or the files' owner)"
+        )
+        raise typer.Exit(1)
+    out("the study is ready for the team")
