@@ -51,3 +51,18 @@ async def test_the_reading_key_shows_a_long_answer_in_full_at_80x24(tmp_path: Pa
         await pilot.press("a")
         await pilot.pause()
         assert "saved" in screen_text(app), "back on the review screen, keys label again"
+
+
+@run_async
+async def test_an_answer_pane_says_its_length_and_that_it_continues(tmp_path: Path) -> None:
+    """#27: a 1,400-word answer at 80×24 is not taken for a short one: its pane's title gives
+    the words and says it continues; the short answer's title says its words only."""
+    app = make_app(_study(tmp_path), reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        titles = lambda: [str(app.screen.query_one(f"#pane-{n}").border_title) for n in (1, 2)]  # noqa: E731
+        await until(pilot, lambda: any("continues" in t for t in titles()), "the length mark")
+        long_title = next(t for t in titles() if "continues" in t)
+        short_title = next(t for t in titles() if "continues" not in t)
+        assert "1,401 words · continues: v to read" in long_title
+        assert short_title.endswith("· 3 words")
+        assert "continues: v to read" in screen_text(app)

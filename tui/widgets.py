@@ -8,6 +8,7 @@ never markup) and is updated in place, so moving to the next item repaints only 
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -53,6 +54,19 @@ class Pane(VerticalScroll, inherit_bindings=False):
             self.border_title = title
         self._body.update(content)
         self.scroll_home(animate=False, immediate=True)
+
+    def show_answer(self, content: Text, title: str) -> None:
+        """An answer: the title gives its length in words, and once laid out says when the
+        text runs past the pane (``Answer A · 3,064 words · continues: v to read``)."""
+        words = len(content.plain.split())
+        title = f"{title} · {words:,} word{'s' if words != 1 else ''}"
+        self.show(content, title=title)
+
+        def mark() -> None:
+            if self.max_scroll_y > 0 and self.border_title == title:
+                self.border_title = f"{title} · continues: v to read"
+
+        self.call_after_refresh(mark)
 
     @property
     def body(self) -> Static:

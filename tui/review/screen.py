@@ -146,7 +146,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
                     # a hint only: the labels decide (store.abstentions)
                     if declines(item.answers["answer"].text, s.settings.decline_phrases):
                         title += " · looks like a refusal?"
-                pane.show(render.pane_text(item, spec.content), title=title)
+                pane.show_answer(render.pane_text(item, spec.content), title)
         self.query_one("#statements").display = kind.lists_entries
         self.query_one("#criteria").display = not kind.lists_entries
         self._show_context()
