@@ -32,6 +32,7 @@ from medjudge import kinds
 
 from .json_types import JsonObject
 from .ledger import LEDGER_SQL
+from .literal import spreadsheet_cell
 from .study import Study
 
 TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger", "assignments")
@@ -129,7 +130,8 @@ def rows(study: Study, table: str, *, only_rater: str | None = None) -> Iterator
 def write(
     study: Study, table: str, fmt: str, out: IO[str], *, only_rater: str | None = None
 ) -> int:
-    """Write one table as ``jsonl`` or ``csv``; returns the number of rows."""
+    """Write one table as ``jsonl`` or ``csv``; returns the number of rows. A CSV text cell
+    never starts a spreadsheet formula (:func:`~medjudge.store.literal.spreadsheet_cell`)."""
     n = 0
     if fmt == "jsonl":
         for row in rows(study, table, only_rater=only_rater):
@@ -158,7 +160,7 @@ def write(
             if writer is None:
                 writer = csv.DictWriter(out, fieldnames=list(row))
                 writer.writeheader()
-            writer.writerow(row)
+            writer.writerow({k: spreadsheet_cell(v) for k, v in row.items()})
             n += 1
         if writer is None:
             cur = study.conn.execute(_QUERIES[table] + " LIMIT 0")

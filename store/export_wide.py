@@ -6,7 +6,9 @@ This is exactly the input of ``medjudge agreement`` (see
 --by criterion``), and every other column is a rater — each reviewer's current label, then each
 judge's current verdict (an empty cell where a rater has none, or where the judge's verdict is
 missing). Pairwise values are in the file frame (``A`` = the import file's ``answer_a``), as in
-every export. Rows stream in item order, so a study of any size exports in constant memory.
+every export; a CSV text cell never starts a spreadsheet formula
+(:func:`~medjudge.store.literal.spreadsheet_cell`). Rows stream in item order, so a study of any
+size exports in constant memory.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from .literal import spreadsheet_cell
 from .study import Study
 
 KEY_COLUMNS = ("unit", "item", "kind", "criterion", "statement")
@@ -93,7 +96,7 @@ def write_wide(study: Study, fmt: str, out: IO[str], *, only_rater: str | None =
         raise ValueError(f"a rater is named like a key column: {', '.join(clash)}")
     writer = csv.writer(out) if fmt == "csv" else None
     if writer is not None:
-        writer.writerow([*KEY_COLUMNS, *raters])
+        writer.writerow([*KEY_COLUMNS, *map(spreadsheet_cell, raters)])
     n = 0
     for row in wide_rows(study):
         if only_rater is not None and row.values.get(only_rater) is None:
@@ -101,7 +104,8 @@ def write_wide(study: Study, fmt: str, out: IO[str], *, only_rater: str | None =
         keys = [row.unit, row.item, row.kind, row.criterion, row.statement]
         cells = [row.values.get(name) for name in raters]
         if writer is not None:
-            writer.writerow([*("" if k is None else k for k in keys), *(c or "" for c in cells)])
+            row_cells = [*("" if k is None else k for k in keys), *(c or "" for c in cells)]
+            writer.writerow([spreadsheet_cell(c) for c in row_cells])
         else:
             record = dict(zip(KEY_COLUMNS, keys, strict=True))
             record.update(zip(raters, cells, strict=True))

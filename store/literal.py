@@ -12,6 +12,7 @@ so ``[bold red]`` stays literal.
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 # Lone surrogates too: Python's stand-ins for undecodable bytes (a file name that is not
@@ -66,3 +67,26 @@ def json_escaped(json_text: str) -> str:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 judge``, ``2 judges`` (``many`` for irregular plurals); thousands separated."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet program read a cell as a formula (OWASP's "CSV injection" list)."""
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_Cell = TypeVar("_Cell")
+
+
+def spreadsheet_text(text: str) -> str:
+    """``text`` as a CSV cell a spreadsheet cannot run: a leading apostrophe when it starts with
+    ``=``, ``+``, ``-``, ``@``, tab or carriage return, so ``=HYPERLINK(…)`` from an item id or
+    a note opens as text. Numbers written as text (``-0.5``, ``+3``) and a lone ``-`` (a
+    multi-select label with no option ticked) stay as they are: neither is a formula.
+    Every CSV medjudge writes passes its cells through this or :func:`spreadsheet_cell`."""
+    if text[:1] in _FORMULA_START and text != "-" and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def spreadsheet_cell(value: _Cell) -> _Cell | str:
+    """A CSV cell value: text through :func:`spreadsheet_text`, anything else (numbers, empty
+    cells) unchanged, so numeric columns stay numbers."""
+    return spreadsheet_text(value) if isinstance(value, str) else value

@@ -11,8 +11,6 @@ import pytest
 
 from .report_golden import GOLDEN, expected_files, outputs
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def produced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""The wheel built from a clean checkout carries every module and data file (#13).
+"""The wheel built from a clean checkout carries every module and data file (#13), and the
+LICENSE (#29).
 
 The package list is found, not kept by hand; this builds the wheel from the tracked files
 (what a clean checkout has, symlinks kept as links) and compares the wheel's members with
@@ -75,3 +76,10 @@ def test_wheel_from_a_clean_checkout_has_every_module_and_data_file(tmp_path: Pa
     for sub in ("tui", "judging", "store", "prompts"):
         assert f"medjudge/{sub}/__init__.py" in members
     assert any(m.startswith("medjudge/judging/llm/") for m in members)
+    # the licence travels with the wheel (PEP 639): the file, and the SPDX expression
+    info = next(m.split("/")[0] for m in members if m.endswith(".dist-info/METADATA"))
+    assert f"{info}/licenses/LICENSE" in members
+    license_text = zipfile.ZipFile(wheel).read(f"{info}/licenses/LICENSE").decode()
+    assert license_text == (REPO / "LICENSE").read_text(encoding="utf-8")
+    metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode().splitlines()
+    assert "License-Expression: MIT" in metadata

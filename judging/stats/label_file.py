@@ -29,7 +29,14 @@ from medjudge.judging.stats.agreement.core import (
 )
 from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store.importing.problems import ImportProblem, Record
-from medjudge.store.importing.readers import read_csv, read_json_array, read_jsonl
+from medjudge.store.importing.readers import (
+    STDIN,
+    is_stdin,
+    read_bytes,
+    read_csv,
+    read_json_array,
+    read_jsonl,
+)
 from medjudge.store.json_types import JsonObject
 
 MISSING_SLICE = "(missing)"
@@ -60,8 +67,15 @@ class LabelTable:
         return seen
 
 
+def _stdin_suffix() -> str:
+    """Standard input (``agreement -``) has no name: JSON when it opens with ``[``, JSONL with
+    ``{``, else CSV."""
+    head = read_bytes(STDIN).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    return {b"[": ".json", b"{": ".jsonl"}.get(head, ".csv")
+
+
 def _records(path: Path) -> Iterator[Record]:
-    suffix = path.suffix.lower()
+    suffix = _stdin_suffix() if is_stdin(path) else path.suffix.lower()
     if suffix == ".csv":
         return read_csv(path)
     if suffix in (".jsonl", ".ndjson"):

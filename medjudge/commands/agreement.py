@@ -193,7 +193,10 @@ def _tie(text: str | None, table: LabelTable, numeric: bool) -> Hashable | None:
 def agreement(
     file: Annotated[
         Path,
-        typer.Argument(help="A CSV, JSONL or JSON file: one row per unit, one column per rater."),
+        typer.Argument(
+            help="A CSV, JSONL or JSON file: one row per unit, one column per rater; - reads "
+            "standard input (JSON if it starts with [, JSONL with {, else CSV)."
+        ),
     ],
     raters: Annotated[
         str,

@@ -73,6 +73,12 @@ def opened(path: Path, *, check: bool = False) -> Iterator[Study]:
         study.close()
 
 
+def standard_output(output: Path | None) -> Path | None:
+    """``-o -`` means standard output, as leaving ``-o`` out does: None for ``-``, else
+    ``output`` (a file named ``-`` is reached by its full path)."""
+    return None if output is not None and str(output) == "-" else output
+
+
 def out(text: str) -> None:
     """Print one line of (possibly untrusted) text on stdout, literally."""
     console.print(printable(text))

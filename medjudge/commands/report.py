@@ -16,7 +16,7 @@ from medjudge.store.safe_write import refuse_protected, text_output
 from medjudge.store.slices import metadata_fields
 from medjudge.store.visibility import require_unblinded
 
-from .common import UserError, opened, out, user_errors
+from .common import UserError, opened, out, standard_output, user_errors
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when a command runs
     pass
@@ -63,7 +63,8 @@ def report(
         ),
     ] = ReportFormat.md,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="File to write (default: stdout).")
+        Path | None,
+        typer.Option("-o", "--output", help="File to write (default, or -: stdout)."),
     ] = None,
     n_boot: Annotated[
         int, typer.Option(min=100, help="Bootstrap resamples for the intervals.")
@@ -112,6 +113,7 @@ def report(
             f"{target_halfwidth}: give a positive half-width, e.g. 0.05",
             param_hint="--target-halfwidth",
         )
+    output = standard_output(output)
     if output is not None:
         with user_errors():  # before the study is even read
             refuse_protected(output, (study,))

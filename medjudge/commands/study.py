@@ -29,7 +29,7 @@ from medjudge.store.study import Study
 from medjudge.store.summary import describe_version, summary
 from medjudge.store.visibility import require_unblinded, sees_everything
 
-from .common import UserError, console, is_tty, opened, out, user_errors
+from .common import UserError, console, is_tty, opened, out, standard_output, user_errors
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -314,7 +314,7 @@ def export(
     table: Annotated[Table, typer.Argument(help="What to export.")],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Row format.")] = Format.jsonl,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="File (default: stdout).")
+        Path | None, typer.Option("-o", "--output", help="File (default, or -: stdout).")
     ] = None,
     wide: Annotated[
         bool,
@@ -339,6 +339,7 @@ def export(
     """
     if wide and table is not Table.labels:
         raise typer.BadParameter("--wide applies to the labels table only", param_hint="--wide")
+    output = standard_output(output)
 
     def write(s: Study, stream: IO[str]) -> int:
         # While blind, a reviewer exports only their own labels; the rest needs a role.

@@ -15,7 +15,8 @@ reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusi
 minimal list so that "undefined" is never silent).
 
 Spreadsheet safety: a text cell that starts with ``=``, ``+``, ``-``, ``@``, tab or carriage
-return gets a leading apostrophe so spreadsheet programs do not run it as a formula; numbers
+return gets a leading apostrophe so spreadsheet programs do not run it as a formula (the one
+rule of every CSV medjudge writes, :func:`~medjudge.store.literal.spreadsheet_text`); numbers
 are written as numbers.
 """
 
@@ -29,7 +30,7 @@ from itertools import chain
 from medjudge.judging.analysis.records import Figure, GroupComparison, PairComparison
 from medjudge.judging.analysis.records_audit import AuditMeans, AuditShares
 from medjudge.judging.report.model import Report
-from medjudge.store.literal import printable
+from medjudge.store.literal import printable, spreadsheet_text
 
 COLUMNS = (
     "section",
@@ -54,8 +55,7 @@ def _text(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value) if isinstance(value, float) else str(value)
-    t = printable(str(value))
-    return "'" + t if t[:1] in ("=", "+", "-", "@", "\t", "\r") else t
+    return spreadsheet_text(printable(str(value)))
 
 
 def _row(
