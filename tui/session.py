@@ -26,6 +26,7 @@ from medjudge.store.review_queries import (
     has_assignments,
     has_others,
     labelled_counts,
+    queue_signature,
     unit_counts,
 )
 from medjudge.store.settings import StudySettings
@@ -68,8 +69,10 @@ class ReviewSession:
         self.read_only = unwritable(study.path)
         """Why this login cannot save anything in the study (None: it can)."""
         self.has_assignments = has_assignments(study, reviewer)
+        self._assigned_by_default = assigned_only is None
         self.assigned_only = self.has_assignments if assigned_only is None else assigned_only
         self.batch = batch
+        self._signature = queue_signature(study, reviewer)
         self.refs: list[ItemRef] = list_items(
             study, assigned_to=reviewer if self.assigned_only else None, batch=batch
         )
@@ -86,6 +89,36 @@ class ReviewSession:
         """Items this reviewer flagged "come back to this" (kept in the study)."""
         self._active_s = 0.0
         self._last_touch = clock()
+
+    def reload_queue(self) -> int:
+        """Pick up items imported or assigned (or unassigned) since the queue was read.
+
+        Cheap when nothing changed (:func:`queue_signature`). The current item stays current
+        (it keeps its place if it left the queue). Returns how many items joined the queue.
+        """
+        signature = queue_signature(self.study, self.reviewer)
+        if signature == self._signature:
+            return 0
+        self._signature = signature
+        self.has_assignments = has_assignments(self.study, self.reviewer)
+        if self._assigned_by_default:
+            self.assigned_only = self.has_assignments
+        refs = list_items(
+            self.study,
+            assigned_to=self.reviewer if self.assigned_only else None,
+            batch=self.batch,
+        )
+        before = set(self._position)
+        self.refs = refs
+        self._position = {r.id: i for i, r in enumerate(refs)}
+        self._unit_total = None
+        if self.item is not None and self.item.id in self._position:
+            self.index = self._position[self.item.id]
+        else:  # the current item left the queue: it stays on screen until the next move
+            self.index = min(self.index, len(refs) - 1)
+        self.mine = labelled_counts(self.study, self.reviewer)
+        self._done = self._count_done()
+        return len(set(self._position) - before)
 
     # -- settings and progress -------------------------------------------------------------
     @property

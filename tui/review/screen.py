@@ -382,9 +382,20 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     # -- other reviewers -------------------------------------------------------------------
     @on(StudyChanged)
     def _study_changed(self) -> None:
-        """Another process wrote: progress, and what is revealed on this item, may differ."""
+        """Another process wrote: the queue (items imported or assigned since), progress, and
+        what is revealed on this item may differ."""
         s = self.session
+        added = s.reload_queue()
+        if added:
+            self.notify(
+                f"{added} new item{'s' if added != 1 else ''} in your queue",
+                title="queue",
+                markup=False,
+            )
         s.reload_progress()
+        if s.item is None and s.refs:  # the queue was empty: show its first item now
+            self.show_index(s.first_index())
+            return
         if s.item is None or self.view is None:
             return
         s.reload_labels()
@@ -393,3 +404,5 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._rerender()
         self._detail()
         self._progress()
+        if added:  # the left side counts the longer queue; the right side says why
+            self._status(f"{added} new item{'s' if added != 1 else ''} in your queue", "info")
