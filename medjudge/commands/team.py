@@ -13,7 +13,7 @@ import typer
 from medjudge import kinds
 from medjudge.store.assignments import assign as assign_items
 from medjudge.store.assignments import assignment_counts, unassign
-from medjudge.store.items import list_items
+from medjudge.store.items import find_item, list_items
 from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import labels_outside
 from medjudge.store.literal import printable
@@ -83,6 +83,14 @@ def assign(
     first: Annotated[
         int | None, typer.Option(min=1, help="Only the first N matching items.")
     ] = None,
+    item_ids: Annotated[
+        str | None,
+        typer.Option(
+            "--items",
+            help="Only these items: their ids in the import file, comma separated "
+            "(e.g. a pilot: --items pw-01,pw-07).",
+        ),
+    ] = None,
     overlap: Annotated[
         int | None, typer.Option(min=1, help="Reviewers per item (default: all).")
     ] = None,
@@ -111,6 +119,7 @@ def assign(
       medjudge assign trial.db drchen drpatel --batch week-1
       medjudge assign trial.db drchen drpatel drlee --kind pairwise --overlap 2
       medjudge assign trial.db drchen --kind pairwise --sample 80 --seed 7
+      medjudge assign trial.db drchen drpatel --items pw-01,pw-07,st-03
     """
     if seed is not None and sample is None:
         raise typer.BadParameter("--seed goes with --sample N", param_hint="--seed")
@@ -123,14 +132,31 @@ def assign(
             return
         require(s, login_name(), "assign")
         reviewers = [given_name(r, "REVIEWERS: the login") for r in reviewers]
-        items = [i.id for i in list_items(s, kind=kind, batch=batch)][:first]
+        items = [i.id for i in list_items(s, kind=kind, batch=batch)]
+        if item_ids is not None:
+            items = _only_items(s, item_ids, items)
+        items = items[:first]
         if not items:
-            raise UserError("no items match (check --batch and --kind)")
+            raise UserError("no items match (check --batch, --kind and --items)")
         if sample is not None:
             _assign_sample(s, reviewers, items, sample, seed, batch, overlap, kind, first)
         else:
             added = assign_items(s, reviewers, items, by=login_name(), batch=batch, overlap=overlap)
             _print_assigned(s, reviewers, added)
+
+
+def _only_items(s: Study, text: str, matching: list[int]) -> list[int]:
+    """``--items``: the listed items (ids of the import file) among ``matching``, in study
+    order; an id the study does not have is an error naming it."""
+    wanted = [x.strip() for x in text.split(",") if x.strip()]
+    if not wanted:
+        raise UserError("--items: no item id given (e.g. --items pw-01,pw-07)")
+    found = {x: find_item(s, x) for x in wanted}
+    unknown = [x for x, i in found.items() if i is None]
+    if unknown:
+        raise UserError(f"--items: no item {', '.join(map(repr, unknown))} in this study")
+    chosen = {i for i in found.values() if i is not None}
+    return [i for i in matching if i in chosen]
 
 
 def _assign_sample(
