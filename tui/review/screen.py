@@ -106,12 +106,13 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        """Show the first item not yet finished (and new guidelines over it)."""
+        """Show new guidelines first (every key goes to them until they are dismissed), and
+        under them the first item not yet finished."""
+        self.show_guidelines_if_new()
         if not self.session.refs:
             self._show_empty()
         else:
             self.show_index(self.session.first_index())
-        self.call_after_refresh(self.show_guidelines_if_new)
 
     @property
     def unit_list(self) -> UnitRows:
