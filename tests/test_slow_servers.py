@@ -174,6 +174,33 @@ def test_a_two_slot_server_and_concurrency_8(
     assert "sk-" not in err
 
 
+def test_v_shows_retries_after_a_library_reconfigured_logging(
+    study: Path, two_slots: tuple[FakeLLMServer, Slots]
+) -> None:
+    """A library that called ``logging.config.dictConfig`` (which disables every logger that
+    exists then) must not silence ``-v``: in the full suite an earlier test did exactly that."""
+    import logging.config
+
+    import medjudge.judging.llm.adaptive
+    import medjudge.judging.llm.retrying  # noqa: F401 - their loggers exist, then are disabled
+
+    loggers = [
+        x for x in logging.Logger.manager.loggerDict.values() if isinstance(x, logging.Logger)
+    ]
+    before = {x: x.disabled for x in loggers}
+    logging.config.dictConfig({"version": 1})  # disable_existing_loggers defaults to True
+    try:
+        server, slots = two_slots
+        r = judge(study, server, "--concurrency", "8", "-v")
+        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        err = r.stderr  # type: ignore[attr-defined]
+        retries = [x for x in err.splitlines() if x.startswith("retry: ")]
+        assert slots.turned_away >= 1 and len(retries) == slots.turned_away
+    finally:
+        for x, disabled in before.items():  # the next tests see logging as it was
+            x.disabled = disabled
+
+
 def test_without_v_no_retry_is_shown(study: Path, two_slots: tuple[FakeLLMServer, Slots]) -> None:
     server, slots = two_slots
     r = judge(study, server, "--concurrency", "8")

@@ -107,6 +107,12 @@ def show_retries() -> logging.Handler:
     logger = logging.getLogger(LOG)
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    # a library that configured logging with dictConfig (disable_existing_loggers) may have
+    # switched this logger off: -v asked for it, so it speaks
+    logger.disabled = False
+    for child in logging.Logger.manager.loggerDict.values():
+        if isinstance(child, logging.Logger) and child.name.startswith(LOG + "."):
+            child.disabled = False
     return handler
 
 
