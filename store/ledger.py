@@ -2,8 +2,9 @@
 
 One row per (item, rater): a reviewer's active seconds on the item and visits, or a judge's
 calls, tokens and cost on it. Active time is the review app's measure: the time between
-keypresses, where a pause longer than :data:`IDLE_GAP_S` counts as that much (a reviewer who
-walks away is not billed for lunch); every row says the cap in ``idle_cap_s``. Calls without an
+keypresses, leaving out a pause longer than :data:`IDLE_GAP_S` (a reviewer who walks away is
+not billed for lunch), time on an item already finished and time on other screens (overview,
+help, guidelines); every row says the idle limit in ``idle_cap_s``. Calls without an
 item are listed under an empty item so the ledger sums to ``status``'s spend.
 """
 
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from .study import Study
 
 IDLE_GAP_S = 300.0
-"""The longest pause between two keypresses that counts as active time, in seconds."""
+"""The longest pause between two keypresses that counts as active time, in seconds; a longer
+pause counts nothing (an idle stretch)."""
 
 LEDGER_SQL = f"""
     SELECT * FROM (

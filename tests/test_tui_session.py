@@ -49,7 +49,7 @@ def test_queue_find_and_next_unlabelled_wrap(tmp_path: Path) -> None:
         assert s.items_done() == 0
 
 
-def test_time_counts_activity_and_caps_idle_gaps(tmp_path: Path) -> None:
+def test_time_counts_activity_and_leaves_out_idle_stretches(tmp_path: Path) -> None:
     path = build_study(tmp_path)
     clock = Clock()
     with Study.open(path) as study:
@@ -57,11 +57,37 @@ def test_time_counts_activity_and_caps_idle_gaps(tmp_path: Path) -> None:
         s.load(0)
         clock.now += 10
         s.touch()
-        clock.now += 3600  # an hour away from the keyboard
+        clock.now += 3600  # an hour away from the keyboard: not review time
+        s.touch()
+        clock.now += IDLE_GAP_S  # a long read, at the limit: counted
         item_id, seconds = s.leave()
         assert seconds == 10 + IDLE_GAP_S
         s.record_time(item_id, seconds)
     assert scalar(path, "SELECT seconds FROM item_time") == 10 + IDLE_GAP_S
+
+
+def test_time_on_a_finished_item_and_on_other_screens_is_not_counted(tmp_path: Path) -> None:
+    path = build_study(tmp_path)
+    clock = Clock()
+    with Study.open(path) as study:
+        s = ReviewSession(study, "alice", clock=clock)
+        s.load(0)
+        clock.now += 20
+        s.touch()
+        s.pause()  # the overview or the help covers the item
+        clock.now += 120
+        s.resume()
+        clock.now += 5
+        for u in s.item.units:  # every label given: the item is finished
+            s.touch()
+            s.vote(u.id, "tie")
+        s.touch()
+        clock.now += 200  # parked on the finished item
+        _, seconds = s.leave()
+        assert seconds == 25
+        s.load(0)  # coming back to a finished item to look
+        clock.now += 30
+        assert s.leave()[1] == 0
 
 
 def test_reveal_waits_for_every_label_then_marks_once(tmp_path: Path) -> None:

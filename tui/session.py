@@ -89,6 +89,8 @@ class ReviewSession:
         """Items this reviewer flagged "come back to this" (kept in the study)."""
         self._active_s = 0.0
         self._last_touch = clock()
+        self._paused = False
+        self._finished_at_touch = False
 
     def reload_queue(self) -> int:
         """Pick up items imported or assigned (or unassigned) since the queue was read.
@@ -250,6 +252,7 @@ class ReviewSession:
         self._set_mine(self.item.id, len(self.labels))
         self._active_s = 0.0
         self._last_touch = self.clock()
+        self._finished_at_touch = self.complete()  # revisiting a finished item is not review
         return self.item
 
     def reload_labels(self) -> None:
@@ -260,10 +263,28 @@ class ReviewSession:
 
     # -- time --------------------------------------------------------------------------------
     def touch(self) -> None:
-        """Note activity (a keypress); long pauses count as :data:`IDLE_GAP_S` at most."""
+        """Note activity (a keypress) and count the time since the last one, unless it was an
+        idle stretch (longer than :data:`IDLE_GAP_S`), spent on a finished item, or spent on
+        another screen (:meth:`pause`)."""
         now = self.clock()
-        self._active_s += min(max(0.0, now - self._last_touch), IDLE_GAP_S)
+        gap = max(0.0, now - self._last_touch)
+        if not self._paused and not self._finished_at_touch and gap <= IDLE_GAP_S:
+            self._active_s += gap
         self._last_touch = now
+        self._finished_at_touch = self.item is not None and self.complete()
+
+    def pause(self) -> None:
+        """Another screen covers the item (overview, help, guidelines): count what was spent
+        up to now, and nothing until :meth:`resume`."""
+        if not self._paused:
+            self.touch()
+            self._paused = True
+
+    def resume(self) -> None:
+        """The item is on screen again: time counts from now."""
+        if self._paused:
+            self._paused = False
+            self._last_touch = self.clock()
 
     def leave(self) -> tuple[int, float] | None:
         """Stop timing the current item; returns (item id, active seconds) to record."""

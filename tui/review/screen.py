@@ -114,6 +114,14 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         else:
             self.show_index(self.session.first_index())
 
+    def on_screen_suspend(self) -> None:
+        """Another screen covers the item (overview, help, guidelines): its time stops."""
+        self.session.pause()
+
+    def on_screen_resume(self) -> None:
+        """The item is on screen again: its time runs from now."""
+        self.session.resume()
+
     @property
     def unit_list(self) -> UnitRows:
         """The list being labelled: statements beside the answer, else criteria below."""
