@@ -148,6 +148,11 @@ class RunSummary:
     """What they were recorded as (``cut off at --max-tokens N (raise --max-tokens)``)."""
     verdicts_added: int = 0
     missing_verdicts: int = 0
+    not_judged: int = 0
+    """Units left without a verdict because a call of theirs ended in an error (the next run
+    asks it again)."""
+    not_judged_why: dict[str, int] = field(default_factory=dict)
+    """Those units by reason (the error, shortened), most first."""
     position_inconsistent: int = 0
     stopped: str | None = None
     """Why the run stopped before every call was made (``--max-cost`` or a cancel)."""
@@ -439,6 +444,10 @@ async def recorded_run(
         if status == "done" and summary.batches_pending:
             status = "pending"  # calls are still at the provider, in batches (#14)
         _write_verdicts(study, run, options, summary, live)
+        if status == "done" and summary.not_judged and summary.ok + summary.failed == 0:
+            top = next(iter(summary.not_judged_why))
+            summary.failure = f"every call ended in an error ({summary.errors}): {top}"
+            status = "failed"
     except BaseException as exc:
         interrupted = isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError))
         live.stop()
@@ -456,6 +465,11 @@ def _write_verdicts(
     summary.verdicts_added += live.counts.added
     summary.missing_verdicts += live.counts.missing
     summary.position_inconsistent += live.counts.position_inconsistent
+    why = dict(summary.not_judged_why)
+    for reason, units in live.counts.not_judged.items():
+        why[reason] = why.get(reason, 0) + units
+    summary.not_judged_why = dict(sorted(why.items(), key=lambda kv: (-kv[1], kv[0])))
+    summary.not_judged = sum(why.values())
     panels, added = update_panels(
         study, run.judges, run.items, options.panel_rule, run_id=summary.run_id, actor=options.actor
     )

@@ -326,10 +326,12 @@ def judge(
     OPENAI_BASE_URL / ANTHROPIC_BASE_URL move openai:/anthropic: judges to that URL, which is
     then recorded as the judge's endpoint (a new judge version).
 
-    Exit codes: 0 done; 1 the run failed (a server that cannot be reached, a rejected key, an
-    unknown model: the run stops after the first such error, or after 5 identical errors in a
-    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts; 5 calls are in
-    batches still at the provider (--batch): run with --batch again to collect them.
+    Exit codes: 0 done, every unit judged; 1 the run failed (a server that cannot be reached,
+    a rejected key, an unknown model: the run stops after the first such error, or after 5
+    identical errors in a row, and says why; or every call this run made ended in an error);
+    3 stopped at --max-cost; 4 finished with units not judged (a call ended in an error: the
+    next run asks it again) or with missing verdicts (no sample gave a usable reply); 5 calls
+    are in batches still at the provider (--batch): run with --batch again to collect them.
 
     \b
     Example:
@@ -455,23 +457,25 @@ def _retries_shown(verbose: bool) -> Iterator[None]:
 EXIT_STOPPED = 3
 """Stopped at a limit (``--max-cost``): run again with a higher limit to finish."""
 EXIT_MISSING = 4
-"""Finished, but some units have no verdict (every sample failed to parse): see the summary."""
+"""Finished, but some units have no verdict (a call ended in an error, or every sample failed
+to parse): see the summary."""
 EXIT_PENDING = 5
 """``--batch``: batches were submitted (or are still running) and their results are not in yet;
 the same command again collects them. Not an error, not finished either."""
 
 
 def exit_code(summary: RunSummary) -> int:
-    """DESIGN §5: 1 the run failed (its calls kept failing), 3 stopped at ``--max-cost``,
-    5 batches still at the provider, 4 finished with missing verdicts, 0 otherwise (a dry run
-    is always 0)."""
+    """DESIGN §5: 1 the run failed (its calls kept failing, or none of them succeeded),
+    3 stopped at ``--max-cost``, 5 batches still at the provider, 4 finished with units not
+    judged (a call ended in an error) or missing verdicts, 0 otherwise (a dry run is always
+    0)."""
     if summary.failure:
         return 1
     if summary.stopped and summary.stopped.startswith("--max-cost"):
         return EXIT_STOPPED
     if summary.batches_pending:
         return EXIT_PENDING
-    if summary.missing_verdicts:
+    if summary.not_judged or summary.missing_verdicts:
         return EXIT_MISSING
     return 0
 
@@ -509,8 +513,11 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
         )
         out(
             f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
-            f"AB/BA inconsistent: {s.position_inconsistent}"
+            f"not judged: {s.not_judged}; AB/BA inconsistent: {s.position_inconsistent}"
         )
+        if s.not_judged:
+            why = "; ".join(f"{n} × {reason}" for reason, n in s.not_judged_why.items())
+            out(f"not judged: {s.not_judged} (why: {why})")
         if s.missing_verdicts:
             out(
                 f"{s.missing_verdicts} unit(s) have no verdict: no sample of theirs gave a "
