@@ -168,6 +168,9 @@ class RunSummary:
     batches_submitted: int = 0
     batches_found: int = 0
     """Batches a killed run had submitted without recording their id, found at the provider."""
+    batches_abandoned: list[str] = field(default_factory=list)
+    """Batches the provider answered 404 for, abandoned by this run (their calls are asked
+    again), one note each."""
     batches_collected: int = 0
     batches_pending: int = 0
     """Batches still at the provider when the run ended (run the command again to collect)."""

@@ -183,7 +183,7 @@ def _load_sdks(specs: list[JudgeSpec]) -> None:
 def judge(
     study: Annotated[Path, typer.Argument(help="The study file.")],
     judges: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--judge",
             "-j",
@@ -192,7 +192,7 @@ def judge(
             "gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL, local:PATH.gguf or "
             "local:smollm2. Repeat for a panel.",
         ),
-    ],
+    ] = None,
     samples: Annotated[
         int, typer.Option(min=1, max=25, help="Samples per order (pairwise) or per prompt.")
     ] = 3,
@@ -307,6 +307,16 @@ def judge(
             "the version medjudge was tested with).",
         ),
     ] = None,
+    abandon_batch: Annotated[
+        str | None,
+        typer.Option(
+            "--abandon-batch",
+            metavar="ID",
+            help="Mark a recorded batch dead (its provider id, e.g. batch_abc…, or its number "
+            "in the study) so that its calls are asked again by the next run, and run nothing "
+            "else. Its results are never collected: cancel it at the provider if it still runs.",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     verbose: Annotated[
         bool,
@@ -345,6 +355,7 @@ def judge(
       medjudge judge trial.db -j openai:gpt-4o --prompt my_pairwise.txt --name strict-prompt
       medjudge judge trial.db -j openai:gpt-4o-mini --batch        # submit; again to collect
       medjudge judge trial.db -j openai:gpt-4o-mini --batch --wait
+      medjudge judge trial.db --abandon-batch batch_abc123   # its calls are asked again
     """
     from medjudge.judging.llm.key_routing import prepare_access
     from medjudge.judging.llm.providers import ProviderError
@@ -353,6 +364,15 @@ def judge(
     from medjudge.judging.protocol.plan import JudgeConfig
     from medjudge.judging.protocol.versions import VersionError
 
+    if abandon_batch is not None:
+        if judges:
+            raise typer.BadParameter(
+                "--abandon-batch runs no judge: give it without -j", param_hint="--abandon-batch"
+            )
+        _abandon_batch(study, abandon_batch)
+        return
+    if not judges:
+        raise typer.BadParameter("give at least one judge", param_hint="'--judge' / '-j'")
     if name is not None and len(judges) != 1:
         raise typer.BadParameter("--name names one judge version: give one -j", param_hint="--name")
     if (wait or batch_size) and not batch:
@@ -434,6 +454,27 @@ def judge(
         fail(f"the judge run failed: {summary.failure}")
     if code:
         raise typer.Exit(code)
+
+
+def _abandon_batch(study: Path, ident: str) -> None:
+    """``--abandon-batch ID``: mark the open batch ``ID`` dead and say how many calls it
+    released (exit 1 when the study has no such open batch)."""
+    from medjudge.store import batches
+
+    with opened(study, check=True) as s:
+        b = batches.find_open_batch(s, ident.strip())
+        if b is None:
+            known = [x.provider_id or str(x.id) for x in batches.open_batches_all(s)]
+            which = ", ".join(known) if known else "none"
+            fail(f"{study}: no open batch {ident!r} (open batches: {which})")
+        released = batches.abandon_batch(s, b.id, f"by {login_name()} (--abandon-batch)")
+    name = b.provider_id or f"{b.id} (never submitted)"
+    out(
+        f"batch {name} of {b.judge} abandoned: {released} call(s) released; the next run "
+        "asks them again (with --batch, in a new batch)"
+    )
+    if b.provider_id is not None:
+        out("note: if it still runs at the provider, cancel it there: its results are not read")
 
 
 @contextlib.contextmanager
@@ -537,6 +578,8 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
                 )
         if s.stopped:
             out(f"stopped: {s.stopped}; run again with a higher limit to finish")
+        for note in s.batches_abandoned:
+            out(note)
         if s.batches_submitted or s.batches_collected or s.batches_pending or s.batches_found:
             out(
                 f"batches: {s.batches_submitted} submitted ({s.to_call_batched} calls), "
