@@ -9,6 +9,9 @@
   panels and records how the run ended.
 
 Concurrency and storage contract (the calls themselves: :mod:`judging.calls`):
+- One run per judge version at a time: a real run takes a lease on each of its judge versions
+  before it plans (:mod:`medjudge.store.leases`), keeps it alive while it runs and releases it
+  at the end; a second run is refused before it sends anything, unless the holder is gone.
 - Every reply is committed as soon as it arrives, so a run killed at any moment resumes
   without paying again for what it had received.
 - Cached calls (status ``ok`` or ``failed``) are never requested again; ``error`` rows are.
@@ -44,6 +47,7 @@ from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
 from medjudge.judging.protocol.versions import name_versions, register_judges
+from medjudge.store import leases
 from medjudge.store.batches import keys_in_flight, open_batches
 from medjudge.store.items import Item, get_item, list_items
 from medjudge.store.judgments import (
@@ -159,6 +163,8 @@ class RunSummary:
     failure: str | None = None
     """Why the run failed: its calls kept failing (see :mod:`.failures`); no verdict is missing
     for lack of trying, the judge could not be reached or used."""
+    lease_taken_over: list[str] = field(default_factory=list)
+    """Run leases this run took over from a run that is gone (:mod:`medjudge.store.leases`)."""
     elapsed_s: float = 0.0
     run_id: int | None = None
     versions: list[str] = field(default_factory=list)
@@ -226,6 +232,8 @@ class RunPlan:
     """The calls to make: neither cached nor in a batch still at the provider."""
     prices: dict[str, Price]
     """Each judge version's price (list price; batches halve it)."""
+    lease: leases.Taken | None = None
+    """The run's leases on its judge versions (a real run: one run per version at a time)."""
 
 
 def make_plan(
@@ -237,6 +245,7 @@ def make_plan(
 
     Raises:
         UnknownPriceError: ``max_cost`` with a judge whose price is unknown.
+        LeaseHeld: another live run holds one of the judge versions (nothing was sent).
     """
     if not options.dry_run:
         check_max_cost(
@@ -245,13 +254,31 @@ def make_plan(
         )
     if options.dry_run:
         versions = name_versions(study, judges)
+        lease = None
     else:
         versions = register_judges(study, judges, actor=options.actor)
+        # Before the plan reads what is cached: a second run of these versions is refused
+        # here, before it plans or sends anything (#25).
+        lease = leases.take(study, [(j.version_key(), j.rater) for j in versions])
+    try:
+        return _planned(study, versions, options, lease)
+    except BaseException:
+        if lease is not None:
+            with contextlib.suppress(Exception):
+                leases.release(study, lease.token)
+        raise
+
+
+def _planned(
+    study: Study, versions: list[JudgeConfig], options: RunOptions, lease: leases.Taken | None
+) -> tuple[RunPlan, RunSummary]:
+    """:func:`make_plan` once the judges are versions (and, for a real run, leased)."""
     items, calls = plan(study, versions, options)
     summary = RunSummary(
         calls_needed=len(calls),
         versions=[j.rater for j in versions],
         concurrency=options.concurrency,
+        lease_taken_over=list(lease.taken_over) if lease is not None else [],
     )
     todo = _to_make(study, versions, calls, options, summary)
     prices = {j.rater: price_for(j.spec, options.price_override) for j in versions}
@@ -259,7 +286,7 @@ def make_plan(
     summary.price_notes = unknown_notes(prices)
     summary.est_cost_known = not summary.unknown_prices
     _estimate(summary, todo, prices)
-    return RunPlan(versions, items, calls, todo, prices), summary
+    return RunPlan(versions, items, calls, todo, prices, lease), summary
 
 
 def _to_make(
@@ -510,18 +537,29 @@ async def run_judges(
         ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
         UnknownPriceError: ``max_cost`` with a judge whose price is unknown; nothing was
             called or written.
+        LeaseHeld: another live run holds one of the judge versions; nothing was called.
     """
     t0 = time.monotonic()
     run, summary = make_plan(study, judges, options)
-    executor = executor_for(study, run, options, summary, display)
+    heartbeat = None
+    if run.lease is not None:
+        heartbeat = leases.Heartbeat(study.path, run.lease.token).start()
     try:
-        await executor.open()
-        if options.dry_run:
-            executor.estimate(summary)
-        else:
-            await recorded_run(study, run, options, executor, summary, display)
+        executor = executor_for(study, run, options, summary, display)
+        try:
+            await executor.open()
+            if options.dry_run:
+                executor.estimate(summary)
+            else:
+                await recorded_run(study, run, options, executor, summary, display)
+        finally:
+            await executor.aclose()
     finally:
-        await executor.aclose()
+        if heartbeat is not None:
+            heartbeat.stop()
+        if run.lease is not None:
+            with contextlib.suppress(Exception):  # a lease left behind is taken over later
+                leases.release(study, run.lease.token)
     summary.elapsed_s = time.monotonic() - t0
     if display and not options.dry_run:
         display.finished(summary)

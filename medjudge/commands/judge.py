@@ -78,6 +78,8 @@ class ProgressDisplay:
     def started(self, summary: RunSummary) -> None:
         """Say which judges have no price, then show the bar (cached calls count as done from
         the start)."""
+        for note in summary.lease_taken_over:
+            out(f"note: {note}")
         for note in summary.price_notes:
             out(f"note: {note}: its calls are counted as $0 ({PRICE_NOTE})")
         if is_tty():
@@ -338,7 +340,9 @@ def judge(
 
     Exit codes: 0 done, every unit judged; 1 the run failed (a server that cannot be reached,
     a rejected key, an unknown model: the run stops after the first such error, or after 5
-    identical errors in a row, and says why; or every call this run made ended in an error);
+    identical errors in a row, and says why; or every call this run made ended in an error;
+    or another run of the same judge version is under way: one run per judge version at a
+    time, a run whose process is gone is taken over);
     3 stopped at --max-cost; 4 finished with units not judged (a call ended in an error: the
     next run asks it again) or with missing verdicts (no sample gave a usable reply); 5 calls
     are in batches still at the provider (--batch): run with --batch again to collect them.
