@@ -189,6 +189,7 @@ def judge(
         typer.Option(
             "--judge",
             "-j",
+            metavar="SPEC",
             help="A judge: openai:MODEL, anthropic:MODEL, openai:MODEL@URL (any OpenAI-compatible "
             "server), anthropic:MODEL@URL, azure:DEPLOYMENT@https://RESOURCE.openai.azure.com, "
             "gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL, local:PATH.gguf or "
