@@ -11,7 +11,12 @@ Storage contract (#14):
   same keys) in the same transaction that marks the batch ``collected``, so a kill during
   collection leaves either nothing or everything of it.
 - A batch the provider refused or lost is ``failed`` with the reason; its calls are no longer
-  in flight and the next run sends them again.
+  in flight and the next run sends them again. So is a batch abandoned (``judge
+  --abandon-batch``, or a batch the provider answers 404 for): its error starts with
+  ``abandoned:``.
+- An ``intent`` that surely never reached the provider (its upload failed, or its creation
+  was answered with an error and no such batch is found) is rolled back: deleted with its
+  calls, so the study never waits on a batch that does not exist.
 - A call's request (``judge_batch_requests``) is kept only while its batch is open.
 - ``open`` batches (``intent``, ``submitted``, ``ended``) hold their calls: a call in an open
   batch is never put into another batch.
@@ -154,6 +159,60 @@ def record_failed(study: Study, batch_id: int, error: str) -> None:
         conn.execute("DELETE FROM judge_batch_requests WHERE batch_id = ?", (batch_id,))
 
 
+def roll_back_intent(study: Study, batch_id: int) -> bool:
+    """Forget a batch recorded as ``intent`` that surely never reached the provider (its upload
+    failed, or its creation was answered with an error and no such batch is found): its calls
+    are free again. True when it was rolled back (a batch in any other state is left alone)."""
+    with study.tx() as conn:
+        row = conn.execute("SELECT state FROM judge_batches WHERE id = ?", (batch_id,)).fetchone()
+        if row is None or row[0] != "intent":
+            return False
+        conn.execute("DELETE FROM judge_batch_requests WHERE batch_id = ?", (batch_id,))
+        conn.execute("DELETE FROM judge_batch_calls WHERE batch_id = ?", (batch_id,))
+        conn.execute("DELETE FROM judge_batches WHERE id = ?", (batch_id,))
+    return True
+
+
+ABANDONED = "abandoned: "
+"""How the error of an abandoned batch starts (its state is ``failed``)."""
+
+
+def find_open_batch(study: Study, ident: str) -> Batch | None:
+    """The open batch ``ident`` names: its provider id, its token or its number in the study."""
+    row = study.conn.execute(
+        f"SELECT {_COLUMNS} FROM judge_batches WHERE state IN ('intent', 'submitted', 'ended') "
+        "AND (provider_id = ? OR token = ? OR CAST(id AS TEXT) = ?) ORDER BY id LIMIT 1",
+        (ident, ident, ident),
+    ).fetchone()
+    return None if row is None else _batch(row)
+
+
+def abandon_batch(study: Study, batch_id: int, why: str) -> int:
+    """Mark an open batch dead (``failed``, its error ``abandoned: why``), so that its calls
+    are asked again by the next run, synchronous or batched; its results, should they still
+    come, are never collected.
+
+    Returns:
+        The calls released: those of the batch with no stored result (0 when the batch was
+        not open any more).
+    """
+    with study.tx() as conn:
+        updated = conn.execute(
+            "UPDATE judge_batches SET state = 'failed', error = ?, ended_at = ? "
+            "WHERE id = ? AND state IN ('intent', 'submitted', 'ended')",
+            (ABANDONED + why, utcnow(), batch_id),
+        ).rowcount
+        if not updated:
+            return 0
+        conn.execute("DELETE FROM judge_batch_requests WHERE batch_id = ?", (batch_id,))
+        row = conn.execute(
+            "SELECT count(*) FROM judge_batch_calls c WHERE c.batch_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM judge_calls j WHERE j.key = c.key AND j.status IN ('ok', 'failed'))",
+            (batch_id,),
+        ).fetchone()
+    return int(row[0])
+
+
 def record_collected(study: Study, batch_id: int, rows: Iterable[CallRow]) -> None:
     """Store a batch's results as ``judge_calls`` rows and mark it collected, atomically.
 
@@ -179,6 +238,15 @@ def open_batches(study: Study, judges: Sequence[str]) -> list[Batch]:
         f"SELECT {_COLUMNS} FROM judge_batches WHERE state IN ('intent', 'submitted', 'ended') "
         f"AND judge IN ({marks}) ORDER BY id",
         list(judges),
+    )
+    return [_batch(r) for r in rows]
+
+
+def open_batches_all(study: Study) -> list[Batch]:
+    """Every open batch of the study, of any judge, oldest first."""
+    rows = study.conn.execute(
+        f"SELECT {_COLUMNS} FROM judge_batches WHERE state IN ('intent', 'submitted', 'ended') "
+        "ORDER BY id"
     )
     return [_batch(r) for r in rows]
 

@@ -309,6 +309,24 @@ drawn). The statistics rely on this record to know which reference labels come f
 sample, so both tables are append-only. An assignment made for a sample names it
 (``assignments.sample_id``; NULL: assigned by hand)."""
 
+M012_RUN_LEASES = """
+CREATE TABLE run_leases (
+    judge_key TEXT PRIMARY KEY,
+    judge TEXT NOT NULL,
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started TEXT NOT NULL,
+    heartbeat TEXT NOT NULL
+);
+CREATE INDEX run_leases_token ON run_leases(token);
+"""
+"""One judge run per judge version at a time (#25, ``store.leases``): a run holds a lease per
+judge version (its key) from before its first call to its end — the process (pid, host), when
+it started and its latest heartbeat. A second run of the same judge version is refused while
+the holder lives; a lease whose process is gone (same host, pid not alive) or whose heartbeat
+is older than two minutes is taken over. Rows are deleted when the run ends."""
+
 MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("001_initial", M001_INITIAL),
     ("002_append_only", M002_APPEND_ONLY),
@@ -321,6 +339,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("009_no_replace", M009_NO_REPLACE),
     ("010_open_kinds", m010_open_kinds),
     ("011_samples", M011_SAMPLES),
+    ("012_run_leases", M012_RUN_LEASES),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

@@ -121,6 +121,12 @@ class FakeBatchServer(FakeLLMServer):
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, _Batch] = {}
         self._batch_lock = threading.Lock()
+        self.fail_upload: int | None = None
+        """Answer every upload (``POST /v1/files``) with this HTTP status (a gateway that
+        rejects the upload; with ``retry-after-ms: 1``, so the client's retries are quick)."""
+        self._extra_headers = threading.local()
+        self.fail_create: int | None = None
+        """Answer every batch creation with this HTTP status, creating nothing."""
 
     def start(self) -> FakeBatchServer:
         """Bind and serve (with the batch-aware handler)."""
@@ -148,6 +154,11 @@ class FakeBatchServer(FakeLLMServer):
                 (b for b in self.batches.values() if api is None or b.api == api),
                 key=lambda b: b.number,
             )
+
+    def forget(self, batch_id: str) -> None:
+        """Forget a batch: from now on it is answered 404, as a provider that lost it."""
+        with self._batch_lock:
+            del self.batches[batch_id]
 
     def batch_requests(self) -> list[dict[str, Any]]:
         """Every request sent inside any batch (``custom_id`` and ``body``)."""
@@ -181,7 +192,13 @@ class FakeBatchServer(FakeLLMServer):
         parts = urlsplit(url)
         path, query = parts.path, {k: v[-1] for k, v in parse_qs(parts.query).items()}
         if path == "/v1/files" and method == "POST":
+            if self.fail_upload is not None:
+                return self._failure("openai", self.fail_upload, "upload rejected (fake gateway)")
             return self._upload(headers, raw)
+        if method == "POST" and path in ("/v1/batches", "/v1/messages/batches"):
+            if self.fail_create is not None:
+                api = "openai" if path == "/v1/batches" else "anthropic"
+                return self._failure(api, self.fail_create, "batch creation failed (fake)")
         if path.startswith("/v1/files/") and path.endswith("/content") and method == "GET":
             data = self.files.get(path.split("/")[3])
             if data is None:
@@ -207,6 +224,11 @@ class FakeBatchServer(FakeLLMServer):
     @staticmethod
     def _json(status: int, payload: Any) -> tuple[int, str, bytes]:
         return status, "application/json", json.dumps(payload).encode()
+
+    def _failure(self, api: str, status: int, message: str) -> tuple[int, str, bytes]:
+        """An error answer that the client may retry at once (``retry-after-ms: 1``)."""
+        self._extra_headers.value = {"retry-after-ms": "1"}
+        return self._json(status, _error_body(api, status, message))
 
     # ----------------------------------------------------------------- OpenAI
     def _upload(self, headers: dict[str, str], raw: bytes) -> tuple[int, str, bytes]:
@@ -490,6 +512,7 @@ class _BatchHandler(BaseHTTPRequestHandler):
         request = fake._record(
             method=self.command, path=self.path.split("?", 1)[0], body=parsed, headers=headers
         )
+        fake._extra_headers.value = {}
         try:
             answer = fake.handle_batch(self.command, self.path, headers, raw)
         except _Drop:
@@ -504,7 +527,7 @@ class _BatchHandler(BaseHTTPRequestHandler):
                 return
             answer = (status, "application/json", json.dumps(payload).encode())
         else:
-            extra = {}
+            extra = fake._extra_headers.value
         status, content_type, data = answer
         try:
             self.send_response(status)

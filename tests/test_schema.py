@@ -156,6 +156,7 @@ EXPECTED = {
     ],
     "judge_batch_calls": ["batch_id", "key", "custom_id"],
     "judge_batch_requests": ["batch_id", "key", "call"],
+    "run_leases": ["judge_key", "judge", "token", "pid", "host", "started", "heartbeat"],
 }
 
 

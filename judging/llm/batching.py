@@ -15,6 +15,11 @@ Storage and kill-safety contract (#14; the tables: :mod:`medjudge.store.batches`
   no more requests or bytes than the provider accepts (:data:`.batch_api.LIMITS`).
 - A request that failed or expired becomes a failed sample (``--retry-failed`` sends it again,
   in a new batch); a batch the provider refused frees its calls and fails the run.
+- A batch the provider answers 404 for when polled (it no longer knows it) is abandoned, said
+  in the summary, and its calls are asked again; ``judge --abandon-batch ID`` does the same by
+  hand. A batch whose upload failed, or whose creation was answered with an error and which
+  the provider does not have, is rolled back (the study never waits on a batch that does not
+  exist).
 - Costs are at batch prices (:data:`.pricing.BATCH_DISCOUNT`); ``--max-cost`` holds the
   worst-case cost of what a run submits.
 """
@@ -216,19 +221,53 @@ class BatchRun:
         return guard.stopped()
 
     async def _send(self, api: BatchAPI, batch_id: int, token: str, lines: list[bytes]) -> bool:
-        """Submit one recorded batch; False (and the run's failure) when it could not be."""
+        """Submit one recorded batch; False (and the run's failure) when it could not be.
+
+        A batch that surely does not exist at the provider is rolled back (its upload failed,
+        so it was never created; or its creation was answered with an error and the provider
+        has no batch with its token); one the provider may have accepted without an answer (a
+        timeout, a dropped connection) stays recorded, and the next run looks for it."""
+        uploaded: list[str] = []
+
+        def on_file(file_id: str) -> None:
+            uploaded.append(file_id)
+            store.record_file(self.study, batch_id, file_id)
+
         try:
-            provider_id, status = await api.submit(
-                lines, token, lambda fid: store.record_file(self.study, batch_id, fid)
-            )
+            provider_id, status = await api.submit(lines, token, on_file)
         except ProviderError as exc:
+            self.summary.failure = f"submitting a batch failed: {exc}"
             if exc.status is not None and not exc.retryable:
                 store.record_failed(self.study, batch_id, str(exc))  # refused: nothing to find
-            # else: the provider may have accepted it; the next run looks for it by its token
-            self.summary.failure = f"submitting a batch failed: {exc}"
+            elif api.provider == "openai" and not uploaded:
+                store.roll_back_intent(self.study, batch_id)  # no file: no batch was created
+            elif exc.status is not None:  # answered with an error: look for it once
+                return await self._found_after_error(api, batch_id, token, lines)
+            # else: no answer, the provider may have accepted it; the next run looks for it
             return False
         store.record_submitted(self.study, batch_id, provider_id, status)
         return True
+
+    async def _found_after_error(
+        self, api: BatchAPI, batch_id: int, token: str, lines: list[bytes]
+    ) -> bool:
+        """A batch whose creation was answered with an error: adopt it if the provider has it
+        after all (True), else roll it back (False: the run's failure stands)."""
+        b = store.get_batch(self.study, batch_id)
+        since = datetime.fromisoformat(b.created_at.replace("Z", "+00:00"))
+        calls = store.batch_calls(self.study, batch_id)
+        try:
+            found = await api.find(token, [c.custom_id for c in calls], since)
+        except ProviderError:
+            return False  # cannot tell: stays recorded, the next run looks for it
+        known = {x.provider_id for x in store.all_batches(self.study)}
+        if found is not None and found not in known:
+            store.record_submitted(self.study, batch_id, found, "found")
+            self.summary.failure = None
+            self.summary.batches_found += 1
+            return True
+        store.roll_back_intent(self.study, batch_id)
+        return False
 
     async def poll_all(self) -> None:
         """Poll every open batch once and collect the finished ones."""
@@ -245,6 +284,16 @@ class BatchRun:
             total += counts[1]
         if isinstance(self.display, BatchProgress) and open_now:
             self.display.batch_progress(done, total, len(self.pending()))
+
+    def _abandon(self, b: store.Batch, provider_id: str, exc: ProviderError) -> None:
+        """The provider answers 404 for a batch: it no longer knows it, so no result will
+        come; abandon it (its calls are asked again) and say so."""
+        why = f"the provider answers HTTP 404 for it ({exc})"
+        released = store.abandon_batch(self.study, b.id, why)
+        self.summary.batches_abandoned.append(
+            f"batch {provider_id} abandoned: the provider no longer knows it (HTTP 404); "
+            f"its {released} call(s) are asked again"
+        )
 
     async def poll(self, api: BatchAPI, b: store.Batch) -> tuple[int, int]:
         """One batch: find it (``intent``), poll it, collect it when it ended.
@@ -267,7 +316,13 @@ class BatchRun:
                 if await self._send(api, b.id, b.token, lines):
                     self.summary.batches_submitted += 1
                 return 0, len(calls)
-        status = await api.status(provider_id)
+        try:
+            status = await api.status(provider_id)
+        except ProviderError as exc:
+            if exc.status != 404:
+                raise
+            self._abandon(b, provider_id, exc)
+            return 0, 0
         if status.failure:
             store.record_failed(self.study, b.id, status.failure)
             self.summary.failure = f"batch {provider_id}: {status.failure}"

@@ -11,7 +11,8 @@ the end (items whose calls were all cached, items that became ready since the la
 resolved then.
 
 The rule is the one of the whole-run resolution it replaces: an item with a call that is
-missing or ended in ``error`` gets no verdict in this run (the next run asks again).
+missing or ended in ``error`` gets no verdict in this run (the next run asks again). The units
+of an item with a call that ended in ``error`` are counted as "not judged", by the error.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import contextlib
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
@@ -30,7 +31,7 @@ from medjudge.store.items import Item
 from medjudge.store.judgments import NewVerdict, cached_calls, write_verdicts
 from medjudge.store.study import Study
 
-__all__ = ["LiveVerdicts", "VerdictCounts"]
+__all__ = ["LiveVerdicts", "VerdictCounts", "short_reason"]
 
 Group = tuple[str, int]
 """One judge version's calls on one item: (rater, item id)."""
@@ -43,6 +44,21 @@ class VerdictCounts:
     added: int = 0
     missing: int = 0
     position_inconsistent: int = 0
+    not_judged: dict[str, int] = field(default_factory=dict)
+    """Units left without a verdict because a call of theirs ended in an error, by reason
+    (the error's text, shortened: :func:`short_reason`)."""
+
+
+REASON_CHARS = 120
+"""How much of an error's text a "not judged" reason keeps."""
+
+
+def short_reason(error: str | None) -> str:
+    """An error's first line, cut at :data:`REASON_CHARS` characters (reasons are grouped by
+    it, and said in the run's summary)."""
+    lines = (error or "").strip().splitlines()
+    text = lines[0].strip() if lines else "unknown error"
+    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
 
 
 class LiveVerdicts:
@@ -152,8 +168,15 @@ class LiveVerdicts:
         out: dict[str, list[NewVerdict]] = defaultdict(list)
         for rater, item_id in groups:
             item_calls = self._calls[(rater, item_id)]
-            if any(c.key not in outcomes or outcomes[c.key].status == "error" for c in item_calls):
-                continue  # not all calls are in (stopped, or transport errors): next run
+            errors = [outcomes[c.key] for c in item_calls if c.key in outcomes]
+            errors = [o for o in errors if o.status == "error"]
+            if errors:  # a call failed: no verdict now (the next run asks again), said why
+                units = len(resolve_item(self.items[item_id], item_calls, outcomes, self.settings))
+                why = short_reason(errors[0].error)
+                self.counts.not_judged[why] = self.counts.not_judged.get(why, 0) + units
+                continue
+            if any(c.key not in outcomes for c in item_calls):
+                continue  # not all calls are in (stopped, in a batch): next run
             judge = self.judges[rater]
             for v in resolve_item(self.items[item_id], item_calls, outcomes, self.settings):
                 v.trail.update(

@@ -9,6 +9,9 @@
   panels and records how the run ended.
 
 Concurrency and storage contract (the calls themselves: :mod:`judging.calls`):
+- One run per judge version at a time: a real run takes a lease on each of its judge versions
+  before it plans (:mod:`medjudge.store.leases`), keeps it alive while it runs and releases it
+  at the end; a second run is refused before it sends anything, unless the holder is gone.
 - Every reply is committed as soon as it arrives, so a run killed at any moment resumes
   without paying again for what it had received.
 - Cached calls (status ``ok`` or ``failed``) are never requested again; ``error`` rows are.
@@ -44,6 +47,7 @@ from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol.panels import update_panels
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig, plan_item
 from medjudge.judging.protocol.versions import name_versions, register_judges
+from medjudge.store import leases
 from medjudge.store.batches import keys_in_flight, open_batches
 from medjudge.store.items import Item, get_item, list_items
 from medjudge.store.judgments import (
@@ -148,12 +152,19 @@ class RunSummary:
     """What they were recorded as (``cut off at --max-tokens N (raise --max-tokens)``)."""
     verdicts_added: int = 0
     missing_verdicts: int = 0
+    not_judged: int = 0
+    """Units left without a verdict because a call of theirs ended in an error (the next run
+    asks it again)."""
+    not_judged_why: dict[str, int] = field(default_factory=dict)
+    """Those units by reason (the error, shortened), most first."""
     position_inconsistent: int = 0
     stopped: str | None = None
     """Why the run stopped before every call was made (``--max-cost`` or a cancel)."""
     failure: str | None = None
     """Why the run failed: its calls kept failing (see :mod:`.failures`); no verdict is missing
     for lack of trying, the judge could not be reached or used."""
+    lease_taken_over: list[str] = field(default_factory=list)
+    """Run leases this run took over from a run that is gone (:mod:`medjudge.store.leases`)."""
     elapsed_s: float = 0.0
     run_id: int | None = None
     versions: list[str] = field(default_factory=list)
@@ -163,6 +174,9 @@ class RunSummary:
     batches_submitted: int = 0
     batches_found: int = 0
     """Batches a killed run had submitted without recording their id, found at the provider."""
+    batches_abandoned: list[str] = field(default_factory=list)
+    """Batches the provider answered 404 for, abandoned by this run (their calls are asked
+    again), one note each."""
     batches_collected: int = 0
     batches_pending: int = 0
     """Batches still at the provider when the run ended (run the command again to collect)."""
@@ -218,6 +232,8 @@ class RunPlan:
     """The calls to make: neither cached nor in a batch still at the provider."""
     prices: dict[str, Price]
     """Each judge version's price (list price; batches halve it)."""
+    lease: leases.Taken | None = None
+    """The run's leases on its judge versions (a real run: one run per version at a time)."""
 
 
 def make_plan(
@@ -229,6 +245,7 @@ def make_plan(
 
     Raises:
         UnknownPriceError: ``max_cost`` with a judge whose price is unknown.
+        LeaseHeld: another live run holds one of the judge versions (nothing was sent).
     """
     if not options.dry_run:
         check_max_cost(
@@ -237,13 +254,31 @@ def make_plan(
         )
     if options.dry_run:
         versions = name_versions(study, judges)
+        lease = None
     else:
         versions = register_judges(study, judges, actor=options.actor)
+        # Before the plan reads what is cached: a second run of these versions is refused
+        # here, before it plans or sends anything (#25).
+        lease = leases.take(study, [(j.version_key(), j.rater) for j in versions])
+    try:
+        return _planned(study, versions, options, lease)
+    except BaseException:
+        if lease is not None:
+            with contextlib.suppress(Exception):
+                leases.release(study, lease.token)
+        raise
+
+
+def _planned(
+    study: Study, versions: list[JudgeConfig], options: RunOptions, lease: leases.Taken | None
+) -> tuple[RunPlan, RunSummary]:
+    """:func:`make_plan` once the judges are versions (and, for a real run, leased)."""
     items, calls = plan(study, versions, options)
     summary = RunSummary(
         calls_needed=len(calls),
         versions=[j.rater for j in versions],
         concurrency=options.concurrency,
+        lease_taken_over=list(lease.taken_over) if lease is not None else [],
     )
     todo = _to_make(study, versions, calls, options, summary)
     prices = {j.rater: price_for(j.spec, options.price_override) for j in versions}
@@ -251,7 +286,7 @@ def make_plan(
     summary.price_notes = unknown_notes(prices)
     summary.est_cost_known = not summary.unknown_prices
     _estimate(summary, todo, prices)
-    return RunPlan(versions, items, calls, todo, prices), summary
+    return RunPlan(versions, items, calls, todo, prices, lease), summary
 
 
 def _to_make(
@@ -439,6 +474,10 @@ async def recorded_run(
         if status == "done" and summary.batches_pending:
             status = "pending"  # calls are still at the provider, in batches (#14)
         _write_verdicts(study, run, options, summary, live)
+        if status == "done" and summary.not_judged and summary.ok + summary.failed == 0:
+            top = next(iter(summary.not_judged_why))
+            summary.failure = f"every call ended in an error ({summary.errors}): {top}"
+            status = "failed"
     except BaseException as exc:
         interrupted = isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError))
         live.stop()
@@ -456,6 +495,11 @@ def _write_verdicts(
     summary.verdicts_added += live.counts.added
     summary.missing_verdicts += live.counts.missing
     summary.position_inconsistent += live.counts.position_inconsistent
+    why = dict(summary.not_judged_why)
+    for reason, units in live.counts.not_judged.items():
+        why[reason] = why.get(reason, 0) + units
+    summary.not_judged_why = dict(sorted(why.items(), key=lambda kv: (-kv[1], kv[0])))
+    summary.not_judged = sum(why.values())
     panels, added = update_panels(
         study, run.judges, run.items, options.panel_rule, run_id=summary.run_id, actor=options.actor
     )
@@ -493,18 +537,29 @@ async def run_judges(
         ProviderError: a judge could not be set up (e.g. no API key); nothing was called.
         UnknownPriceError: ``max_cost`` with a judge whose price is unknown; nothing was
             called or written.
+        LeaseHeld: another live run holds one of the judge versions; nothing was called.
     """
     t0 = time.monotonic()
     run, summary = make_plan(study, judges, options)
-    executor = executor_for(study, run, options, summary, display)
+    heartbeat = None
+    if run.lease is not None:
+        heartbeat = leases.Heartbeat(study.path, run.lease.token).start()
     try:
-        await executor.open()
-        if options.dry_run:
-            executor.estimate(summary)
-        else:
-            await recorded_run(study, run, options, executor, summary, display)
+        executor = executor_for(study, run, options, summary, display)
+        try:
+            await executor.open()
+            if options.dry_run:
+                executor.estimate(summary)
+            else:
+                await recorded_run(study, run, options, executor, summary, display)
+        finally:
+            await executor.aclose()
     finally:
-        await executor.aclose()
+        if heartbeat is not None:
+            heartbeat.stop()
+        if run.lease is not None:
+            with contextlib.suppress(Exception):  # a lease left behind is taken over later
+                leases.release(study, run.lease.token)
     summary.elapsed_s = time.monotonic() - t0
     if display and not options.dry_run:
         display.finished(summary)

@@ -78,6 +78,8 @@ class ProgressDisplay:
     def started(self, summary: RunSummary) -> None:
         """Say which judges have no price, then show the bar (cached calls count as done from
         the start)."""
+        for note in summary.lease_taken_over:
+            out(f"note: {note}")
         for note in summary.price_notes:
             out(f"note: {note}: its calls are counted as $0 ({PRICE_NOTE})")
         if is_tty():
@@ -183,16 +185,17 @@ def _load_sdks(specs: list[JudgeSpec]) -> None:
 def judge(
     study: Annotated[Path, typer.Argument(help="The study file.")],
     judges: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--judge",
             "-j",
+            metavar="SPEC",
             help="A judge: openai:MODEL, anthropic:MODEL, openai:MODEL@URL (any OpenAI-compatible "
             "server), anthropic:MODEL@URL, azure:DEPLOYMENT@https://RESOURCE.openai.azure.com, "
             "gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL, local:PATH.gguf or "
             "local:smollm2. Repeat for a panel.",
         ),
-    ],
+    ] = None,
     samples: Annotated[
         int, typer.Option(min=1, max=25, help="Samples per order (pairwise) or per prompt.")
     ] = 3,
@@ -307,6 +310,16 @@ def judge(
             "the version medjudge was tested with).",
         ),
     ] = None,
+    abandon_batch: Annotated[
+        str | None,
+        typer.Option(
+            "--abandon-batch",
+            metavar="ID",
+            help="Mark a recorded batch dead (its provider id, e.g. batch_abc…, or its number "
+            "in the study) so that its calls are asked again by the next run, and run nothing "
+            "else. Its results are never collected: cancel it at the provider if it still runs.",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     verbose: Annotated[
         bool,
@@ -326,10 +339,14 @@ def judge(
     OPENAI_BASE_URL / ANTHROPIC_BASE_URL move openai:/anthropic: judges to that URL, which is
     then recorded as the judge's endpoint (a new judge version).
 
-    Exit codes: 0 done; 1 the run failed (a server that cannot be reached, a rejected key, an
-    unknown model: the run stops after the first such error, or after 5 identical errors in a
-    row, and says why); 3 stopped at --max-cost; 4 finished with missing verdicts; 5 calls are in
-    batches still at the provider (--batch): run with --batch again to collect them.
+    Exit codes: 0 done, every unit judged; 1 the run failed (a server that cannot be reached,
+    a rejected key, an unknown model: the run stops after the first such error, or after 5
+    identical errors in a row, and says why; or every call this run made ended in an error;
+    or another run of the same judge version is under way: one run per judge version at a
+    time, a run whose process is gone is taken over);
+    3 stopped at --max-cost; 4 finished with units not judged (a call ended in an error: the
+    next run asks it again) or with missing verdicts (no sample gave a usable reply); 5 calls
+    are in batches still at the provider (--batch): run with --batch again to collect them.
 
     \b
     Example:
@@ -343,6 +360,7 @@ def judge(
       medjudge judge trial.db -j openai:gpt-4o --prompt my_pairwise.txt --name strict-prompt
       medjudge judge trial.db -j openai:gpt-4o-mini --batch        # submit; again to collect
       medjudge judge trial.db -j openai:gpt-4o-mini --batch --wait
+      medjudge judge trial.db --abandon-batch batch_abc123   # its calls are asked again
     """
     from medjudge.judging.llm.key_routing import prepare_access
     from medjudge.judging.llm.providers import ProviderError
@@ -351,6 +369,15 @@ def judge(
     from medjudge.judging.protocol.plan import JudgeConfig
     from medjudge.judging.protocol.versions import VersionError
 
+    if abandon_batch is not None:
+        if judges:
+            raise typer.BadParameter(
+                "--abandon-batch runs no judge: give it without -j", param_hint="--abandon-batch"
+            )
+        _abandon_batch(study, abandon_batch)
+        return
+    if not judges:
+        raise typer.BadParameter("give at least one judge", param_hint="'--judge' / '-j'")
     if name is not None and len(judges) != 1:
         raise typer.BadParameter("--name names one judge version: give one -j", param_hint="--name")
     if (wait or batch_size) and not batch:
@@ -434,6 +461,27 @@ def judge(
         raise typer.Exit(code)
 
 
+def _abandon_batch(study: Path, ident: str) -> None:
+    """``--abandon-batch ID``: mark the open batch ``ID`` dead and say how many calls it
+    released (exit 1 when the study has no such open batch)."""
+    from medjudge.store import batches
+
+    with opened(study, check=True) as s:
+        b = batches.find_open_batch(s, ident.strip())
+        if b is None:
+            known = [x.provider_id or str(x.id) for x in batches.open_batches_all(s)]
+            which = ", ".join(known) if known else "none"
+            fail(f"{study}: no open batch {ident!r} (open batches: {which})")
+        released = batches.abandon_batch(s, b.id, f"by {login_name()} (--abandon-batch)")
+    name = b.provider_id or f"{b.id} (never submitted)"
+    out(
+        f"batch {name} of {b.judge} abandoned: {released} call(s) released; the next run "
+        "asks them again (with --batch, in a new batch)"
+    )
+    if b.provider_id is not None:
+        out("note: if it still runs at the provider, cancel it there: its results are not read")
+
+
 @contextlib.contextmanager
 def _retries_shown(verbose: bool) -> Iterator[None]:
     """With ``-v``: the judge calls' log (retries, concurrency lowered) on stderr, one line
@@ -455,23 +503,25 @@ def _retries_shown(verbose: bool) -> Iterator[None]:
 EXIT_STOPPED = 3
 """Stopped at a limit (``--max-cost``): run again with a higher limit to finish."""
 EXIT_MISSING = 4
-"""Finished, but some units have no verdict (every sample failed to parse): see the summary."""
+"""Finished, but some units have no verdict (a call ended in an error, or every sample failed
+to parse): see the summary."""
 EXIT_PENDING = 5
 """``--batch``: batches were submitted (or are still running) and their results are not in yet;
 the same command again collects them. Not an error, not finished either."""
 
 
 def exit_code(summary: RunSummary) -> int:
-    """DESIGN §5: 1 the run failed (its calls kept failing), 3 stopped at ``--max-cost``,
-    5 batches still at the provider, 4 finished with missing verdicts, 0 otherwise (a dry run
-    is always 0)."""
+    """DESIGN §5: 1 the run failed (its calls kept failing, or none of them succeeded),
+    3 stopped at ``--max-cost``, 5 batches still at the provider, 4 finished with units not
+    judged (a call ended in an error) or missing verdicts, 0 otherwise (a dry run is always
+    0)."""
     if summary.failure:
         return 1
     if summary.stopped and summary.stopped.startswith("--max-cost"):
         return EXIT_STOPPED
     if summary.batches_pending:
         return EXIT_PENDING
-    if summary.missing_verdicts:
+    if summary.not_judged or summary.missing_verdicts:
         return EXIT_MISSING
     return 0
 
@@ -509,8 +559,11 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
         )
         out(
             f"verdicts written: {s.verdicts_added}; missing: {s.missing_verdicts}; "
-            f"AB/BA inconsistent: {s.position_inconsistent}"
+            f"not judged: {s.not_judged}; AB/BA inconsistent: {s.position_inconsistent}"
         )
+        if s.not_judged:
+            why = "; ".join(f"{n} × {reason}" for reason, n in s.not_judged_why.items())
+            out(f"not judged: {s.not_judged} (why: {why})")
         if s.missing_verdicts:
             out(
                 f"{s.missing_verdicts} unit(s) have no verdict: no sample of theirs gave a "
@@ -530,6 +583,8 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
                 )
         if s.stopped:
             out(f"stopped: {s.stopped}; run again with a higher limit to finish")
+        for note in s.batches_abandoned:
+            out(note)
         if s.batches_submitted or s.batches_collected or s.batches_pending or s.batches_found:
             out(
                 f"batches: {s.batches_submitted} submitted ({s.to_call_batched} calls), "
