@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 from textual.widgets import DataTable
@@ -18,21 +17,12 @@ from medjudge.tui.review.screen import ReviewScreen
 
 from .fakellm import FakeLLMServer, Reply
 from .judges import pairwise_responder, prefer_first, rating_responder, routing
-from .test_tui_support import add_verdicts, build_study, run_async, scalar, screen_text
+from .test_tui_support import add_verdicts, build_study, run_async, scalar, screen_text, until
 
 
 def table_text(app, selector: str) -> str:  # noqa: ANN001
     table = app.screen.query_one(selector, DataTable)
     return "\n".join(" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count))
-
-
-async def until(pilot, condition, timeout: float = 120.0) -> None:  # noqa: ANN001
-    """Wait (in short steps, without a fixed long sleep) until condition() holds; the deadline
-    only stops a hung test (generous: the suite must pass on a loaded machine)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.05)
 
 
 def seed_labels(path: Path) -> None:
@@ -173,12 +163,29 @@ async def test_review_screen_notices_another_reviewer_after_the_reveal(tmp_path:
 
 @run_async
 async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Path) -> None:
+    """The fake server holds every judge call until the reviewer's vote is in the study: the
+    vote can only be saved if the app did not wait for the run (an event, not a latency)."""
+    import threading
+
     path = build_study(tmp_path, statements=0, rating=1)
-    responder = routing(
+    voted = threading.Event()
+    answer = routing(
         pairwise_responder(prefer_first),
         rating_responder({"completeness": ["A"], "correctness_rating": 4, "relevance": 5}),
     )
-    with FakeLLMServer(responder, latency=0.15) as server:
+
+    def held(request):  # noqa: ANN001, ANN202
+        assert voted.wait(120), "the vote never came"
+        return answer(request)
+
+    def alice_labels() -> int:
+        return scalar(
+            path,
+            "SELECT count(*) FROM labels l JOIN raters r ON r.id = l.rater_id "
+            "WHERE r.name = 'alice'",
+        )
+
+    with FakeLLMServer(held) as server:
         app = make_app(path, reviewer="alice", poll_interval=0.05)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.press("o")
@@ -191,23 +198,19 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
             await until(
                 pilot, lambda: app.judge_state is not None and app.judge_state.status == "running"
             )
+            await until(pilot, lambda: server.count() > 0, "the first judge call held")
             await pilot.press("escape")  # back to reviewing while the judge runs
             await pilot.press("t")
-            assert (
-                scalar(
-                    path,
-                    "SELECT count(*) FROM labels l JOIN raters r ON r.id = l.rater_id "
-                    "WHERE r.name = 'alice'",
-                )
-                == 1
-            )
-            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=30)
+            await until(pilot, lambda: alice_labels() == 1, "the vote, saved during the run")
+            assert app.judge_state.status == "running"
+            voted.set()
+            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=120)
             assert app.judge_state.status == "done", app.judge_state.message
             await app.workers.wait_for_complete()
     assert scalar(path, "SELECT count(*) FROM verdicts") > 0
     # The vote was committed while the run was still going: the app did not wait for it.
-    voted = scalar(path, "SELECT min(at) FROM label_history WHERE actor = 'alice'")
-    assert voted < scalar(path, "SELECT finished_at FROM judge_runs")
+    first_vote = scalar(path, "SELECT min(at) FROM label_history WHERE actor = 'alice'")
+    assert first_vote < scalar(path, "SELECT finished_at FROM judge_runs")
     assert scalar(path, "SELECT count(DISTINCT item_id) FROM judge_calls") == 5
 
 
