@@ -116,6 +116,21 @@ ONE_SIDED = "no interval: every bootstrap resample lies on one side of the estim
 EXTREME = "BCa interval undefined (extreme acceleration)"
 
 
+def leave_one_out(
+    values: Callable[[np.ndarray], np.ndarray], freq: np.ndarray, m: int
+) -> Jackknife:
+    """The exact jackknife of ``m`` figures computed from counts per pattern: ``values``
+    evaluated with one unit of each pattern left out (in chunks, memory bounded)."""
+    out = np.empty((m, len(freq)))
+    step = max(1, 200_000 // max(len(freq), 1))
+    for start in range(0, len(freq), step):
+        rows = np.arange(start, min(start + step, len(freq)))
+        counts = np.repeat(freq[None, :], len(rows), axis=0)
+        counts[np.arange(len(rows)), rows] -= 1.0
+        out[:, rows] = values(counts)
+    return Jackknife.dense(out, freq)
+
+
 def resample_counts(freq: np.ndarray, n_boot: int, seed: int) -> Iterator[np.ndarray]:
     """Bootstrap resamples of units as counts per pattern, in chunks of shape ``(b, P)``.
 

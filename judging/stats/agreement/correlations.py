@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from medjudge.judging.stats.agreement.tables import PairTable
-from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many
+from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many, leave_one_out
 from medjudge.judging.stats.estimates import N_BOOT, Estimate
 
 NO_SPREAD = "no variation (correlation undefined)"
@@ -64,15 +64,7 @@ class _Correlations:
 
     def jackknife(self) -> Jackknife:
         """Leave one unit of each cell out."""
-        freq = self.table.count
-        out = np.empty((2, len(freq)))
-        step = max(1, 200_000 // max(len(freq), 1))
-        for start in range(0, len(freq), step):
-            rows = np.arange(start, min(start + step, len(freq)))
-            counts = np.repeat(freq[None, :], len(rows), axis=0)
-            counts[np.arange(len(rows)), rows] -= 1.0
-            out[:, rows] = self.values(counts)
-        return Jackknife.dense(out, freq)
+        return leave_one_out(self.values, self.table.count, 2)
 
 
 def correlations(

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import sparse
 
 from medjudge.judging.stats.agreement.tables import PairTable
-from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many
+from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many, leave_one_out
 from medjudge.judging.stats.estimates import (
     N_BOOT,
     Estimate,
@@ -104,15 +104,7 @@ class _PairAlpha:
 
     def jackknife(self) -> Jackknife:
         """Leave one unit of each cell out."""
-        freq = self.table.count
-        out = np.empty(len(freq))
-        step = max(1, 200_000 // max(len(freq), 1))
-        for start in range(0, len(freq), step):
-            rows = np.arange(start, min(start + step, len(freq)))
-            counts = np.repeat(freq[None, :], len(rows), axis=0)
-            counts[np.arange(len(rows)), rows] -= 1.0
-            out[rows] = self.values(counts)[0]
-        return Jackknife.dense(out[None, :], freq)
+        return leave_one_out(self.values, self.table.count, 1)
 
 
 def pair_alpha(
