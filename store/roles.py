@@ -47,14 +47,16 @@ def has_lead(study: Study) -> bool:
 
 
 def require(study: Study, login: str, action: str) -> None:
-    """Check that ``login`` may perform ``action`` (settings, assign, roles, adjudicate, review).
+    """Check that ``login`` may perform ``action`` (settings, assign, roles, judge, adjudicate,
+    review). Settings, assignments, roles and judge runs (which spend money) are the lead's,
+    once the study names a lead.
 
     Raises:
         PermissionDenied: with a message saying which role is needed and who can grant it.
     """
     login = person_name(login, "login")
     held = roles_of(study, login)
-    if action in ("settings", "assign", "roles"):
+    if action in ("settings", "assign", "roles", "judge"):
         if "lead" in held or not has_lead(study):
             return
         leads = ", ".join(members(study)["lead"])

@@ -124,7 +124,7 @@ class JudgeControls(_Base):
         Paid runs are a lead's decision: others get a clear refusal (the acting person is the
         login name, as on the command line)."""
         try:
-            require(self.study, paths.login_name(), "settings")
+            require(self.study, paths.login_name(), "judge")
         except PermissionDenied as exc:
             self.notify(
                 f"{exc}. Running a judge spends money: a lead starts it (J) or runs "

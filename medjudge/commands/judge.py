@@ -31,6 +31,7 @@ from medjudge.store.kinds import ITEM_KINDS, ItemKind
 from medjudge.store.literal import control_character, printable
 from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
+from medjudge.store.roles import require
 
 from .common import (
     UserError,
@@ -394,6 +395,8 @@ def judge(
                     "a judge's spec names it in the study and must be printable text"
                 )
     with opened(study, check=True) as s:
+        if not dry_run:  # a run spends money and writes verdicts: the lead's, as the app's J
+            require(s, login_name(), "judge")
         prompts = _custom_prompts(s, prompt or [], kinds, statements_protocol.value)
         try:
             parsed = [parse_judge_spec(j) for j in judges]
@@ -467,6 +470,7 @@ def _abandon_batch(study: Path, ident: str) -> None:
     from medjudge.store import batches
 
     with opened(study, check=True) as s:
+        require(s, login_name(), "judge")
         b = batches.find_open_batch(s, ident.strip())
         if b is None:
             known = [x.provider_id or str(x.id) for x in batches.open_batches_all(s)]
