@@ -93,10 +93,18 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+_ACTIVE: set[str] = set()
+"""Tokens of the runs this process holds now (taken and not yet released)."""
+
+
 def _dead(lease: Lease, host: str, now: datetime) -> str | None:
     """Why the holder of ``lease`` is taken for dead, or None while it lives."""
     if lease.host == host and not pid_alive(lease.pid):
         return f"process {lease.pid} no longer runs on {host}"
+    if lease.host == host and lease.pid == os.getpid() and lease.token not in _ACTIVE:
+        # this very process, from a run that ended without releasing it (e.g. a full disk
+        # refused the release): no run of ours holds it now
+        return f"an earlier run of this process ({lease.pid}) ended without releasing it"
     age = _age_s(lease.heartbeat, now)
     if age > STALE_AFTER_S:
         return f"its heartbeat is {age:.0f} s old (more than {STALE_AFTER_S:.0f} s)"
@@ -164,13 +172,18 @@ def take(
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (key, name, token, pid, host, stamp, stamp),
             )
+    _ACTIVE.add(token)
     return Taken(token, taken_over)
 
 
 def release(study: Study, token: str) -> None:
-    """Delete the leases of ``token`` (the run ended)."""
-    with study.tx() as conn:
-        conn.execute("DELETE FROM run_leases WHERE token = ?", (token,))
+    """Delete the leases of ``token`` (the run ended). Should the study refuse the write (a
+    full disk), the lease is no longer this process's: its next run takes it over."""
+    try:
+        with study.tx() as conn:
+            conn.execute("DELETE FROM run_leases WHERE token = ?", (token,))
+    finally:
+        _ACTIVE.discard(token)
 
 
 def holders(study: Study) -> list[Lease]:
