@@ -50,6 +50,7 @@ from medjudge.judging.stats.agreement.patterns import (
     label_patterns,
 )
 from medjudge.judging.stats.agreement.readers import (
+    UnitCounts,
     fleiss_all_units,
     light_kappa,
     mean_pair_percent,
@@ -339,8 +340,9 @@ def multi_rater_column_stats(
             (-1 if is_missing(x) else index[x] for x in column), dtype=np.int64, count=n_units
         )
     pats = label_patterns(codes, q, scores)
-    all_units = fleiss_all_units(codes, q, intervals=intervals, confidence=confidence)
-    with_own = vs_majority_with_own(codes, q, names, confidence)
+    unit_counts = UnitCounts.of(codes, q)
+    all_units = fleiss_all_units(unit_counts, q, intervals=intervals, confidence=confidence)
+    with_own = vs_majority_with_own(codes, unit_counts, names, confidence)
     del codes
     b = pats.layout.blocks
     total = pats.total()

@@ -140,66 +140,85 @@ def mean_over_pairs(
     return Estimate(float(np.mean(values)), None, None, n_units, reason=MEAN_OF_PAIRS)
 
 
+@dataclass(frozen=True)
+class UnitCounts:
+    """Each unit's label counts as sparse entries (at most one per label given), so memory
+    and time stay linear in units × raters however many categories there are.
+
+    Attributes:
+        unit: ``(E,)`` the entry's unit (row of the codes).
+        cat: ``(E,)`` its category.
+        count: ``(E,)`` how many raters gave that category on that unit.
+        per_unit: ``(units,)`` labels on each unit.
+    """
+
+    unit: np.ndarray
+    cat: np.ndarray
+    count: np.ndarray
+    per_unit: np.ndarray
+
+    @classmethod
+    def of(cls, codes: np.ndarray, q: int) -> UnitCounts:
+        """From ``(units, raters)`` category codes (``-1`` = no label)."""
+        rows, cols = np.nonzero(codes >= 0)
+        keys, count = np.unique(rows * max(q, 1) + codes[rows, cols], return_counts=True)
+        unit, cat = keys // max(q, 1), keys % max(q, 1)
+        per_unit = np.bincount(unit, count, minlength=codes.shape[0])
+        return cls(unit, cat, count.astype(float), per_unit)
+
+
 def fleiss_all_units(
-    codes: np.ndarray, q: int, *, intervals: bool = True, confidence: float = 0.95
+    counts: UnitCounts, q: int, *, intervals: bool = True, confidence: float = 0.95
 ) -> Estimate:
     """Fleiss' κ over every unit with a label (Gwet's generalisation to missing labels, as
     irrCAC's ``fleiss``): agreement over the units with two or more labels, the category
     shares averaged over every labelled unit; SE by Gwet's linearisation (no finite-population
-    correction), interval estimate ± z·SE.
-
-    Args:
-        codes: ``(units, raters)`` category codes, ``-1`` = no label.
-        q: number of categories.
-    """
+    correction), interval estimate ± z·SE."""
     if q < 1:
         return Estimate.undefined("no categories", 0)
-    rows = codes[(codes >= 0).any(axis=1)]
-    n = rows.shape[0]
-    counts = np.zeros((n, q))
-    for r in range(rows.shape[1]):
-        ok = rows[:, r] >= 0
-        np.add.at(counts, (np.nonzero(ok)[0], rows[ok, r]), 1.0)
-    ri = counts.sum(axis=1)
-    two = ri >= 2
+    ri_all = counts.per_unit
+    labelled = ri_all > 0
+    n = int(labelled.sum())
+    two = ri_all >= 2
     n2 = int(two.sum())
     if n2 == 0:
         return Estimate.undefined("no unit labelled by two raters", 0)
+    ri = ri_all[counts.unit]
     with np.errstate(all="ignore"):
-        pa_i = np.where(two, (counts * (counts - 1.0)).sum(axis=1) / (ri * (ri - 1.0)), 0.0)
+        pairs = np.bincount(counts.unit, counts.count * (counts.count - 1.0), len(ri_all))
+        pa_i = np.where(two, pairs / (ri_all * (ri_all - 1.0)), 0.0)
         pa = float(pa_i[two].sum() / n2)
-        pi = (counts / ri[:, None]).sum(axis=0) / n
+        pi = np.bincount(counts.cat, counts.count / ri, minlength=q)[:q] / n
         pe = float((pi**2).sum())
     if pe >= 1.0 - 1e-12:
         return Estimate.undefined(NO_CHANCE, n2)
     value = (pa - pe) / (1.0 - pe)
     if not intervals or n < 2:
         return Estimate(value, None, None, n2)
+    with np.errstate(all="ignore"):
+        pe_i = np.bincount(counts.unit, counts.count * pi[counts.cat], len(ri_all)) / ri_all
     kappa_i = (n / n2) * (pa_i - pe * two) / (1.0 - pe)
-    pe_i = (counts @ pi) / ri
-    x = kappa_i - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+    x = (kappa_i - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe))[labelled]
     se = math.sqrt(max(float(((x - value) ** 2).sum() / (n * (n - 1.0))), 0.0))
     low, high = normal_interval(value, se, confidence)
     return Estimate(value, low, high, n2, method="normal_se", se=se)
 
 
 def vs_majority_with_own(
-    codes: np.ndarray, q: int, raters: Sequence[Hashable], confidence: float = 0.95
+    codes: np.ndarray, counts: UnitCounts, raters: Sequence[Hashable], confidence: float = 0.95
 ) -> dict[Hashable, Estimate]:
     """Each rater's agreement with the strict majority of *all* raters on a unit, its own
     vote included (the convention of papers that score a rater against the panel), over the
     units that rater labelled where such a majority exists; Wilson intervals."""
+    units = codes.shape[0]
+    majority = np.full(units, -1)
+    strict = counts.count * 2 > counts.per_unit[counts.unit]  # at most one entry per unit
+    majority[counts.unit[strict]] = counts.cat[strict]
+    with_majority = (majority >= 0) & (counts.per_unit >= 2)
     out: dict[Hashable, Estimate] = {}
-    counts = np.zeros((codes.shape[0], max(q, 1)))
-    for r in range(codes.shape[1]):
-        ok = codes[:, r] >= 0
-        np.add.at(counts, (np.nonzero(ok)[0], codes[ok, r]), 1.0)
-    labelled = counts.sum(axis=1)
-    top = counts.argmax(axis=1)
-    has_majority = counts.max(axis=1) * 2 > labelled
     for r, name in enumerate(raters):
-        mine = (codes[:, r] >= 0) & has_majority & (labelled >= 2)
-        agree = float((codes[mine, r] == top[mine]).sum())
+        mine = (codes[:, r] >= 0) & with_majority
+        agree = float((codes[mine, r] == majority[mine]).sum())
         out[name] = proportion(agree, int(mine.sum()), confidence, "no unit with a majority")
     return out
 
