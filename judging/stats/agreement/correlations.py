@@ -17,8 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from medjudge.judging.stats.agreement.tables import PairTable
-from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many, leave_one_out
-from medjudge.judging.stats.estimates import N_BOOT, Estimate
+from medjudge.judging.stats.bootstrap import Jackknife, leave_one_out
 
 NO_SPREAD = "no variation (correlation undefined)"
 
@@ -39,7 +38,7 @@ def _pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Correlations:
+class Correlations:
     """Spearman and Pearson of resampled cell counts: a :class:`~.bootstrap.Resampled`."""
 
     table: PairTable
@@ -65,32 +64,3 @@ class _Correlations:
     def jackknife(self) -> Jackknife:
         """Leave one unit of each cell out."""
         return leave_one_out(self.values, self.table.count, 2)
-
-
-def correlations(
-    t: PairTable,
-    scores: np.ndarray,
-    *,
-    intervals: bool = True,
-    n_boot: int = N_BOOT,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> tuple[Estimate, Estimate]:
-    """Spearman's ρ and Pearson's r (category ``scores``) over the units both raters labelled,
-    each with its BCa interval (``method="bca_bootstrap"``)."""
-    n = int(t.n)
-    if n == 0:
-        none = Estimate.undefined("no units labelled by both raters", 0)
-        return none, none
-    figure = _Correlations(t, np.asarray(scores, dtype=float))
-    theta, cis = bca_many(
-        [figure],
-        t.count,
-        n_boot=n_boot,
-        seed=seed,
-        confidence=confidence,
-        intervals=intervals and n >= 2,
-    )
-    why = "n < 2" if n < 2 else NO_SPREAD
-    rho, r = as_estimates(theta, cis, [why, why], [n, n])
-    return rho, r

@@ -25,8 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from medjudge.judging.stats.agreement.correlations import NO_SPREAD, Correlations
 from medjudge.judging.stats.agreement.tables import PairTable
-from medjudge.judging.stats.bootstrap import Jackknife, as_estimates, bca_many, leave_one_out
+from medjudge.judging.stats.bootstrap import (
+    Jackknife,
+    Resampled,
+    as_estimates,
+    bca_many,
+    leave_one_out,
+)
 from medjudge.judging.stats.estimates import (
     N_BOOT,
     Estimate,
@@ -107,7 +114,7 @@ class _PairAlpha:
         return leave_one_out(self.values, self.table.count, 1)
 
 
-def pair_alpha(
+def pair_figures(
     t: PairTable,
     scale: str,
     scores: np.ndarray,
@@ -116,17 +123,26 @@ def pair_alpha(
     n_boot: int = N_BOOT,
     seed: int = 0,
     confidence: float = 0.95,
-) -> Estimate:
-    """Krippendorff's α of two raters at ``scale`` (``scores``: the categories' numbers on an
-    interval scale), over the units both labelled, with its BCa interval over units."""
+) -> tuple[Estimate, Estimate | None, Estimate | None]:
+    """Two raters' Krippendorff's α at ``scale`` and, on an ordered scale, Spearman's ρ and
+    Pearson's r (``scores``: the categories' numbers), over the units both labelled, each with
+    its BCa interval — all from one set of resamples. (None, None) for the correlations on a
+    nominal scale."""
     n = int(t.n)
+    ordered = scale != "nominal"
     if n == 0:
-        return Estimate.undefined("no units labelled by both raters", 0)
-    figure = _PairAlpha(t, scale, np.asarray(scores, dtype=float))
+        none = Estimate.undefined("no units labelled by both raters", 0)
+        return none, (none if ordered else None), (none if ordered else None)
+    scores = np.asarray(scores, dtype=float)
+    figures: list[Resampled] = [_PairAlpha(t, scale, scores)]
+    if ordered:
+        figures.append(Correlations(t, scores))
     theta, cis = bca_many(
-        [figure], t.count, n_boot=n_boot, seed=seed, confidence=confidence, intervals=intervals
+        figures, t.count, n_boot=n_boot, seed=seed, confidence=confidence, intervals=intervals
     )
-    return as_estimates(theta, cis, [NO_CHANCE], [n])[0]
+    why = "n < 2" if n < 2 else NO_SPREAD
+    alpha, *rest = as_estimates(theta, cis, [NO_CHANCE, why, why][: len(theta)], [n] * len(theta))
+    return alpha, (rest[0] if rest else None), (rest[1] if rest else None)
 
 
 def mean_over_pairs(

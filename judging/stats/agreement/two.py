@@ -33,7 +33,6 @@ from itertools import chain, compress
 
 import numpy as np
 
-from medjudge.judging.stats.agreement.correlations import correlations
 from medjudge.judging.stats.agreement.icc import icc_2_1
 from medjudge.judging.stats.agreement.labels import (
     SCALES,
@@ -42,7 +41,7 @@ from medjudge.judging.stats.agreement.labels import (
     json_label,
     resolve_categories,
 )
-from medjudge.judging.stats.agreement.readers import pair_alpha, scott_pi
+from medjudge.judging.stats.agreement.readers import pair_figures, scott_pi
 from medjudge.judging.stats.agreement.tables import (
     PairTable,
     ac1_se,
@@ -274,9 +273,16 @@ class _Ordered:
     icc: Estimate | None = None
 
 
-def _ordered(f: _Figures, codes: np.ndarray, cats: list[Hashable], scale: str) -> _Ordered:
-    """Weighted κ, Spearman and Pearson (and ICC(2,1) on an interval scale) of a table."""
-    table, n, k = f.table, f.n, len(cats)
+def _ordered(
+    f: _Figures,
+    codes: np.ndarray,
+    scores: np.ndarray,
+    scale: str,
+    correlations: tuple[Estimate | None, Estimate | None],
+) -> _Ordered:
+    """Weighted κ, Spearman and Pearson (bootstrapped with α: ``correlations``) and ICC(2,1)
+    on an interval scale, of a table."""
+    table, n, k = f.table, f.n, len(scores)
     linear = f.build(
         f.value_of(lambda t: weighted_table(t, "linear")),
         "weighted",
@@ -287,19 +293,11 @@ def _ordered(f: _Figures, codes: np.ndarray, cats: list[Hashable], scale: str) -
         "weighted",
         f.by_se(lambda v: weighted_se(table, v, "quadratic")),
     )
-    scores = category_scores(cats)
-    x = scores[codes // k] if n else scores[:0]
-    y = scores[codes % k] if n else scores[:0]
-    rho, r = correlations(
-        table,
-        scores,
-        intervals=f.intervals,
-        n_boot=f.n_boot,
-        seed=f.seed,
-        confidence=f.confidence,
-    )
+    rho, r = correlations
     icc = None
     if scale == "interval":
+        x = scores[codes // k] if n else scores[:0]
+        y = scores[codes % k] if n else scores[:0]
         icc = icc_2_1(np.column_stack([x, y]), f.confidence) if n else None
         icc = icc or Estimate.undefined(NO_UNITS, 0)
         if not f.intervals and icc.value is not None:
@@ -375,7 +373,18 @@ def two_rater_stats(
     if n:
         p1, p2 = table.margins()
         chance = float((p1 * p2).sum())
-    ordered_figures = _ordered(f, codes, cats, scale) if ordered else _Ordered()
+    scores = category_scores(cats) if ordered else np.zeros(k)
+    # α and the correlations from one set of bootstrap resamples
+    alpha, rho, r = pair_figures(
+        table,
+        scale,
+        scores,
+        intervals=intervals,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )
+    ordered_figures = _ordered(f, codes, scores, scale, (rho, r)) if ordered else _Ordered()
 
     return TwoRaterStats(
         n=n,
@@ -394,13 +403,5 @@ def two_rater_stats(
         scale=scale,
         categories_inferred=categories is None,
         scott_pi=scott_pi(table, intervals=intervals, confidence=confidence),
-        krippendorff_alpha=pair_alpha(
-            table,
-            scale,
-            category_scores(cats) if scale == "interval" else np.zeros(k),
-            intervals=intervals,
-            n_boot=n_boot,
-            seed=seed,
-            confidence=confidence,
-        ),
+        krippendorff_alpha=alpha,
     )
