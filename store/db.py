@@ -161,8 +161,16 @@ def connect(
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
+        # Parse the whole schema now, inside this guard: a damaged schema (text that is not
+        # valid UTF-8 makes even SQLite's error message undecodable) is said here, once.
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error as exc:
         raise _classify(p, exc) from None
+    except UnicodeDecodeError:
+        raise StudyError(
+            f"{p}: the study file is damaged (its schema holds text that is not valid UTF-8); "
+            "restore it from a backup or run `sqlite3 FILE .recover` on a copy"
+        ) from None
     return conn
 
 

@@ -37,11 +37,29 @@ def invalid_utf8(path: Path) -> None:
     conn.close()
 
 
+def invalid_utf8_schema(path: Path) -> None:
+    """Invalid UTF-8 in the schema text: even SQLite's "malformed schema" message cannot be
+    decoded, so the connection's very first statements raise ``UnicodeDecodeError``."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute(
+        "UPDATE sqlite_master SET sql = CAST(x'435245415445205441424c4520c3ff28' AS TEXT) "
+        "WHERE name = 'labels'"
+    )
+    conn.commit()
+    conn.close()
+
+
 def bad_pages(path: Path) -> None:
     path.write_bytes(damage(path.read_bytes(), "garbage in late pages"))
 
 
-DAMAGES = {"corrupt schema": corrupt_schema, "invalid UTF-8": invalid_utf8, "bad pages": bad_pages}
+DAMAGES = {
+    "corrupt schema": corrupt_schema,
+    "invalid UTF-8 in the schema": invalid_utf8_schema,
+    "invalid UTF-8": invalid_utf8,
+    "bad pages": bad_pages,
+}
 
 
 def every_command(study: Path, folder: Path, judge_url: str) -> list[list[str]]:
@@ -83,7 +101,7 @@ def test_every_command_says_damaged(kind: str, tmp_path: Path) -> None:
         for args in every_command(study, tmp_path, server.openai_url):
             r = cli.invoke(app, args)
             name = " ".join(args[:1] + args[2:3])
-            must_fail = kind == "corrupt schema" or (kind == "bad pages" and args[0] in WRITERS)
+            must_fail = kind in ("corrupt schema", "invalid UTF-8 in the schema") or (kind == "bad pages" and args[0] in WRITERS)
             if r.exception is not None and not isinstance(r.exception, SystemExit):
                 problems.append(f"{name}: raised {r.exception!r}")
             elif "Traceback" in r.output:
