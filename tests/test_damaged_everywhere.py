@@ -43,7 +43,7 @@ def invalid_utf8_schema(path: Path) -> None:
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA writable_schema = ON")
     conn.execute(
-        "UPDATE sqlite_master SET sql = CAST(x'435245415445205441424c4520c3ff28' AS TEXT) "
+        "UPDATE sqlite_master SET sql = CAST(x'4352454154452054414232c3ff28' AS TEXT) "
         "WHERE name = 'labels'"
     )
     conn.commit()
