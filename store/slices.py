@@ -51,8 +51,9 @@ def _key_sql(study: Study, name: str) -> tuple[str, tuple[str, ...]]:
     if name not in fields:
         there = ", ".join([*BUILT_IN, *fields])
         raise UnknownField(f"no item has the field {name!r} (fields: {there})")
-    path = '$.meta."' + name.replace('"', '\\"') + '"'
-    return "json_extract(i.data, ?)", (path,)
+    # A JSON path cannot quote every key (`"` and `\\` have no escape in SQLite's paths): look
+    # the key up by equality instead.
+    return "(SELECT m.value FROM json_each(i.data, '$.meta') m WHERE m.key = ?)", (name,)
 
 
 def finite_number(text: str) -> float | None:

@@ -82,3 +82,19 @@ def test_status_shows_assignments_per_reviewer(tmp_path: Path) -> None:
     assert rows["zoe"] == {"name": "zoe", "units_labelled": 0, "items_done": 0, "items_assigned": 3}
     text = cli.invoke(app, ["status", str(path)]).stdout
     assert "  zoe: 0 labels, 0 items complete, 3 assigned" in text
+
+
+def test_a_field_name_with_quotes_and_backslashes(tmp_path: Path) -> None:
+    """#25: a metadata field named with `"` or `\\` slices like any other (a JSON path could not
+    quote it: every item fell in "(missing)")."""
+    path = tmp_path / "q.db"
+    s = Study.create(path, actor="t")
+    odd = {'say "hi"': "x", "a\\b": "y", "a.b": "z"}
+    rows = [pairwise_row(i, **odd) for i in range(2)] + [pairwise_row(2)]
+    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="t")
+    s.close()
+    for name, value in odd.items():
+        r = cli.invoke(app, ["status", str(path), "--by", name, "--json"])
+        assert r.exit_code == 0, r.output
+        got = {x["value"]: x["items"] for x in json.loads(r.stdout)["by"][name]}
+        assert got == {value: 2, "(missing)": 1}, name
