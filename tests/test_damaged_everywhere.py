@@ -101,7 +101,9 @@ def test_every_command_says_damaged(kind: str, tmp_path: Path) -> None:
         for args in every_command(study, tmp_path, server.openai_url):
             r = cli.invoke(app, args)
             name = " ".join(args[:1] + args[2:3])
-            must_fail = kind in ("corrupt schema", "invalid UTF-8 in the schema") or (kind == "bad pages" and args[0] in WRITERS)
+            must_fail = kind in ("corrupt schema", "invalid UTF-8 in the schema") or (
+                kind == "bad pages" and args[0] in WRITERS
+            )
             if r.exception is not None and not isinstance(r.exception, SystemExit):
                 problems.append(f"{name}: raised {r.exception!r}")
             elif "Traceback" in r.output:

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from medjudge import kinds
+from medjudge.store.bounded import MAX_TEMPLATE_BYTES, TooLarge, read_at_most
 
 _PROMPTS = {
     p.task: p for kind in kinds.KINDS.values() if kind.judge is not None for p in kind.judge.prompts
@@ -137,9 +138,11 @@ def read_template(path: Path, task: str) -> Template:
     if task not in PLACEHOLDERS:
         raise TemplateError(f"{path}: unknown task {task!r} (use one of {', '.join(PLACEHOLDERS)})")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_at_most(path, MAX_TEMPLATE_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         raise TemplateError(f"{path}: not UTF-8 text") from None
+    except TooLarge as exc:
+        raise TemplateError(f"{path}: {exc}") from None
     except OSError as exc:
         raise TemplateError(f"{path}: cannot read the template ({exc.strerror})") from None
     try:

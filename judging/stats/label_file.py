@@ -30,12 +30,11 @@ from medjudge.judging.stats.agreement.core import (
 from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store.importing.problems import ImportProblem, Record
 from medjudge.store.importing.readers import (
-    STDIN,
     is_stdin,
-    read_bytes,
     read_csv,
     read_json_array,
     read_jsonl,
+    stdin_head,
 )
 from medjudge.store.json_types import JsonObject
 
@@ -70,7 +69,7 @@ class LabelTable:
 def _stdin_suffix() -> str:
     """Standard input (``agreement -``) has no name: JSON when it opens with ``[``, JSONL with
     ``{``, else CSV."""
-    head = read_bytes(STDIN).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    head = stdin_head(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     return {b"[": ".json", b"{": ".jsonl"}.get(head, ".csv")
 
 

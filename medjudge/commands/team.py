@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
@@ -334,10 +333,17 @@ def settings(
 
 def _read_guidelines(path: Path) -> str:
     """The guidelines text of ``--guidelines`` (UTF-8, not empty, not huge), or a clear error."""
+    from medjudge.store.bounded import TooLarge, read_at_most
     from medjudge.store.reviewer_aids import MAX_GUIDELINES_CHARS
 
     try:
-        raw = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+        # UTF-8 takes at most 4 bytes a character (and a BOM 3)
+        raw = read_at_most(path, 4 * MAX_GUIDELINES_CHARS + 3)
+    except TooLarge:
+        raise UserError(
+            f"--guidelines {path}: more than {MAX_GUIDELINES_CHARS:,} characters (the most "
+            "guidelines can hold)"
+        ) from None
     except OSError as exc:
         raise UserError(f"--guidelines {path}: cannot read it ({exc.strerror})") from None
     try:

@@ -10,37 +10,59 @@ import csv
 import hashlib
 import io
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
+from ..bounded import MAX_JSON_BYTES, TooLarge, is_stdin, read_line, size_text, spool_stdin
 from .problems import ImportProblem, Record, type_name, unstorable_field
 
 STDIN = Path("-")
 """The path that means standard input (``medjudge import STUDY - --kind …``)."""
 FORMATS = ("jsonl", "csv", "json")
-_stdin: list[bytes] = []  # standard input, read once per process
+_stdin: list[BinaryIO] = []  # standard input, spooled to a temporary file once per process
+
+__all__ = ["FORMATS", "STDIN", "is_stdin", "read_bytes", "read_records", "stdin_head"]
 
 
-def is_stdin(path: Path) -> bool:
-    """Whether ``path`` names standard input."""
-    return str(path) == str(STDIN)
+def _stdin_file() -> BinaryIO:
+    """Standard input as a rewound temporary file (copied once, with the stated limits)."""
+    if not _stdin:
+        try:
+            _stdin.append(spool_stdin())
+        except TooLarge as exc:
+            raise ImportProblem(STDIN, str(exc)) from None
+    _stdin[0].seek(0)
+    return _stdin[0]
+
+
+def stdin_head(n: int) -> bytes:
+    """The first ``n`` bytes of standard input (which stays readable from its start)."""
+    return _stdin_file().read(n)
 
 
 def read_bytes(path: Path) -> bytes:
-    """The whole file, with clear messages for missing or unreadable files.
+    """The whole file (a JSON array, read whole), with clear messages for missing, unreadable
+    or too large files (at most :data:`~medjudge.store.bounded.MAX_JSON_BYTES`).
 
     ``-`` is standard input, read once (a second call returns the same bytes).
     """
-    if is_stdin(path):
-        if not _stdin:
-            _stdin.append(sys.stdin.buffer.read())
-        return _stdin[0]
-    _check_file(path)
     try:
-        return path.read_bytes()
+        if is_stdin(path):
+            data = _stdin_file().read(MAX_JSON_BYTES + 1)
+        else:
+            _check_file(path)
+            with path.open("rb") as fh:
+                data = fh.read(MAX_JSON_BYTES + 1)
     except OSError as exc:
         raise _unreadable(path, exc) from None
+    if len(data) > MAX_JSON_BYTES:
+        raise ImportProblem(
+            path,
+            f"is larger than {size_text(MAX_JSON_BYTES)}, the most medjudge reads as one JSON "
+            "document; write it as JSONL (one record per line)",
+        )
+    return data
 
 
 def _check_file(path: Path) -> None:
@@ -49,6 +71,10 @@ def _check_file(path: Path) -> None:
         raise ImportProblem(path, "no such file")
     if path.is_dir():
         raise ImportProblem(path, "is a folder, not a file")
+    if not path.is_file():  # a device or a pipe has no end to hash (``/dev/zero``)
+        raise ImportProblem(
+            path, "is not a regular file (to read a pipe or a device, give - and redirect it)"
+        )
 
 
 def _unreadable(path: Path, exc: OSError) -> ImportProblem:
@@ -76,28 +102,45 @@ def _decode_lines(path: Path, raw: bytes) -> list[str]:
 
 
 def _stream_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """A file's lines (numbered from 1, without the newline), read one at a time: a large
-    import never holds the whole file (standard input is read once, as a whole, since the
-    import also hashes it)."""
+    """A file's lines (numbered from 1, without the newline), read one at a time and each at
+    most :data:`~medjudge.store.bounded.MAX_LINE_BYTES`: a large import never holds the whole
+    file (standard input is first spooled to a temporary file, since the import also hashes
+    it)."""
     if is_stdin(path):
-        yield from enumerate(_decode_lines(path, read_bytes(path)), start=1)
+        yield from _lines_of(path, _stdin_file())
         return
     _check_file(path)
     try:
         with path.open("rb") as fh:
-            for n, line in enumerate(fh, start=1):
-                if n == 1 and line.startswith(_BOM):
-                    line = line[len(_BOM) :]
-                yield n, _decode(path, line[:-1] if line.endswith(b"\n") else line, n)
+            yield from _lines_of(path, fh)
     except OSError as exc:
         raise _unreadable(path, exc) from None
 
 
+def _lines_of(path: Path, fh: BinaryIO) -> Iterator[tuple[int, str]]:
+    n = 1
+    while True:
+        try:
+            line = read_line(fh, n)
+        except TooLarge as exc:
+            raise ImportProblem(path, str(exc), line=n) from None
+        if not line:
+            return
+        if n == 1 and line.startswith(_BOM):
+            line = line[len(_BOM) :]
+        yield n, _decode(path, line[:-1] if line.endswith(b"\n") else line, n)
+        n += 1
+
+
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file (read in blocks) or of standard input (as read once)."""
-    if is_stdin(path):
-        return hashlib.sha256(read_bytes(path)).hexdigest()
     try:
+        if is_stdin(path):
+            digest, fh = hashlib.sha256(), _stdin_file()
+            while block := fh.read(1 << 20):
+                digest.update(block)
+            return digest.hexdigest()
+        _check_file(path)
         with path.open("rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
