@@ -316,7 +316,8 @@ def _audit(report: Report) -> Iterator[list[str]]:
     """Section ``audit`` (corrected figures): per criterion and source (``rater_b``), metric
     ``win``/``tie``/``loss`` (or ``win_difference`` with ``rater_b`` = ``A − B``) for each of
     ``judge_only``, ``physicians_only`` and ``corrected`` (``rater_a``; ``slice`` names the
-    judge; statements: metric ``comprehensiveness`` / ``hallucinations`` per answer), then
+    judge; per answer: metric ``comprehensiveness`` / ``hallucinations`` / ``rubric_score`` /
+    ``mean_score``, and ``<metric>_difference`` with ``rater_b`` = ``A − B``), then
     ``labels_needed`` (value: further labels; n: the labels there are) per corrected figure; a
     withheld criterion is one row with its reason."""
     au = report.audit
@@ -335,6 +336,10 @@ def _audit(report: Report) -> Iterator[list[str]]:
             for d in c.differences
         ]
         figures += [(r.source, r.metric, r.figures) for r in c.means]
+        figures += [
+            (f"{d.source_a} − {d.source_b}", f"{d.metric}_difference", d.figures)
+            for d in c.mean_differences
+        ]
         for who, metric, f in figures:
             for how, est in (
                 ("judge_only", f.judge_only),
