@@ -100,6 +100,8 @@ class OverviewScreen(Screen[int | None]):
         self.session = session
         self._status: dict[int, str] = {}
         self._rows: list[Any] = []
+        self._audit_running = False
+        self._audit_again = False
 
     @property
     def review_app(self) -> ReviewApp:
@@ -224,10 +226,18 @@ class OverviewScreen(Screen[int | None]):
         self.review_app.refresh_agreement()
         self._refresh_audit()
 
-    @work(thread=True, group="overview-audit", exclusive=True, exit_on_error=False)
     def _refresh_audit(self) -> None:
-        """Compute the audit's lines off the main thread (a newer request replaces a
-        running one) and hand them to :meth:`_show_audit`."""
+        """Recompute the audit in a thread; a request during a run queues one more run (so
+        runs never pile up while labels are being saved)."""
+        if self._audit_running:
+            self._audit_again = True
+            return
+        self._audit_running = True
+        self._audit_worker()
+
+    @work(thread=True, group="overview-audit", exit_on_error=False)
+    def _audit_worker(self) -> None:
+        """Compute the audit's lines off the main thread and hand them to :meth:`_show_audit`."""
         try:
             lines, error = _audit_lines(self.session.study.path), None
         except Exception as exc:  # noqa: BLE001 - shown, never fatal
@@ -236,8 +246,12 @@ class OverviewScreen(Screen[int | None]):
 
     def _show_audit(self, lines: list[Any] | None, error: str | None) -> None:
         """One row per corrected figure; the table shows only when the study has a sample."""
+        self._audit_running = False
         if not self.is_attached:  # the screen closed while the worker ran
             return
+        if self._audit_again:
+            self._audit_again = False
+            self._refresh_audit()
         audit = self.query_one("#ov-audit", DataTable)
         if error:
             self.notify(error, severity="warning", markup=False)
