@@ -231,6 +231,7 @@ KIND = Match(
     ),
     default_slices=("test", "p"),
     abstains=True,
+    audit="scores",
     answered_values=("0.5", "1"),
     marks_documents=True,
     listed_criterion=SUB_CRITERION,

@@ -214,6 +214,7 @@ KIND = Pairwise(
     source_positions=("A", "B"),
     tie_value="tie",
     win_rates=True,
+    audit="shares",
     display_swap=True,
     panes=(
         Pane("question", "Question"),

@@ -165,6 +165,7 @@ KIND = Rating(
     doc="An explanation rated on Likert scales and option completeness.",
     fields=COMMON_FIELDS | {"options", "correct", "explanation", "source"},
     source_positions=("explanation",),
+    audit="scores",
     panes=(Pane("case", "Case"), Pane("explanation", "Explanation")),
     key_group="Rate",
     help_title="Rating items",

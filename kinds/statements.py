@@ -195,6 +195,7 @@ KIND = Statements(
         ]
     ),
     abstains=True,
+    audit="answers",
     answered_values=("entailed", "contradicted"),
     help_title="Statements items (then on to the next statement)",
     listed_criterion=CRITERION,

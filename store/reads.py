@@ -107,6 +107,17 @@ def answer_sources(study: Study) -> dict[int, dict[str, str]]:
     return out
 
 
+def answer_words(study: Study) -> dict[int, dict[str, int]]:
+    """item id → answer position (``A``, ``B``, ``answer``) → the answer's length in words
+    (runs of non-space characters)."""
+    out: dict[int, dict[str, int]] = {}
+    for item_id, position, text in study.conn.execute(
+        "SELECT item_id, position, text FROM answers"
+    ):
+        out.setdefault(item_id, {})[position] = len(str(text or "").split())
+    return out
+
+
 def item_metadata(study: Study) -> dict[int, JsonObject]:
     """item id → the import row's extra fields, for items that have any."""
     out: dict[int, dict[str, Any]] = {}

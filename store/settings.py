@@ -145,6 +145,10 @@ class StudySettings(BaseModel):
     headline_judge: str | None = None
     """The judge the summaries show when several judges are equally complete on a criterion
     (the most complete judge always comes first; see ``judging.analysis.headline``)."""
+    judge_families: dict[str, str] = Field(default_factory=dict)
+    """Judge version → the answer source (model family) it belongs to (``settings
+    --judge-family VERSION=SOURCE``): the report's self-preference figure compares that judge's
+    win share for the source with the physicians'."""
     guidelines: str | None = None
     """Reviewer guidelines (Markdown, set by a lead with ``settings --guidelines FILE``): shown
     on a reviewer's first launch, again after they change, and on the G key."""

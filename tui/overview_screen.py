@@ -1,9 +1,14 @@
-"""The study overview: the reviewer's items, everyone's progress, live agreement, judge runs.
+"""The study overview: the reviewer's items, everyone's progress, live agreement, judge runs,
+and the judge audit once the study has a recorded random sample.
 
 Blind studies: the item list shows only the reviewer's own state; other raters appear only as
-aggregate figures (progress counts, agreement coefficients), never as per-item labels.
-Figures are computed in a thread worker (:meth:`ReviewApp.refresh_agreement`) and arrive as
-:class:`AgreementRefreshed`; the screen repaints the small tables only when they arrive.
+aggregate figures (progress counts, agreement coefficients, the audit's corrected figures),
+never as per-item labels. Figures are computed in a thread worker
+(:meth:`ReviewApp.refresh_agreement`) and arrive as :class:`AgreementRefreshed`; the screen
+repaints the small tables only when they arrive. The audit (one row per corrected figure:
+judge only, physicians only, corrected, with intervals —
+:func:`medjudge.judging.analysis.audit_lines.study_audit_lines`) is computed by this screen's
+own thread worker on a connection of its own, and its table shows only when there is a sample.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal
@@ -20,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from medjudge.store.literal import plural
+from medjudge.store.study import Study
 
 from . import render
 from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
@@ -44,10 +50,39 @@ JUDGE_WIDTH = 24
 """Longest rater name shown in the overview's tables (longer ones end in …)."""
 
 
+def _figure_cell(fig: Any, pct: bool) -> Text:
+    """A figure with its interval: ``0.42 [0.35, 0.49]`` or ``42% [35, 49]`` (``–``: none)."""
+    value = getattr(fig, "value", None)
+    if value is None:
+        return Text("–", style="dim")
+
+    def f(x: float) -> str:
+        return f"{x * 100:.0f}" if pct else f"{x:.2f}"
+
+    out = Text(f(value) + ("%" if pct else ""), end="")
+    if fig.ci_low is not None and fig.ci_high is not None:
+        out.append(f" [{f(fig.ci_low)}, {f(fig.ci_high)}]", "dim")
+    return out
+
+
+def _audit_lines(path: Any) -> list[Any] | None:
+    """The study's corrected figures on a connection of the caller's thread (None: no
+    recorded sample)."""
+    from medjudge.judging.analysis.audit_lines import study_audit_lines
+
+    with Study.open(path) as study:
+        return study_audit_lines(study)
+
+
 class OverviewScreen(Screen[int | None]):
     """Where the study stands; dismisses with an item id to open, or None."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+
+    DEFAULT_CSS = """
+    OverviewScreen #ov-audit { height: auto; max-height: 12; display: none; }
+    OverviewScreen.-narrow #ov-audit { max-height: 8; }
+    """
 
     BINDINGS = [
         Binding("escape", "back", "Back to review"),
@@ -65,6 +100,8 @@ class OverviewScreen(Screen[int | None]):
         self.session = session
         self._status: dict[int, str] = {}
         self._rows: list[Any] = []
+        self._audit_running = False
+        self._audit_again = False
 
     @property
     def review_app(self) -> ReviewApp:
@@ -86,6 +123,9 @@ class OverviewScreen(Screen[int | None]):
         with Container(id="ov-judge"):
             yield Static("", id="judge-line")
             yield ProgressBar(id="judge-bar", show_eta=False)
+        audit: DataTable[Text] = DataTable(id="ov-audit", cursor_type="row")
+        audit.border_title = "Judge audit: corrected figures (random physician sample)"
+        yield audit
         items: DataTable[Text] = DataTable(id="ov-items", cursor_type="row")
         items.border_title = "Your items (enter: open)"
         yield items
@@ -110,6 +150,8 @@ class OverviewScreen(Screen[int | None]):
         agreement.add_columns("criterion", "units", "reviewers", "judge vs reviewers", "judge")
         people = self.query_one("#ov-raters", DataTable)
         people.add_columns("rater", "kind", "done", "items done")
+        audit = self.query_one("#ov-audit", DataTable)
+        audit.add_columns("criterion", "figure", "judge only", "physicians only", "corrected")
         items = self.query_one("#ov-items", DataTable)
         items.add_columns("#", "item", "kind", "batch", "you")
         self._status = {r.id: self._state(r.id) for r in s.refs}
@@ -130,6 +172,7 @@ class OverviewScreen(Screen[int | None]):
         items.focus()
         self._show_judge(self.review_app.judge_state)
         self.review_app.refresh_agreement()
+        self._refresh_audit()
 
     def _state(self, item_id: int) -> str:
         s = self.session
@@ -175,11 +218,65 @@ class OverviewScreen(Screen[int | None]):
         self.session.reload_progress()
         self._update_items()
         self.review_app.refresh_agreement()
+        self._refresh_audit()
 
     def on_screen_resume(self) -> None:
         """Back from the agreement detail: bring the figures up to date."""
         self._update_items()
         self.review_app.refresh_agreement()
+        self._refresh_audit()
+
+    def _refresh_audit(self) -> None:
+        """Recompute the audit in a thread; a request during a run queues one more run (so
+        runs never pile up while labels are being saved)."""
+        if self._audit_running:
+            self._audit_again = True
+            return
+        self._audit_running = True
+        self._audit_worker()
+
+    @work(thread=True, group="overview-audit", exit_on_error=False)
+    def _audit_worker(self) -> None:
+        """Compute the audit's lines off the main thread and hand them to :meth:`_show_audit`."""
+        try:
+            lines, error = _audit_lines(self.session.study.path), None
+        except Exception as exc:  # noqa: BLE001 - shown, never fatal
+            lines, error = None, f"the judge audit could not be computed: {exc}"
+        self.app.call_from_thread(self._show_audit, lines, error)
+
+    def _show_audit(self, lines: list[Any] | None, error: str | None) -> None:
+        """One row per corrected figure; the table shows only when the study has a sample."""
+        self._audit_running = False
+        if not self.is_attached:  # the screen closed while the worker ran
+            return
+        if self._audit_again:
+            self._audit_again = False
+            self._refresh_audit()
+        audit = self.query_one("#ov-audit", DataTable)
+        if error:
+            self.notify(error, severity="warning", markup=False)
+        audit.display = bool(lines)
+        cursor = audit.cursor_row
+        audit.clear()
+        for line in lines or ():
+            if line.withheld:
+                audit.add_row(
+                    render.lit(line.criterion, "bold"),
+                    render.lit(render.clip(line.withheld, 72), "dim"),
+                    Text("–", style="dim"),
+                    Text("–", style="dim"),
+                    Text("–", style="dim"),
+                )
+                continue
+            audit.add_row(
+                render.lit(line.criterion, "bold"),
+                render.lit(line.figure),
+                _figure_cell(line.judge, line.percent),
+                _figure_cell(line.physicians, line.percent),
+                _figure_cell(line.corrected, line.percent),
+            )
+        if lines:
+            audit.move_cursor(row=min(cursor, len(lines) - 1), animate=False)
 
     def _update_items(self) -> None:
         items = self.query_one("#ov-items", DataTable)
@@ -251,3 +348,4 @@ class OverviewScreen(Screen[int | None]):
     def action_refresh(self) -> None:
         """Recompute the figures now."""
         self.review_app.refresh_agreement()
+        self._refresh_audit()

@@ -1,7 +1,9 @@
 """Judge audit: the models' figures corrected by a random physician sample (#28).
 
-For each pairwise criterion, each answer source's win, tie and loss share three ways (for
-statements items, K-QA comprehensiveness and hallucinations per answer: :mod:`.audit_kqa`):
+For each pairwise criterion, each answer source's win, tie and loss share three ways (the
+kinds with one answer per item, per answer: K-QA comprehensiveness and hallucinations
+(:mod:`.audit_kqa`), a rating scale's mean rating, a match item's match score and a rubric
+item's rubric score (:mod:`.audit_answers`); the kind's ``audit`` attribute says which):
 
 - **judge only**: the criterion's headline judge's verdicts on every unit of the population
   (Wilson interval);
@@ -11,7 +13,8 @@ statements items, K-QA comprehensiveness and hallucinations per answer: :mod:`.a
   sampled units, the judge's verdicts on those units and on the rest of the population.
 
 plus each pair of sources' difference in win share on the units where both answered (paired:
-PPI++ on the per-unit difference), and for every corrected figure the further randomly sampled
+PPI++ on the per-unit difference; per answer: of independent estimates, since two sources
+answer different items), and for every corrected figure the further randomly sampled
 reference labels needed to bring its half-width to the target (``report --target-halfwidth``).
 
 The population is the sampled frame: the items the recorded samples (``assign --sample``,
@@ -27,12 +30,18 @@ with their labels. Without any recorded sample there is no section at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from medjudge import kinds
+from medjudge.judging.analysis.audit_answers import (
+    AnswersAudit,
+    answers_audit,
+    rubric_answers,
+    score_answers,
+)
 from medjudge.judging.analysis.audit_figures import means_three_ways, shares_three_ways
 from medjudge.judging.analysis.audit_kqa import kqa_audit
 from medjudge.judging.analysis.headline import headline_judge
@@ -47,7 +56,8 @@ from medjudge.judging.analysis.records_audit import (
 )
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.ppi import Floats
-from medjudge.kinds.statements import CRITERION as STATEMENT_CRITERION
+from medjudge.store import reads
+from medjudge.store.json_types import JsonObject
 from medjudge.store.samples import Sample, recorded_samples
 from medjudge.store.study import Study
 
@@ -58,7 +68,9 @@ DEFINITION = (
     "the physicians' reference labels (adjudicated, else the reviewers' majority) on a uniform "
     "random sample of it (assign --sample), by PPI++ mean estimation with power tuning "
     "(Angelopoulos, Duchi & Zrnic 2023). Judge only and physicians only have Wilson intervals "
-    "for shares, normal intervals for means (K-QA figures per answer) and differences; "
+    "for shares, normal intervals for means (figures per answer: K-QA, rubric score, match "
+    "score, mean rating) and differences (between two sources' answers: independent, "
+    "se = √(se_A² + se_B²)); "
     "corrected figures the PPI++ normal interval, not clipped to [0, 1]. Labels needed: "
     "further randomly sampled reference labels (units or answers) to bring the corrected "
     "interval's half-width to the target, from the variances the data show. Valid when the "
@@ -242,6 +254,39 @@ def _sources(
     return out, diffs
 
 
+def _per_answer(
+    data: StudyData,
+    criterion: str,
+    form: str,
+    judge: str,
+    frame: set[int],
+    sampled: set[int],
+    entries: Mapping[int, JsonObject],
+    *,
+    confidence: float,
+    target: float,
+) -> AnswersAudit | str:
+    """The per-answer figures of one criterion, or why there are none."""
+    if form == "answers":
+        return kqa_audit(data, judge, frame, sampled, confidence=confidence, target=target)
+    if form == "rubric_scores":
+        answers = rubric_answers(data, criterion, judge, entries)
+    else:
+        if kinds.get(data.kind_of(criterion)).listed_criterion == criterion:
+            return (
+                "not computed: its units are an item's listed entries (sub-questions), which "
+                "cluster within the sampled items"
+            )
+        found = score_answers(data, criterion, judge)
+        if found is None:
+            return "not computed: its labels are not numbers (an option set)"
+        answers = found
+    metric = "rubric_score" if form == "rubric_scores" else "mean_score"
+    return answers_audit(
+        answers, (metric,), judge, frame, sampled, confidence=confidence, target=target
+    )
+
+
 def audit_criterion(
     data: StudyData,
     criterion: str,
@@ -249,14 +294,22 @@ def audit_criterion(
     *,
     confidence: float = 0.95,
     target: float = 0.05,
+    entries: Mapping[int, JsonObject] | None = None,
 ) -> AuditCriterion:
-    """The corrected figures of one criterion (or why they are withheld)."""
+    """The corrected figures of one criterion (or why they are withheld).
+
+    Args:
+        entries: unit id → its listed entry's data (a rubric criterion's points), for the
+            ``rubric`` form (``store.reads.listed_entries``).
+    """
     crit = data.criterion(criterion)
+    kind = kinds.get(data.kind_of(criterion))
+    form = kind.audit
     head: dict[str, object] = {
         "criterion": criterion,
         "polarity": crit.polarity if crit else None,
         "judge": None,
-        "unit": "answers" if criterion == STATEMENT_CRITERION else "units",
+        "unit": "units" if form == "shares" else "answers",
         "population": 0,
         "sampled": 0,
         "labelled": 0,
@@ -266,11 +319,10 @@ def audit_criterion(
         "sources": [],
         "differences": [],
         "means": [],
+        "mean_differences": [],
     }
-    kind = data.kind_of(criterion)
-    pairwise = kinds.get(kind).win_rates
-    if not pairwise and criterion != STATEMENT_CRITERION:
-        why = f"not computed yet for {kind} criteria (pairwise and K-QA statements only)"
+    if not form:
+        why = f"not computed for {kind.name} criteria"
         return record(AuditCriterion, {**head, "withheld": why})
     m = data.labels.get(criterion)
     judges = data.raters(criterion, "judge")
@@ -290,19 +342,33 @@ def audit_criterion(
     if found is None:
         return record(AuditCriterion, {**head, "withheld": NOT_RANDOM})
     frame, sampled = found
-    if not pairwise:
-        kqa = kqa_audit(data, judge, frame, sampled, confidence=confidence, target=target)
-        head.update(
-            population=kqa.population,
-            sampled=kqa.sampled,
-            labelled=kqa.labelled,
-            reference_outside_sample=kqa.outside,
-            notes=kqa.notes,
+    if form != "shares":
+        got = _per_answer(
+            data,
+            criterion,
+            form,
+            judge,
+            frame,
+            sampled,
+            entries or {},
+            confidence=confidence,
+            target=target,
         )
-        if not kqa.labelled:
+        if isinstance(got, str):
+            return record(AuditCriterion, {**head, "withheld": got})
+        head.update(
+            population=got.population,
+            sampled=got.sampled,
+            labelled=got.labelled,
+            reference_outside_sample=got.outside,
+            notes=got.notes,
+        )
+        if not got.labelled:
             head["withheld"] = "withheld: no sampled answer has a reference label yet"
             return record(AuditCriterion, head)
-        return record(AuditCriterion, head).model_copy(update={"means": kqa.rows})
+        return record(AuditCriterion, head).model_copy(
+            update={"means": got.rows, "mean_differences": got.differences}
+        )
     risk = crit is not None and crit.polarity == "risk"
     pop, notes, outside = _population(data, criterion, judge, frame, sampled, risk)
     sampled_units = sum(
@@ -331,8 +397,12 @@ def audit_section(
     samples = recorded_samples(study)
     if not samples:
         return None
+    entries: dict[int, JsonObject] = {}
+    for kind in kinds.KINDS.values():
+        if kind.audit == "rubric_scores" and kind.listed_field:
+            entries.update(reads.listed_entries(study, kind.name, kind.listed_field))
     criteria = [
-        audit_criterion(data, c, samples, confidence=confidence, target=target)
+        audit_criterion(data, c, samples, confidence=confidence, target=target, entries=entries)
         for c in data.criteria()
     ]
     return AuditSection(

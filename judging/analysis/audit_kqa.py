@@ -12,29 +12,24 @@ and are left out (counted), as are answers the judge gave no figure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
-
-from medjudge.judging.analysis.audit_figures import means_three_ways
+from medjudge.judging.analysis.audit_answers import (
+    Answer,
+    AnswersAudit,
+    Wording,
+    answers_audit,
+    reference_column,
+)
 from medjudge.judging.analysis.kqa import answer_figures, statement_answers
-from medjudge.judging.analysis.records_audit import AuditMeanRow
-from medjudge.judging.analysis.study_data import MAJORITY, StudyData
+from medjudge.judging.analysis.records_sections import KqaAnswer
+from medjudge.judging.analysis.study_data import StudyData
 from medjudge.kinds.statements import CRITERION as STATEMENT_CRITERION
 
 METRICS = ("comprehensiveness", "hallucinations")
 
-
-@dataclass
-class KqaAudit:
-    """The corrected K-QA figures of a sampled frame, with what they rest on."""
-
-    rows: list[AuditMeanRow] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    population: int = 0
-    sampled: int = 0
-    labelled: int = 0
-    outside: int = 0
+WORDING = Wording(
+    no_judge="without a judged Must_have statement ({judge})",
+    no_reference="without a reference label on a Must_have statement yet",
+)
 
 
 def kqa_audit(
@@ -45,67 +40,23 @@ def kqa_audit(
     *,
     confidence: float,
     target: float,
-) -> KqaAudit:
-    """Comprehensiveness and hallucinations per source over the answers of ``frame``."""
+) -> AnswersAudit:
+    """Comprehensiveness and hallucinations per source over the answers of ``frame``, and each
+    pair of sources' difference (:func:`.audit_answers.answers_audit`)."""
     answers = statement_answers(data)
     units = answers.units
     judged = answer_figures(data.column(STATEMENT_CRITERION, judge, units), judge, answers)
-    majority = data.column(STATEMENT_CRITERION, MAJORITY, units)
-    reference = [data.adjudications.get(u, m) for u, m in zip(units, majority, strict=True)]
-    ref = answer_figures(reference, "reference", answers)
-    out = KqaAudit()
-    declined = no_figure = unlabelled = 0
-    rows: dict[str, list[int]] = {}
-    for k, item in enumerate(answers.item_ids):
-        has_reference = ref[k].comprehensiveness is not None
-        if item not in frame:
-            out.outside += has_reference
-            continue
-        out.sampled += item in sampled
-        if answers.declined[k]:
-            declined += 1
-            continue
-        if judged[k].comprehensiveness is None:
-            no_figure += 1
-            continue
-        out.population += 1
-        if item in sampled:
-            out.labelled += has_reference
-            unlabelled += not has_reference
-        elif has_reference:
-            out.outside += 1
-        rows.setdefault(answers.sources[k], []).append(k)
-    for source, ks in sorted(rows.items()):
-        labelled = [
-            k for k in ks if answers.item_ids[k] in sampled and ref[k].comprehensiveness is not None
-        ]
-        rest = [k for k in ks if k not in set(labelled)]
-        for metric in METRICS:
-            y = np.array([float(getattr(ref[k], metric)) for k in labelled], dtype=np.float64)
-            mine = np.array([float(getattr(judged[k], metric)) for k in labelled], dtype=np.float64)
-            other = np.array([float(getattr(judged[k], metric)) for k in rest], dtype=np.float64)
-            out.rows.append(
-                AuditMeanRow(
-                    source=source,
-                    metric=metric,
-                    answers=len(ks),
-                    figures=means_three_ways(y, mine, other, confidence=confidence, target=target),
-                )
-            )
-    if declined:
-        out.notes.append(f"{declined:,} answer(s) declining to answer left out (abstentions)")
-    if no_figure:
-        out.notes.append(
-            f"{no_figure:,} answer(s) without a judged Must_have statement ({judge}) left out"
-        )
-    if unlabelled:
-        out.notes.append(
-            f"{unlabelled:,} sampled answer(s) without a reference label on a Must_have "
-            "statement yet: counted with the judge's figures only"
-        )
-    if out.outside:
-        out.notes.append(
-            f"{out.outside:,} answer(s) with reference labels outside the random sample not "
-            "used (not random)"
-        )
-    return out
+    ref = answer_figures(reference_column(data, STATEMENT_CRITERION, units), "reference", answers)
+
+    def figures(f: KqaAnswer) -> tuple[float, ...] | None:
+        if f.comprehensiveness is None or f.hallucinations is None:
+            return None
+        return (float(f.comprehensiveness), float(f.hallucinations))
+
+    rows = [
+        Answer(item, answers.sources[k], figures(judged[k]), figures(ref[k]), answers.declined[k])
+        for k, item in enumerate(answers.item_ids)
+    ]
+    return answers_audit(
+        rows, METRICS, judge, frame, sampled, confidence=confidence, target=target, wording=WORDING
+    )

@@ -15,7 +15,8 @@ Per version (read-only, from the loaded study and the stored calls):
   were built from (a call shared by two versions through the cache counts for both); wall time
   of the runs it took part in.
 
-And judge-vs-judge agreement (κ, AC1, percent) for every pair of versions per criterion.
+And judge-vs-judge agreement (κ, AC1, percent) for every pair of versions per criterion, and
+each version's length bias and self-preference beside the physicians' (:mod:`.judge_biases`).
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ from typing import Any
 
 from medjudge import kinds
 from medjudge.judging.analysis.consistency import judge_consistency, share
+from medjudge.judging.analysis.judge_biases import DEFINITION as BIAS_DEFINITION
+from medjudge.judging.analysis.judge_biases import judge_biases
 from medjudge.judging.analysis.records import ConsistencyRow, record
 from medjudge.judging.analysis.records_sections import JudgesSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification_of_cells
 from medjudge.store.judge_versions import list_versions, run_seconds, verdict_call_totals
+from medjudge.store.reads import answer_words
 from medjudge.store.study import Study
 
 DEFINITIONS = [
@@ -199,4 +203,13 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
                     "percent": d["percent"],
                 }
             )
-    return record(JudgesSection, {"definitions": DEFINITIONS, "versions": versions, "pairs": pairs})
+    biases = judge_biases(data, answer_words(study), confidence)
+    return record(
+        JudgesSection,
+        {
+            "definitions": DEFINITIONS + ([BIAS_DEFINITION] if biases else []),
+            "versions": versions,
+            "pairs": pairs,
+            "biases": [],
+        },
+    ).model_copy(update={"biases": biases})  # records already

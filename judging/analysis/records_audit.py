@@ -79,12 +79,26 @@ class AuditDifference(Record):
 
 
 class AuditMeanRow(Record):
-    """One answer source's mean K-QA figure per answer (``comprehensiveness``: entailed /
-    labelled Must_have statements; ``hallucinations``: contradicted statements) three ways."""
+    """One answer source's mean figure per answer three ways: K-QA's ``comprehensiveness``
+    (entailed / labelled Must_have statements) and ``hallucinations`` (contradicted
+    statements), a rubric's ``rubric_score``, or ``mean_score``: a numeric criterion's label
+    (a match score 1 / 0.5 / 0, a rating)."""
 
     source: str
     metric: str
     answers: int
+    figures: AuditMeans
+
+
+class AuditMeanDifference(Record):
+    """Source A's mean figure minus source B's (``metric`` as in :class:`AuditMeanRow`),
+    each over its own answers: different answers, so independent estimates (not paired)."""
+
+    source_a: str
+    source_b: str
+    metric: str
+    answers_a: int
+    answers_b: int
     figures: AuditMeans
 
 
@@ -94,7 +108,7 @@ class AuditCriterion(Record):
     Attributes:
         judge: the judge whose verdicts are corrected (the criterion's headline judge).
         unit: what the counts count: ``units`` (pairwise: an item's criterion) or ``answers``
-            (statements: an answer with its statements).
+            (statements, rating, match, rubric: an answer with its labels).
         population: units of the sampled frame with a verdict of that judge.
         sampled: of those, units of sampled items.
         labelled: of those, units with a reference label (adjudicated, else the reviewers'
@@ -118,6 +132,7 @@ class AuditCriterion(Record):
     sources: list[AuditSource]
     differences: list[AuditDifference]
     means: list[AuditMeanRow]
+    mean_differences: list[AuditMeanDifference]
 
 
 class AuditSection(Record):

@@ -84,12 +84,43 @@ class VersionPair(Record):
     percent: Figure
 
 
+class JudgeBias(Record):
+    """One bias figure of one judge version on one pairwise criterion, beside the physicians'
+    value on the same units (:mod:`medjudge.judging.analysis.judge_biases`).
+
+    Attributes:
+        bias: ``longer_answer_wins`` (among decisive verdicts with answers of different
+            lengths, the share won by the longer answer), ``per_100_words`` (the change in
+            answer A's chance to win per 100 words more in A than in B, among decisive verdicts)
+            or ``self_preference`` (the win share of ``family``, the source whose model family
+            the judge belongs to).
+        family: the judge's own source (``self_preference`` only).
+        units: units compared: with a verdict of the judge and a reference label (all the
+            judge's units when no unit has a reference label).
+        judge: the judge's figure on those units.
+        physicians: the reference labels' figure on the same units (None without any).
+        flagged: the judge's interval excludes the physicians' value.
+        note: units left out, and why.
+    """
+
+    judge_version: str
+    criterion: str
+    bias: str
+    family: str | None
+    units: int
+    judge: Figure
+    physicians: Figure | None
+    flagged: bool
+    note: str | None
+
+
 class JudgesSection(Record):
-    """Every judge version side by side, and each pair of versions."""
+    """Every judge version side by side, each pair of versions, and the judges' biases."""
 
     definitions: list[str]
     versions: list[JudgeVersion]
     pairs: list[VersionPair]
+    biases: list[JudgeBias]
 
 
 class KqaSource(Record):

@@ -1,6 +1,7 @@
 """Report tables and lines of the judge-audit section (corrected figures, #28): the samples,
-each source's win / tie / loss three ways, the paired differences, K-QA comprehensiveness and
-hallucinations per answer three ways, and one line per criterion
+each source's win / tie / loss three ways, the paired differences, the figures per answer three
+ways (K-QA comprehensiveness and hallucinations, rubric score, match score, mean rating) with
+the differences between two sources' answers, and one line per criterion
 saying what the figures rest on (or why they are withheld). The Markdown and HTML templates
 place them; the CSV writes the same figures as rows (:mod:`.render.csv`)."""
 
@@ -111,7 +112,7 @@ def differences(section: AuditSection) -> Table:
 
 
 def means(section: AuditSection) -> Table:
-    """Each source's mean K-QA figures per answer: judge only, physicians only, corrected."""
+    """Each source's mean figures per answer: judge only, physicians only, corrected."""
     columns = (
         *_cols("Criterion", "Model", "Figure per answer", "Answers", numeric=(3,)),
         *_three_ways(section, "answers"),
@@ -134,7 +135,37 @@ def means(section: AuditSection) -> Table:
                     _needed(f.corrected),
                 )
             )
-    return _table("K-QA figures per answer: judge only, physicians only, corrected", columns, rows)
+    return _table(
+        "Figures per answer (K-QA, rubric, match, rating): judge only, physicians only, corrected",
+        columns,
+        rows,
+    )
+
+
+def mean_differences(section: AuditSection) -> Table:
+    """Each pair of sources' difference in a mean figure per answer (different answers)."""
+    columns = (
+        *_cols("Criterion", "Models (A − B)", "Figure per answer", "Answers", numeric=(3,)),
+        *_three_ways(section, "answers", lam=False),
+    )
+    rows = (
+        (
+            Text(c.criterion),
+            Text(f"{d.source_a} − {d.source_b}"),
+            Label(d.metric),
+            Ratio(d.answers_a, d.answers_b, " and "),
+            Est(d.figures.judge_only),
+            Est(d.figures.physicians_only),
+            Est(d.figures.corrected),
+            _basis(d.figures.corrected),
+            _needed(d.figures.corrected),
+        )
+        for c in section.criteria
+        for d in c.mean_differences
+    )
+    return _table(
+        "Mean of A minus mean of B per answer (different answers: independent)", columns, rows
+    )
 
 
 def criterion_line(c: AuditCriterion) -> str:

@@ -2,13 +2,14 @@
 
 Built from ``report.judges`` (:func:`medjudge.judging.analysis.judge_versions.judges_section`):
 every judge version side by side with its position bias, its agreement with the reviewers'
-majority, its cost; and judge-vs-judge agreement.
+majority, its cost; judge-vs-judge agreement; and the judges' length bias and self-preference
+beside the physicians' (the "Judge biases" table).
 """
 
 from __future__ import annotations
 
 from medjudge.judging.analysis.records import Figure
-from medjudge.judging.analysis.records_sections import JudgeVersion, VersionVsMajority
+from medjudge.judging.analysis.records_sections import JudgeBias, JudgeVersion, VersionVsMajority
 from medjudge.judging.report.cells import (
     Cell,
     Code,
@@ -16,6 +17,7 @@ from medjudge.judging.report.cells import (
     Count,
     Duration,
     Est,
+    Label,
     Money,
     Share,
     Table,
@@ -165,8 +167,51 @@ def pairs(report: Report) -> Table:
     return Table("Judge version vs judge version", columns, rows)
 
 
+def bias_name(b: JudgeBias) -> str:
+    """What a bias row measures, in a few words."""
+    if b.bias == "self_preference":
+        return f"self-preference: {b.family} wins"
+    if b.bias == "per_100_words":
+        return "win chance per 100 words longer"
+    return "longer answer wins"
+
+
+def biases(report: Report) -> Table:
+    """Each judge version's length bias and self-preference beside the physicians' value on
+    the same units, flagged when the judge's interval excludes it."""
+    columns = (
+        Column("Judge version"),
+        Column("Criterion"),
+        Column("Bias"),
+        Column("Units", True),
+        Column("Judge", True),
+        Column("Physicians (same units)", True, "Physicians"),
+        Column("Flag"),
+        Column("Note"),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for b in report.judges.biases:
+        pct = b.bias != "per_100_words"
+        rows.append(
+            (
+                Text(b.judge_version),
+                Text(b.criterion),
+                Text(bias_name(b)),
+                Count(b.units),
+                Est(b.judge, pct=pct),
+                Est(b.physicians, pct=pct) if b.physicians else Label("no reference label"),
+                Label("biased: outside the judge's interval" if b.flagged else "–"),
+                Label(b.note or ""),
+            )
+        )
+    return Table("Judge biases", columns, tuple(rows))
+
+
 def tables(report: Report) -> list[Table]:
-    """The section's tables in order (empty tables left out, the first always kept)."""
-    out = [versions(report), settings_and_cost(report)]
+    """The section's tables in order (empty tables left out, the first always kept); the
+    judge biases follow the versions' position figures."""
+    out = [versions(report)]
+    out += [t for t in (biases(report),) if t.rows]
+    out += [settings_and_cost(report)]
     out += [t for t in (vs_majority(report), pairs(report)) if t.rows]
     return out

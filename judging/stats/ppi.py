@@ -331,3 +331,40 @@ def labels_needed(
         return LabelsNeeded(None, now, float(h[-1]), units)
     k = int(reached[0])
     return LabelsNeeded(k, now, float(h[k]), units)
+
+
+def labels_needed_split(
+    a: tuple[ArrayLike, ArrayLike, ArrayLike],
+    b: tuple[ArrayLike, ArrayLike, ArrayLike],
+    target_halfwidth: float,
+    *,
+    confidence: float = 0.95,
+) -> LabelsNeeded:
+    """Further labels for the difference of two PPI++ means over *different* units (group A's
+    answers and group B's, e.g. two models' answers to different items), whose estimates are
+    independent: the half-width of ``θ̂_A − θ̂_B`` is ``√(h_A² + h_B²)``.
+
+    ``a`` and ``b`` are each ``(y, yhat, yhat_unlabelled)``. Further labels are drawn uniformly
+    from the units not yet labelled, so k of them fall to A and B in proportion to the units
+    each has left (rounded; :func:`projected_halfwidths` for each). The smallest k whose
+    projected half-width reaches the target (None: not even with every unit labelled).
+
+    Raises:
+        ValueError: a target that is not positive, or data :func:`ppi_means` refuses.
+    """
+    if not (target_halfwidth > 0 and math.isfinite(target_halfwidth)):
+        raise ValueError(f"the target half-width must be positive, not {target_halfwidth!r}")
+    ha = projected_halfwidths(*a, confidence=confidence)
+    hb = projected_halfwidths(*b, confidence=confidence)
+    rest_a, rest_b = ha.size - 1, hb.size - 1
+    rest = rest_a + rest_b
+    k = np.arange(rest + 1)
+    ka = np.rint(k * (rest_a / rest)).astype(int) if rest else np.zeros(1, dtype=int)
+    ka = np.clip(np.maximum(ka, k - rest_b), 0, rest_a)
+    h = np.sqrt(ha[ka] ** 2 + hb[k - ka] ** 2)
+    units = rest + int(np.asarray(a[0]).shape[-1]) + int(np.asarray(b[0]).shape[-1])
+    reached = np.flatnonzero(h <= target_halfwidth * (1.0 + 1e-12))
+    if reached.size == 0:
+        return LabelsNeeded(None, float(h[0]), float(h[-1]), units)
+    first = int(reached[0])
+    return LabelsNeeded(first, float(h[0]), float(h[first]), units)

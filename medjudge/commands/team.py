@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -242,6 +242,14 @@ def settings(
             help="The judge summaries show when judges are equally complete ('' clears it)."
         ),
     ] = None,
+    judge_family: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="VERSION=SOURCE: the judge version belongs to that answer source's model "
+            "family (the report compares its win share for the source with the physicians': "
+            "self-preference); VERSION= removes it; repeat for several."
+        ),
+    ] = None,
     guidelines: Annotated[
         Path | None,
         typer.Option(
@@ -280,6 +288,7 @@ def settings(
       medjudge settings trial.db --scale completeness=interval
       medjudge settings trial.db --categories correctness=A,B,tie
       medjudge settings trial.db --guidelines guidelines.md
+      medjudge settings trial.db --judge-family gpt-4o-judge=gpt-4o
     """
     with opened(study, check=True) as s:
         changes: dict[str, Any] = {
@@ -297,6 +306,8 @@ def settings(
             changes["decline_phrases"] = tuple(p.strip() for p in decline_phrase if p.strip())
         if headline_judge is not None:  # '' clears it
             changes["headline_judge"] = headline_judge.strip() or None
+        if judge_family:
+            changes["judge_families"] = _with_families(s.settings.judge_families, judge_family)
         if scale:
             changes["criteria"] = _with_scales(s.settings.criteria, scale)
         if categories:
@@ -316,6 +327,11 @@ def settings(
         out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
         out(f"rubric points: {'hidden until the reveal' if st.hide_points else 'shown'}")
         out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
+        if st.judge_families:
+            for version, source in sorted(st.judge_families.items()):
+                out(f"judge family: {version} belongs to {source}")
+        else:
+            out("judge families: none (settings --judge-family VERSION=SOURCE)")
         if st.guidelines:
             lines = st.guidelines.count("\n") + 1
             out(f"reviewer guidelines: {len(st.guidelines):,} characters, {lines:,} lines")
@@ -399,6 +415,22 @@ def _with_categories(
                     f"that set: {said}; declare them too, or change those labels first"
                 )
     return [by_name[c.name] for c in criteria]
+
+
+def _with_families(families: Mapping[str, str], specs: Sequence[str]) -> dict[str, str]:
+    """The judge families with ``--judge-family VERSION=SOURCE`` applied (``VERSION=``
+    removes one; a clear error for a spec without ``=`` or a version)."""
+    out = dict(families)
+    for spec in specs:
+        version, eq, source = spec.partition("=")
+        version, source = version.strip(), source.strip()
+        if not eq or not version:
+            raise UserError(f"--judge-family {spec!r}: write VERSION=SOURCE (VERSION= removes it)")
+        if source:
+            out[version] = source
+        else:
+            out.pop(version, None)
+    return out
 
 
 def _with_scales(criteria: Sequence[Criterion], specs: Sequence[str]) -> list[Criterion]:

@@ -5,6 +5,7 @@ reason, method`` (the interval's method). ``section`` is the view (``human_human
 ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
+``judge_bias`` (length bias and self-preference, see :func:`_biases`),
 ``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
 value, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``excluded`` (the answers left out as abstentions: one row
 ``excluded_answers`` with n of N as value and n, then one row per answer with its item as the
@@ -256,6 +257,30 @@ def _judges(report: Report) -> Iterator[list[str]]:
                 metric=key,
                 est=fig,
             )
+    yield from _biases(report)
+
+
+def _biases(report: Report) -> Iterator[list[str]]:
+    """Section ``judge_bias``: per judge version (``rater_a``) and criterion, metric
+    ``longer_answer_wins``, ``per_100_words`` or ``self_preference`` (slice ``family=SOURCE``),
+    once for the judge and once for ``physicians`` (``rater_b``: ``judge`` or ``physicians``,
+    on the same units), then ``flagged`` (value 1 when the judge's interval excludes the
+    physicians' value, else 0; the note as reason)."""
+    for b in report.judges.biases:
+        where = f"family={b.family}" if b.family is not None else "all"
+        for who, fig in (("judge", b.judge), ("physicians", b.physicians)):
+            if fig is not None:
+                yield _row("judge_bias", b.criterion, where, b.judge_version, who, b.bias, fig)
+        row = _row(
+            "judge_bias",
+            b.criterion,
+            where,
+            b.judge_version,
+            metric=f"{b.bias}:flagged",
+            value=int(b.flagged),
+            n=b.units,
+        )
+        yield _with_reason(row, b.note)
 
 
 def _adjudication(report: Report) -> Iterator[list[str]]:
@@ -316,7 +341,8 @@ def _audit(report: Report) -> Iterator[list[str]]:
     """Section ``audit`` (corrected figures): per criterion and source (``rater_b``), metric
     ``win``/``tie``/``loss`` (or ``win_difference`` with ``rater_b`` = ``A − B``) for each of
     ``judge_only``, ``physicians_only`` and ``corrected`` (``rater_a``; ``slice`` names the
-    judge; statements: metric ``comprehensiveness`` / ``hallucinations`` per answer), then
+    judge; per answer: metric ``comprehensiveness`` / ``hallucinations`` / ``rubric_score`` /
+    ``mean_score``, and ``<metric>_difference`` with ``rater_b`` = ``A − B``), then
     ``labels_needed`` (value: further labels; n: the labels there are) per corrected figure; a
     withheld criterion is one row with its reason."""
     au = report.audit
@@ -335,6 +361,10 @@ def _audit(report: Report) -> Iterator[list[str]]:
             for d in c.differences
         ]
         figures += [(r.source, r.metric, r.figures) for r in c.means]
+        figures += [
+            (f"{d.source_a} − {d.source_b}", f"{d.metric}_difference", d.figures)
+            for d in c.mean_differences
+        ]
         for who, metric, f in figures:
             for how, est in (
                 ("judge_only", f.judge_only),
