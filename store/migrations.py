@@ -94,6 +94,13 @@ def _rewrite_checks(
     (ALTER TABLE, "making other kinds of table schema changes"): rewrite the table's SQL in
     ``sqlite_schema``, bump ``schema_version``, check the file. It runs in the migration's
     transaction: all or nothing.
+
+    Not sqlite-utils' ``table.transform()``: it has no way to change a CHECK (it copies them as
+    they are), and it would copy every row to change nothing stored. A later migration that
+    renames, drops or retypes a column can use ``transform()`` on the migration's transaction
+    (it defers foreign keys there and keeps indexes), but it drops the table's triggers —
+    ``items``, ``answers`` and ``statements`` carry the search index's, the append-only tables
+    theirs — so such a migration re-creates them from ``sqlite_master`` afterwards.
     """
     version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
     conn.execute("PRAGMA writable_schema = ON")
