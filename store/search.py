@@ -1,8 +1,9 @@
 """Full-text search over the items' questions, answers and listed entries (#29).
 
 The index is SQLite's FTS5, one table per searched table (``items_fts``, ``answers_fts``,
-``statements_fts``), built by migration ``013_search`` and kept up to date by triggers, so an
-import is searchable as soon as it is committed. A query is FTS5's syntax: words (all of them
+``statements_fts``), built by migration ``013_search``; each import adds its rows to it in its
+own transaction (:func:`index_new_rows`), so an import is searchable as soon as it is
+committed. A query is FTS5's syntax: words (all of them
 must occur, in any order and matched by their stem), ``"a phrase"``, ``OR``, ``NOT``,
 ``prefix*``. Items are ranked by their best match (BM25).
 
@@ -21,10 +22,37 @@ from dataclasses import dataclass
 
 from medjudge import kinds
 
+from .migrations import SEARCHED
 from .study import Study
 
 SNIPPET_TOKENS = 16
 """Words around the match in a snippet (FTS5 allows up to 64)."""
+
+
+def index_marks(conn: sqlite3.Connection) -> tuple[int, ...] | None:
+    """The highest row id of each searched table (``SEARCHED``), before an import adds rows;
+    None for a file without the index (a schema before ``013_search``, as tests build: the
+    migration indexes every row when it comes)."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_fts'").fetchone():
+        return None
+    return tuple(
+        int(conn.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0])
+        for table, _ in SEARCHED
+    )
+
+
+def index_new_rows(conn: sqlite3.Connection, marks: tuple[int, ...] | None) -> None:
+    """Add the rows above ``marks`` (:func:`index_marks`) to the search index: one statement
+    per table, in the caller's (the import's) transaction. Rows of these tables are only ever
+    added, by imports, so this keeps the index complete."""
+    if marks is None:
+        return
+    for (table, column), mark in zip(SEARCHED, marks, strict=True):
+        conn.execute(
+            f"INSERT INTO {table}_fts (rowid, {column}) "
+            f"SELECT id, {column} FROM {table} WHERE id > ? ORDER BY id",
+            (mark,),
+        )
 
 
 class BadQuery(ValueError):

@@ -214,8 +214,6 @@ def test_exact_schema(study: Study) -> None:
         "sample_items_append_only_u",
         "sample_items_append_only_d",
         "sample_items_append_only_i",
-        # 013: sqlite-utils' triggers keep the search index up to date
-        *(f"{t}_{op}" for t in ("items", "answers", "statements") for op in ("ai", "ad", "au")),
     } == triggers
 
 

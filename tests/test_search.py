@@ -1,5 +1,5 @@
-"""Full-text search (#29): the FTS5 index over questions, answers and listed entries, kept up to
-date on import, built for an older study by migration 013 (all or nothing, also when the
+"""Full-text search (#29): the FTS5 index over questions, answers and listed entries, added to
+by each import in its transaction, built for an older study by migration 013 (all or nothing, also when the
 process is killed halfway), and ``medjudge search`` — literal output, blind reviewers told
 neither sources nor file letters, bad queries named."""
 
@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 from medjudge.store import migrations
+from medjudge.store.importing.problems import ImportProblem
 from medjudge.store.importing.run import import_file
 from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
@@ -105,9 +106,26 @@ def test_an_import_is_searchable_at_once(study: Study, tmp_path: Path) -> None:
     assert hit.ext_id == "p9"
 
 
-def test_the_index_agrees_with_the_tables(study: Study) -> None:
+def _index_is_whole(study: Study) -> None:
+    """FTS5's own check that the index holds exactly the rows' text (raises if not)."""
     for table in ("items_fts", "answers_fts", "statements_fts"):
         study.conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+
+
+def test_the_index_agrees_with_the_tables(study: Study) -> None:
+    _index_is_whole(study)
+
+
+def test_a_failed_import_leaves_nothing_in_the_index(study: Study, tmp_path: Path) -> None:
+    rows = [pairwise_row(7, question="Does turmeric help arthritis?"), {"id": "bad"}]
+    with pytest.raises(ImportProblem):
+        import_file(study, write_jsonl(tmp_path / "bad.jsonl", rows), "pairwise", actor="t")
+    assert search(study, "turmeric").hits == []
+    _index_is_whole(study)
+    rows = [pairwise_row(7, question="Does turmeric help arthritis?")]
+    import_file(study, write_jsonl(tmp_path / "good.jsonl", rows), "pairwise", actor="t")
+    assert [h.ext_id for h in search(study, "turmeric").hits] == ["p7"]
+    _index_is_whole(study)
 
 
 # -- an older study ------------------------------------------------------------------------
@@ -166,9 +184,7 @@ def test_a_migration_killed_halfway_leaves_nothing_and_runs_again(
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
     conn = sqlite3.connect(path)
-    left = conn.execute(
-        "SELECT name FROM sqlite_master WHERE name LIKE '%fts%' OR name LIKE '%\\_a_' ESCAPE '\\'"
-    ).fetchall()
+    left = conn.execute("SELECT name FROM sqlite_master WHERE name LIKE '%fts%'").fetchall()
     assert left == [] and "013_search" not in migrations.applied(conn)
     conn.close()
     with Study.open(path) as s:  # the next open builds the whole index
