@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("study", "import_"),
     "status": ("study", "status"),
     "export": ("study", "export"),
+    "search": ("search", "search"),
     "backup": ("study", "backup"),
     "judge": ("judge", "judge"),
     "review": ("review", "review"),

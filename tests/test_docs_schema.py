@@ -30,15 +30,28 @@ def documented() -> dict[tuple[str, str], str]:
     return sections
 
 
+FTS5_SHADOW = ("_data", "_idx", "_docsize", "_config")
+"""FTS5's own storage tables, ``NAME_data`` … for an index table ``NAME``: described once, as a
+group, in the search index section, not each on its own."""
+
+
+def shadow_tables(conn: sqlite3.Connection) -> set[str]:
+    """Tables SQLite itself calls shadow tables (a virtual table's storage)."""
+    return {r[1] for r in conn.execute("PRAGMA table_list") if r[2] == "shadow"}
+
+
 def live(conn: sqlite3.Connection) -> dict[tuple[str, str], list[str]]:
-    """(type, name) → columns, for every table and view but SQLite's own."""
+    """(type, name) → columns, for every table and view but SQLite's own and virtual tables'
+    shadow tables."""
     objects = conn.execute(
         "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
         "AND name NOT LIKE 'sqlite_%'"
     ).fetchall()
+    shadows = shadow_tables(conn)
     return {
         (kind, name): [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
         for kind, name in objects
+        if name not in shadows
     }
 
 
@@ -78,3 +91,13 @@ def test_views_name_the_table_whose_columns_they_have(conn: sqlite3.Connection) 
         if kind == "view":
             (source,) = re.findall(r"Same columns as `(\w+)`", sections[(kind, name)])
             assert tables[("table", source)] == columns, name
+
+
+def test_every_shadow_table_belongs_to_a_documented_index(conn: sqlite3.Connection) -> None:
+    sections, text = documented(), SCHEMA_MD.read_text(encoding="utf-8")
+    shadows = shadow_tables(conn)
+    assert shadows, "a study has a search index"
+    for name in shadows:
+        owner, suffix = next((name[: -len(s)], s) for s in FTS5_SHADOW if name.endswith(s))
+        assert ("table", owner) in sections, name
+        assert f"`NAME{suffix}`" in text, suffix

@@ -157,6 +157,18 @@ EXPECTED = {
     "judge_batch_calls": ["batch_id", "key", "custom_id"],
     "judge_batch_requests": ["batch_id", "key", "call"],
     "run_leases": ["judge_key", "judge", "token", "pid", "host", "started", "heartbeat"],
+    # 013: the full-text search index (FTS5, external content) and FTS5's own shadow tables
+    **{
+        name: columns
+        for table, column in (("items", "question"), ("answers", "text"), ("statements", "text"))
+        for name, columns in (
+            (f"{table}_fts", [column]),
+            (f"{table}_fts_data", ["id", "block"]),
+            (f"{table}_fts_idx", ["segid", "term", "pgno"]),
+            (f"{table}_fts_docsize", ["id", "sz"]),
+            (f"{table}_fts_config", ["k", "v"]),
+        )
+    },
 }
 
 

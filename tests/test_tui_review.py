@@ -365,6 +365,7 @@ async def test_help_lists_every_key(tmp_path: Path) -> None:
     shown = " ".join(k for _, keys in KEYMAP for k, _ in keys)
     names = {
         "question_mark": "?",
+        "slash": "/",
         "left_square_bracket": "[",
         "right_square_bracket": "]",
         "space": "space",

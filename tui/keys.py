@@ -43,6 +43,11 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
             ("j", "jump to the next item you have not finished"),
             ("g", "go to an item by its id or number"),
             (
+                "/",
+                "search your items by words of the question, answers and statements; enter "
+                "lists the matches, enter on one goes there",
+            ),
+            (
                 "tab / shift+tab",
                 "focus the next / previous pane (answers scroll with ↑ ↓ pgup pgdn)",
             ),

@@ -21,6 +21,7 @@ from medjudge import kinds
 from ..frames import FILE
 from ..items import display_swap
 from ..labels import write_label
+from ..search import index_marks, index_new_rows
 from ..settings import Criterion
 from ..study import Study, audit, dumps, utcnow
 from .parsed import ItemIn, LabelIn
@@ -185,6 +186,7 @@ def store_items(
     settings = study.settings
     criteria = settings.criteria_for(kind)
     with study.tx() as conn:
+        unindexed = index_marks(conn)
         human_names, judge_names = _rater_names(conn)
         now = utcnow()
         import_id = conn.execute(
@@ -211,6 +213,8 @@ def store_items(
                     summary.labels_unchanged += 1
         if require_items and seen == 0:
             raise ImportProblem(file, "has no records")
+        if summary.items_added:
+            index_new_rows(conn, unindexed)  # searchable once committed
         if summary.items_added == 0 and summary.labels_added == 0:
             conn.execute("DELETE FROM imports WHERE id = ?", (import_id,))
         else:

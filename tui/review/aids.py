@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from medjudge.store.db import StudyError
+from medjudge.store.search import Found, search
 from medjudge.tui.dialogs import PromptDialog
+from medjudge.tui.search_screen import RESULTS, SearchScreen
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -131,6 +133,25 @@ class ReviewerAids:
             ),
             go,
         )
+
+    def action_search(self) -> None:
+        """Search the reviewer's queue by words of the questions, answers and statements, and
+        go to the item chosen (answers named as shown, never with their source)."""
+        s = self.session
+
+        def run(query: str) -> Found:
+            return search(s.study, query, limit=RESULTS, within=[r.id for r in s.refs])
+
+        def go(item_id: int | None) -> None:
+            if item_id is None:
+                return
+            found = s.position_of(item_id)
+            if found is None:  # left the queue while the box was open
+                self.notify("That item is no longer in your queue.", severity="warning")
+            else:
+                self.show_index(found)
+
+        self.app.push_screen(SearchScreen(run, len(s.refs)), go)
 
     def action_note(self) -> None:
         """Write or change the note on this item."""

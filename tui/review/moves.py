@@ -40,6 +40,7 @@ REVIEW_BINDINGS: list[BindingType] = [
     Binding("question_mark", "app.help", "Help", key_display="?"),
     Binding("j", "next_unlabelled", "Jump"),
     Binding("g", "go_to", "Go to", show=False),
+    Binding("slash", "search", "Search", key_display="/", show=False),
     Binding("m", "note", "Note"),
     Binding("f", "flag", "Flag", show=False),
     Binding("F", "next_flagged", "Next flagged", show=False),
