@@ -117,6 +117,10 @@ class Kind:
     marks_documents: bool = False
     """Whether a reviewer marks the context documents the answer wrongly relied on, and the
     documents' kinds (signal, noise, counterfactual) stay hidden until the labels are saved."""
+    fields_hidden_until_labelled: bool = False
+    """Whether the import row's extra fields stay out of the reader (``v``) in a blind study
+    until the reviewer's labels on the item are saved (MedRGB's ``test`` and ``p`` say which
+    documents are noise or counterfactual)."""
     abstains: bool = False
     """Whether an answer that declines to answer ("insufficient information") is an
     abstention, counted apart from wrong answers (K-QA, MedRGB)."""

@@ -234,6 +234,7 @@ KIND = Match(
     audit="scores",
     answered_values=("0.5", "1"),
     marks_documents=True,
+    fields_hidden_until_labelled=True,
     listed_criterion=SUB_CRITERION,
     listed_name="sub-question",
     listed_title="Sub-questions",

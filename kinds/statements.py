@@ -44,6 +44,8 @@ SPELLINGS = {
 CRITERION = "entailment"
 """The one criterion of a statements item; its units are the item's statements."""
 CATEGORIES = ("must_have", "nice_to_have")
+MAX_STATEMENTS = 100_000
+"""The most statements one item holds (the review app pages them; more is a broken file)."""
 _STATEMENT = frozenset({"question", "answer", "statement"})
 NLI_REPLY = label_reply("label", SPELLINGS, "entailed, neutral or contradicted")
 """How a 3-way (``nli``) reply is read."""
@@ -168,6 +170,11 @@ class Statements(Kind):
         if not statements:
             raise rec.problem(
                 "an item needs at least one statement (statements, or must_have/nice_to_have)",
+                "statements",
+            )
+        if len(statements) > MAX_STATEMENTS:
+            raise rec.problem(
+                f"{len(statements):,} statements; an item holds at most {MAX_STATEMENTS:,}",
                 "statements",
             )
         return fields.item(

@@ -8,6 +8,7 @@ for statements items.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -26,7 +27,7 @@ class Answer:
     source: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Statement:
     """A reference statement of a statements item."""
 
@@ -36,7 +37,7 @@ class Statement:
     category: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
     """One labelable thing: a criterion of an item, or one statement."""
 
@@ -104,20 +105,28 @@ def get_item(study: Study, item_id: int) -> Item:
             "SELECT position, text, source FROM answers WHERE item_id = ?", (item_id,)
         )
     }
-    statements = [
-        Statement(r["id"], r["position"], r["text"], r["category"])
-        for r in conn.execute(
-            "SELECT id, position, text, category FROM statements WHERE item_id = ? ORDER BY position",
-            (item_id,),
+    plain = conn.cursor()  # tuples, not Rows: an item may have 100,000 statements
+    plain.row_factory = None
+    statements = list(
+        itertools.starmap(
+            Statement,
+            plain.execute(
+                "SELECT id, position, text, category FROM statements WHERE item_id = ? "
+                "ORDER BY position",
+                (item_id,),
+            ),
         )
-    ]
-    units = [
-        Unit(r["id"], r["criterion"], r["statement_id"], r["position"])
-        for r in conn.execute(
-            "SELECT id, criterion, statement_id, position FROM units WHERE item_id = ? ORDER BY position",
-            (item_id,),
+    )
+    units = list(
+        itertools.starmap(
+            Unit,
+            plain.execute(
+                "SELECT id, criterion, statement_id, position FROM units WHERE item_id = ? "
+                "ORDER BY position",
+                (item_id,),
+            ),
         )
-    ]
+    )
     return Item(
         id=row["id"],
         ext_id=row["ext_id"],

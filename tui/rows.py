@@ -21,7 +21,7 @@ from . import render
 from .session import ReviewSession
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     """One line of the unit list."""
 
@@ -37,9 +37,12 @@ def build_rows(item: Item, settings: StudySettings) -> list[Row]:
     """The rows of an item, in labelling order."""
     rows: list[Row] = []
     statements = {st.id: st for st in item.statements}
+    criteria: dict[str, Criterion] = {}
     listed = 0
     for unit in item.units:  # in labelling order: per-item criteria, then listed entries
-        crit = settings.criterion(unit.criterion)
+        crit = criteria.get(unit.criterion) or criteria.setdefault(
+            unit.criterion, settings.criterion(unit.criterion)
+        )
         if unit.statement_id is not None:
             listed += 1
             rows.append(Row(unit, crit, statements.get(unit.statement_id), listed))
@@ -48,19 +51,6 @@ def build_rows(item: Item, settings: StudySettings) -> list[Row]:
         if crit.options:
             rows += [Row(unit, crit, option=letter) for letter, _ in render.options_of(item)]
     return rows
-
-
-def entry_row(rows: list[Row], unit_id: int) -> int:
-    """Where the cursor goes for a unit: its first option row, else its own row."""
-    first = next((i for i, r in enumerate(rows) if r.unit.id == unit_id), 0)
-    if (
-        rows
-        and rows[first].criterion.options
-        and first + 1 < len(rows)
-        and rows[first + 1].option is not None
-    ):
-        return first + 1
-    return first
 
 
 @dataclass
@@ -75,6 +65,21 @@ class ItemView:
     revealed: bool = False
     verdicts: dict[int, list[VerdictView]] = field(default_factory=dict)
     others: dict[int, dict[str, str]] = field(default_factory=dict)
+    by_unit: dict[int, list[int]] = field(default_factory=dict)
+    """Unit id → its row indices in order (an item may have 100,000 rows: no linear scans per
+    key)."""
+
+    has_options: bool = False
+    """Whether any row is an option row (a completeness criterion's checkboxes)."""
+
+    def __post_init__(self) -> None:
+        for i, r in enumerate(self.rows):
+            self.by_unit.setdefault(r.unit.id, []).append(i)
+        self.has_options = any(r.criterion.options for r in self.rows)
+
+    def rows_of(self, *unit_ids: int) -> set[int]:
+        """The row indices of these units."""
+        return {i for u in unit_ids for i in self.by_unit.get(u, ())}
 
     @classmethod
     def of(cls, session: ReviewSession) -> ItemView:
@@ -167,7 +172,7 @@ class ItemView:
             )
         hidden = self.session.settings.blind and not self.revealed
         if hidden:
-            left = sum(1 for u in self.item.units if u.id not in self.session.labels)
+            left = len(self.item.units) - len(self.session.labels)
             out.append(
                 "\nJudge verdicts and other reviewers' labels are hidden until you have "
                 f"labelled all {len(self.item.units)} units of this item ({left} to go).",
@@ -193,25 +198,23 @@ class ItemView:
         order = [u.id for u in self._units_in_order()]
         pos = order.index(unit_id)
         if pos + 1 < len(order):
-            return entry_row(self.rows, order[pos + 1])
+            return self.row_of(order[pos + 1])
         for uid in order:
             if uid not in self.session.labels:
-                return entry_row(self.rows, uid)
+                return self.row_of(uid)
         return None
 
     def start_row(self) -> int:
         """Where the cursor starts on an item: the first unit not labelled yet."""
         for u in self._units_in_order():
             if u.id not in self.session.labels:
-                return entry_row(self.rows, u.id)
-        return entry_row(self.rows, self.rows[0].unit.id) if self.rows else 0
+                return self.row_of(u.id)
+        return self.row_of(self.rows[0].unit.id) if self.rows else 0
 
     def row_of(self, unit_id: int) -> int:
-        """The entry row of a unit."""
-        return entry_row(self.rows, unit_id)
+        """The entry row of a unit: its first option row, else its own row."""
+        indices = self.by_unit.get(unit_id) or [0]
+        return indices[1] if len(indices) > 1 and self.rows[indices[1]].option else indices[0]
 
     def _units_in_order(self) -> list[Unit]:
-        seen: dict[int, Unit] = {}
-        for r in self.rows:
-            seen.setdefault(r.unit.id, r.unit)
-        return list(seen.values())
+        return [self.rows[indices[0]].unit for indices in self.by_unit.values()]

@@ -7,6 +7,8 @@ never markup) and is updated in place, so moving to the next item repaints only 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,7 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .render import progress_text
+from .render import progress_text, shown_part
 
 _SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding("up", "scroll_up", "Scroll up", show=False),
@@ -49,10 +51,11 @@ class Pane(VerticalScroll, inherit_bindings=False):
         yield self._body
 
     def show(self, content: RenderableType, *, title: str | None = None) -> None:
-        """Replace the text and scroll back to the top."""
+        """Replace the text (a long one cut: :func:`~medjudge.tui.render.shown_part`) and
+        scroll back to the top."""
         if title is not None:
             self.border_title = title
-        self._body.update(content)
+        self._body.update(shown_part(content) if isinstance(content, Text) else content)
         self.scroll_home(animate=False, immediate=True)
 
     def show_answer(self, content: Text, title: str) -> None:
@@ -74,12 +77,20 @@ class Pane(VerticalScroll, inherit_bindings=False):
         return self._body
 
 
+WINDOW = 100
+"""Rows of the unit list that exist as widgets at once: an item with 100,000 statements shows
+a window of them around the cursor (its title says which), never 100,000 widgets."""
+
+
 class UnitRows(VerticalScroll, inherit_bindings=False):
     """The list the reviewer labels: criteria, statements or options, one row each.
 
-    Rows are Statics kept in a pool and reused from item to item; the row under the cursor
-    carries the ``-current`` class (styled in the .tcss). Up/down move the cursor through the
-    screen's ``move`` action so the same keys work whether or not the list has focus.
+    The list draws at most :data:`WINDOW` rows at a time, the window that holds the cursor;
+    moving the cursor past either end moves the window (the border's subtitle gives the rows
+    shown). Row widgets are Statics kept in a pool and reused from item to item and window to
+    window; the row under the cursor carries the ``-current`` class (styled in the .tcss).
+    Up/down move the cursor through the screen's ``move`` action so the same keys work whether
+    or not the list has focus.
     """
 
     BINDINGS = [
@@ -99,11 +110,32 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
         self.border_title = title
         self._pool: list[Static] = []
         self._count = 0
+        self._start = 0
+        self._shown = 0
+        self._draw: Callable[[int], RenderableType] = lambda _: ""
 
-    def set_rows(self, rows: list[RenderableType], cursor: int) -> None:
-        """Show these rows (reusing row widgets) with the cursor on one of them."""
+    def set_rows(self, count: int, draw: Callable[[int], RenderableType], cursor: int) -> None:
+        """Show ``count`` rows, drawing row ``i`` with ``draw(i)`` when it comes into the window,
+        with the cursor on one of them."""
+        self._count, self._draw, self._start = count, draw, 0
+        self._start = self._window_start(cursor)
+        self._fill()
+        self.set_cursor(cursor)
+
+    def _window_start(self, cursor: int) -> int:
+        """The window's first row: unchanged while it holds ``cursor``, else centred on it."""
+        if self._count <= WINDOW:
+            return 0
+        if self._start <= cursor < self._start + WINDOW:
+            return self._start
+        return max(0, min(cursor - WINDOW // 2, self._count - WINDOW))
+
+    def _fill(self) -> None:
+        """(Re)draw every row of the window, reusing row widgets."""
+        self._shown = min(WINDOW, self._count - self._start)
         new: list[Static] = []
-        for i, content in enumerate(rows):
+        for i in range(self._shown):
+            content = self._draw(self._start + i)
             if i < len(self._pool):
                 row = self._pool[i]
                 row.update(content)
@@ -112,33 +144,49 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
                 row = Static(content, markup=False, classes="row")
                 self._pool.append(row)
                 new.append(row)
-        for row in self._pool[len(rows) :]:
+        for row in self._pool[self._shown :]:
             row.display = False
-        self._count = len(rows)
         if new:
             self.mount_all(new)
-        self.set_cursor(cursor)
+        self.border_subtitle = (
+            f"{self._start + 1:,}–{self._start + self._shown:,} of {self._count:,}"
+            if self._count > WINDOW
+            else ""
+        )
+
+    def redraw(self) -> None:
+        """Draw the window's rows again (the state behind them changed)."""
+        self._fill()
 
     def set_row(self, index: int, content: RenderableType) -> None:
-        """Replace one row's text."""
-        if 0 <= index < self._count:
-            self._pool[index].update(content)
+        """Replace one row's text (a row outside the window is drawn when it comes in)."""
+        if self._start <= index < self._start + self._shown:
+            self._pool[index - self._start].update(content)
+
+    @property
+    def window(self) -> range:
+        """The rows drawn now."""
+        return range(self._start, self._start + self._shown)
 
     def set_cursor(self, index: int) -> None:
         """Move the highlight to a row and keep it in view."""
         self.cursor = index
 
     def watch_cursor(self, index: int) -> None:
-        for i, row in enumerate(self._pool[: self._count]):
-            row.set_class(i == index, "-current")
-        if 0 <= index < self._count:
-            target = self._pool[index]
+        start = self._window_start(index)
+        if start != self._start:
+            self._start = start
+            self._fill()
+        for i, row in enumerate(self._pool[: self._shown]):
+            row.set_class(self._start + i == index, "-current")
+        if self._start <= index < self._start + self._shown:
+            target = self._pool[index - self._start]
             self.call_after_refresh(self.scroll_to_widget, target, animate=False)
 
     @property
     def rows(self) -> list[Static]:
-        """The visible row widgets."""
-        return self._pool[: self._count]
+        """The row widgets drawn now (the window)."""
+        return self._pool[: self._shown]
 
 
 class ProgressLine(Widget):

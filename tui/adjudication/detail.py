@@ -144,7 +144,9 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         context.display = bool(item.context)
         if item.context:
             context.title = f"Context documents: {len(item.context)} (x to show or hide)"
-            self.query_one("#adj-context-text", Static).update(render.context_text(item))
+            self.query_one("#adj-context-text", Static).update(
+                render.shown_part(render.context_text(item))
+            )
         self.query_one("#adj-votes", Pane).show(votes_text(item, self.detail))
         self._about()
         self._status(Text(""), "")

@@ -33,7 +33,7 @@ from medjudge.judging.analysis.disagreements import (
 from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
-from medjudge.tui.render import EMPTY, lit, pane_text
+from medjudge.tui.render import EMPTY, lit, pane_text, shown_part
 
 KIND_LABELS = {
     "reviewer_vs_reviewer": "R↔R",
@@ -132,6 +132,10 @@ def sources_text(item: Item) -> Text:
     return out
 
 
+STATEMENTS_AROUND = 50
+"""Statements shown before and after the current one in the adjudication detail."""
+
+
 def item_text(item: Item, statement: int | None) -> Text:
     """Question, answers (file order), statements with badges; ``statement`` highlighted."""
     out = Text(end="")
@@ -139,11 +143,17 @@ def item_text(item: Item, statement: int | None) -> Text:
     kind = kinds.get(item.kind)
     for pane in kind.file_panes or kind.panes:
         _heading(out, pane.title)
-        out.append_text(pane_text(item, pane.content))
+        out.append_text(shown_part(pane_text(item, pane.content)))
     if not item.statements:
         return out
     _heading(out, kind.listed_title)
-    for n, st in enumerate(item.statements):
+    # The statements around the current one (an item may have 100,000 of them).
+    at = next((n for n, st in enumerate(item.statements) if st.position == statement), 0)
+    first = max(0, at - STATEMENTS_AROUND)
+    last = min(len(item.statements), at + STATEMENTS_AROUND + 1)
+    if first:
+        out.append(f"… {first:,} statements above\n", "dim")
+    for n, st in enumerate(item.statements[first:last]):
         if n:
             out.append("\n")
         current = st.position == statement
@@ -152,6 +162,8 @@ def item_text(item: Item, statement: int | None) -> Text:
         out.append("MUST" if st.category == "must_have" else "nice", "bold" if current else "dim")
         out.append(" ")
         out.append_text(lit(st.text, "bold reverse" if current else ""))
+    if last < len(item.statements):
+        out.append(f"\n… {len(item.statements) - last:,} statements below", "dim")
     return out
 
 

@@ -184,7 +184,7 @@ class LabelActions:
         if view.rows[old].option != letter:
             self.cursor = next(i for i, r in enumerate(view.rows) if r.option == letter)
             self.unit_list.set_cursor(self.cursor)
-        self._rerender({i for i, r in enumerate(view.rows) if r.unit.id == unit.id})
+        self._rerender(view.rows_of(unit.id))
         self._status(
             Text("● ticks not saved yet: enter saves " + view.options_value(unit.id)), "pending"
         )

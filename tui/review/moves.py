@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingType
 
+from medjudge import kinds
 from medjudge.tui.read_screen import ReadScreen
 from medjudge.tui.value_keys import value_bindings
 
@@ -92,5 +93,8 @@ class QueueMoves:
 
     def action_read(self) -> None:
         """The whole item, full screen, to read in full (escape returns)."""
-        if self.session.item is not None:
-            self.app.push_screen(ReadScreen(self.session.item))
+        s = self.session
+        if s.item is not None:
+            hidden = kinds.get(s.item.kind).fields_hidden_until_labelled
+            fields = not (hidden and s.settings.blind and not s.revealed())
+            self.app.push_screen(ReadScreen(s.item, fields=fields))

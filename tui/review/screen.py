@@ -161,7 +161,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._show_context()
         self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
         self.unit_list.set_rows(
-            [view.render_row(i, self.cursor) for i in range(len(view.rows))], self.cursor
+            len(view.rows), lambda i: view.render_row(i, self.cursor), self.cursor
         )
         focused = self.focused
         if (
@@ -265,7 +265,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             else ")"
         )
         self.query_one("#context-text", Static).update(
-            render.context_text(item, kinds=show_kinds, marked=self.session.marked_documents())
+            render.shown_part(
+                render.context_text(item, kinds=show_kinds, marked=self.session.marked_documents())
+            )
         )
 
     def _rerender(self, indices: set[int] | None = None) -> None:
@@ -274,8 +276,10 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             return
         if indices is None:
             self._show_context()
-        targets = range(len(view.rows)) if indices is None else sorted(indices)
-        for i in targets:
+        if indices is None:
+            self.unit_list.redraw()
+            return
+        for i in sorted(indices):
             self.unit_list.set_row(i, view.render_row(i, self.cursor))
 
     def _bindings_changed(self) -> None:
@@ -321,7 +325,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
                 letters = [letter for letter, _ in render.options_of(view.item)]
                 if parameters[0] == "":
                     return row.option is not None
-                return any(r.criterion.options for r in view.rows) and parameters[0] in letters
+                return view.has_options and parameters[0] in letters
             return self._ticks_to_save()
         if action in (
             "next_item",
@@ -352,7 +356,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self.changing = None  # an armed change belongs to the row it was armed on
         old_unit, new_unit = view.rows[self.cursor].unit.id, view.rows[new].unit.id
         self.cursor = new
-        self._rerender({i for i, r in enumerate(view.rows) if r.unit.id in (old_unit, new_unit)})
+        self._rerender(view.rows_of(old_unit, new_unit))
         self.unit_list.set_cursor(new)
         self._detail()
         self._bindings_changed()
