@@ -69,3 +69,16 @@ def test_other_tasks() -> None:
     with pytest.raises(ReplyError, match="unknown option"):
         parse_rating('{"completeness": {"value": ["Z"]}, "relevance": {"value": 3}}', scales, ["A"])
     assert extract_json('noise {"a": 1} more {"b": 2}') == {"a": 1}
+
+
+def test_a_hostile_reply_of_braces_is_given_up_on_after_a_bounded_number_of_tries() -> None:
+    """#25: a 1 MB reply of "{" was tried at every brace, each failure costing time linear in
+    its position (minutes, deaf to Ctrl-C); now at most MAX_TRIES starts are tried."""
+    from medjudge.judging.protocol.replies import MAX_TRIES, ReplyError, extract_json
+
+    with pytest.raises(ReplyError, match=f"first {MAX_TRIES} braces"):
+        extract_json("{" * 1_000_000)
+    stray = "{ " * (MAX_TRIES - 1) + '{"correctness": "A"}'
+    assert extract_json(stray) == {"correctness": "A"}, "an object after a few stray braces"
+    with pytest.raises(ReplyError):
+        extract_json("{ " * MAX_TRIES + '{"correctness": "A"}')

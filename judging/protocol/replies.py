@@ -39,7 +39,13 @@ def extract_json(text: str) -> JsonObject:
         pass
     decoder = json.JSONDecoder()
     start = stripped.find("{")
-    while start != -1:
+    # At most MAX_TRIES candidate starts: each failed try costs time linear in where it failed
+    # (the error's line and column are counted from the start), so a hostile reply of a
+    # million "{" was quadratic (minutes, deaf to Ctrl-C); a real reply's object is among the
+    # first few braces.
+    for _ in range(MAX_TRIES):
+        if start == -1:
+            break
         try:
             value, _ = decoder.raw_decode(stripped, start)
         except (ValueError, RecursionError):
@@ -48,7 +54,14 @@ def extract_json(text: str) -> JsonObject:
         if isinstance(value, dict):
             return value
         start = stripped.find("{", start + 1)
+    else:
+        if start != -1:
+            raise ReplyError(f"no JSON object at the first {MAX_TRIES} braces of the reply")
     raise ReplyError("no JSON object in the reply")
+
+
+MAX_TRIES = 64
+"""Candidate ``{`` positions tried before a reply is called unreadable."""
 
 
 _PAIRWISE = {**PAIRWISE_SPELLINGS, "response a": "A", "response b": "B"}
