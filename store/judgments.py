@@ -53,6 +53,8 @@ class CallOutcome(TypedDict):
     concurrency_lowest: NotRequired[int]
     """The fewest attempts its judge's endpoint was allowed in flight so far, once an overload
     lowered it (adaptive concurrency; not stored)."""
+    usage_unknown: NotRequired[bool]
+    """The server's token figures were out of bounds and recorded as 0 (not stored)."""
     overload: NotRequired[str]
     """What lowered it (``HTTP 429``, ``timeouts``; not stored)."""
 
@@ -98,6 +100,8 @@ def event_of(row: CallRow) -> CallOutcome:
         event["concurrency_lowest"] = row["concurrency_lowest"]
     if "overload" in row:
         event["overload"] = row["overload"]
+    if "usage_unknown" in row:
+        event["usage_unknown"] = row["usage_unknown"]
     return event
 
 

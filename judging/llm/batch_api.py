@@ -24,6 +24,7 @@ from medjudge.judging.llm.provider_types import (
     Provider,
     ProviderConfigError,
     ProviderError,
+    read_usage,
     reply_text,
 )
 
@@ -80,6 +81,8 @@ class BatchResult:
     error: str | None = None
     finish_reason: str | None = None
     """OpenAI's ``finish_reason`` / Anthropic's ``stop_reason``, if reported."""
+    usage_unknown: bool = False
+    """The token figures were out of bounds (recorded as 0: :func:`.provider_types.read_usage`)."""
 
 
 class BatchAPI(Protocol):
@@ -249,13 +252,18 @@ class OpenAIBatchAPI:
         choices = body.get("choices") or []
         message = (choices[0].get("message") or {}) if choices else {}
         text = message.get("content") or message.get("refusal") or ""
-        usage = body.get("usage") or {}
+        usage = body.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        tokens_in, tokens_out, unknown = read_usage(
+            [usage.get("prompt_tokens")], usage.get("completion_tokens")
+        )
         return BatchResult(
             custom_id,
             self.sync.scrub(str(text)),
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
+            tokens_in,
+            tokens_out,
             finish_reason=choices[0].get("finish_reason") if choices else None,
+            usage_unknown=unknown,
         )
 
     def requests(self) -> int:
@@ -356,17 +364,22 @@ class AnthropicBatchAPI:
             )
         message = result.get("message") or {}
         text = reply_text([b for b in message.get("content") or [] if isinstance(b, dict)])
-        usage = message.get("usage") or {}
-        tokens_in = sum(
-            int(usage.get(f) or 0)
-            for f in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        usage = message.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        tokens_in, tokens_out, unknown = read_usage(
+            [
+                usage.get(f)
+                for f in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+            ],
+            usage.get("output_tokens"),
         )
         return BatchResult(
             custom_id,
             self.sync.scrub(text),
             tokens_in,
-            int(usage.get("output_tokens") or 0),
+            tokens_out,
             finish_reason=message.get("stop_reason"),
+            usage_unknown=unknown,
         )
 
     def requests(self) -> int:

@@ -154,6 +154,8 @@ def result_row(
         return row
     row["raw"] = result.text
     row["input_tokens"], row["output_tokens"] = result.input_tokens, result.output_tokens
+    if result.usage_unknown:
+        row["usage_unknown"] = True
     row["cost_usd"] = price.cost(result.input_tokens, result.output_tokens)
     try:
         parsed = parse_text(p["kind"], p["parse_args"], result.text)

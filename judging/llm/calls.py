@@ -271,6 +271,8 @@ async def make_call(
             row["error_kind"], row["error_status"] = exc.kind, exc.status
             row["attempts"] += getattr(exc, "attempts", 0) or 1
             return row
+        if result.usage_unknown:
+            row["usage_unknown"] = True
         row["input_tokens"] += result.input_tokens
         row["output_tokens"] += result.output_tokens
         row["cost_usd"] += price.cost(result.input_tokens, result.output_tokens)

@@ -79,6 +79,35 @@ class ChatRequest:
         return cls(system=system, messages=[{"role": "user", "content": text}], **kwargs)
 
 
+MAX_TOKENS_PER_CALL = 10_000_000
+"""The most tokens one call may report for its prompt or its reply; a figure beyond it (or
+negative, or not a whole number) is a server's error and recorded as unknown."""
+
+
+def read_usage(inputs: Sequence[object], output: object) -> tuple[int, int, bool]:
+    """A reply's token figures: (input tokens, the sum of ``inputs``; output tokens; whether
+    the usage is unknown). A figure the server left out counts 0; one outside
+    0–:data:`MAX_TOKENS_PER_CALL` (a hostile server's −5 or 9e18) makes the whole usage unknown,
+    recorded as 0 tokens and $0 and said so, never trusted into the cost."""
+
+    def one(value: object) -> int | None:
+        if value is None:
+            return 0
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, int) and 0 <= value <= MAX_TOKENS_PER_CALL:
+            return value
+        return None
+
+    ins = [one(v) for v in inputs]
+    out = one(output)
+    if out is None or any(v is None for v in ins):
+        return 0, 0, True
+    return sum(v or 0 for v in ins), out, False
+
+
 @dataclass
 class ChatResult:
     """The outcome of a successful call.
@@ -101,6 +130,8 @@ class ChatResult:
     model: str
     attempts: int
     finish_reason: str | None = None
+    usage_unknown: bool = False
+    """The server's token figures were out of bounds (:func:`read_usage`): recorded as 0."""
 
 
 def reply_text(blocks: Sequence[Mapping[str, object]]) -> str:

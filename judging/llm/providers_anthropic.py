@@ -26,6 +26,7 @@ from medjudge.judging.llm.provider_types import (
     ChatRequest,
     ChatResult,
     ProviderError,
+    read_usage,
     reply_text,
 )
 from medjudge.judging.llm.sdk_provider import SDKProvider
@@ -153,18 +154,26 @@ class AnthropicProvider(SDKProvider):
             raise self._error("malformed response: no content", kind="bad_response")
         text = reply_text([_as_dict(block) for block in blocks])
         usage = getattr(response, "usage", None)
-        input_tokens = sum(
-            int(getattr(usage, field, 0) or 0)
-            for field in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        input_tokens, output_tokens, unknown = read_usage(
+            [
+                getattr(usage, field, None)
+                for field in (
+                    "input_tokens",
+                    "cache_read_input_tokens",
+                    "cache_creation_input_tokens",
+                )
+            ],
+            getattr(usage, "output_tokens", None),
         )
         return ChatResult(
             text=text,
             input_tokens=input_tokens,
-            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            output_tokens=output_tokens,
             latency_s=0.0,
             model=getattr(response, "model", None) or self.model,
             attempts=0,
             finish_reason=getattr(response, "stop_reason", None),
+            usage_unknown=unknown,
         )
 
     # ------------------------------------------------------------------ errors

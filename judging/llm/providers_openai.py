@@ -22,6 +22,7 @@ from medjudge.judging.llm.provider_types import (
     ChatRequest,
     ChatResult,
     ProviderError,
+    read_usage,
 )
 from medjudge.judging.llm.sdk_provider import SDKProvider
 from medjudge.store.json_types import JsonObject
@@ -149,15 +150,20 @@ class OpenAIProvider(SDKProvider):
         choice = choices[0]
         message = choice.get("message") or {}
         text = message.get("content") or message.get("refusal") or ""
-        usage = data.get("usage") or {}
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        tokens_in, tokens_out, unknown = read_usage(
+            [usage.get("prompt_tokens")], usage.get("completion_tokens")
+        )
         return ChatResult(
             text=text if isinstance(text, str) else str(text),
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
             latency_s=0.0,
             model=data.get("model") or self.model,
             attempts=0,
             finish_reason=choice.get("finish_reason"),
+            usage_unknown=unknown,
         )
 
     # ------------------------------------------------------------------ errors

@@ -146,6 +146,8 @@ class RunSummary:
     (:mod:`.adaptive`)."""
     overload: str | None = None
     """What lowered it (``HTTP 429``, ``timeouts``)."""
+    usage_unknown: int = 0
+    """Calls whose server reported token figures out of bounds (recorded as 0 tokens, $0)."""
     cut_off: int = 0
     """Failed samples whose reply stopped at ``--max-tokens``."""
     cut_off_note: str | None = None
@@ -641,6 +643,7 @@ def account(summary: RunSummary, row: CallOutcome) -> None:
         summary.concurrency_lowest = min(row["concurrency_lowest"], lowest or 1 << 30)
         summary.overload = row.get("overload")
     summary.cost_usd += row["cost_usd"]
+    summary.usage_unknown += bool(row.get("usage_unknown"))
     summary.input_tokens += row["input_tokens"]
     summary.output_tokens += row["output_tokens"]
     if row["status"] == "ok":

@@ -573,6 +573,14 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
                 f"{s.missing_verdicts} unit(s) have no verdict: no sample of theirs gave a "
                 "usable reply (see `medjudge export STUDY calls`; --retry-failed asks again)"
             )
+        if s.usage_unknown:
+            from medjudge.judging.llm.provider_types import MAX_TOKENS_PER_CALL
+
+            out(
+                f"{s.usage_unknown} call(s) came back with token figures out of bounds (negative "
+                f"or above {MAX_TOKENS_PER_CALL:,}): their usage is recorded as unknown (0 "
+                "tokens, $0), so the spend shown is a lower bound"
+            )
         if s.cut_off:
             out(
                 f"{s.cut_off} failed sample(s) were {s.cut_off_note}: a longer limit makes a "
