@@ -6,6 +6,7 @@ Headless commands never import the review app; ``review``/``demo`` import it ins
 
 from __future__ import annotations
 
+import errno
 import gc
 import importlib
 import os
@@ -120,5 +121,24 @@ def main() -> None:
         resume_collection()
     try:
         cli()
+    except OSError as exc:
+        if exc.errno not in OUTPUT_ERRORS:
+            raise
+        _output_failed(exc)
     finally:
         resume_collection()
+
+
+OUTPUT_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EPIPE, errno.EIO, errno.EFBIG}
+"""Errors of a write that no command handled itself: in practice standard output (a full
+disk behind ``> file``, a closed pipe); said in one line, never a traceback."""
+
+
+def _output_failed(exc: OSError) -> None:
+    try:  # what is still buffered for stdout cannot be written either: drop it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
+    if exc.errno != errno.EPIPE:  # a closed pipe is the reader's choice (`| head`)
+        sys.stderr.write(f"error: cannot write the output ({exc.strerror})\n")
+    sys.exit(1)
