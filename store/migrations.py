@@ -427,6 +427,10 @@ def migrate(conn: sqlite3.Connection, path: Path) -> list[str]:
         if name in done:
             continue
         with transaction(conn, path):
+            # Re-checked under the write lock: another process opening the same study may
+            # have applied it while this one waited (it was "cannot add the match kind").
+            if name in applied(conn):
+                continue
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS _migrations ("
                 "id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)"
