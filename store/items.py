@@ -27,9 +27,8 @@ class Answer:
     source: str
 
 
-@dataclass(frozen=True, slots=True)
-class Statement:
-    """A reference statement of a statements item."""
+class Statement(NamedTuple):
+    """A reference statement of a statements item (a tuple: an item may hold 100,000)."""
 
     id: int
     position: int
@@ -37,9 +36,8 @@ class Statement:
     category: str
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One labelable thing: a criterion of an item, or one statement."""
+class Unit(NamedTuple):
+    """One labelable thing: a criterion of an item, or one statement (a tuple, as above)."""
 
     id: int
     criterion: str

@@ -8,6 +8,7 @@ statement. Pure Python over :class:`ReviewSession` state; the screen only places
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -21,8 +22,7 @@ from . import render
 from .session import ReviewSession
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
     """One line of the unit list."""
 
     unit: Unit
