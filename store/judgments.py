@@ -115,6 +115,36 @@ class StoredCall:
     cost_usd: float
 
 
+REASON_CHARS = 120
+"""An error reason's length when grouped and said (:func:`short_reason`)."""
+
+
+def short_reason(error: str | None) -> str:
+    """An error's first line, cut at :data:`REASON_CHARS` characters (reasons are grouped by
+    it: in a run's summary, ``status`` and the report)."""
+    lines = (error or "").strip().splitlines()
+    text = lines[0].strip() if lines else "unknown error"
+    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
+
+
+def not_judged(study: Study) -> dict[str, dict[str, int]]:
+    """Per judge version: items it has no verdict on because a call of theirs ended in an
+    error (nothing usable came back; the next run asks again), counted per reason, most
+    frequent first."""
+    out: dict[str, dict[str, int]] = {}
+    rows = study.conn.execute(
+        "SELECT c.judge, c.item_id, min(c.error) FROM judge_calls c WHERE c.status = 'error' "
+        "AND NOT EXISTS (SELECT 1 FROM current_verdicts v JOIN units u ON u.id = v.unit_id "
+        "JOIN raters r ON r.id = v.rater_id WHERE u.item_id = c.item_id AND r.name = c.judge) "
+        "GROUP BY c.judge, c.item_id"
+    )
+    for judge, _, error in rows:
+        why = out.setdefault(judge, {})
+        reason = short_reason(error)
+        why[reason] = why.get(reason, 0) + 1
+    return {j: dict(sorted(w.items(), key=lambda kv: (-kv[1], kv[0]))) for j, w in out.items()}
+
+
 def cached_calls(study: Study, keys: Iterable[str]) -> dict[str, StoredCall]:
     """Stored results for the given keys (chunked queries, any number of keys)."""
     keys = list(keys)

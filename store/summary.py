@@ -8,6 +8,7 @@ from .assignments import assignment_counts
 from .items import count_items
 from .json_types import JsonObject
 from .judge_versions import JudgeVersion, list_versions
+from .judgments import not_judged
 from .labels import progress
 from .study import Study
 
@@ -50,8 +51,15 @@ def summary(study: Study) -> JsonObject:
     for name in versions:  # a version whose verdicts are all missing has no labels
         if name not in listed:
             judges.append({"name": name, "units_labelled": 0, "items_done": 0})
+    unjudged = not_judged(study)
+    for name in unjudged:  # a version whose every call errored has no labels either
+        if name not in {j["name"] for j in judges}:
+            judges.append({"name": name, "units_labelled": 0, "items_done": 0})
     for j in judges:
         j["missing_verdicts"] = missing.get(j["name"], 0)
+        why = unjudged.get(j["name"], {})
+        j["not_judged_items"] = sum(why.values())
+        j["not_judged_why"] = why
         j["version"] = _version_info(versions.get(j["name"]))
     calls = conn.execute(
         "SELECT count(*), coalesce(sum(status = 'failed'), 0), coalesce(sum(status = 'error'), 0), "

@@ -69,6 +69,7 @@ def test_some_units_failing_exit_4_and_are_counted_by_reason(tmp_path: Path) -> 
         assert f"not judged: {expected} (why: {expected} × " in r.stdout, r.stdout
         assert "HTTP 400" in r.stdout and "content filter" in r.stdout
         assert "missing: 0" in r.stdout
+        _said_in_status_and_report(path, 2, "content filter")
         # Again: only the failed calls are asked, and fail again: nothing of this run
         # succeeded, so it failed (exit 1), with the same count.
         r = judge(path, server.openai_url, "--json")
@@ -81,6 +82,22 @@ def test_some_units_failing_exit_4_and_are_counted_by_reason(tmp_path: Path) -> 
         r = judge(path, server.openai_url)
         assert r.exit_code == 0, r.output
         assert "not judged: 0;" in r.stdout
+        _said_in_status_and_report(path, 0, "")
+
+
+def _said_in_status_and_report(path: Path, items: int, reason: str) -> None:
+    """`status` (text and JSON) and the report (JSON) count the same items, with the reason."""
+    data = json.loads(cli.invoke(app, ["status", str(path), "--json"]).stdout)
+    (j,) = [j for j in data["judges"] if j["name"].startswith("openai:m")]
+    assert j["not_judged_items"] == items
+    assert all(reason in why for why in j["not_judged_why"])
+    text = cli.invoke(app, ["status", str(path)]).stdout
+    assert (f"not judged: {items} item(s) (why: {items} × " in text) == (items > 0), text
+    report = json.loads(
+        cli.invoke(app, ["report", str(path), "-f", "json", "--n-boot", "100"]).stdout
+    )
+    (v,) = [v for v in report["judges"]["versions"] if v["name"].startswith("openai:m")]
+    assert v["not_judged"] == items and sum(v["not_judged_why"].values()) == items
 
 
 def test_every_call_failing_exits_1(tmp_path: Path) -> None:

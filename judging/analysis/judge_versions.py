@@ -34,6 +34,7 @@ from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification_of_cells
 from medjudge.store.judge_versions import list_versions, run_seconds, verdict_call_totals
+from medjudge.store.judgments import not_judged
 from medjudge.store.reads import answer_words
 from medjudge.store.study import Study
 
@@ -135,6 +136,8 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
     for rec in judge_consistency(data, confidence):
         consistency.setdefault(rec.judge, []).append(rec)
     seconds = run_seconds(study)
+    unjudged = not_judged(study)
+    names += sorted(n for n in unjudged if n not in names)
     versions = []
     for name in names:
         v = stored.get(name)
@@ -159,6 +162,8 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
                 "items": items,
                 "missing": share(missing, len(verdicts), confidence, empty="no verdicts"),
                 "failed_samples": totals.failed if totals else None,
+                "not_judged": sum(unjudged.get(name, {}).values()),
+                "not_judged_why": unjudged.get(name, {}),
                 "samples_disagreed": share(
                     sum(d.count for d in dis),
                     sum(d.n for d in dis),

@@ -60,6 +60,10 @@ class JudgeVersion(Record):
     items: int
     missing: Share
     failed_samples: int | None
+    not_judged: int
+    """Items without a verdict of this version because a call ended in an error."""
+    not_judged_why: dict[str, int]
+    """Those items per reason (the error's first line)."""
     samples_disagreed: Share
     position: PositionBias | None
     calls: int | None

@@ -28,7 +28,7 @@ from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
 from medjudge.judging.protocol.resolve import Outcome, resolve_item
 from medjudge.store.db import connect
 from medjudge.store.items import Item
-from medjudge.store.judgments import NewVerdict, cached_calls, write_verdicts
+from medjudge.store.judgments import NewVerdict, cached_calls, short_reason, write_verdicts
 from medjudge.store.study import Study
 
 __all__ = ["LiveVerdicts", "VerdictCounts", "short_reason"]
@@ -47,18 +47,6 @@ class VerdictCounts:
     not_judged: dict[str, int] = field(default_factory=dict)
     """Units left without a verdict because a call of theirs ended in an error, by reason
     (the error's text, shortened: :func:`short_reason`)."""
-
-
-REASON_CHARS = 120
-"""How much of an error's text a "not judged" reason keeps."""
-
-
-def short_reason(error: str | None) -> str:
-    """An error's first line, cut at :data:`REASON_CHARS` characters (reasons are grouped by
-    it, and said in the run's summary)."""
-    lines = (error or "").strip().splitlines()
-    text = lines[0].strip() if lines else "unknown error"
-    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
 
 
 class LiveVerdicts:

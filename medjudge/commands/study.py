@@ -256,6 +256,12 @@ def status(
     out("judges:" if data["judges"] else "judges: none yet")
     for j in data["judges"]:
         out(f"  {j['name']}: {j['units_labelled']} verdicts, {j['missing_verdicts']} missing")
+        if j["not_judged_items"]:
+            why = "; ".join(f"{n} × {reason}" for reason, n in j["not_judged_why"].items())
+            out(
+                f"    not judged: {j['not_judged_items']} item(s) (why: {printable(why)}); "
+                "the next run asks again"
+            )
         endpoint = (j["version"] or {}).get("endpoint")
         out(
             f"    {describe_version(j['version'])}" + (f"; endpoint {endpoint}" if endpoint else "")

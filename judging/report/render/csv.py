@@ -208,6 +208,7 @@ def _judges(report: Report) -> Iterator[list[str]]:
             ("verdicts", v.verdicts),
             ("items", v.items),
             ("failed_samples", v.failed_samples),
+            ("not_judged", v.not_judged),
             ("calls", v.calls),
             ("input_tokens", v.input_tokens),
             ("output_tokens", v.output_tokens),
