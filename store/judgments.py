@@ -115,6 +115,23 @@ class StoredCall:
     cost_usd: float
 
 
+TOO_LONG = "too long for the context"
+"""The first line of a call's error when its request did not fit the model's context window:
+the reason it is counted under ("not judged (too long for the context)"), and the mark that
+keeps later runs from asking it again (only ``--retry-failed`` does)."""
+
+
+def ask_again(stored: StoredCall | None, retry_failed: bool) -> bool:
+    """Whether a run asks a call: never asked; or it ended in an error (nothing came back),
+    unless the request was too long for the model's context (it would fail the same way);
+    with ``retry_failed`` also a reply that never parsed and a request too long."""
+    if stored is None:
+        return True
+    if stored.status == "error":
+        return retry_failed or not (stored.error or "").startswith(TOO_LONG)
+    return retry_failed and stored.status == "failed"
+
+
 REASON_CHARS = 120
 """An error reason's length when grouped and said (:func:`short_reason`)."""
 

@@ -42,7 +42,7 @@ from medjudge.judging.llm.provider_types import ProviderConfigError, ProviderErr
 from medjudge.judging.llm.providers import make_provider
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
 from medjudge.store import batches as store
-from medjudge.store.judgments import CallRow, cached_calls, event_of
+from medjudge.store.judgments import CallRow, ask_again, cached_calls, event_of
 from medjudge.store.study import Study
 
 
@@ -133,12 +133,11 @@ class BatchRun:
         """Calls neither cached nor in an open batch (each key once)."""
         stored = cached_calls(self.study, {c.key for c in calls})
         flying = store.keys_in_flight(self.study, [j.rater for j in self.judges])
-        again = ("error", "failed") if self.options.retry_failed else ("error",)
         out: dict[str, CallSpec] = {}
         for c in calls:
             if c.key in flying or c.key in out:
                 continue
-            if c.key not in stored or stored[c.key].status in again:
+            if ask_again(stored.get(c.key), self.options.retry_failed):
                 out[c.key] = c
         return list(out.values())
 

@@ -43,7 +43,7 @@ from medjudge.store.db import (
     try_begin,
 )
 from medjudge.store.json_types import JsonObject
-from medjudge.store.judgments import CallRow, record_call
+from medjudge.store.judgments import TOO_LONG, CallRow, record_call
 from medjudge.store.study import dumps, utcnow
 
 
@@ -268,6 +268,8 @@ async def make_call(
         except ProviderError as exc:
             # error_kind / error_status are not stored; the run's failure watch reads them.
             row["status"], row["error"] = "error", str(exc)
+            if exc.kind == "too_long":  # counted under one reason; later runs skip it
+                row["error"] = f"{TOO_LONG}\n{exc}"
             row["error_kind"], row["error_status"] = exc.kind, exc.status
             row["attempts"] += getattr(exc, "attempts", 0) or 1
             return row
@@ -307,6 +309,7 @@ async def execute(
     on_row: Callable[[CallRow], None],
     retry_failed: bool = False,
     api_version: str | None = None,
+    local_context: int = 4096,
 ) -> bool:
     """Make every call in ``todo`` and commit each result as it arrives.
 
@@ -325,6 +328,7 @@ async def execute(
                 timeout=timeout_s,
                 max_retries=max_retries,
                 adaptive=limits[j.rater],
+                local_n_ctx=local_context,
             )
         writer = CallWriter(study_path)
         sem = asyncio.Semaphore(concurrency)

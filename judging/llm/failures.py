@@ -70,6 +70,8 @@ class FailureWatch:
             self._signature, self._first, self._count = None, None, 0
             return
         kind, status = row.get("error_kind"), row.get("error_status")
+        if kind == "too_long":  # one item's length, not the server's state: no streak
+            return
         if kind in FATAL_KINDS or status in FATAL_STATUS:
             self._trip(str(row["error"]), 1)
             return

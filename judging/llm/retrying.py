@@ -13,6 +13,7 @@ import email.utils
 import logging
 import math
 import random
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
@@ -141,6 +142,25 @@ def error_message_from_body(body: object) -> str | None:
     return None
 
 
+_TOO_LONG = re.compile(
+    r"context[ _]length|context window|maximum context|prompt is too long|too many tokens|"
+    r"input is too long|exceeds the (model'?s )?(maximum|context)|reduce the length",
+    re.IGNORECASE,
+)
+
+
+def too_long_for_context(status: int, body: object, detail: str | None) -> bool:
+    """Whether an HTTP error says the request does not fit the model's context window
+    (OpenAI's ``context_length_exceeded`` code, Anthropic's "prompt is too long", vLLM's and
+    llama.cpp's wordings): the same request fails the same way every time."""
+    if status not in (400, 413, 422):
+        return False
+    inner = body.get("error", body) if isinstance(body, Mapping) else None
+    if isinstance(inner, Mapping) and inner.get("code") == "context_length_exceeded":
+        return True
+    return bool(detail and _TOO_LONG.search(detail))
+
+
 def error_param_from_body(body: object) -> str | None:
     """Extract OpenAI's ``error.param`` from a decoded error body."""
     if isinstance(body, Mapping):
@@ -247,6 +267,10 @@ class RetryingProvider(ABC):
     ) -> ProviderError:
         detail = error_message_from_body(body)
         text = f"HTTP {status}" + (f": {detail}" if detail else "")
+        if too_long_for_context(status, body, detail):  # never retried: it cannot fit
+            err = self._error(text, status=status, kind="too_long")
+            err.param = error_param_from_body(body)
+            return err
         err = self._error(
             text,
             status=status,

@@ -52,6 +52,7 @@ from medjudge.store.batches import keys_in_flight, open_batches
 from medjudge.store.items import Item, get_item, list_items
 from medjudge.store.judgments import (
     CallOutcome,
+    ask_again,
     cached_calls,
     finish_run,
     start_run,
@@ -67,6 +68,9 @@ class RunOptions:
     concurrency: int = 8
     timeout_s: float = 120.0
     max_retries: int = 4
+    local_context: int = 4096
+    """The context window, in tokens, of ``local:`` judges (a request longer than it is "too
+    long for the context", never retried)."""
     parse_retries: int = 1
     """Extra requests for a reply that does not parse, before it is a failed sample."""
     max_cost: float | None = None
@@ -302,12 +306,11 @@ def _to_make(
     ``failed`` ones, are asked again) nor in a batch still at the provider (#14: paid for
     already, never sent again here); ``summary`` gets the counts."""
     stored = cached_calls(study, [c.key for c in calls])
-    again = ("error", "failed") if options.retry_failed else ("error",)
     flying = keys_in_flight(study, [j.rater for j in judges])
     todo = [
         c
         for c in calls
-        if c.key not in flying and (c.key not in stored or stored[c.key].status in again)
+        if c.key not in flying and ask_again(stored.get(c.key), options.retry_failed)
     ]
     if flying and not options.batch:
         summary.batches_pending = len(open_batches(study, [j.rater for j in judges]))
@@ -600,6 +603,7 @@ async def _execute(
         "max_retries": options.max_retries,
         "parse_retries": options.parse_retries,
         "retry_failed": options.retry_failed,
+        "local_context": options.local_context,
     }
     n = worker_count(todo, options.workers, options.concurrency)
     if n > 1:

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from medjudge.store.db import StudyError, classify
 from medjudge.store.importing.problems import ImportProblem
+from medjudge.store.items import find_item
 from medjudge.store.literal import printable
 from medjudge.store.study import Study
 from medjudge.store.user_settings import SettingsError
@@ -100,3 +101,17 @@ def resume_collection() -> None:
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
+
+
+def only_items(s: Study, text: str, matching: list[int]) -> list[int]:
+    """``--items``: the listed items (ids of the import file) among ``matching``, in study
+    order; an id the study does not have is an error naming it."""
+    wanted = [x.strip() for x in text.split(",") if x.strip()]
+    if not wanted:
+        raise UserError("--items: no item id given (e.g. --items pw-01,pw-07)")
+    found = {x: find_item(s, x) for x in wanted}
+    unknown = [x for x, i in found.items() if i is None]
+    if unknown:
+        raise UserError(f"--items: no item {', '.join(map(repr, unknown))} in this study")
+    chosen = {i for i in found.values() if i is not None}
+    return [i for i in matching if i in chosen]

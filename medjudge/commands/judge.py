@@ -39,6 +39,7 @@ from .common import (
     err_console,
     fail,
     is_tty,
+    only_items,
     opened,
     out,
     resume_collection,
@@ -222,6 +223,26 @@ def judge(
     kind: Annotated[
         list[ItemKind] | None, typer.Option(help="Only these item kinds (repeat).")
     ] = None,
+    item_ids: Annotated[
+        str | None,
+        typer.Option(
+            "--items",
+            help="Only these items: their ids in the import file, comma separated (a pilot: "
+            "--items pw-01,pw-07).",
+        ),
+    ] = None,
+    first: Annotated[
+        int | None,
+        typer.Option(min=1, help="Only the first N items in scope (in import order): a pilot."),
+    ] = None,
+    context_size: Annotated[
+        int,
+        typer.Option(
+            min=512,
+            help="local: judges: the model's context window in tokens; a longer request is "
+            "not judged (too long for the context).",
+        ),
+    ] = 4096,
     max_cost: Annotated[
         float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")
     ] = None,
@@ -427,7 +448,19 @@ def judge(
                 err_console.print("note: " + printable(notice))
             else:
                 out("note: " + notice)
+        scope: list[int] | None = None
+        if item_ids is not None or first is not None:  # a pilot: some items only
+            from medjudge.store.items import list_items
+
+            scope = [i.id for i in list_items(s) if i.kind in kinds]
+            if item_ids is not None:
+                scope = only_items(s, item_ids, scope)
+            scope = scope[:first]
+            if not scope:
+                raise UserError("no items match (check --kind and --items)")
         options = RunOptions(
+            item_ids=scope,
+            local_context=context_size,
             concurrency=concurrency or prefs.concurrency,
             timeout_s=timeout or prefs.timeout_s,
             max_cost=max_cost,

@@ -12,7 +12,7 @@ import typer
 from medjudge import kinds
 from medjudge.store.assignments import assign as assign_items
 from medjudge.store.assignments import assignment_counts, unassign
-from medjudge.store.items import find_item, list_items
+from medjudge.store.items import list_items
 from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import labels_outside
 from medjudge.store.literal import printable
@@ -22,7 +22,7 @@ from medjudge.store.roles import grant, members, require, revoke
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 
-from .common import UserError, opened, out, user_errors
+from .common import UserError, only_items, opened, out, user_errors
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file.")]
 
@@ -133,7 +133,7 @@ def assign(
         reviewers = [given_name(r, "REVIEWERS: the login") for r in reviewers]
         items = [i.id for i in list_items(s, kind=kind, batch=batch)]
         if item_ids is not None:
-            items = _only_items(s, item_ids, items)
+            items = only_items(s, item_ids, items)
         items = items[:first]
         if not items:
             raise UserError("no items match (check --batch, --kind and --items)")
@@ -142,20 +142,6 @@ def assign(
         else:
             added = assign_items(s, reviewers, items, by=login_name(), batch=batch, overlap=overlap)
             _print_assigned(s, reviewers, added)
-
-
-def _only_items(s: Study, text: str, matching: list[int]) -> list[int]:
-    """``--items``: the listed items (ids of the import file) among ``matching``, in study
-    order; an id the study does not have is an error naming it."""
-    wanted = [x.strip() for x in text.split(",") if x.strip()]
-    if not wanted:
-        raise UserError("--items: no item id given (e.g. --items pw-01,pw-07)")
-    found = {x: find_item(s, x) for x in wanted}
-    unknown = [x for x, i in found.items() if i is None]
-    if unknown:
-        raise UserError(f"--items: no item {', '.join(map(repr, unknown))} in this study")
-    chosen = {i for i in found.values() if i is not None}
-    return [i for i in matching if i in chosen]
 
 
 def _assign_sample(
