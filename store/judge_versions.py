@@ -108,9 +108,20 @@ _SELECT = (
 )
 
 
-def list_versions(study: Study) -> list[JudgeVersion]:
-    """Every judge version of the study, in the order they were first registered."""
-    return [_version(r) for r in study.conn.execute(_SELECT + " ORDER BY r.id")]
+_USED = (
+    " WHERE EXISTS (SELECT 1 FROM judge_calls c WHERE c.judge = r.name)"
+    " OR EXISTS (SELECT 1 FROM verdicts x WHERE x.rater_id = v.rater_id)"
+    " OR EXISTS (SELECT 1 FROM judge_batches b WHERE b.judge = r.name)"
+)
+"""A version that has something to show: a stored call, a verdict, or a batch at a provider."""
+
+
+def list_versions(study: Study, *, unused: bool = False) -> list[JudgeVersion]:
+    """The study's judge versions, in the order they were first registered: those with a
+    stored call, a verdict or a batch (a run that failed before its first call — no key —
+    leaves no version in ``status``, the report or the app), or with ``unused`` every one."""
+    where = "" if unused else _USED
+    return [_version(r) for r in study.conn.execute(_SELECT + where + " ORDER BY r.id")]
 
 
 def get_version(study: Study, name: str) -> JudgeVersion | None:

@@ -52,6 +52,8 @@ def summary(study: Study) -> JsonObject:
         if name not in listed:
             judges.append({"name": name, "units_labelled": 0, "items_done": 0})
     unjudged = not_judged(study)
+    # a judge with nothing stored (a run that failed before its first call: no key) is not one
+    judges = [j for j in judges if j["units_labelled"] or j["name"] in versions]
     for name in unjudged:  # a version whose every call errored has no labels either
         if name not in {j["name"] for j in judges}:
             judges.append({"name": name, "units_labelled": 0, "items_done": 0})

@@ -117,3 +117,23 @@ def test_a_request_too_long_for_the_context(provider: str, tmp_path: Path) -> No
         assert server.count() == 16, "a later run does not ask them again"
         r = judge(path, spec, "--retry-failed")
         assert server.count() == 16 + 2 * len(long_ones), "--retry-failed asks them again"
+
+
+def test_a_judge_version_appears_once_a_call_is_stored(tmp_path: Path) -> None:
+    """A run that fails before its first call (no API key) leaves no judge in `status` or
+    the report; the first stored call makes it appear."""
+    path = tmp_path / "v.db"
+    small_study(path, pairwise=2, statements=0).close()
+    r = cli.invoke(app, ["judge", str(path), "-j", "openai:gpt-4o", "--samples", "1"], env={})
+    assert r.exit_code != 0 and "no API key" in r.output
+    status = json.loads(cli.invoke(app, ["status", str(path), "--json"]).stdout)
+    assert status["judges"] == []
+    report = json.loads(
+        cli.invoke(app, ["report", str(path), "-f", "json", "--n-boot", "100"]).stdout
+    )
+    assert report["judges"]["versions"] == []
+    with FakeLLMServer(GOOD) as server:
+        url = server.openai_url
+        assert judge(path, f"openai:gpt-4o@{url}").exit_code == 0
+    status = json.loads(cli.invoke(app, ["status", str(path), "--json"]).stdout)
+    assert [j["name"] for j in status["judges"]] == [f"openai:gpt-4o@{url}"]

@@ -106,7 +106,7 @@ def test_a_judge_from_before_versions_is_adopted_by_a_matching_run(
         old.close()
         monkeypatch.undo()
         study = Study.open(path)
-        (legacy,) = list_versions(study)
+        (legacy,) = list_versions(study, unused=True)
         assert legacy.key is None
         run(study, [judge])
         (adopted,) = list_versions(study)

@@ -386,7 +386,7 @@ def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
     new = Study.open(path)
     try:
         assert "004_judge_versions" in applied(new.conn)
-        v, panel = list_versions(new)
+        v, panel = list_versions(new, unused=True)
         assert (panel.name, panel.members, panel.params["rule"], panel.key) == (
             "panel:a+b",
             ("a", "b"),

@@ -129,8 +129,10 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
         judges imported with labels follow with ``key`` null) and ``pairs``.
     """
     stored = {v.name: v for v in list_versions(study)}
-    names = list(stored) + sorted(
-        n for n, k in data.rater_kinds.items() if k == "judge" and n not in stored
+    names = list(stored) + sorted(  # (a judge with nothing stored is none: no key, no call)
+        n
+        for n, k in data.rater_kinds.items()
+        if k == "judge" and n not in stored and data.verdicts_of(n)
     )
     consistency: dict[str, list[ConsistencyRow]] = {}
     for rec in judge_consistency(data, confidence):
