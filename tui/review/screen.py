@@ -243,6 +243,8 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         if self.view is None or not self.view.rows:
             return
         self.query_one("#detail", Static).update(self.view.render_detail(self.cursor))
+        shown = self.view.revealed and bool(self.view.verdicts or self.view.others)
+        self.set_class(shown, "-revealed")
 
     def _progress(self) -> None:
         bar = self.query_one(ProgressLine)
