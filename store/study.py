@@ -157,6 +157,19 @@ class Study:
         """Forget cached settings so the next access reads the file again."""
         self._settings = None
 
+    def settings_changed(self) -> bool:
+        """Whether another process changed the settings (guidelines too) since they were read;
+        if so the next access reads them again. One indexed row: cheap on every poll."""
+        if self._settings is None:
+            return False
+        row = self.conn.execute(
+            "SELECT value FROM study_settings WHERE key = 'settings'"
+        ).fetchone()
+        if row is None or StudySettings.model_validate_json(row[0]) == self._settings:
+            return False
+        self._settings = None
+        return True
+
     def save_settings(self, settings: StudySettings, *, actor: str) -> None:
         """Replace the settings document, recording old and new in the audit trail."""
         new = settings.model_dump_json()

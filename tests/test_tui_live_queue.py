@@ -55,3 +55,27 @@ async def test_items_imported_into_an_empty_study_show_without_a_restart(tmp_pat
         lead.close()
         await until(pilot, lambda: "Question 0?" in screen_text(app), "the first imported item")
         assert "Nothing to review" not in screen_text(app)
+
+
+@run_async
+async def test_new_guidelines_and_settings_reach_an_open_app(tmp_path: Path) -> None:
+    """The lead sets guidelines and renames the study while bob's app is open: within a poll
+    the guidelines open by themselves and the status line shows the new name."""
+    from medjudge.tui.guidelines_screen import GuidelinesScreen
+
+    path = _study(tmp_path, 2)
+    app = make_app(path, reviewer="bob", poll_interval=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "Question 0?" in screen_text(app), "the first item")
+        lead = Study.open(path)
+        changed = lead.settings.model_copy(
+            update={"guidelines": "Judge dosing against the 2024 guideline.", "name": "renamed"}
+        )
+        lead.save_settings(changed, actor="lead")
+        lead.close()
+        await until(pilot, lambda: isinstance(app.screen, GuidelinesScreen), "the guidelines")
+        await until(
+            pilot, lambda: "Judge dosing against the 2024" in screen_text(app), "their text"
+        )
+        await pilot.press("escape")
+        await until(pilot, lambda: "renamed" in screen_text(app), "the new study name")

@@ -89,6 +89,8 @@ class ReviewApp(JudgeControls, App[None]):
         """Bumped on every change to the study (ours or another process's)."""
         self.animation_level = "none"
         self._data_version = 0
+        self.settings_serial = 0
+        """Counts the times another process changed the study's settings (or guidelines)."""
         self._agreement_running = False
         self._agreement_again = False
 
@@ -159,7 +161,11 @@ class ReviewApp(JudgeControls, App[None]):
             return
         if version != self._data_version:
             self._data_version = version
-            self.study.reload()
+            try:
+                # re-read when changed (and only then): screens compare the serial
+                self.settings_serial += self.study.settings_changed()
+            except Exception:  # noqa: BLE001 - a hiccup reading a row is retried next tick
+                self.study.reload()
             self.announce_change()
 
     def announce_change(self) -> None:

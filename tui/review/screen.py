@@ -80,6 +80,8 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         """The unit whose label the change key (E) armed on a done, revealed item; a label
         key changes that one label, then the item is locked again."""
         self._binding_key: tuple[object, ...] = ()
+        self._settings_serial = 0
+        """The app's settings serial this screen has shown (a change re-shows the item)."""
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -400,6 +402,14 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         """Another process wrote: the queue (items imported or assigned since), progress, and
         what is revealed on this item may differ."""
         s = self.session
+        serial = getattr(self.app, "settings_serial", 0)
+        if serial != self._settings_serial:  # the lead changed the settings or the guidelines
+            self._settings_serial = serial
+            self.notify("The study's settings changed.", title="settings", markup=False)
+            self.show_guidelines_if_new()
+            if s.item is not None:
+                unit = self.view.rows[self.cursor].unit.id if self.view and self.view.rows else None
+                self.show_index(s.index, cursor_unit=unit)
         added = s.reload_queue()
         if added:
             self.notify(
