@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -27,7 +26,7 @@ from medjudge.store.roles import require
 from medjudge.store.study import Study
 from medjudge.store.visibility import require_unblinded
 
-from .common import UserError, opened, out
+from .common import OnlyStudyArg, UserError, opened, out
 from .review import run_app
 
 
@@ -63,7 +62,7 @@ def resolve_unit(study: Study, ref: str) -> int:
 
 
 def adjudicate(
-    study: Annotated[Path, typer.Argument(help="The study file.")],
+    study: OnlyStudyArg,
     list_: Annotated[
         bool, typer.Option("--list", help="Print the queue instead of opening the app.")
     ] = False,

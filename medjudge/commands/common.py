@@ -7,12 +7,13 @@ prints exactly as stored, after :func:`printable` has neutralised escape sequenc
 from __future__ import annotations
 
 import gc
+import os
 import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -26,6 +27,21 @@ from medjudge.store.user_settings import SettingsError
 
 console = Console(markup=False, highlight=False, emoji=False, soft_wrap=True)
 err_console = Console(stderr=True, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+STUDY_ENV = "MEDJUDGE_STUDY"
+"""The environment variable naming a default study."""
+OnlyStudyArg = Annotated[
+    Path,
+    typer.Argument(
+        help="The study file (one SQLite file per study); default: $MEDJUDGE_STUDY.",
+        envvar=STUDY_ENV,
+        show_envvar=False,
+    ),
+]
+"""The study argument of a command that takes no other argument: it may come from
+``MEDJUDGE_STUDY`` (commands with further arguments always name the study, so the two cannot be
+mistaken for each other)."""
 
 
 class UserError(Exception):
@@ -86,8 +102,21 @@ def out(text: str) -> None:
 
 
 def has_terminal() -> bool:
-    """Whether the review app can run here: standard input and output are both a terminal."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    """Whether the review app can run here: standard input and output are both a terminal
+    that can draw (``TERM=dumb`` cannot: an Emacs shell buffer, some CI consoles)."""
+    return terminal_problem() is None
+
+
+def terminal_problem() -> str | None:
+    """Why the review app cannot run here, or None."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return "standard input and output must both be one (over SSH, connect with ssh -t)"
+    if os.environ.get("TERM", "") in ("dumb", "unknown"):
+        return (
+            f"TERM={os.environ['TERM']} cannot draw it (run it in a terminal emulator, or set "
+            "TERM=xterm-256color)"
+        )
+    return None
 
 
 def is_tty() -> bool:

@@ -34,6 +34,7 @@ from medjudge.store.people import given_name
 from medjudge.store.roles import require
 
 from .common import (
+    OnlyStudyArg,
     UserError,
     console,
     err_console,
@@ -185,7 +186,7 @@ def _load_sdks(specs: list[JudgeSpec]) -> None:
 
 
 def judge(
-    study: Annotated[Path, typer.Argument(help="The study file.")],
+    study: OnlyStudyArg,
     judges: Annotated[
         list[str] | None,
         typer.Option(

@@ -16,7 +16,7 @@ from medjudge.store.safe_write import refuse_protected, text_output
 from medjudge.store.slices import metadata_fields
 from medjudge.store.visibility import require_unblinded
 
-from .common import UserError, opened, out, standard_output, user_errors
+from .common import OnlyStudyArg, UserError, opened, out, standard_output, user_errors
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when a command runs
     pass
@@ -52,7 +52,7 @@ def write_output(text: str | Iterable[str], output: Path | None, study: Path | N
 
 
 def report(
-    study: StudyArg,
+    study: OnlyStudyArg,
     fmt: Annotated[
         ReportFormat,
         typer.Option(

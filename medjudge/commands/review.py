@@ -8,11 +8,18 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import UserError, fail, has_terminal, resume_collection, user_errors
+from .common import (
+    OnlyStudyArg,
+    UserError,
+    fail,
+    resume_collection,
+    terminal_problem,
+    user_errors,
+)
 
 
 def review(
-    study: Annotated[Path, typer.Argument(help="The study file.")],
+    study: OnlyStudyArg,
     reviewer: Annotated[
         str | None,
         typer.Option(
@@ -56,12 +63,10 @@ def run_app(
             app = make_app(study, **options)
         except ReviewSetupError as exc:
             raise UserError(str(exc)) from None
-    if not has_terminal():  # Textual would spin without one; say so and stop at once
+    problem = terminal_problem()
+    if problem is not None:  # Textual would spin without one; say so and stop at once
         app.study.close()
-        fail(
-            f"the {what} app needs a terminal: standard input and output must both be one "
-            "(over SSH, connect with ssh -t)"
-        )
+        fail(f"the {what} app needs a terminal: {problem}")
     if configure is not None:
         configure(app)
     app.when_ready = resume_collection  # once the first frame is on screen

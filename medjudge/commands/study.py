@@ -29,7 +29,16 @@ from medjudge.store.study import Study
 from medjudge.store.summary import describe_version, summary
 from medjudge.store.visibility import require_unblinded, sees_everything
 
-from .common import UserError, console, is_tty, opened, out, standard_output, user_errors
+from .common import (
+    OnlyStudyArg,
+    UserError,
+    console,
+    is_tty,
+    opened,
+    out,
+    standard_output,
+    user_errors,
+)
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -208,7 +217,7 @@ def _add_endpoints(judges: list[dict[str, Any]]) -> None:
 
 
 def status(
-    study: StudyArg,
+    study: OnlyStudyArg,
     json_output: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
     by: Annotated[
         list[str] | None,

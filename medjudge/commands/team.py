@@ -22,7 +22,7 @@ from medjudge.store.roles import grant, members, require, revoke
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 
-from .common import UserError, only_items, opened, out, user_errors
+from .common import OnlyStudyArg, UserError, only_items, opened, out, user_errors
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file.")]
 
@@ -186,7 +186,7 @@ def _print_assigned(s: Study, reviewers: list[str], added: dict[str, int]) -> No
 
 
 def settings(
-    study: StudyArg,
+    study: OnlyStudyArg,
     blind: Annotated[
         bool | None,
         typer.Option(
@@ -444,7 +444,7 @@ def _with_scales(criteria: Sequence[Criterion], specs: Sequence[str]) -> list[Cr
 
 
 def doctor(
-    study: Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")],
+    study: OnlyStudyArg,
 ) -> None:
     """Check a study for a team on a shared server, and print what to run to fix each problem.
 
