@@ -30,9 +30,26 @@ def demo_study() -> Path:
     return home() / "demo.sqlite"
 
 
+def config_dir() -> Path:
+    """Where the private settings live: the platform's user config folder (``platformdirs``;
+    on Linux ``$XDG_CONFIG_HOME/medjudge``, else ``~/.config/medjudge``), or the data folder
+    when ``MEDJUDGE_HOME`` names one (everything of medjudge's in one place)."""
+    override = os.environ.get(HOME_ENV)
+    if override:
+        return home()
+    return Path(platformdirs.user_config_dir("medjudge"))
+
+
 def settings_file() -> Path:
     """The private settings file (API keys, defaults); must be readable by its owner only."""
-    return home() / "settings.toml"
+    return config_dir() / "settings.toml"
+
+
+def old_settings_file() -> Path | None:
+    """Where medjudge 0.1 kept the settings file (the data folder), if that is not where it
+    is kept now: still read, with a notice to move it."""
+    old = home() / "settings.toml"
+    return None if old == settings_file() else old
 
 
 def login_name() -> str:

@@ -21,7 +21,7 @@ import stat
 import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError
 
 from . import paths
 
@@ -43,6 +43,7 @@ class UserSettings(BaseModel):
     """A user's medjudge settings."""
 
     model_config = ConfigDict(extra="forbid")
+    _notice: str | None = PrivateAttr(default=None)
 
     openai_api_key: SecretStr | None = None
     """Key for ``openai:`` judges on api.openai.com (the environment variable wins)."""
@@ -54,6 +55,11 @@ class UserSettings(BaseModel):
     """Default per-call timeout in seconds."""
     endpoints: dict[str, EndpointSettings] = Field(default_factory=dict)
     """Server URL → the variable holding its key (``[endpoints."URL"] key_env = "NAME"``)."""
+
+    @property
+    def notice(self) -> str | None:
+        """What to tell the user about where the settings were read (the old place)."""
+        return self._notice
 
     def file_keys(self) -> dict[str, str]:
         """Provider name → the key this file holds for its own endpoint (no environment)."""
@@ -78,8 +84,20 @@ def load(path: Path | None = None) -> UserSettings:
         SettingsError: the file is readable by others, is not valid TOML, or has unknown keys.
     """
     p = path or paths.settings_file()
+    notice = None
+    if path is None and not p.exists():
+        old = paths.old_settings_file()
+        if old is not None and old.exists():
+            notice = f"settings read from {old}, the old place; move the file to {p}"
+            p = old
     if not p.exists():
         return UserSettings()
+    loaded = _read(p)
+    loaded._notice = notice
+    return loaded
+
+
+def _read(p: Path) -> UserSettings:
     mode = p.stat().st_mode
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise SettingsError(

@@ -425,6 +425,8 @@ def judge(
         except SpecError as exc:  # a usage error: exit 2, like any bad option
             raise typer.BadParameter(str(exc), param_hint="--judge") from None
         prefs = user_settings.load()
+        if prefs.notice:
+            err_console.print("note: " + printable(prefs.notice))
         try:
             access = prepare_access(parsed, prefs, key_env)
         except SpecError as exc:
