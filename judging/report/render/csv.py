@@ -1,13 +1,14 @@
 """The report as one long-format CSV: one row per figure.
 
-Columns: ``section, criterion, slice, rater_a, rater_b, metric, value, ci_low, ci_high, n,
-reason, method`` (the interval's method). ``section`` is the view (``human_human``,
+Columns: ``section, criterion, slice, rater_a, rater_b, metric, value, text, ci_low, ci_high,
+n, reason, method`` (the interval's method). ``value`` holds numbers only; a figure that is
+text (a judge's key, the counted categories, a flag) is in ``text``. ``section`` is the view (``human_human``,
 ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
 ``judge_bias`` (length bias and self-preference, see :func:`_biases`),
 ``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
-value, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``excluded`` (the answers left out as abstentions: one row
+text, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``excluded`` (the answers left out as abstentions: one row
 ``excluded_answers`` with n of N as value and n, then one row per answer with its item as the
 slice, its model as rater_a and the rule as reason), ``rating_mean``, ``classification`` (a judge against the
 reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusion/<view>``
@@ -41,6 +42,7 @@ COLUMNS = (
     "rater_b",
     "metric",
     "value",
+    "text",
     "ci_low",
     "ci_high",
     "n",
@@ -57,6 +59,16 @@ def _text(value: object) -> str:
     if isinstance(value, (int, float)):
         return repr(value) if isinstance(value, float) else str(value)
     return spreadsheet_text(printable(str(value)))
+
+
+def _line(*cells: object) -> list[str]:
+    """One CSV row from the 12 fields of :data:`COLUMNS` but ``text``: a number (or
+    nothing) stays in ``value``, anything else — a key, categories, a flag — goes to ``text``,
+    so ``value`` holds numbers only (a spreadsheet sums it)."""
+    head, (value, *tail) = cells[:6], cells[6:]
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    shown = (value, None) if value is None or number else (None, value)
+    return [_text(x) for x in (*head, *shown, *tail)]
 
 
 def _row(
@@ -82,29 +94,26 @@ def _row(
         ]
     else:
         cells = [value, None, None, n, None, None]
-    return [_text(x) for x in (section, criterion, slice_, rater_a, rater_b, metric, *cells)]
+    return _line(section, criterion, slice_, rater_a, rater_b, metric, *cells)
 
 
 def _comparisons(report: Report) -> Iterator[list[str]]:
     for c in report.criteria:
         cats = c.categories
-        yield [
-            _text(x)
-            for x in (
-                "categories",
-                c.name,
-                "all",
-                None,
-                None,
-                "declared" if c.categories_declared else "default",
-                "|".join(map(str, cats)) if cats is not None else None,
-                None,
-                None,
-                len(cats) if cats is not None else None,
-                c.categories_note,
-                None,
-            )
-        ]
+        yield _line(
+            "categories",
+            c.name,
+            "all",
+            None,
+            None,
+            "declared" if c.categories_declared else "default",
+            "|".join(map(str, cats)) if cats is not None else None,
+            None,
+            None,
+            len(cats) if cats is not None else None,
+            c.categories_note,
+            None,
+        )
         for r in c.comparisons:
             section = r.view + ("/without_ties" if r.ties == "without" else "")
             for name, est in r.metrics.items():
@@ -429,17 +438,11 @@ def _exclusions(report: Report) -> Iterator[list[str]]:
     ex = report.exclusions
     if ex is None:
         return
-    yield [
-        _text(x)
-        for x in ("excluded", None, "all", None, None, "excluded_answers", len(ex.excluded),
-                  None, None, ex.answers, ex.rule, None)
-    ]  # fmt: skip
+    yield _line("excluded", None, "all", None, None, "excluded_answers", len(ex.excluded),
+                None, None, ex.answers, ex.rule, None)  # fmt: skip
     for e in ex.excluded:
-        yield [
-            _text(x)
-            for x in ("excluded", e.section, e.item, e.source, None, "abstention", 1, None, None,
-                      None, e.rule, None)
-        ]  # fmt: skip
+        yield _line("excluded", e.section, e.item, e.source, None, "abstention", 1, None, None,
+                    None, e.rule, None)  # fmt: skip
 
 
 def _kqa(report: Report) -> Iterator[list[str]]:
