@@ -491,3 +491,41 @@ def doctor(
         )
         raise typer.Exit(1)
     out("the study is ready for the team")
+
+
+def retire(
+    study: StudyArg,
+    item_ids: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID[,ID…]", help="The items' ids in the import file, comma separated."
+        ),
+    ],
+    reason: Annotated[
+        str,
+        typer.Option(help="Why (required; one line): recorded with your login and the time."),
+    ],
+    undo: Annotated[bool, typer.Option("--undo", help="Bring retired items back instead.")] = False,
+) -> None:
+    """Retire items: keep them in the study but out of every queue and every figure (leads only).
+
+    A retired item's labels, verdicts, calls and adjudications stay; it leaves the review and
+    adjudication queues, assignments, judge runs, status counts and the report's figures, and
+    the report lists it under "Retired items". --undo brings it back.
+
+    \b
+    Example:
+      medjudge retire trial.db pw-07 --reason "question duplicates pw-03"
+      medjudge retire trial.db pw-07,st-02 --reason "wrong reference"
+      medjudge retire trial.db pw-07 --undo --reason "duplicate was pw-08, not pw-03"
+    """
+    from medjudge.store.retirements import retire as retire_items
+
+    with opened(study, check=True) as s:
+        done = retire_items(s, item_ids.split(","), reason, by=login_name(), undo=undo)
+    verb = "brought back" if undo else "retired"
+    state = "not retired" if undo else "already retired"
+    for ext in done.changed:
+        out(f"{printable(ext)}: {verb}")
+    for ext in done.unchanged:
+        out(f"{printable(ext)}: {state}, unchanged")
