@@ -28,10 +28,11 @@ CURRENT = (
 
 
 class Retirement(NamedTuple):
-    """A retired item: its id in the import file, why, by whom, when (UTC)."""
+    """A retired item: its id in the import file and kind, why, by whom, when (UTC)."""
 
     item_id: int
     ext_id: str
+    kind: str
     reason: str
     by: str
     at: str
@@ -60,16 +61,27 @@ def retired_ids(study: Study) -> set[int]:
     return {int(r[0]) for r in study.conn.execute(CURRENT) if r[1]}
 
 
+def changes(study: Study) -> tuple[int, int]:
+    """(rows, newest row id) of ``item_retirements``: changes whenever an item is retired or
+    brought back (an open review app's queue signature reads it on every poll)."""
+    if not _has_table(study):
+        return 0, 0
+    row = study.conn.execute(
+        "SELECT count(*), coalesce(max(id), 0) FROM item_retirements"
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def retirements(study: Study) -> list[Retirement]:
     """The items retired now, each with the reason, login and time of its retirement, in the
     study's item order."""
     if not _has_table(study):
         return []
     rows = study.conn.execute(
-        f"SELECT c.item_id, i.ext_id, c.reason, c.by, c.at FROM ({CURRENT}) c "
+        f"SELECT c.item_id, i.ext_id, i.kind, c.reason, c.by, c.at FROM ({CURRENT}) c "
         "JOIN items i ON i.id = c.item_id WHERE c.retired = 1 ORDER BY c.item_id"
     )
-    return [Retirement(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
+    return [Retirement(int(r[0]), *map(str, r[1:])) for r in rows]
 
 
 def check_reason(reason: str) -> str:

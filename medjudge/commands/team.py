@@ -15,9 +15,11 @@ from medjudge.store.assignments import assignment_counts, unassign
 from medjudge.store.items import find_item, list_items
 from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import labels_outside
-from medjudge.store.literal import printable
+from medjudge.store.literal import plural, printable
 from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
+from medjudge.store.retirements import retire as retire_items
+from medjudge.store.retirements import retired_ids
 from medjudge.store.roles import grant, members, require, revoke
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
@@ -131,10 +133,14 @@ def assign(
             return
         require(s, login_name(), "assign")
         reviewers = [given_name(r, "REVIEWERS: the login") for r in reviewers]
-        items = [i.id for i in list_items(s, kind=kind, batch=batch)]
+        items = [i.id for i in list_items(s, kind=kind, batch=batch, retired=True)]
         if item_ids is not None:
             items = _only_items(s, item_ids, items)
-        items = items[:first]
+        gone = retired_ids(s)
+        skipped = sum(1 for i in items if i in gone)
+        items = [i for i in items if i not in gone][:first]
+        if skipped:
+            out(f"{plural(skipped, 'retired item')} skipped (medjudge retire)")
         if not items:
             raise UserError("no items match (check --batch, --kind and --items)")
         if sample is not None:
@@ -507,7 +513,7 @@ def retire(
     ],
     undo: Annotated[bool, typer.Option("--undo", help="Bring retired items back instead.")] = False,
 ) -> None:
-    """Retire items: keep them in the study but out of every queue and every figure (leads only).
+    """Retire items: keep them in the study, out of every queue and every figure (leads only).
 
     A retired item's labels, verdicts, calls and adjudications stay; it leaves the review and
     adjudication queues, assignments, judge runs, status counts and the report's figures, and
@@ -519,8 +525,6 @@ def retire(
       medjudge retire trial.db pw-07,st-02 --reason "wrong reference"
       medjudge retire trial.db pw-07 --undo --reason "duplicate was pw-08, not pw-03"
     """
-    from medjudge.store.retirements import retire as retire_items
-
     with opened(study, check=True) as s:
         done = retire_items(s, item_ids.split(","), reason, by=login_name(), undo=undo)
     verb = "brought back" if undo else "retired"
