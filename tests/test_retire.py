@@ -247,3 +247,34 @@ def test_exports_keep_the_rows_and_mark_them_retired(db: Path) -> None:
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert len(rows) == 4
     assert {(x["item"], x["retired"]) for x in rows} == {("p0", 1), ("p1", 0)}
+
+
+def test_the_live_agreement_drops_a_retired_item_and_takes_it_back(db: Path) -> None:
+    from medjudge.judging.analysis.live import LiveAgreement
+
+    with Study.open(db) as s:
+        live = LiveAgreement(s)
+        (row,) = live.rows()
+        assert (row.criterion, row.n_units) == ("correctness", 2)
+        assert not live.refresh()
+        assert _retire(db, "p0", "--reason", "x").exit_code == 0
+        assert live.refresh()
+        (row,) = live.rows()
+        assert row.n_units == 1
+        set_label(s, _unit(s, "p0"), "carol", "A")  # a label on the retired item: not counted
+        live.refresh()
+        assert live.rows()[0].n_units == 1
+        assert _retire(db, "p0", "--undo", "--reason", "back").exit_code == 0
+        assert live.refresh()
+        assert live.rows()[0].n_units == 2
+
+
+def test_anchoring_leaves_a_retired_item_out(db: Path) -> None:
+    def reviewers(report: dict) -> dict[str, int]:
+        return {r["reviewer"]: r["n_labels"] for r in report["anchoring"]}
+
+    before = reviewers(json.loads(_report(db, "json")))
+    assert before["alice"] == 2 and before["bob"] == 2
+    assert _retire(db, "p1", "--reason", "x").exit_code == 0
+    after = reviewers(json.loads(_report(db, "json")))
+    assert after["alice"] == 1 and after["bob"] == 1
