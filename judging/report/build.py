@@ -11,7 +11,9 @@ Sections: ``study``, ``protocol`` (judges, templates with hashes, orders, voting
 statistics), ``effort`` (judge calls, tokens, cost; reviewer time), ``criteria`` (per
 criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_comparisons`),
 ``adjudication``, ``consistency``, ``judges`` (every judge version side by side),
-``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``win_rates``, ``audit`` (corrected
+``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``exclusions``, ``retired`` (items
+retired with ``medjudge retire``: in no figure, listed; absent when none is), ``win_rates``,
+``audit`` (corrected
 figures from a random physician sample; left out without a sample), ``ratings`` and ``notes``.
 """
 
