@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "assign": ("team", "assign"),
     "role": ("team", "role"),
     "settings": ("team", "settings"),
+    "retire": ("team", "retire"),
     "doctor": ("team", "doctor"),
     "report": ("report", "report"),
     "agreement": ("agreement", "agreement"),

@@ -12,6 +12,10 @@ Pairwise values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`s
   note) and its frame;
 - ``meta``: the item's metadata (the import row's extra fields) as a JSON object, or empty.
 
+Every table with an item (``labels``, ``verdicts``, ``calls``, ``adjudications``,
+``assignments``) ends with ``retired``: 1 when the item is retired now (``medjudge retire``:
+out of every queue and figure, its rows kept), else 0.
+
 The ``assignments`` table lists item, reviewer, batch and how the item was assigned (see
 ``_QUERIES["assignments"]``).
 
@@ -40,6 +44,13 @@ TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger", "
 _SWAPPED = kinds.sql_names(kinds.where("display_swap"))
 """The kinds whose answers a reviewer sees in a per-item order (``display_order``)."""
 
+_RETIRED = (
+    "coalesce((SELECT t.retired FROM item_retirements t WHERE t.item_id = i.id "
+    "ORDER BY t.id DESC LIMIT 1), 0) AS retired"
+)
+"""1 when the row's item is retired now (``medjudge retire``), else 0: exports keep a retired
+item's rows (nothing is deleted) and say so."""
+
 _QUERIES = {
     "labels": f"""
         SELECT i.ext_id AS item, i.kind, i.batch, u.criterion, s.position AS statement,
@@ -52,27 +63,28 @@ _QUERIES = {
                    AND h.rater_id = l.rater_id ORDER BY h.id DESC LIMIT 1) != 'import'
                  THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END AS display_order,
                l.note_frame, n.note AS item_note, n.note_frame AS item_note_frame,
-               json_extract(i.data, '$.meta') AS meta
+               json_extract(i.data, '$.meta') AS meta, {_RETIRED}
         FROM labels l JOIN units u ON u.id = l.unit_id JOIN items i ON i.id = u.item_id
         JOIN raters r ON r.id = l.rater_id LEFT JOIN statements s ON s.id = u.statement_id
         LEFT JOIN item_notes n ON n.item_id = i.id AND n.rater_id = l.rater_id
         ORDER BY i.id, u.position, r.name""",
-    "verdicts": """
+    "verdicts": f"""
         SELECT v.id, i.ext_id AS item, i.kind, u.criterion, s.position AS statement,
                r.name AS judge, jv.key AS version, jv.spec AS judge_spec,
                jv.params AS judge_params, jv.members AS panel_members,
                v.value, v.status, v.reason, v.trail, v.run_id, v.created_at,
                v.id IN (SELECT c.id FROM current_verdicts c
-                        WHERE c.unit_id = v.unit_id AND c.rater_id = v.rater_id) AS current
+                        WHERE c.unit_id = v.unit_id AND c.rater_id = v.rater_id) AS current,
+               {_RETIRED}
         FROM verdicts v JOIN units u ON u.id = v.unit_id JOIN items i ON i.id = u.item_id
         JOIN raters r ON r.id = v.rater_id LEFT JOIN statements s ON s.id = u.statement_id
         LEFT JOIN judge_versions jv ON jv.rater_id = v.rater_id
         ORDER BY i.id, u.position, r.name, v.id""",
-    "calls": """
+    "calls": f"""
         SELECT c.key, c.judge, c.provider, c.model, c.template, c.template_hash, c.params,
                i.ext_id AS item, c.task, c.sample, c.status, c.raw, c.parsed, c.error,
                c.input_tokens, c.output_tokens, c.cost_usd, c.latency_s, c.attempts, c.run_id,
-               c.created_at, c.messages
+               c.created_at, c.messages, {_RETIRED}
         FROM judge_calls c LEFT JOIN items i ON i.id = c.item_id ORDER BY c.created_at, c.key""",
     "history": """
         SELECT * FROM (
@@ -85,20 +97,21 @@ _QUERIES = {
             UNION ALL
             SELECT a.at, a.actor, a.action, a.entity, NULL, a.old, a.new, NULL, 0 FROM audit a
         ) ORDER BY at""",
-    "adjudications": """
+    "adjudications": f"""
         SELECT d.id, i.ext_id AS item, i.kind, u.criterion, s.position AS statement, d.value,
                d.rationale, d.settles, d.actor, d.at,
-               d.id = (SELECT max(d2.id) FROM adjudications d2 WHERE d2.unit_id = d.unit_id) AS current
+               d.id = (SELECT max(d2.id) FROM adjudications d2 WHERE d2.unit_id = d.unit_id) AS current,
+               {_RETIRED}
         FROM adjudications d JOIN units u ON u.id = d.unit_id JOIN items i ON i.id = u.item_id
         LEFT JOIN statements s ON s.id = u.statement_id ORDER BY d.id""",
 }
 
 
 _QUERIES["ledger"] = LEDGER_SQL
-_QUERIES["assignments"] = """
+_QUERIES["assignments"] = f"""
     SELECT i.ext_id AS item, i.kind, a.login AS reviewer, a.batch,
            CASE WHEN a.sample_id IS NULL THEN 'manual' ELSE 'sample:' || sm.seed END AS assigned,
-           a.sample_id AS sample, sm.inclusion_probability, a.assigned_by, a.at
+           a.sample_id AS sample, sm.inclusion_probability, a.assigned_by, a.at, {_RETIRED}
     FROM assignments a JOIN items i ON i.id = a.item_id
     LEFT JOIN samples sm ON sm.id = a.sample_id
     ORDER BY i.id, a.login"""

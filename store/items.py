@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from .frames import display_order
 from .json_types import JsonObject
+from .retirements import retired_ids
 from .study import Study
 
 
@@ -162,8 +163,12 @@ def list_items(
     kind: str | None = None,
     assigned_to: str | None = None,
     batch: str | None = None,
+    retired: bool = False,
 ) -> list[ItemRef]:
-    """Items in import order, optionally only one kind, one batch, or one reviewer's assignment."""
+    """Items in import order, optionally only one kind, one batch, or one reviewer's assignment.
+
+    Retired items (``store.retirements``) are left out — this is the list every queue reads
+    (review, assign, judge) — unless ``retired`` is True."""
     sql = "SELECT i.id, i.ext_id, i.kind, i.batch FROM items i"
     args: list[Any] = []
     where: list[str] = []
@@ -181,7 +186,9 @@ def list_items(
     sql += " ORDER BY i.id"
     cursor = study.conn.cursor()
     cursor.row_factory = None  # plain tuples: no sqlite3.Row per item
-    return list(map(ItemRef._make, cursor.execute(sql, args)))
+    refs = list(map(ItemRef._make, cursor.execute(sql, args)))
+    gone = set() if retired else retired_ids(study)
+    return [r for r in refs if r.id not in gone] if gone else refs
 
 
 def count_items(study: Study) -> dict[str, int]:

@@ -334,6 +334,29 @@ it started and its latest heartbeat. A second run of the same judge version is r
 the holder lives; a lease whose process is gone (same host, pid not alive) or whose heartbeat
 is older than two minutes is taken over. Rows are deleted when the run ends."""
 
+M014_RETIREMENTS = """
+CREATE TABLE item_retirements (
+    id INTEGER PRIMARY KEY,
+    item_id INTEGER NOT NULL REFERENCES items(id),
+    retired INTEGER NOT NULL CHECK (retired IN (0, 1)),
+    reason TEXT NOT NULL,
+    by TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX item_retirements_item ON item_retirements(item_id, id);
+CREATE TRIGGER item_retirements_append_only_u BEFORE UPDATE ON item_retirements
+BEGIN SELECT RAISE(ABORT, 'item_retirements is append-only'); END;
+CREATE TRIGGER item_retirements_append_only_d BEFORE DELETE ON item_retirements
+BEGIN SELECT RAISE(ABORT, 'item_retirements is append-only'); END;
+CREATE TRIGGER item_retirements_append_only_i BEFORE INSERT ON item_retirements
+WHEN EXISTS (SELECT 1 FROM item_retirements WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'item_retirements is append-only'); END;
+"""
+"""Retired items (#27, ``store.retirements``): ``medjudge retire`` takes an item out of every
+queue and every figure without deleting anything. One row per change — retired (1) or brought
+back (0, ``retire --undo``) — with the reason, the lead's login and the time; the latest row
+per item holds and the history stays (append-only)."""
+
 SEARCHED = (("items", "question"), ("answers", "text"), ("statements", "text"))
 """What the full-text search index holds (table, column): questions, answers, listed entries.
 Never an answer's ``source``: a blind reviewer searches too."""
@@ -387,6 +410,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("011_samples", M011_SAMPLES),
     ("012_run_leases", M012_RUN_LEASES),
     ("013_search", m013_search),
+    ("014_retirements", M014_RETIREMENTS),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypedDict
 
 from medjudge.store.db import StudyError
+from medjudge.store.retirements import CURRENT, Retirement, retired_ids, retirements
 from medjudge.store.study import Study
 
 from .json_types import JsonObject
@@ -183,9 +184,14 @@ def listed_entries(study: Study, kind: str, field: str) -> dict[int, JsonObject]
     return out
 
 
-def unit_rows(study: Study) -> Iterator[UnitRow]:
+def unit_rows(study: Study, *, retired: bool = False) -> Iterator[UnitRow]:
     """Every unit with its item's id, kind and batch and its statement's category, by id
-    (streamed as plain tuples: a 100,000-unit study is never held twice)."""
+    (streamed as plain tuples: a 100,000-unit study is never held twice).
+
+    The units of retired items (``store.retirements``) are left out unless ``retired``: the
+    figures and the adjudication queue are built from these rows, so a retired item's labels,
+    verdicts and adjudications count nowhere."""
+    gone = set() if retired else retired_ids(study)
     cursor = study.conn.cursor()
     cursor.row_factory = None
     for r in cursor.execute(
@@ -193,7 +199,26 @@ def unit_rows(study: Study) -> Iterator[UnitRow]:
         "s.category, s.position FROM units u JOIN items i ON i.id = u.item_id "
         "LEFT JOIN statements s ON s.id = u.statement_id ORDER BY u.id"
     ):
-        yield UnitRow._make(r)
+        if not gone or r[1] not in gone:
+            yield UnitRow._make(r)
+
+
+def retired_units(study: Study) -> set[int]:
+    """The ids of the units of retired items (empty when none is retired)."""
+    if not retired_ids(study):
+        return set()
+    return {
+        int(r[0])
+        for r in study.conn.execute(
+            f"SELECT u.id FROM ({CURRENT}) c JOIN units u ON u.item_id = c.item_id "
+            "WHERE c.retired = 1"
+        )
+    }
+
+
+def retired_items(study: Study) -> list[Retirement]:
+    """The items retired now, with why, by whom and when (``store.retirements``)."""
+    return retirements(study)
 
 
 def unit_criterion(study: Study, unit_id: int) -> str:
@@ -277,11 +302,18 @@ def study_value(study: Study, key: str) -> object:
         return None
 
 
-def item_kind_counts(study: Study) -> dict[str, int]:
-    """Item kind → number of items."""
-    return {
+def item_kind_counts(study: Study, *, retired: bool = False) -> dict[str, int]:
+    """Item kind → number of items (retired items left out unless ``retired``)."""
+    out: dict[str, int] = {
         r[0]: r[1] for r in study.conn.execute("SELECT kind, count(*) FROM items GROUP BY kind")
     }
+    if not retired and retired_ids(study):
+        for kind, n in study.conn.execute(
+            f"SELECT i.kind, count(*) FROM ({CURRENT}) c JOIN items i ON i.id = c.item_id "
+            "WHERE c.retired = 1 GROUP BY i.kind"
+        ):
+            out[kind] -= n
+    return {k: n for k, n in out.items() if n}
 
 
 class TemplateUse(TypedDict):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from . import retirements
 from .study import Study
 
 
@@ -64,14 +65,16 @@ def has_assignments(study: Study, login: str) -> bool:
     )
 
 
-def queue_signature(study: Study, login: str) -> tuple[int, int, int, int]:
-    """What changes when a reviewer's queue can: the items (count, newest id) and this login's
-    assignments (count, newest). Two indexed aggregates, cheap to read on every poll."""
+def queue_signature(study: Study, login: str) -> tuple[int, int, int, int, int, int]:
+    """What changes when a reviewer's queue can: the items (count, newest id), this login's
+    assignments (count, newest) and the retirements (count, newest: an item retired or brought
+    back). Three indexed aggregates, cheap to read on every poll."""
     items = study.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM items").fetchone()
     mine = study.conn.execute(
         "SELECT count(*), coalesce(max(rowid), 0) FROM assignments WHERE login = ?", (login,)
     ).fetchone()
-    return int(items[0]), int(items[1]), int(mine[0]), int(mine[1])
+    retired = retirements.changes(study)
+    return int(items[0]), int(items[1]), int(mine[0]), int(mine[1]), *retired
 
 
 def has_others(study: Study, item_id: int, rater: str) -> bool:

@@ -7,7 +7,7 @@ The real boundary is the file's permissions (see the README: a group, mode 660, 
 per team). Identity is the login name.
 
 Rules:
-- ``lead``: changes settings, assignments and roles. A study without any lead (made by a
+- ``lead``: changes settings, assignments and roles, and retires items. A study without any lead (made by a
   script) lets anyone act as lead until one is named; ``medjudge init`` names its creator.
 - ``adjudicator``: the only role that records adjudications (leads grant it, also to themselves).
 - ``reviewer``: labels items. Anyone may review unless the study sets ``roles_enforced``;
@@ -47,16 +47,16 @@ def has_lead(study: Study) -> bool:
 
 
 def require(study: Study, login: str, action: str) -> None:
-    """Check that ``login`` may perform ``action`` (settings, assign, roles, judge, adjudicate,
-    review). Settings, assignments, roles and judge runs (which spend money) are the lead's,
-    once the study names a lead.
+    """Check that ``login`` may perform ``action`` (settings, assign, roles, judge, retire,
+    adjudicate, review). Settings, assignments, roles, judge runs (which spend money) and
+    retiring items are the lead's, once the study names a lead.
 
     Raises:
         PermissionDenied: with a message saying which role is needed and who can grant it.
     """
     login = person_name(login, "login")
     held = roles_of(study, login)
-    if action in ("settings", "assign", "roles", "judge"):
+    if action in ("settings", "assign", "roles", "judge", "retire"):
         if "lead" in held or not has_lead(study):
             return
         leads = ", ".join(members(study)["lead"])

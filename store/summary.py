@@ -5,24 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from .assignments import assignment_counts
-from .items import count_items
+from .items import unit_count
 from .json_types import JsonObject
 from .judge_versions import JudgeVersion, list_versions
 from .judgments import not_judged
 from .labels import progress
+from .reads import item_kind_counts
+from .retirements import retired_ids, retirements
 from .study import Study
 
 
 def summary(study: Study) -> JsonObject:
     """Everything ``medjudge status`` shows, as JSON-ready data."""
     conn = study.conn
-    kinds = count_items(study)
+    kinds = item_kind_counts(study)  # retired items (``medjudge retire``) counted apart
     units_by_kind = {
         r[0]: r[1]
         for r in conn.execute(
             "SELECT i.kind, count(*) FROM units u JOIN items i ON i.id = u.item_id GROUP BY i.kind"
         )
     }
+    for r in retirements(study):
+        units_by_kind[r.kind] -= unit_count(study, r.item_id)
+    units_by_kind = {k: n for k, n in units_by_kind.items() if n}
     reviewers: list[dict[str, Any]] = []
     judges: list[dict[str, Any]] = []
     assigned = assignment_counts(study)
@@ -77,6 +82,7 @@ def summary(study: Study) -> JsonObject:
         "path": str(study.path),
         "items": {"total": sum(kinds.values()), **kinds},
         "units": {"total": sum(units_by_kind.values()), **units_by_kind},
+        "retired_items": len(retired_ids(study)),
         "reviewers": reviewers,
         "judges": judges,
         "judge_calls": {

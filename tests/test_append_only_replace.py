@@ -18,6 +18,7 @@ from medjudge.store.adjudications import adjudicate
 from medjudge.store.db import StudyError
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
+from medjudge.store.retirements import retire
 from medjudge.store.reviewer_aids import set_flag
 from medjudge.store.roles import grant
 from medjudge.store.samples import draw_sample
@@ -34,6 +35,7 @@ APPEND_ONLY = [
     "document_marks",
     "judge_versions",
     "samples",
+    "item_retirements",
 ]
 
 
@@ -48,6 +50,7 @@ def filled(tmp_path: Path) -> Path:
     adjudicate(s, unit, "A", rationale="agreed", actor="lead")
     set_flag(s, 1, "alice", True)
     draw_sample(s, ["alice"], [1, 2], 1, 7, by="tester")
+    retire(s, ["p1"], "a duplicate", by="tester")
     with s.tx() as conn:  # a match item's document marks need no match item at this level
         conn.execute(
             "INSERT INTO document_marks (item_id, rater_id, document, marked, at) "

@@ -173,13 +173,14 @@ def test_labels_export_carries_display_order_and_notes(tmp_path: Path) -> None:
     assert {x["display_order"] for x in rows if x["kind"] != "pairwise"} == {None}
     csv_out = runner.invoke(cli, ["export", str(path), "labels", "--format", "csv"]).output
     header = csv_out.splitlines()[0].split(",")
-    assert header[-6:] == [
+    assert header[-7:] == [
         "sources",
         "display_order",
         "note_frame",
         "item_note",
         "item_note_frame",
         "meta",
+        "retired",
     ]
     assert "p0,pairwise,,correctness,,,alice,human,A,A names the red flags," in csv_out
 

@@ -231,6 +231,28 @@ def test_status(studies: dict[str, Path], name: str) -> None:
 
 
 @pytest.mark.parametrize("name", KIND_NAMES)
+def test_a_retired_item_leaves_status_and_the_report(
+    studies: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    db = tmp_path / "copy.db"  # the module's study stays as it is
+    src, dst = sqlite3.connect(studies[name]), sqlite3.connect(db)
+    src.backup(dst)
+    src.close()
+    dst.close()
+    first = _rows(db, "SELECT ext_id FROM items ORDER BY id LIMIT 1")[0][0]
+    r = cli.invoke(cli_app, ["retire", str(db), first, "--reason", "matrix check"])
+    assert r.exit_code == 0, r.output
+    r = cli.invoke(cli_app, ["status", str(db), "--json"])
+    assert json.loads(r.stdout)["items"][name] == N_ITEMS - 1
+    for fmt in ("md", "html", "json", "csv"):
+        r = cli.invoke(cli_app, ["report", str(db), "-f", fmt])
+        assert r.exit_code == 0, r.output
+        assert "matrix check" in r.stdout, fmt
+        if fmt == "json":
+            assert json.loads(r.stdout)["study"]["items"][name] == N_ITEMS - 1
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
 def test_agreement_on_the_wide_export_equals_the_report(
     studies: dict[str, Path], name: str, tmp_path: Path
 ) -> None:

@@ -140,6 +140,7 @@ def test_export_assignments_says_how_each_item_was_assigned(tmp_path: Path) -> N
         "inclusion_probability",
         "assigned_by",
         "at",
+        "retired",
     ]
     with Study.open(db) as s:
         (sample,) = recorded_samples(s)

@@ -50,6 +50,7 @@ EXPECTED = {
     "item_notes": ["item_id", "rater_id", "note", "updated_at", "note_frame"],
     "item_time": ["item_id", "rater_id", "seconds", "visits"],
     "item_flags": ["id", "item_id", "rater_id", "flagged", "at"],
+    "item_retirements": ["id", "item_id", "retired", "reason", "by", "at"],
     "document_marks": ["id", "item_id", "rater_id", "document", "marked", "at"],
     "guideline_reads": ["id", "rater_id", "guidelines_hash", "at"],
     "reveals": ["item_id", "rater_id", "at"],
@@ -214,6 +215,10 @@ def test_exact_schema(study: Study) -> None:
         "sample_items_append_only_u",
         "sample_items_append_only_d",
         "sample_items_append_only_i",
+        # 014: retired items, with who, when and why
+        "item_retirements_append_only_u",
+        "item_retirements_append_only_d",
+        "item_retirements_append_only_i",
     } == triggers
 
 

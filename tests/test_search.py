@@ -147,7 +147,7 @@ def test_an_older_study_gets_the_index_on_first_open(
     path = tmp_path / "old.db"
     _older_study(path, monkeypatch)
     with Study.open(path) as s:
-        assert migrations.applied(s.conn)[-1] == "013_search"
+        assert "013_search" in migrations.applied(s.conn)
         found = search(s, "answer", limit=100)
         assert found.total == 50  # every item has an answer with the word "Answer"
         (hit,) = search(s, '"Must 3.2"').hits
@@ -188,7 +188,7 @@ def test_a_migration_killed_halfway_leaves_nothing_and_runs_again(
     assert left == [] and "013_search" not in migrations.applied(conn)
     conn.close()
     with Study.open(path) as s:  # the next open builds the whole index
-        assert migrations.applied(s.conn)[-1] == "013_search"
+        assert "013_search" in migrations.applied(s.conn)
         assert search(s, "answer", limit=100).total == 50
         assert search(s, "must").total == 10
 

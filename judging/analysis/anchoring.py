@@ -22,6 +22,7 @@ from typing import Any
 
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.records import AnchoringRow, records
+from medjudge.store import reads
 from medjudge.store.history import PostRevealChange, labels_per_reviewer, post_reveal_changes
 from medjudge.store.study import Study
 
@@ -63,6 +64,13 @@ def anchoring(study: Study, confidence: float = 0.95) -> list[AnchoringRow]:
     """One record per reviewer who labelled anything, then one for all reviewers together."""
     changes = post_reveal_changes(study)
     labels = labels_per_reviewer(study)
+    gone = reads.retired_units(study)
+    if gone:  # a retired item (``medjudge retire``) counts in no figure
+        changes = [c for c in changes if c.unit_id not in gone]
+        for label in reads.current_labels(study):
+            if label.rater_kind == "human" and label.unit_id in gone:
+                labels[label.rater] -= 1
+        labels = {name: n for name, n in labels.items() if n}
     rows = [
         _row(name, n, [c for c in changes if c.reviewer == name], confidence)
         for name, n in labels.items()

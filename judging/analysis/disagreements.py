@@ -126,9 +126,9 @@ def queue(
             kinds.append("samples_disagreed")
         if any(_failed(tr) for tr in t.values()):
             kinds.append("failed_samples")
-        if not kinds:
+        m = meta.get(unit_id)
+        if not kinds or m is None:  # no disagreement, or a retired item's unit
             continue
-        m = meta[unit_id]
         votes: dict[str, str | None] = {**h, **j}
         for name in t:
             votes.setdefault(name, None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from medjudge import kinds
 from medjudge.judging.analysis.records import record
-from medjudge.judging.analysis.records_sections import ExclusionsSection
+from medjudge.judging.analysis.records_sections import ExclusionsSection, RetiredSection
 from medjudge.judging.analysis.study_data import StudyData
 
 SECTION = {"statements": "kqa", "match": "medrgb"}
@@ -22,6 +22,24 @@ RULE = (
     "statement labelled entailed or contradicted; no match score above 0). A phrase alone, "
     "such as a disclaimer before a real answer, excludes nothing."
 )
+
+
+RETIRED_RULE = (
+    "A lead retired these items (medjudge retire, with a reason): they stay in the study — "
+    "labels, verdicts, calls and adjudications are kept — but are in no queue and in none of "
+    "the figures above (medjudge retire --undo brings an item back)."
+)
+
+
+def retired(data: StudyData) -> RetiredSection | None:
+    """The items retired from the study, with who retired them, when and why (else None)."""
+    if not data.retired:
+        return None
+    rows = [
+        {"item": r.ext_id, "kind": r.kind, "reason": r.reason, "by": r.by, "at": r.at}
+        for r in data.retired
+    ]
+    return record(RetiredSection, {"items": rows, "rule": RETIRED_RULE})
 
 
 def exclusions(data: StudyData) -> ExclusionsSection | None:

@@ -44,6 +44,7 @@ from medjudge.judging.stats.code_matrix import (
 )
 from medjudge.store import reads
 from medjudge.store.labels import changes_since
+from medjudge.store.retirements import changes as retirement_changes
 from medjudge.store.review_queries import last_history_id
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
@@ -107,6 +108,9 @@ class LiveAgreement:
         self._last_id = 0
         self._unit_options: dict[int, tuple[str, ...]] = {}
         """Multi-select units → their item's options (read when first needed)."""
+        self._retired_mark = (0, 0)
+        self._gone: set[int] = set()
+        """The units of retired items (``medjudge retire``): in no figure."""
         self._load()
 
     # -- loading and refreshing ------------------------------------------------------------
@@ -123,9 +127,13 @@ class LiveAgreement:
         # History id first: a write that lands between the two reads is applied again by the
         # next refresh, which is harmless (it sets the value the label already has).
         self._last_id = last_history_id(self._study)
+        self._retired_mark = retirement_changes(self._study)
+        self._gone = reads.retired_units(self._study)
         self._load_kinds()
         crits: dict[str, Criterion | None] = {}
         for label in reads.current_labels(self._study):
+            if label.unit_id in self._gone:
+                continue
             if label.criterion not in crits:
                 crits[label.criterion] = self._criterion(label.criterion)
             value = to_value(crits[label.criterion], label.value)
@@ -178,11 +186,20 @@ class LiveAgreement:
             by the next :meth:`rows`).
         """
         with self._lock:
+            if retirement_changes(self._study) != self._retired_mark:
+                # an item retired or brought back: read every label again
+                for held in (self._matrices, self._codes, self._rows, self._rater_kinds):
+                    held.clear()
+                self._load()
+                return True
             changes = changes_since(self._study, self._last_id)
             if not changes:
                 return False
             crits: dict[str, Criterion | None] = {}
             for row in changes:
+                self._last_id = max(self._last_id, int(row["id"]))
+                if row["unit_id"] in self._gone:
+                    continue
                 criterion = row["criterion"]
                 if criterion not in crits:
                     crits[criterion] = self._criterion(criterion)

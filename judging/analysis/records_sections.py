@@ -218,6 +218,26 @@ class ExclusionsSection(Record):
     """The abstention rule in general (``store.abstentions``)."""
 
 
+class RetiredItem(Record):
+    """One retired item (``medjudge retire``): in no queue and no figure, listed with why."""
+
+    item: str
+    """The item's id in the import file."""
+    kind: str
+    reason: str
+    by: str
+    """The login that retired it."""
+    at: str
+    """When (UTC, ISO 8601)."""
+
+
+class RetiredSection(Record):
+    """Every item retired from the study: kept (labels, verdicts, calls) but in no figure."""
+
+    items: list[RetiredItem]
+    rule: str
+
+
 class MedrgbSection(Record):
     """MedRGB ``match`` items: predictions, abstentions by p, and each rater's scores."""
 

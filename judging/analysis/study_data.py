@@ -27,6 +27,7 @@ from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 from medjudge.judging.stats.agreement.sets import OPTION_CATEGORIES
 from medjudge.store import reads
 from medjudge.store.abstentions import Abstention, abstentions
+from medjudge.store.retirements import Retirement
 from medjudge.store.settings import Criterion, StudySettings
 from medjudge.store.study import Study
 
@@ -98,6 +99,8 @@ class StudyData:
     """Each criterion's unit ids, increasing (compact arrays)."""
     item_options: dict[int, tuple[str, ...]] = field(default_factory=dict)
     """item id → the option letters it declares (the binary units of a multi-select label)."""
+    retired: list[Retirement] = field(default_factory=list)
+    """Items retired (``medjudge retire``): in none of the above, listed in the report."""
 
     def declared_options(self, units: Sequence[int]) -> list[tuple[str, ...]]:
         """The options each unit's item declares (none for an item without options)."""
@@ -215,9 +218,14 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         name = units.criterion_of(unit_id)
         return None if name is None else crits.get(name)
 
+    # a retired item's units are not in ``units`` (reads.unit_rows): its labels, verdicts and
+    # adjudications stay in the study but count in no figure
+    gone = reads.retired_units(study)
     rater_kinds = reads.rater_kinds(study)
     labels: dict[str, CriterionLabels] = {}
     for label in reads.current_labels(study):
+        if gone and label.unit_id in gone:
+            continue
         m = labels.get(label.criterion)
         if m is None:
             m = labels[label.criterion] = CriterionLabels(by_criterion.get(label.criterion, ()))
@@ -226,6 +234,8 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
 
     adjudications: dict[int, Hashable] = {}
     for unit_id, value in reads.current_adjudications(study):
+        if gone and unit_id in gone:
+            continue
         v = to_value(criterion_for(unit_id), value)
         if v is not None:
             adjudications[unit_id] = v
@@ -235,6 +245,8 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         # a judged study of 100,000 units holds two array entries per verdict, not a trail;
         # verdicts come by judge, then unit
         for row in reads.current_verdicts(study):
+            if gone and row.unit_id in gone:
+                continue
             value = to_value(criterion_for(row.unit_id), row.value)
             table = latest.get(row.rater)
             if table is None:
@@ -247,7 +259,9 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     except (TypeError, ValueError):
         kqa_questions = None
     items_by_kind = reads.item_kind_counts(study)
-    abstained = abstentions(study)
+    retired = reads.retired_items(study)
+    out_of_figures = {r.item_id for r in retired}
+    abstained = {i: a for i, a in abstentions(study).items() if i not in out_of_figures}
     return StudyData(
         name=settings.name,
         settings=settings,
@@ -262,4 +276,5 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
         items_by_kind=items_by_kind,
         units_by_criterion=by_criterion,
         item_options=reads.item_options(study),
+        retired=retired,
     )

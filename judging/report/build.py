@@ -11,7 +11,9 @@ Sections: ``study``, ``protocol`` (judges, templates with hashes, orders, voting
 statistics), ``effort`` (judge calls, tokens, cost; reviewer time), ``criteria`` (per
 criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_comparisons`),
 ``adjudication``, ``consistency``, ``judges`` (every judge version side by side),
-``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``win_rates``, ``audit`` (corrected
+``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``exclusions``, ``retired`` (items
+retired with ``medjudge retire``: in no figure, listed; absent when none is), ``win_rates``,
+``audit`` (corrected
 figures from a random physician sample; left out without a sample), ``ratings`` and ``notes``.
 """
 
@@ -25,7 +27,7 @@ from medjudge.judging.analysis.anchoring import anchoring
 from medjudge.judging.analysis.audit import audit_section
 from medjudge.judging.analysis.consensus import consensus
 from medjudge.judging.analysis.consistency import judge_consistency
-from medjudge.judging.analysis.exclusions import exclusions
+from medjudge.judging.analysis.exclusions import exclusions, retired
 from medjudge.judging.analysis.gold import gold_accuracy
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.judge_versions import judges_section
@@ -290,6 +292,7 @@ def build_report(
         kqa=kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         medrgb=match_figures(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         exclusions=exclusions(data),
+        retired=retired(data),
         rubric=rubric_scores(
             data,
             reads.listed_entries(study, rubric.KIND.name, rubric.DATA_FIELD),

@@ -28,6 +28,7 @@ from medjudge.judging.analysis.records_sections import (
     MedrgbSection,
     PerItemEffort,
     RatingRow,
+    RetiredSection,
     RubricSection,
     WinRateRow,
 )
@@ -207,6 +208,9 @@ class Report(Record):
     exclusions: ExclusionsSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Answers left out as abstentions, each with its rule (only in a study with statements or
     match items)."""
+    retired: RetiredSection | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Items retired from the study (``medjudge retire``), each with who, when and why (absent
+    when none is)."""
     rubric: RubricSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Rubric scores (absent from the JSON of a study without rubric items)."""
     win_rates: list[WinRateRow]

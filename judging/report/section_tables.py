@@ -13,6 +13,7 @@ from medjudge.judging.analysis.records_sections import (
     KqaSection,
     MedrgbSection,
     RatingRow,
+    RetiredSection,
     RubricSection,
 )
 from medjudge.judging.report.cells import (
@@ -411,3 +412,10 @@ def exclusions(e: ExclusionsSection) -> Table:
     rows = ((Text(x.section), Text(x.item), Text(x.source), Text(x.rule)) for x in e.excluded)
     columns = _cols("Section", "Item", "Model", "Rule that excluded it")
     return _table("Answers excluded as abstentions", columns, rows)
+
+
+def retired(r: RetiredSection) -> Table:
+    """Every retired item: its id, kind, why, who retired it and when."""
+    rows = ((Text(x.item), Text(x.kind), Text(x.reason), Text(x.by), Text(x.at)) for x in r.items)
+    columns = _cols("Item", "Kind", "Reason", "Retired by", "When (UTC)")
+    return _table("Retired items", columns, rows)

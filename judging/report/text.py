@@ -15,7 +15,11 @@ from medjudge.judging.analysis.records import (
     Figure,
     GroupComparison,
 )
-from medjudge.judging.analysis.records_sections import ExclusionsSection, PerItemEffort
+from medjudge.judging.analysis.records_sections import (
+    ExclusionsSection,
+    PerItemEffort,
+    RetiredSection,
+)
 from medjudge.judging.stats import figures
 from medjudge.judging.stats.dawid_skene import ALPHA, MAX_ITER, RESTARTS, TOL
 
@@ -217,6 +221,12 @@ def exclusions_line(e: ExclusionsSection) -> str:
     what = ("answer" if e.answers == 1 else "answers") + (" was" if n == 1 else " were")
     tail = "; each is listed below with the rule that excluded it." if n else "."
     return f"{n:,} of {e.answers:,} {what} excluded from the figures as abstentions{tail}"
+
+
+def retired_line(r: RetiredSection) -> str:
+    """How many items are retired (out of every figure)."""
+    n = len(r.items)
+    return f"{n:,} {'item was' if n == 1 else 'items were'} retired: left out of every figure."
 
 
 def consensus_line(rec: ConsensusRow) -> str:

@@ -28,9 +28,10 @@ from rich.text import Text
 from medjudge.kinds.votes import PanelRule, StatementsProtocol
 from medjudge.store import user_settings
 from medjudge.store.kinds import ITEM_KINDS, ItemKind
-from medjudge.store.literal import control_character, printable
+from medjudge.store.literal import control_character, plural, printable
 from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
+from medjudge.store.retirements import retirements
 from medjudge.store.roles import require
 
 from .common import (
@@ -451,6 +452,13 @@ def judge(
                 err_console.print("note: " + printable(notice))
             else:
                 out("note: " + notice)
+        left_out = sum(1 for r in retirements(s) if r.kind in kinds)
+        if left_out:  # never judged (list_items leaves them out); said like the notices
+            note = f"{plural(left_out, 'retired item')} left out (medjudge retire)"
+            if json_output:
+                err_console.print("note: " + note)
+            else:
+                out("note: " + note)
         scope: list[int] | None = None
         if item_ids is not None or first is not None:  # a pilot: some items only
             from medjudge.store.items import list_items

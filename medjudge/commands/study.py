@@ -253,7 +253,9 @@ def status(
     out(
         f"items: {items['total']} ("
         + ", ".join(f"{k} {v}" for k, v in items.items() if k != "total")
-        + f"); units to label: {data['units']['total']}; blind: {'yes' if data['blind'] else 'no'}"
+        + ")"
+        + (f"; {data['retired_items']} retired" if data["retired_items"] else "")
+        + f"; units to label: {data['units']['total']}; blind: {'yes' if data['blind'] else 'no'}"
     )
     out("reviewers:" if data["reviewers"] else "reviewers: none yet")
     for r in data["reviewers"]:

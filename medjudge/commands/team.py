@@ -15,9 +15,11 @@ from medjudge.store.assignments import assignment_counts, unassign
 from medjudge.store.items import list_items
 from medjudge.store.kinds import ItemKind
 from medjudge.store.labels import labels_outside
-from medjudge.store.literal import printable
+from medjudge.store.literal import plural, printable
 from medjudge.store.paths import login_name
 from medjudge.store.people import given_name
+from medjudge.store.retirements import retire as retire_items
+from medjudge.store.retirements import retired_ids
 from medjudge.store.roles import grant, members, require, revoke
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
@@ -131,10 +133,14 @@ def assign(
             return
         require(s, login_name(), "assign")
         reviewers = [given_name(r, "REVIEWERS: the login") for r in reviewers]
-        items = [i.id for i in list_items(s, kind=kind, batch=batch)]
+        items = [i.id for i in list_items(s, kind=kind, batch=batch, retired=True)]
         if item_ids is not None:
             items = only_items(s, item_ids, items)
-        items = items[:first]
+        gone = retired_ids(s)
+        skipped = sum(1 for i in items if i in gone)
+        items = [i for i in items if i not in gone][:first]
+        if skipped:
+            out(f"{plural(skipped, 'retired item')} skipped (medjudge retire)")
         if not items:
             raise UserError("no items match (check --batch, --kind and --items)")
         if sample is not None:
@@ -477,3 +483,39 @@ def doctor(
         )
         raise typer.Exit(1)
     out("the study is ready for the team")
+
+
+def retire(
+    study: StudyArg,
+    item_ids: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID[,ID…]", help="The items' ids in the import file, comma separated."
+        ),
+    ],
+    reason: Annotated[
+        str,
+        typer.Option(help="Why (required; one line): recorded with your login and the time."),
+    ],
+    undo: Annotated[bool, typer.Option("--undo", help="Bring retired items back instead.")] = False,
+) -> None:
+    """Retire items: keep them in the study, out of every queue and every figure (leads only).
+
+    A retired item's labels, verdicts, calls and adjudications stay; it leaves the review and
+    adjudication queues, assignments, judge runs, status counts and the report's figures, and
+    the report lists it under "Retired items". --undo brings it back.
+
+    \b
+    Example:
+      medjudge retire trial.db pw-07 --reason "question duplicates pw-03"
+      medjudge retire trial.db pw-07,st-02 --reason "wrong reference"
+      medjudge retire trial.db pw-07 --undo --reason "duplicate was pw-08, not pw-03"
+    """
+    with opened(study, check=True) as s:
+        done = retire_items(s, item_ids.split(","), reason, by=login_name(), undo=undo)
+    verb = "brought back" if undo else "retired"
+    state = "not retired" if undo else "already retired"
+    for ext in done.changed:
+        out(f"{printable(ext)}: {verb}")
+    for ext in done.unchanged:
+        out(f"{printable(ext)}: {state}, unchanged")

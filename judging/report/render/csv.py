@@ -10,7 +10,10 @@ pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
 text, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``excluded`` (the answers left out as abstentions: one row
 ``excluded_answers`` with n of N as value and n, then one row per answer with its item as the
-slice, its model as rater_a and the rule as reason), ``rating_mean``, ``classification`` (a judge against the
+slice, its model as rater_a and the rule as reason), ``retired`` (the items retired with
+``medjudge retire``: one row ``retired_items`` with their count, then one row per item with its
+kind as criterion, its id as the slice, who retired it as rater_a, when as rater_b, value 1 and
+the reason as reason), ``rating_mean``, ``classification`` (a judge against the
 reviewers' majority: accuracy, macro_f1, ``precision:<verdict>`` …), ``confusion/<view>``
 (metric ``row / column``, value = count) and
 ``effort``. Undefined figures have an empty value and a ``reason`` (a column added to the
@@ -445,6 +448,23 @@ def _exclusions(report: Report) -> Iterator[list[str]]:
                     None, e.rule, None)  # fmt: skip
 
 
+def _retired(report: Report) -> Iterator[list[str]]:
+    rr = report.retired
+    if rr is None:
+        return
+    yield [
+        _text(x)
+        for x in ("retired", None, "all", None, None, "retired_items", len(rr.items), None,
+                  None, len(rr.items), rr.rule, None)
+    ]  # fmt: skip
+    for r in rr.items:
+        yield [
+            _text(x)
+            for x in ("retired", r.kind, r.item, r.by, r.at, "retired", 1, None, None, None,
+                      r.reason, None)
+        ]  # fmt: skip
+
+
 def _kqa(report: Report) -> Iterator[list[str]]:
     kqa = report.kqa
     if kqa:
@@ -526,6 +546,7 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _rubric(report)
     yield from _kqa(report)
     yield from _exclusions(report)
+    yield from _retired(report)
     yield from _ratings(report)
     yield from _effort(report)
 

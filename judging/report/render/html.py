@@ -194,6 +194,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
         (report.kqa is not None, "kqa", "K-QA metrics (statements)"),
         (report.medrgb is not None, "medrgb", "MedRGB: predictions vs ground truth"),
         (report.exclusions is not None, "excluded", "Excluded from the figures"),
+        (report.retired is not None, "retired", "Retired items"),
         (report.rubric is not None, "rubric", "Rubric scores"),
         (bool(report.ratings), "ratings", "Rating means"),
     )
