@@ -2,9 +2,10 @@
 
 Every commit by another process (a judge run, another reviewer) reaches each open app within a
 poll. When nothing on its screen differs — a blind study, another reviewer's label, a verdict
-on another item — the app must not draw its rows again: an equal update still lays out the
-whole screen, which with a judge writing every second cost each of 30 open sessions ~17 ms of
-CPU a second (benchmarks/bench_sessions.py). A change it does show still shows.
+on another item — the app must neither lay out nor repaint anything: an equal update still
+lays out the whole screen, which with a judge writing every second cost each of 30 open
+sessions ~17 ms of CPU a second (benchmarks/bench_sessions.py). A change it does show still
+shows.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from textual.screen import Screen
+from textual.widget import Widget
 
 from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
@@ -59,14 +61,23 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
         real(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    repainted: list[str] = []
+    refresh = Widget.refresh
+
+    def noted(self: Widget, *args: object, **kwargs: object) -> Widget:
+        repainted.append(repr(self))
+        return refresh(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Widget, "refresh", noted)
     app = make_app(path, reviewer="bob", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
         for _ in range(20):  # settle: what the first screen scheduled is laid out
             layouts = 0
+            repainted.clear()
             await pilot.pause(0.05)
             screen_text(app)
-            if layouts == 0:
+            if layouts == 0 and not repainted:
                 break
         for n, unit in enumerate(_units(other, "p1") + _units(other, "p0")):
             set_label(other, unit, "carol", "tie")  # another reviewer; blind: not shown to bob
@@ -75,6 +86,7 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
             screen_text(app)
             assert app.change_serial == n + 1, "the app saw the write"
         assert layouts == 0, f"{layouts} layouts of the screen for writes it does not show"
+        assert not repainted, f"repainted for writes it does not show: {repainted}"
 
         first = _units(other, "p0")[0]
         set_label(other, first, "bob", "tie")  # bob himself, from another terminal: shown

@@ -140,6 +140,7 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
         self._start = 0
         self._shown = 0
         self._draw: Callable[[int], RenderableType] = lambda _: ""
+        self._subtitle: str | None = None
 
     def set_rows(self, count: int, draw: Callable[[int], RenderableType], cursor: int) -> None:
         """Show ``count`` rows, drawing row ``i`` with ``draw(i)`` when it comes into the window,
@@ -177,11 +178,14 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
                 row.display = False
         if new:
             self.mount_all(new)
-        self.border_subtitle = (
+        subtitle = (
             f"{self._start + 1:,}–{self._start + self._shown:,} of {self._count:,}"
             if self._count > WINDOW
             else ""
         )
+        if subtitle != self._subtitle:  # setting it repaints the list, even to the same text
+            self._subtitle = subtitle
+            self.border_subtitle = subtitle
 
     def redraw(self) -> None:
         """Draw the window's rows again (the state behind them changed)."""
