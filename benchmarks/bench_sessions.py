@@ -124,7 +124,11 @@ class Tmux:
         return self("capture-pane", "-p", "-t", name).stdout
 
     def kill(self) -> None:
+        """End the server (its panes' processes get SIGHUP) and remove its socket file."""
+        socket = self("display-message", "-p", "#{socket_path}").stdout.strip()
         self("kill-server")
+        if socket:
+            Path(socket).unlink(missing_ok=True)
 
 
 def _first_line(screen: str) -> str:
