@@ -16,10 +16,11 @@ phase and had not finished):
   again at the end, median and max;
 - idle CPU: over a quiet window of ``IDLE_S`` seconds with no keys sent, each process's
   ``utime + stime`` (``/proc/PID/stat``) as % of one core, median and max;
-- key → screen: ``]`` (next item) sent with ``tmux send-keys`` to one session at a time,
-  round robin over the 30, timed until ``tmux capture-pane`` shows a different first line
-  (polled every 5 ms); interleaved key for key with the same on the bare apps, so both see the
-  same load; p50 / p95 and the ratio of the p95s.
+- key → screen: ``]`` (next item), then ``a`` (label; five per item, then an untimed ``]``,
+  so no item is completed and revealed), ``KEYS`` of each, sent with ``tmux send-keys`` to one
+  session at a time, round robin over the 30, timed until ``tmux capture-pane`` shows a
+  different first line (polled every 5 ms); interleaved key for key with the same key to the
+  bare apps, so both see the same load; p50 / p95 and the ratio of the p95s.
 
 Targets (#27): idle ≤ 0.5 % of a core per session, ≤ 80 MB per session, key → screen p95
 within 2× the bare app. Every tmux session, the judge and the server are ended on the way
