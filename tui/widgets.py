@@ -20,6 +20,33 @@ from textual.widgets import Static
 
 from .render import progress_text, shown_part
 
+
+def same_text(a: object, b: object) -> bool:
+    """Whether two renderables are the same Rich text: characters, spans and how it is laid
+    out (anything else counts as different)."""
+    return (
+        isinstance(a, Text)
+        and isinstance(b, Text)
+        and a.plain == b.plain
+        and a.spans == b.spans
+        and (a.style, a.justify, a.overflow, a.no_wrap, a.end, a.tab_size)
+        == (b.style, b.justify, b.overflow, b.no_wrap, b.end, b.tab_size)
+    )
+
+
+def update_if_changed(widget: Static, content: RenderableType) -> bool:
+    """Give a Static new content unless it shows the same text already; True when updated.
+
+    An update lays out the whole screen again even when nothing differs: an open app redraws
+    on every commit by another process (a judge run writes several a second), so an equal
+    update skipped is an idle session that stays idle (#27).
+    """
+    if same_text(widget.content, content):
+        return False
+    widget.update(content)
+    return True
+
+
 _SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding("up", "scroll_up", "Scroll up", show=False),
     Binding("down", "scroll_down", "Scroll down", show=False),
@@ -113,6 +140,7 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
         self._start = 0
         self._shown = 0
         self._draw: Callable[[int], RenderableType] = lambda _: ""
+        self._subtitle: str | None = None
 
     def set_rows(self, count: int, draw: Callable[[int], RenderableType], cursor: int) -> None:
         """Show ``count`` rows, drawing row ``i`` with ``draw(i)`` when it comes into the window,
@@ -138,21 +166,26 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
             content = self._draw(self._start + i)
             if i < len(self._pool):
                 row = self._pool[i]
-                row.update(content)
-                row.display = True
+                update_if_changed(row, content)
+                if not row.display:  # setting it at all lays the screen out again
+                    row.display = True
             else:
                 row = Static(content, markup=False, classes="row")
                 self._pool.append(row)
                 new.append(row)
         for row in self._pool[self._shown :]:
-            row.display = False
+            if row.display:
+                row.display = False
         if new:
             self.mount_all(new)
-        self.border_subtitle = (
+        subtitle = (
             f"{self._start + 1:,}–{self._start + self._shown:,} of {self._count:,}"
             if self._count > WINDOW
             else ""
         )
+        if subtitle != self._subtitle:  # setting it repaints the list, even to the same text
+            self._subtitle = subtitle
+            self.border_subtitle = subtitle
 
     def redraw(self) -> None:
         """Draw the window's rows again (the state behind them changed)."""
@@ -161,7 +194,7 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
     def set_row(self, index: int, content: RenderableType) -> None:
         """Replace one row's text (a row outside the window is drawn when it comes in)."""
         if self._start <= index < self._start + self._shown:
-            self._pool[index - self._start].update(content)
+            update_if_changed(self._pool[index - self._start], content)
 
     @property
     def window(self) -> range:

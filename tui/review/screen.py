@@ -28,7 +28,7 @@ from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
 from medjudge.tui.rows import ItemView
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.value_keys import applies
-from medjudge.tui.widgets import Pane, ProgressLine, StatusLine, UnitRows
+from medjudge.tui.widgets import Pane, ProgressLine, StatusLine, UnitRows, update_if_changed
 
 
 class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
@@ -244,7 +244,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     def _detail(self) -> None:
         if self.view is None or not self.view.rows:
             return
-        self.query_one("#detail", Static).update(self.view.render_detail(self.cursor))
+        update_if_changed(self.query_one("#detail", Static), self.view.render_detail(self.cursor))
         shown = self.view.revealed and bool(self.view.verdicts or self.view.others)
         self.set_class(shown, "-revealed")
 

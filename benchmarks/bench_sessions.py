@@ -1,0 +1,405 @@
+"""Many reviewers at once (#27): 30 real ``medjudge review`` sessions on one study while a
+judge run writes to it, in the same run as a bare Textual app for reference.
+
+Setup: one study of 300 pairwise items built through the real importer, reviewing under
+another name allowed; the fake OpenAI-compatible server in its own process, answering each
+call after ``LATENCY`` seconds; the real ``medjudge judge`` against it (600 calls at
+concurrency 2, every reply committed as it arrives, so the study changes a few times a
+second throughout); then 30 review sessions, each the real ``medjudge review --reviewer rNN``
+in its own tmux session at 80×24 (one private tmux server), plus ``BARE`` bare Textual apps
+(a counter that goes up on ``]``, the script below) started the same way.
+
+Measured, all while the judge run is still writing (checked: it served calls during each
+phase and had not finished):
+
+- resident memory (``VmRSS``) of each review process once every session is up, idle, and
+  again at the end, median and max;
+- idle CPU: over a quiet window of ``IDLE_S`` seconds with no keys sent, each process's
+  ``utime + stime`` (``/proc/PID/stat``) as % of one core, median and max;
+- key → screen: ``]`` (next item), then ``a`` (label; five per item, then an untimed ``]``,
+  so no item is completed and revealed), ``KEYS`` of each, sent with ``tmux send-keys`` to one
+  session at a time, round robin over the 30, timed until ``tmux capture-pane`` shows a
+  different first line (polled every 5 ms); interleaved key for key with the same key to the
+  bare apps, so both see the same load; p50 / p95 and the ratio of the p95s.
+
+Targets (#27): idle ≤ 0.5 % of a core per session, ≤ 80 MB per session, key → screen p95
+within 2× the bare app. Every tmux session, the judge and the server are ended on the way
+out, whatever happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+SESSIONS = 30
+BARE = 2
+ITEMS = 300
+IDLE_S = 20.0
+KEYS = 150  # per key (] and a) to the review sessions; as many again to the bare apps
+LATENCY = 0.5  # per judge call; 600 calls at concurrency 2: ~150 s of writing
+CONCURRENCY = 2
+TICK = os.sysconf("SC_CLK_TCK")
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Static
+
+
+class Bare(App):
+    def compose(self):
+        self.count = 0
+        yield Static("count 0", id="n")
+
+    def on_key(self, event):
+        if event.character in ("]", "a"):
+            self.count += 1
+            self.query_one("#n", Static).update(f"count {self.count}")
+
+
+Bare().run()
+"""
+
+
+def _build(folder: Path) -> Path:
+    from medjudge.store.importing.run import import_file
+    from medjudge.store.settings import StudySettings
+    from medjudge.store.study import Study
+
+    source = folder / "items.jsonl"
+    with source.open("w", encoding="utf-8") as fh:
+        for i in range(ITEMS):
+            row = {
+                "id": f"q{i:03d}",
+                "question": f"Question {i}: my child has a fever of 38.6 °C, what should I do?",
+                "answer_a": f"GOOD answer {i}: offer fluids often and check her temperature. " * 4,
+                "answer_b": f"Plain answer {i}: wait and see how she does overnight. " * 4,
+                "source_a": "model-x",
+                "source_b": "model-y",
+            }
+            fh.write(json.dumps(row) + "\n")
+    path = folder / "sessions.db"
+    study = Study.create(
+        path, StudySettings(name="sessions", allow_reviewer_override=True), actor="bench"
+    )
+    import_file(study, source, "pairwise", actor="bench")
+    study.close()
+    return path
+
+
+class Tmux:
+    """A private tmux server (``-L``): every session of this run, ended at once."""
+
+    def __init__(self) -> None:
+        self.base = ["tmux", "-L", f"mj-sessions-{os.getpid()}", "-f", "/dev/null"]
+        # a keeper holds the server up, so that starting the first session never races its exit
+        self("new-session", "-d", "-s", "keeper", "sleep 3600")
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*self.base, *args], capture_output=True, text=True, timeout=20)
+
+    def start(self, name: str, command: str) -> None:
+        # the pane gets its size just after the command starts: start once it has it
+        r = self("new-session", "-d", "-s", name, "-x", "80", "-y", "24", f"sleep 0.3; {command}")
+        if r.returncode != 0:
+            raise RuntimeError(f"tmux new-session {name}: {r.stderr}")
+
+    def pid(self, name: str) -> int:
+        return int(self("display-message", "-p", "-t", name, "#{pane_pid}").stdout.strip())
+
+    def screen(self, name: str) -> str:
+        return self("capture-pane", "-p", "-t", name).stdout
+
+    def kill(self) -> None:
+        """End the server (its panes' processes get SIGHUP) and remove its socket file."""
+        socket = self("display-message", "-p", "#{socket_path}").stdout.strip()
+        self("kill-server")
+        if socket:
+            Path(socket).unlink(missing_ok=True)
+
+
+def _first_line(screen: str) -> str:
+    return next((line.strip() for line in screen.splitlines() if line.strip()), "")
+
+
+def _cpu_s(pid: int) -> float:
+    """utime + stime of a process, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _key_to_screen(tmux: Tmux, name: str, key: str, timeout: float = 10.0) -> float:
+    """Seconds from ``send-keys KEY`` to a different first line on the pane."""
+    before = _first_line(tmux.screen(name))
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", name, "-l", key)
+    while True:
+        if _first_line(tmux.screen(name)) != before:
+            return time.perf_counter() - t0
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError(f"{name}: no change on screen {timeout} s after the key")
+        time.sleep(0.005)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def _wait_all(tmux: Tmux, names: list[str], ready: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    pending = list(names)
+    while pending:
+        pending = [n for n in pending if ready not in tmux.screen(n)]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not up after {timeout} s: {pending}")
+        time.sleep(0.2)
+
+
+def _end(pids: list[int]) -> None:
+    """Wait for processes ended by the tmux server's exit; kill those still there."""
+    deadline = time.monotonic() + 5
+    for pid in pids:
+        while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+            try:  # a zombie whose parent (the tmux server) is gone is reaped by init
+                if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+            except OSError:
+                break
+            time.sleep(0.05)
+        if os.path.exists(f"/proc/{pid}"):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def _measure(folder: Path) -> dict[str, Any]:
+    from benchmarks.fake_server_process import ServerProcess
+
+    study = _build(folder)
+    home = folder / "home"
+    home.mkdir()
+    bare_script = folder / "bare.py"
+    bare_script.write_text(BARE_APP, encoding="utf-8")
+    env = f"exec env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
+    py = shlex.quote(sys.executable)
+    reviewers = [f"r{n:02d}" for n in range(SESSIONS)]
+    bares = [f"bare{n}" for n in range(BARE)]
+    out: dict[str, Any] = {}
+    pids: dict[str, int] = {}
+    tmux: Tmux | None = None
+    judge: subprocess.Popen[bytes] | None = None
+    with ServerProcess(LATENCY) as server:
+        try:
+            judge = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "medjudge",
+                    "judge",
+                    str(study),
+                    "-j",
+                    f"openai:fake@{server.url}",
+                    "--samples",
+                    "1",
+                    "--concurrency",
+                    str(CONCURRENCY),
+                ],
+                env={**os.environ, "MEDJUDGE_HOME": str(home), "OPENAI_API_KEY": "sk-bench"},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            tmux = Tmux()
+            t0 = time.monotonic()
+            for name in reviewers:
+                tmux.start(
+                    name,
+                    f"{env} {py} -m medjudge review {shlex.quote(str(study))} --reviewer {name}",
+                )
+            for name in bares:
+                tmux.start(name, f"{env} {py} {shlex.quote(str(bare_script))}")
+            _wait_all(tmux, reviewers, "q000", 120)
+            _wait_all(tmux, bares, "count 0", 30)
+            out["startup_s"] = time.monotonic() - t0
+            pids = {name: tmux.pid(name) for name in [*reviewers, *bares]}
+            for name, pid in pids.items():
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                assert (b"medjudge" if name.startswith("r") else b"bare.py") in cmd, (name, cmd)
+            time.sleep(2.0)  # let the last starts settle
+
+            # -- idle: no keys, the judge writing
+            calls0 = server.count()
+            cpu0 = {name: _cpu_s(pid) for name, pid in pids.items()}
+            w0 = time.monotonic()
+            time.sleep(IDLE_S)
+            window = time.monotonic() - w0
+            cpu1 = {name: _cpu_s(pid) for name, pid in pids.items()}
+            out["idle_calls"] = server.count() - calls0
+            out["idle_pct"] = {n: (cpu1[n] - cpu0[n]) / window * 100 for n in pids}
+            out["rss_idle"] = {n: _rss_mb(pid) for n, pid in pids.items()}
+            assert judge.poll() is None, "the judge run ended before the idle window did"
+
+            # -- key → screen, review and bare interleaved
+            calls0 = server.count()
+            rng = random.Random(27)
+            keyed: dict[str, list[float]] = {
+                "review ]": [],
+                "bare ]": [],
+                "review a": [],
+                "bare a": [],
+            }
+            votes = dict.fromkeys(reviewers, 0)
+            for key in ("]", "a"):
+                for k in range(KEYS):
+                    review = reviewers[k % SESSIONS]
+                    if key == "a" and votes[review] == 5:  # never the 6th: no reveal
+                        _key_to_screen(tmux, review, "]")  # the next item, untimed
+                        votes[review] = 0
+                    pair = [(review, f"review {key}"), (bares[k % BARE], f"bare {key}")]
+                    rng.shuffle(pair)
+                    for name, into in pair:
+                        keyed[into].append(_key_to_screen(tmux, name, key) * 1000)
+                        time.sleep(rng.uniform(0.01, 0.04))
+                    if key == "a":
+                        votes[review] += 1
+            out["key_calls"] = server.count() - calls0
+            out["keys_ms"] = keyed
+            out["rss_end"] = {n: _rss_mb(pid) for n, pid in pids.items()}
+            out["judge_running"] = judge.poll() is None
+        finally:
+            if tmux is not None:
+                tmux.kill()
+            _end(list(pids.values()))
+            if judge is not None:
+                judge.terminate()
+                try:
+                    judge.wait(10)
+                except subprocess.TimeoutExpired:
+                    judge.kill()
+                    judge.wait()
+    return out
+
+
+def run() -> list[dict]:
+    """Start everything, measure, end everything; one row per figure."""
+    if shutil.which("tmux") is None:
+        return [
+            {
+                "name": "sessions: tmux missing",
+                "value": None,
+                "unit": "",
+                "target": "",
+                "peak_mb": None,
+            }
+        ]
+    with tempfile.TemporaryDirectory() as tmp:
+        r = _measure(Path(tmp))
+    review = [n for n in r["idle_pct"] if n.startswith("r")]
+    bare = [n for n in r["idle_pct"] if n.startswith("bare")]
+    idle = [r["idle_pct"][n] for n in review]
+    rss = [r["rss_end"][n] for n in review]
+    rss_idle = [r["rss_idle"][n] for n in review]
+    judged = (
+        f"judge writing: {r['idle_calls']} calls in the idle window, {r['key_calls']} during "
+        f"the keys, still running at the end: {'yes' if r['judge_running'] else 'no'}"
+    )
+
+    def row(name: str, value: float, unit: str, target: str, digits: int = 2) -> dict:
+        return {
+            "name": f"sessions ×{SESSIONS}: {name}",
+            "value": round(value, digits),
+            "unit": unit,
+            "target": target,
+            "peak_mb": None,
+        }
+
+    return (
+        [
+            row(
+                "all up (30 reviews + 2 bare apps, first screen)", r["startup_s"], "s", "(setup)", 1
+            ),
+            row(
+                f"idle CPU per review session, median ({IDLE_S:.0f} s, no keys)",
+                statistics.median(idle),
+                "% core",
+                "≤ 0.5 %",
+            ),
+            row("idle CPU per review session, max", max(idle), "% core", "≤ 0.5 %"),
+            row(
+                "idle CPU, bare Textual app, median (reference)",
+                statistics.median(r["idle_pct"][n] for n in bare),
+                "% core",
+                "(reference)",
+            ),
+            row(
+                "RSS per review session after idle, median",
+                statistics.median(rss_idle),
+                "MB",
+                "≤ 80 MB",
+                1,
+            ),
+            row(
+                "RSS per review session after the keys, median",
+                statistics.median(rss),
+                "MB",
+                "≤ 80 MB",
+                1,
+            ),
+            row("RSS per review session, max", max(rss + rss_idle), "MB", "≤ 80 MB", 1),
+            row(
+                "RSS, bare Textual app (reference)",
+                max(r["rss_end"][n] for n in bare),
+                "MB",
+                "(reference)",
+                1,
+            ),
+        ]
+        + [
+            row(
+                f"key {key} ({what}) → screen, {who}, {q} ({KEYS} keys)",
+                fn(r["keys_ms"][f"{who} {key}"]),
+                "ms",
+                "(reference)" if who == "bare" else ("≤ 2× bare p95" if q == "p95" else ""),
+                1,
+            )
+            for key, what in (("]", "next item"), ("a", "label"))
+            for who in ("review", "bare")
+            for q, fn in (("p50", statistics.median), ("p95", lambda v: _pct(v, 0.95)))
+        ]
+        + [
+            row(
+                f"key {key} → screen p95, review / bare" + (f" ({judged})" if key == "a" else ""),
+                _pct(r["keys_ms"][f"review {key}"], 0.95) / _pct(r["keys_ms"][f"bare {key}"], 0.95),
+                "×",
+                "≤ 2×",
+            )
+            for key in ("]", "a")
+        ]
+    )
+
+
+if __name__ == "__main__":
+    for result in run():
+        print(json.dumps(result, ensure_ascii=False))

@@ -1,0 +1,96 @@
+"""An open app stays quiet while others write what it does not show (#27).
+
+Every commit by another process (a judge run, another reviewer) reaches each open app within a
+poll. When nothing on its screen differs — a blind study, another reviewer's label, a verdict
+on another item — the app must neither lay out nor repaint anything: an equal update still
+lays out the whole screen, which with a judge writing every second cost each of 30 open
+sessions ~17 ms of CPU a second (benchmarks/bench_sessions.py). A change it does show still
+shows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.screen import Screen
+from textual.widget import Widget
+
+from medjudge.store.importing.run import import_file
+from medjudge.store.labels import set_label
+from medjudge.store.settings import StudySettings
+from medjudge.store.study import Study
+from medjudge.tui.app import make_app
+
+from .conftest import pairwise_row, write_jsonl
+from .test_tui_support import run_async, screen_text, until
+
+
+def _study(tmp_path: Path) -> Path:
+    path = tmp_path / "idle.db"
+    s = Study.create(path, StudySettings(name="idle", allow_reviewer_override=True), actor="lead")
+    rows = [pairwise_row(i) for i in range(3)]
+    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="lead")
+    s.close()
+    return path
+
+
+def _units(study: Study, ext_id: str) -> list[int]:
+    return [
+        r[0]
+        for r in study.conn.execute(
+            "SELECT u.id FROM units u JOIN items i ON i.id = u.item_id WHERE i.ext_id = ? "
+            "ORDER BY u.position",
+            (ext_id,),
+        )
+    ]
+
+
+@run_async
+async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _study(tmp_path)
+    other = Study.open(path)
+    layouts = 0
+    real = Screen._refresh_layout
+
+    def counted(self: Screen[object], *args: object, **kwargs: object) -> None:
+        nonlocal layouts
+        layouts += 1
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    repainted: list[str] = []
+    refresh = Widget.refresh
+
+    def noted(self: Widget, *args: object, **kwargs: object) -> Widget:
+        repainted.append(repr(self))
+        return refresh(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Widget, "refresh", noted)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
+        for _ in range(20):  # settle: what the first screen scheduled is laid out
+            layouts = 0
+            repainted.clear()
+            await pilot.pause(0.05)
+            screen_text(app)
+            if layouts == 0 and not repainted:
+                break
+        for n, unit in enumerate(_units(other, "p1") + _units(other, "p0")):
+            set_label(other, unit, "carol", "tie")  # another reviewer; blind: not shown to bob
+            app.poll_study()
+            await pilot.pause()
+            screen_text(app)
+            assert app.change_serial == n + 1, "the app saw the write"
+        assert layouts == 0, f"{layouts} layouts of the screen for writes it does not show"
+        assert not repainted, f"repainted for writes it does not show: {repainted}"
+
+        first = _units(other, "p0")[0]
+        set_label(other, first, "bob", "tie")  # bob himself, from another terminal: shown
+        app.poll_study()
+        await until(pilot, lambda: "(5 to go)" in screen_text(app), "bob's own label")
+        assert layouts > 0
+    other.close()
