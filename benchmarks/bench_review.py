@@ -1,4 +1,4 @@
-"""Review app speed on a 10,000-item study (DESIGN §7: first item well under a second; next
+"""Review app speed on a 10,000-item study (docs/design.md §7: first item well under a second; next
 item in tens of milliseconds).
 
 The study is built with ``executemany`` inserts in a temporary file: 10,000 pairwise items

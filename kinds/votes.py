@@ -1,4 +1,4 @@
-"""The judge protocol's voting rules (DESIGN §3), as pure functions.
+"""The judge protocol's voting rules (docs/design.md §3), as pure functions.
 
 Pairwise, per item, criterion and judge model:
 

@@ -1,6 +1,6 @@
 """Exporting a study's tables as JSONL or CSV rows (streamed, any size).
 
-Pairwise values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`store.frames`):
+Pairwise values are in the file frame (docs/design.md §2 "Answer-letter frame", :mod:`store.frames`):
 ``A`` is the import file's ``answer_a``. The ``labels`` table adds, per label:
 
 - ``display_order``: the order the reviewer saw the item's answers in, in file letters, first

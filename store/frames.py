@@ -1,6 +1,6 @@
 """The answer-letter frame: the one conversion between file letters and display letters.
 
-DESIGN §2 "Answer-letter frame": ``A``/``B`` always mean the import file's ``answer_a`` /
+docs/design.md §2 "Answer-letter frame": ``A``/``B`` always mean the import file's ``answer_a`` /
 ``answer_b`` (the *file frame*) — in the store, exports, reports, the CLI and every screen
 except the reviewer's own review screen. That screen shows a pairwise item's answers in the
 item's display order (``items.swap``: answer B on the left when set) and speaks in *display*

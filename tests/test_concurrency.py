@@ -1,6 +1,6 @@
 """Several reviewers, a judge run and reports on one study file at once: nothing is lost.
 
-DESIGN §7: "several reviewers writing at once lose nothing". Eight processes label random
+docs/design.md §7: "several reviewers writing at once lose nothing". Eight processes label random
 units of the same study in tight loops (each a different reviewer) while judge runs write
 calls and verdicts and ``medjudge status --json`` / ``medjudge report`` read the file over
 and over. At the end: no process met an error ("database is locked" / StudyBusyError would

@@ -1,6 +1,6 @@
 """Crash safety: SIGKILL at random moments loses nothing that was shown as saved.
 
-DESIGN §7: "a killed process loses nothing that was shown as saved" and "resumable after a
+docs/design.md §7: "a killed process loses nothing that was shown as saved" and "resumable after a
 kill with no call paid twice". Both are checked against real processes killed with SIGKILL
 (no cleanup, no atexit, no flush), with a seeded RNG so every run kills at the same offsets.
 """

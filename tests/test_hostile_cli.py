@@ -1,6 +1,6 @@
 """Hostile text through the command line: data is shown literally and never acts on the terminal.
 
-DESIGN §7: "untrusted text displayed literally (no markup, no escape sequences)". A study is
+docs/design.md §7: "untrusted text displayed literally (no markup, no escape sequences)". A study is
 filled with Rich markup, ANSI/OSC escapes (clear screen, OSC 52 clipboard write, OSC 0 title
 change), an 8-bit CSI, bidi overrides and very long lines — in item ids, questions, answers,
 sources, batches, the study name, reviewer and judge names and judge replies. Then:

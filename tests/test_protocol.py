@@ -1,4 +1,4 @@
-"""DESIGN §3 voting rules, case by case."""
+"""docs/design.md §3 voting rules, case by case."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ PW = ["A", "B", "tie", "neither"]
 def pairwise_trail(
     study: Study, criterion: str, ab: list[str], ba: list[str], judge: str = JUDGE, failed: int = 0
 ) -> tuple[str | None, dict[str, Any]]:
-    """A pairwise verdict and its trail exactly as the runner builds them (DESIGN §3)."""
+    """A pairwise verdict and its trail exactly as the runner builds them (docs/design.md §3)."""
     null = study.settings.criterion(criterion).null_verdict
     orders: dict[str, Any] = {}
     per: dict[str, str | None] = {}

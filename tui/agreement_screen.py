@@ -1,7 +1,7 @@
 """Agreement detail: two raters on one criterion, coefficients with intervals, confusion matrix.
 
 Raters are named by side (rows, columns), never "A"/"B": those letters are answers. Pairwise
-values are in the file frame (DESIGN §2 "Answer-letter frame", :mod:`store.frames`): ``A`` is the
+values are in the file frame (docs/design.md §2 "Answer-letter frame", :mod:`store.frames`): ``A`` is the
 import file's ``answer_a`` for every rater, whichever order each reviewer saw, as stored.
 
 The figures come from the app's agreement feed in a thread worker and arrive as

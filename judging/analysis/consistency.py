@@ -5,7 +5,7 @@ For every judge and criterion, over the units with a (latest) verdict:
 - ``samples_disagreed``: units where the valid samples of one order did not all agree
   (pairwise: in order AB or BA; statements and ratings: among the samples);
 - ``position_inconsistent`` (pairwise): units whose AB and BA verdicts differed, over the
-  units where both orders reached a verdict (DESIGN §3 rule 4);
+  units where both orders reached a verdict (docs/design.md §3 rule 4);
 - ``judges_disagreed`` (panels): units where the panel's members did not all agree;
 - ``failed_samples``: samples that could not be parsed (they never vote);
 - ``missing``: units whose verdict is missing (no valid sample).

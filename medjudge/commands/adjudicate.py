@@ -1,6 +1,6 @@
 """``medjudge adjudicate``: the queue of disagreements, and recording final labels.
 
-Pairwise letters are in the file frame (DESIGN §2 "Answer-letter frame"): ``A`` is the import
+Pairwise letters are in the file frame (docs/design.md §2 "Answer-letter frame"): ``A`` is the import
 file's ``answer_a`` in ``--list``, ``--json`` and ``--value``, as in the app's queue and detail.
 """
 

@@ -559,7 +559,7 @@ the same command again collects them. Not an error, not finished either."""
 
 
 def exit_code(summary: RunSummary) -> int:
-    """DESIGN §5: 1 the run failed (its calls kept failing, or none of them succeeded),
+    """docs/design.md §5: 1 the run failed (its calls kept failing, or none of them succeeded),
     3 stopped at ``--max-cost``, 5 batches still at the provider, 4 finished with units not
     judged (a call ended in an error) or missing verdicts, 0 otherwise (a dry run is always
     0)."""

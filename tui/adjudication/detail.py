@@ -1,6 +1,6 @@
 """One disagreement in full, and recording its final label.
 
-The item is shown in the file frame (DESIGN §2 "Answer-letter frame"): pairwise answers in
+The item is shown in the file frame (docs/design.md §2 "Answer-letter frame"): pairwise answers in
 the import file's order, ``A`` = ``answer_a``, labelled so, with the answers' sources, which only
 the adjudicator sees; the keys a / b record exactly that letter, as ``adjudicate --value`` does. Below or beside it:
 every reviewer's label with their notes, every judge's verdict with its AB and BA samples and

@@ -5,7 +5,7 @@ from the study — item text, reviewer and judge names, notes, reasons, raw mode
 rationales — goes through :func:`render.lit`, so markup stays as typed and escape sequences
 are made visible.
 
-Pairwise values are shown in the file frame throughout (DESIGN §2 "Answer-letter frame",
+Pairwise values are shown in the file frame throughout (docs/design.md §2 "Answer-letter frame",
 :mod:`store.frames`): ``A`` is the import file's ``answer_a``, as in the store, the CLI and the
 exports, whatever order a reviewer saw; answers are listed in file order and labelled so, with
 their sources (the adjudicator may see them). Judges' AB and BA votes are stored in the same
