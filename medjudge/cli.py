@@ -67,7 +67,7 @@ def build_app(only: str | None = None) -> typer.Typer:
         no_args_is_help=True,
         rich_markup_mode=None,
         pretty_exceptions_enable=False,
-        add_completion=False,
+        add_completion=True,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     cli.callback()(_root)
