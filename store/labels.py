@@ -333,6 +333,59 @@ def set_note(
         )
 
 
+def set_label_note(
+    study: Study, unit_id: int, reviewer: str, note: str, *, frame: Frame = DISPLAY
+) -> None:
+    """Store (or with an empty string, clear) a reviewer's note on one criterion (or
+    statement): kept with their label on that unit, and in its history as a row whose value
+    does not change (so no figure counts it as a change of mind).
+
+    Raises:
+        LabelError: the reviewer has no label on the unit yet (the note is the label's).
+    """
+    text = note if note.strip() else None
+    with study.tx() as conn:
+        rater_id = study.rater_id(reviewer, "human", conn=conn)
+        row = conn.execute(
+            "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id)
+        ).fetchone()
+        if row is None:
+            raise LabelError("label it first: a note on a criterion is kept with its label")
+        unit = _unit_row(conn, unit_id)
+        conn.execute(
+            "UPDATE labels SET note = ?, note_frame = ?, updated_at = ? "
+            "WHERE unit_id = ? AND rater_id = ?",
+            (text, frame if text else None, utcnow(), unit_id, rater_id),
+        )
+        conn.execute(
+            "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, note, "
+            "note_frame, action, after_reveal, actor, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'label', ?, ?, ?)",
+            (
+                unit_id,
+                rater_id,
+                row[0],
+                row[0],
+                text,
+                frame if text else None,
+                int(_revealed(conn, unit["item_id"], rater_id)),
+                reviewer,
+                utcnow(),
+            ),
+        )
+
+
+def label_notes(study: Study, item_id: int, reviewer: str) -> dict[int, str]:
+    """A reviewer's notes on an item's criteria and statements: unit → note."""
+    rows = study.conn.execute(
+        "SELECT l.unit_id, l.note FROM labels l JOIN units u ON u.id = l.unit_id "
+        "JOIN raters r ON r.id = l.rater_id "
+        "WHERE u.item_id = ? AND r.name = ? AND l.note IS NOT NULL AND l.note != ''",
+        (item_id, reviewer),
+    )
+    return {int(u): str(n) for u, n in rows}
+
+
 def get_note(study: Study, item_id: int, reviewer: str) -> str:
     """A reviewer's note on an item ('' when none)."""
     row = study.conn.execute(

@@ -60,6 +60,7 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
         [
             ("u or ctrl+z", "undo your last label (repeat to go further back)"),
             ("m", "write a note on this item (enter saves, escape cancels)"),
+            ("M", "write a note on this criterion or statement (kept with its label)"),
             ("f", "flag this item to come back to (f again takes the flag off)"),
             ("F", "go to the next flagged item"),
             ("G", "the study's reviewer guidelines (they open by themselves when new)"),

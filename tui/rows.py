@@ -164,6 +164,10 @@ class ItemView:
         out = Text(end="")
         out.append(f"{crit.name}: ", "bold")
         out.append_text(render.lit(crit.question, "italic"))
+        note = self.session.unit_notes().get(row.unit.id)
+        if note:
+            out.append("\nYour note (M): ", "bold")
+            out.append_text(render.lit(note))
         if crit.options:
             out.append(
                 "\nTick the options the explanation justifies (letter keys, or space on "

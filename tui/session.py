@@ -410,6 +410,21 @@ class ReviewSession:
             else store_labels.get_note(self.study, self.item.id, self.reviewer)
         )
 
+    def unit_notes(self) -> dict[int, str]:
+        """The reviewer's notes on the current item's criteria and statements."""
+        if self.item is None:
+            return {}
+        return store_labels.label_notes(self.study, self.item.id, self.reviewer)
+
+    def set_unit_note(self, unit_id: int, text: str) -> None:
+        """Store (or clear) the reviewer's note on one unit; committed on return.
+
+        Raises:
+            LabelError: the unit has no label of the reviewer's yet.
+        """
+        # typed on the review screen: "A" there is the answer shown first
+        store_labels.set_label_note(self.study, unit_id, self.reviewer, text, frame=DISPLAY)
+
     def set_note(self, text: str) -> None:
         """Store (or clear) the reviewer's note on the current item; committed on return."""
         assert self.item is not None

@@ -19,6 +19,7 @@ from medjudge.tui.search_screen import RESULTS, SearchScreen
 if TYPE_CHECKING:
     from textual.app import App
 
+    from medjudge.tui.rows import ItemView
     from medjudge.tui.session import ReviewSession
 
 
@@ -27,10 +28,13 @@ class ReviewerAids:
 
     session: ReviewSession
     app: App[Any]
+    view: ItemView | None
+    cursor: int
 
     if TYPE_CHECKING:  # provided by ReviewScreen / Screen
 
         def _status(self, saved: str | Text, state: str) -> None: ...
+        def _detail(self) -> None: ...
         def _show_context(self) -> None: ...
         def show_index(self, index: int, *, cursor_unit: int | None = None) -> None: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
@@ -152,6 +156,38 @@ class ReviewerAids:
                 self.show_index(found)
 
         self.app.push_screen(SearchScreen(run, len(s.refs)), go)
+
+    def action_unit_note(self) -> None:
+        """Write or change the note on the criterion (or statement) under the cursor."""
+        s, view = self.session, self.view
+        if s.item is None or view is None or not view.rows:
+            return
+        row = view.rows[self.cursor]
+        unit_id, item_id = row.unit.id, s.item.id
+        if unit_id not in s.labels:
+            self._status("label it first: a note on a criterion is kept with its label", "info")
+            return
+        what = row.criterion.name if row.statement is None else f"statement {row.number}"
+
+        def save(answer: str | None) -> None:
+            if answer is None or s.item is None or s.item.id != item_id:
+                return
+            try:
+                s.set_unit_note(unit_id, answer)
+            except StudyError as exc:
+                self.notify(str(exc), title="note not saved", severity="error", markup=False)
+                return
+            self._status(f"✓ note on {what} saved" if answer.strip() else "✓ note removed", "saved")
+            self._detail()
+
+        self.app.push_screen(
+            PromptDialog(
+                f"Note on {what}",
+                "free text; enter saves, an empty note removes it",
+                value=s.unit_notes().get(unit_id, ""),
+            ),
+            save,
+        )
 
     def action_note(self) -> None:
         """Write or change the note on this item."""

@@ -43,6 +43,7 @@ REVIEW_BINDINGS: list[BindingType] = [
     Binding("g", "go_to", "Go to", show=False),
     Binding("slash", "search", "Search", key_display="/", show=False),
     Binding("m", "note", "Note"),
+    Binding("M", "unit_note", "Note on this criterion", key_display="M", show=False),
     Binding("f", "flag", "Flag", show=False),
     Binding("F", "next_flagged", "Next flagged", show=False),
     Binding("G", "guidelines", "Guidelines", show=False),
