@@ -123,10 +123,14 @@ class StudySettings(BaseModel):
     blind: bool = True
     """Hide judge verdicts and other reviewers' labels until the reviewer's own are saved."""
     allow_reviewer_override: bool = False
+    """Allow ``--reviewer NAME`` instead of the login name (e.g. a shared demo account)."""
     hide_points: bool = False
     """Rubric items: while the study is blind, a reviewer sees each rubric criterion's points
     only after saving their marks on the item (``settings --hide-points``)."""
-    """Allow ``--reviewer NAME`` instead of the login name (e.g. a shared demo account)."""
+    require_reading: bool = False
+    """A reviewer labels an item only once every answer on screen has been seen to its end:
+    scrolled through in its pane, or read to the last page with ``v``
+    (``settings --require-reading``)."""
     seed: int = DEFAULT_SEED
     """Seed for the per-item display order of pairwise answers."""
     roles_enforced: bool = False

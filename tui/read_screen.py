@@ -88,6 +88,8 @@ class ReadScreen(ScrollScreen):
         self.item = item
         self.pages = pages(item_sections(item, fields=fields))
         self.page = 0
+        self.reached_end = False
+        """Whether the reviewer was on the last page's bottom when closing it."""
 
     def compose(self) -> ComposeResult:
         """The page line (for a long item) and the page's text in a scrolling view."""
@@ -113,6 +115,17 @@ class ReadScreen(ScrollScreen):
         self.query_one("#read-page", Static).update(
             f"page {self.page + 1:,} of {len(self.pages):,} · n next page · p previous page"
         )
+
+    @property
+    def at_end(self) -> bool:
+        """Whether the reader is on the last page, scrolled to its bottom."""
+        view = self.query_one("#read", VerticalScroll)
+        return self.page == len(self.pages) - 1 and view.scroll_y >= view.max_scroll_y
+
+    def action_close(self) -> None:
+        """Back to the review screen, remembering whether the item was read to its end."""
+        self.reached_end = self.reached_end or self.at_end
+        super().action_close()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Page keys only where there is a page to turn to."""

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .render import progress_text, shown_part
+from .render import PANE_CHARS, progress_text, shown_part
 
 
 def same_text(a: object, b: object) -> bool:
@@ -72,6 +72,7 @@ class Pane(VerticalScroll, inherit_bindings=False):
         super().__init__(id=id, classes=classes)
         self.border_title = title
         self._body = Static("", markup=False, classes="pane-body")
+        self._cut = False
 
     def compose(self) -> ComposeResult:
         """The one text block."""
@@ -83,7 +84,25 @@ class Pane(VerticalScroll, inherit_bindings=False):
         if title is not None:
             self.border_title = title
         self._body.update(shown_part(content) if isinstance(content, Text) else content)
+        self.seen_to_end = False
+        # A text cut to PANE_CHARS shows its end only in the reader (v): never seen here.
+        self._cut = isinstance(content, Text) and len(content) > PANE_CHARS
+        if not self._cut:
+            self.call_after_refresh(self._check_seen)
         self.scroll_home(animate=False, immediate=True)
+
+    seen_to_end: reactive[bool] = reactive(False, init=False)
+    """Whether the pane's text has been on screen to its last line (it fits, or was scrolled
+    to the bottom) since it was last shown (``settings --require-reading``)."""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value >= self.max_scroll_y and not self._cut:
+            self.seen_to_end = True
+
+    def _check_seen(self) -> None:
+        if self.max_scroll_y <= self.scroll_y and not self._cut:
+            self.seen_to_end = True
 
     def show_answer(self, content: Text, title: str) -> None:
         """An answer: the title gives its length in words, and once laid out says when the

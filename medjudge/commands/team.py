@@ -212,6 +212,14 @@ def settings(
             "--roles-enforced/--anyone-reviews", help="Only logins with a role may review."
         ),
     ] = None,
+    require_reading: Annotated[
+        bool | None,
+        typer.Option(
+            "--require-reading/--no-require-reading",
+            help="Labelling an item waits until the reviewer has seen every answer to its end "
+            "(scrolled through, or read with v).",
+        ),
+    ] = None,
     hide_points: Annotated[
         bool | None,
         typer.Option(
@@ -290,6 +298,7 @@ def settings(
                 "allow_reviewer_override": allow_reviewer_override,
                 "roles_enforced": roles_enforced,
                 "hide_points": hide_points,
+                "require_reading": require_reading,
                 "name": name,
             }.items()
             if v is not None
@@ -318,6 +327,7 @@ def settings(
         out(f"reviewer override: {'allowed' if st.allow_reviewer_override else 'login name only'}")
         out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
         out(f"rubric points: {'hidden until the reveal' if st.hide_points else 'shown'}")
+        out(f"answers read to the end before labelling: {'yes' if st.require_reading else 'no'}")
         out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
         if st.judge_families:
             for version, source in sorted(st.judge_families.items()):

@@ -63,6 +63,8 @@ class QueueMoves:
 
     session: ReviewSession
     app: App[Any]
+    read_to_end: int | None
+    """The item last read to its end in the reader (``settings --require-reading``)."""
 
     if TYPE_CHECKING:  # provided by ReviewScreen / Screen
 
@@ -98,4 +100,11 @@ class QueueMoves:
         if s.item is not None:
             hidden = kinds.get(s.item.kind).fields_hidden_until_labelled
             fields = not (hidden and s.settings.blind and not s.revealed())
-            self.app.push_screen(ReadScreen(s.item, fields=fields))
+            reader = ReadScreen(s.item, fields=fields)
+            item_id = s.item.id
+
+            def closed(_: None) -> None:
+                if reader.reached_end:
+                    self.read_to_end = item_id
+
+            self.app.push_screen(reader, closed)

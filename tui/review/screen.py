@@ -81,6 +81,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         key changes that one label, then the item is locked again."""
         self._binding_key: tuple[object, ...] = ()
         self._settings_serial = 0
+        self.read_to_end: int | None = None
         """The app's settings serial this screen has shown (a change re-shows the item)."""
 
     # -- layout ------------------------------------------------------------------------------
@@ -247,6 +248,23 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         update_if_changed(self.query_one("#detail", Static), self.view.render_detail(self.cursor))
         shown = self.view.revealed and bool(self.view.verdicts or self.view.others)
         self.set_class(shown, "-revealed")
+
+    def _unread(self) -> bool:
+        """With ``settings --require-reading``: whether an answer on screen has not been seen
+        to its end (scrolled through, or read to the last page with ``v``); if so, say it."""
+        s = self.session
+        if not s.settings.require_reading or s.item is None or self.read_to_end == s.item.id:
+            return False
+        panes = [self.query_one(f"#pane-{n}", Pane) for n in (1, 2)]
+        unread = [p for p in panes if p.display and not p.seen_to_end]
+        if not unread:
+            return False
+        self._status(
+            "read every answer to its end first: scroll it (tab, then ↓ or pgdn) or read "
+            "the item with v",
+            "info",
+        )
+        return True
 
     def _progress(self) -> None:
         bar = self.query_one(ProgressLine)
