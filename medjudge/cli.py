@@ -11,6 +11,7 @@ import gc
 import importlib
 import os
 import sys
+import time
 from typing import Annotated
 
 import typer
@@ -54,8 +55,38 @@ def _root(
             "--version", callback=_version, is_eager=True, help="Print medjudge's version."
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Say more on stderr: the command's time and peak memory at the end, and for "
+            "judge each retry.",
+        ),
+    ] = False,
 ) -> None:
     """Expert review of LLM answers to medical questions: import, judge, review, report."""
+    if verbose:
+        import atexit
+        import time
+
+        from medjudge.commands.common import VERBOSE_ENV
+
+        os.environ[VERBOSE_ENV] = "1"
+        atexit.register(_timings, _STARTED[0] if _STARTED else time.perf_counter())
+
+
+_STARTED: list[float] = []
+"""When ``main`` began (``-v`` reports the time from there, imports included)."""
+
+
+def _timings(started: float) -> None:
+    """``-v``: the command's wall time and peak memory, on stderr."""
+    import resource
+    import time
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    sys.stderr.write(f"took {time.perf_counter() - started:.2f} s; peak memory {peak:.0f} MB\n")
 
 
 def build_app(only: str | None = None) -> typer.Typer:
@@ -114,6 +145,7 @@ def main() -> None:
     out of later scans: for the review app once its first frame is on screen, for ``judge`` once
     its judges' SDK is loaded, for the other commands before they run.
     """
+    _STARTED.append(time.perf_counter())
     one_blas_thread()
     gc.disable()
     first = sys.argv[1] if len(sys.argv) > 1 else None

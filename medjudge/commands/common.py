@@ -29,6 +29,8 @@ console = Console(markup=False, highlight=False, emoji=False, soft_wrap=True)
 err_console = Console(stderr=True, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
+VERBOSE_ENV = "MEDJUDGE_VERBOSE"
+"""Set by ``medjudge -v``: commands with more to say (``judge``'s retries) say it."""
 STUDY_ENV = "MEDJUDGE_STUDY"
 """The environment variable naming a default study."""
 OnlyStudyArg = Annotated[

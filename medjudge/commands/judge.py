@@ -35,6 +35,7 @@ from medjudge.store.retirements import retirements
 from medjudge.store.roles import require
 
 from .common import (
+    VERBOSE_ENV,
     OnlyStudyArg,
     UserError,
     console,
@@ -351,7 +352,9 @@ def judge(
             "--verbose",
             "-v",
             help="Show each retry on stderr (the call, the attempt, why, the wait) and each "
-            "time the run lowers its concurrency for an overloaded server.",
+            "time the run lowers its concurrency for an overloaded server (also medjudge -v).",
+            envvar=VERBOSE_ENV,
+            show_envvar=False,
         ),
     ] = False,
 ) -> None:
