@@ -154,7 +154,7 @@ def test_a_real_refusal_is_excluded_and_listed_with_its_rule(tmp_path: Path) -> 
     assert rule in md
     assert rule in html.unescape(report(path, "html"))
     csv_rows = [x for x in report(path, "csv").splitlines() if x.startswith("excluded,")]
-    assert csv_rows[0].startswith("excluded,,all,,,excluded_answers,1,,,2,")
+    assert csv_rows[0].startswith("excluded,,all,,,excluded_answers,1,,,,2,")
     assert csv_rows[1].startswith("excluded,kqa,no,m,,abstention,1,") and rule in csv_rows[1]
     f = got["kqa"]["raters"][0]["by_source"]["m"]
     assert f["declined"] == 1 and f["comprehensiveness_answered"]["value"] == 1.0

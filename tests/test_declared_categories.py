@@ -107,7 +107,7 @@ def test_pairwise_benefit_criterion_counts_three_categories_unless_neither_is_de
         out = RUN.invoke(app, ["report", str(path), "-f", fmt, "--n-boot", "200"]).stdout
         assert "Categories (q = 4): A, B, tie, neither (declared with settings" in out, fmt
     csv_out = RUN.invoke(app, ["report", str(path), "-f", "csv", "--n-boot", "200"]).stdout
-    assert "categories,correctness,all,,,declared,A|B|tie|neither,,,4," in csv_out
+    assert "categories,correctness,all,,,declared,,A|B|tie|neither,,,4," in csv_out
     s = Study.open(path)
     try:
         live = LiveAgreement(s)

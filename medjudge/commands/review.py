@@ -12,6 +12,7 @@ from .common import (
     OnlyStudyArg,
     UserError,
     fail,
+    has_terminal,
     resume_collection,
     terminal_problem,
     user_errors,
@@ -63,10 +64,9 @@ def run_app(
             app = make_app(study, **options)
         except ReviewSetupError as exc:
             raise UserError(str(exc)) from None
-    problem = terminal_problem()
-    if problem is not None:  # Textual would spin without one; say so and stop at once
+    if not has_terminal():  # Textual would spin without one; say so and stop at once
         app.study.close()
-        fail(f"the {what} app needs a terminal: {problem}")
+        fail(f"the {what} app needs a terminal: {terminal_problem()}")
     if configure is not None:
         configure(app)
     app.when_ready = resume_collection  # once the first frame is on screen

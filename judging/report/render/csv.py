@@ -452,17 +452,11 @@ def _retired(report: Report) -> Iterator[list[str]]:
     rr = report.retired
     if rr is None:
         return
-    yield [
-        _text(x)
-        for x in ("retired", None, "all", None, None, "retired_items", len(rr.items), None,
-                  None, len(rr.items), rr.rule, None)
-    ]  # fmt: skip
+    yield _line("retired", None, "all", None, None, "retired_items", len(rr.items), None,
+                None, len(rr.items), rr.rule, None)  # fmt: skip
     for r in rr.items:
-        yield [
-            _text(x)
-            for x in ("retired", r.kind, r.item, r.by, r.at, "retired", 1, None, None, None,
-                      r.reason, None)
-        ]  # fmt: skip
+        yield _line("retired", r.kind, r.item, r.by, r.at, "retired", 1, None, None, None,
+                    r.reason, None)  # fmt: skip
 
 
 def _kqa(report: Report) -> Iterator[list[str]]:
