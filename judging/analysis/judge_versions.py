@@ -32,7 +32,7 @@ from medjudge.judging.analysis.consistency import judge_consistency, share
 from medjudge.judging.analysis.judge_biases import DEFINITION as BIAS_DEFINITION
 from medjudge.judging.analysis.judge_biases import judge_biases
 from medjudge.judging.analysis.records import ConsistencyRow, record
-from medjudge.judging.analysis.records_sections import JudgesSection
+from medjudge.judging.analysis.records_sections import JudgesSection, ReviewerPosition
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification_of_cells
@@ -132,7 +132,7 @@ POOLED = "all reviewers"
 """The pooled row of :func:`reviewer_position`."""
 
 
-def reviewer_position(study: Study, data: StudyData, conf: float) -> list[dict[str, Any]] | None:
+def reviewer_position(study: Study, data: StudyData, conf: float) -> list[ReviewerPosition] | None:
     """The reviewers' own position bias: per reviewer (by name) and pooled, among their current
     decisive labels (A or B) with a recorded display order, the share won by the answer shown
     first (Wilson interval, n). None when no order was recorded or every label was seen in
@@ -158,7 +158,7 @@ def reviewer_position(study: Study, data: StudyData, conf: float) -> list[dict[s
     first = sum(c[0] for c in counts.values())
     n = sum(c[1] for c in counts.values())
     rows.append({"reviewer": POOLED, "first_shown_wins": share(first, n, conf, empty=empty)})
-    return rows
+    return [record(ReviewerPosition, r) for r in rows]
 
 
 def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> JudgesSection:
@@ -266,6 +266,5 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
             "versions": versions,
             "pairs": pairs,
             "biases": [],
-            "reviewer_position": own,
         },
-    ).model_copy(update={"biases": biases})  # records already
+    ).model_copy(update={"biases": biases, "reviewer_position": own})  # records already
