@@ -58,10 +58,10 @@ _QUERIES = {
                l.value, l.note, l.updated_at,
                (SELECT group_concat(a.position || '=' || a.source, ';') FROM answers a
                  WHERE a.item_id = i.id) AS sources,
-               CASE WHEN i.kind IN {_SWAPPED} AND r.kind = 'human' AND (
+               coalesce(l.display_order, CASE WHEN i.kind IN {_SWAPPED} AND r.kind = 'human' AND (
                    SELECT h.action FROM label_history h WHERE h.unit_id = l.unit_id
                    AND h.rater_id = l.rater_id ORDER BY h.id DESC LIMIT 1) != 'import'
-                 THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END AS display_order,
+                 THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END) AS display_order,
                l.note_frame, n.note AS item_note, n.note_frame AS item_note_frame,
                json_extract(i.data, '$.meta') AS meta, {_RETIRED}
         FROM labels l JOIN units u ON u.id = l.unit_id JOIN items i ON i.id = u.item_id

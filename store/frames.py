@@ -3,9 +3,11 @@
 docs/design.md §2 "Answer-letter frame": ``A``/``B`` always mean the import file's ``answer_a`` /
 ``answer_b`` (the *file frame*) — in the store, exports, reports, the CLI and every screen
 except the reviewer's own review screen. That screen shows a pairwise item's answers in the
-item's display order (``items.swap``: answer B on the left when set) and speaks in *display*
-letters (``A`` = the answer shown first); it converts at the edge with :func:`convert`, both
-ways. The judge's BA order is the same swap and uses the same function.
+item's display order (``items.swap``: answer B on the left when set; with ``settings --order
+per-reviewer`` the reviewer's own, :func:`store.items.seen_by`) and speaks in *display* letters
+(``A`` = the answer shown first); it converts at the edge with :func:`convert`, both ways. The
+order a reviewer saw is stored with each label (``labels.display_order``). The judge's BA order
+is the same swap and uses the same function.
 
 Free text (notes, rationales) cannot be converted, so each records the frame it was written
 in (:data:`FILE` or :data:`DISPLAY`; NULL for rows written before migration 003).

@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
+
+from medjudge import kinds
 
 from .frames import display_order
 from .json_types import JsonObject
 from .retirements import retired_ids
+from .settings import StudySettings
 from .study import Study
 
 
@@ -86,6 +89,35 @@ def display_swap(seed: int, ext_id: str) -> bool:
     """Whether a pairwise item shows answer B on the left: seeded, reproducible, per item."""
     digest = hashlib.sha256(f"{seed}:{ext_id}".encode()).digest()
     return bool(digest[0] & 1)
+
+
+def reviewer_swap(seed: int, login: str, ext_id: str) -> bool:
+    """Whether one reviewer sees a pairwise item with answer B on the left (``settings --order
+    per-reviewer``): seeded by the study seed, the reviewer's login and the item id —
+    reproducible, independent between reviewers and items, about half swapped."""
+    digest = hashlib.sha256(json.dumps([seed, login, ext_id]).encode()).digest()
+    return bool(digest[0] & 1)
+
+
+def swap_for(
+    settings: StudySettings, reviewer: str | None, kind: str, ext_id: str, swap: bool
+) -> bool:
+    """The display swap a reviewer sees an item with: the item's own (``per-item``, or no
+    reviewer), or the reviewer's (``per-reviewer``, :func:`reviewer_swap`); False for kinds
+    without a display order."""
+    if not kinds.get(kind).display_swap:
+        return False
+    if settings.order == "per-reviewer" and reviewer is not None:
+        return reviewer_swap(settings.seed, reviewer, ext_id)
+    return swap
+
+
+def seen_by(item: Item, settings: StudySettings, reviewer: str) -> Item:
+    """The item as one reviewer sees it: its ``swap`` is the reviewer's display swap
+    (:func:`swap_for`), so everything that shows or converts letters for the reviewer
+    (``Item.shown_answers``, :func:`store.frames.is_swapped`) uses the reviewer's order."""
+    swap = swap_for(settings, reviewer, item.kind, item.ext_id, item.swap)
+    return item if swap == item.swap else replace(item, swap=swap)
 
 
 def get_item(study: Study, item_id: int) -> Item:

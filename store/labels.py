@@ -112,11 +112,14 @@ def write_label(
     note: str | None = None,
     note_frame: Frame = FILE,
     after_reveal: bool = False,
+    display_order: str | None = None,
 ) -> Saved:
     """Set (or clear, with None) one rater's label inside an open transaction.
 
     A note is stored with ``note_frame``, the answer-letter frame it was written in
     (:mod:`store.frames`); without a note the frame is NULL and an earlier note keeps its own.
+    ``display_order`` is the order the rater saw the answers in (``AB``/``BA``; None: not
+    shown, e.g. imported), kept with the label and its history row.
     """
     frame = note_frame if note is not None else None
     old = conn.execute(
@@ -128,18 +131,30 @@ def write_label(
         conn.execute("DELETE FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id))
     else:
         conn.execute(
-            "INSERT INTO labels (unit_id, rater_id, value, note, note_frame, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?) "
+            "INSERT INTO labels (unit_id, rater_id, value, note, note_frame, display_order, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (unit_id, rater_id) DO UPDATE SET value = excluded.value, "
             "note = coalesce(excluded.note, labels.note), "
             "note_frame = coalesce(excluded.note_frame, labels.note_frame), "
-            "updated_at = excluded.updated_at",
-            (unit_id, rater_id, value, note, frame, now),
+            "display_order = excluded.display_order, updated_at = excluded.updated_at",
+            (unit_id, rater_id, value, note, frame, display_order, now),
         )
     cur = conn.execute(
         "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, note, note_frame, "
-        "action, after_reveal, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (unit_id, rater_id, old_value, value, note, frame, action, int(after_reveal), actor, now),
+        "action, after_reveal, actor, at, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            unit_id,
+            rater_id,
+            old_value,
+            value,
+            note,
+            frame,
+            action,
+            int(after_reveal),
+            actor,
+            now,
+            display_order,
+        ),
     )
     return Saved(int(cur.lastrowid or 0), unit_id, old_value, value, after_reveal)
 
@@ -152,6 +167,7 @@ def set_label(
     *,
     note: str | None = None,
     note_frame: Frame = FILE,
+    display_order: str | None = None,
 ) -> Saved:
     """Store a reviewer's label for one unit as its own committed transaction.
 
@@ -163,6 +179,8 @@ def set_label(
         note: optional free text kept with the label and its history row.
         note_frame: the answer-letter frame the note was written in (the value itself is
             always in the file frame).
+        display_order: the order the reviewer saw the item's answers in (``AB``/``BA``,
+            :func:`store.frames.display_order` of the item as they saw it); None: not shown.
 
     Returns:
         The history row written; ``after_reveal`` is True when the reviewer had already seen
@@ -186,6 +204,7 @@ def set_label(
             note=note,
             note_frame=note_frame,
             after_reveal=revealed,
+            display_order=display_order,
         )
 
 
@@ -209,7 +228,8 @@ def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
     with study.tx() as conn:
         unit = _unit_row(conn, saved.unit_id)
         cur = conn.execute(
-            "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (saved.unit_id, rater_id)
+            "SELECT value, display_order FROM labels WHERE unit_id = ? AND rater_id = ?",
+            (saved.unit_id, rater_id),
         ).fetchone()
         if (cur[0] if cur else None) != saved.new_value:
             return None
@@ -227,6 +247,7 @@ def revert(study: Study, saved: Saved, reviewer: str) -> Saved | None:
             actor=reviewer,
             action="undo",
             after_reveal=revealed,
+            display_order=cur[1] if cur else None,  # the label put back was seen the same way
         )
 
 
@@ -303,12 +324,19 @@ def is_revealed(study: Study, item_id: int, reviewer: str) -> bool:
 
 
 def set_note(
-    study: Study, item_id: int, reviewer: str, note: str, *, frame: Frame = DISPLAY
+    study: Study,
+    item_id: int,
+    reviewer: str,
+    note: str,
+    *,
+    frame: Frame = DISPLAY,
+    display_order: str | None = None,
 ) -> None:
     """Store (or with an empty string, clear) a reviewer's free-text note on an item.
 
     ``frame`` is the answer-letter frame the note was written in: by default ``display``, as on
-    the review screen, where "A" is the answer shown first (:mod:`store.frames`).
+    the review screen, where "A" is the answer shown first (:mod:`store.frames`), in the order
+    ``display_order`` (``AB``/``BA``) the reviewer saw the answers in.
     """
     rater_id = study.rater_id(reviewer, "human")
     with study.tx() as conn:
@@ -317,11 +345,12 @@ def set_note(
         ).fetchone()
         if note.strip():
             conn.execute(
-                "INSERT INTO item_notes (item_id, rater_id, note, note_frame, updated_at) "
-                "VALUES (?, ?, ?, ?, ?) "
+                "INSERT INTO item_notes (item_id, rater_id, note, note_frame, display_order, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (item_id, rater_id) DO UPDATE SET note = excluded.note, "
-                "note_frame = excluded.note_frame, updated_at = excluded.updated_at",
-                (item_id, rater_id, note, frame, utcnow()),
+                "note_frame = excluded.note_frame, display_order = excluded.display_order, "
+                "updated_at = excluded.updated_at",
+                (item_id, rater_id, note, frame, display_order, utcnow()),
             )
         else:
             conn.execute(

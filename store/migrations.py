@@ -357,6 +357,17 @@ queue and every figure without deleting anything. One row per change — retired
 back (0, ``retire --undo``) — with the reason, the lead's login and the time; the latest row
 per item holds and the history stays (append-only)."""
 
+M015_DISPLAY_ORDERS = """
+ALTER TABLE labels ADD COLUMN display_order TEXT CHECK (display_order IN ('AB', 'BA'));
+ALTER TABLE label_history ADD COLUMN display_order TEXT CHECK (display_order IN ('AB', 'BA'));
+ALTER TABLE item_notes ADD COLUMN display_order TEXT CHECK (display_order IN ('AB', 'BA'));
+"""
+"""The order the reviewer saw a pairwise item's answers in when they gave the label or wrote
+the note (#27, ``settings --order per-reviewer``): ``AB`` (answer A shown first) or ``BA``, in
+file letters. Written by the review app; NULL for imported labels, judges' verdicts, other
+kinds and rows written before this migration (then the item's own order, ``items.swap``, was
+the only one). A ``display`` note is read in this order."""
+
 SEARCHED = (("items", "question"), ("answers", "text"), ("statements", "text"))
 """What the full-text search index holds (table, column): questions, answers, listed entries.
 Never an answer's ``source``: a blind reviewer searches too."""
@@ -411,6 +422,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("012_run_leases", M012_RUN_LEASES),
     ("013_search", m013_search),
     ("014_retirements", M014_RETIREMENTS),
+    ("015_display_orders", M015_DISPLAY_ORDERS),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

@@ -65,6 +65,11 @@ class ReviewerVote(NamedTuple):
     item_note: str | None
     item_note_frame: str | None
     changed_after_reveal: bool
+    display_order: str | None = None
+    """The order (``AB``/``BA``) the reviewer saw the answers in when labelling (None: not
+    recorded); a ``display`` note means its letters in this order."""
+    item_note_display_order: str | None = None
+    """The same for the note on the item."""
 
 
 class CallTotals(NamedTuple):
@@ -259,6 +264,18 @@ def current_labels(study: Study) -> Iterator[LabelRow]:
         yield LabelRow._make(r)
 
 
+def seen_orders(study: Study) -> Iterator[tuple[int, str, str, str]]:
+    """(unit id, reviewer, value, display order) of every current reviewer label that records
+    the order its reviewer saw the answers in (``labels.display_order``: ``AB``/``BA``)."""
+    cursor = study.conn.cursor()
+    cursor.row_factory = None
+    yield from cursor.execute(
+        "SELECT l.unit_id, r.name, l.value, l.display_order FROM labels l "
+        "JOIN raters r ON r.id = l.rater_id "
+        "WHERE r.kind = 'human' AND l.display_order IS NOT NULL ORDER BY l.unit_id"
+    )
+
+
 def current_adjudications(study: Study) -> Iterator[tuple[int, str]]:
     """(unit id, value) of the latest adjudication of every adjudicated unit."""
     yield from study.conn.execute("SELECT unit_id, value FROM current_adjudications")
@@ -278,11 +295,11 @@ def current_verdicts(study: Study, unit_id: int | None = None) -> Iterator[Verdi
 def unit_reviewer_votes(study: Study, unit_id: int) -> list[ReviewerVote]:
     """The reviewers' labels on one unit with their notes, by reviewer name."""
     return [
-        ReviewerVote(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]))
+        ReviewerVote(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7], r[8])
         for r in study.conn.execute(
             "SELECT r.name, l.value, l.note, l.note_frame, n.note, n.note_frame, "
             "(SELECT count(*) FROM label_history h WHERE h.unit_id = l.unit_id "
-            "AND h.rater_id = l.rater_id AND h.after_reveal = 1) "
+            "AND h.rater_id = l.rater_id AND h.after_reveal = 1), l.display_order, n.display_order "
             "FROM labels l JOIN raters r ON r.id = l.rater_id JOIN units u ON u.id = l.unit_id "
             "LEFT JOIN item_notes n ON n.item_id = u.item_id AND n.rater_id = l.rater_id "
             "WHERE l.unit_id = ? AND r.kind = 'human' ORDER BY r.name",

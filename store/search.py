@@ -20,8 +20,7 @@ import sqlite3
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from medjudge import kinds
-
+from .items import swap_for
 from .migrations import SEARCHED
 from .study import Study
 
@@ -162,6 +161,7 @@ def search(
     limit: int = 20,
     within: Collection[int] | None = None,
     reveal_sources: bool = False,
+    reviewer: str | None = None,
 ) -> Found:
     """The items whose question, answers or listed entries match ``query``, best first.
 
@@ -171,6 +171,8 @@ def search(
         within: only these item ids (a reviewer's queue); None: every item.
         reveal_sources: name answers in the file frame with their source (leads, adjudicators,
             a study that is not blind); otherwise in the display frame, without source.
+        reviewer: whose display frame (``settings --order per-reviewer``: each reviewer's own
+            order); None: the item's own order.
 
     Raises:
         BadQuery: the text is empty or not a valid FTS5 query.
@@ -215,7 +217,16 @@ def search(
     for r in places:
         item = items[int(r["item_id"])]
         by_item[int(r["item_id"])].append(
-            _match(r, item["kind"], bool(item["swap"]), open_, close, reveal_sources)
+            _match(
+                r,
+                item["kind"],
+                swap_for(
+                    study.settings, reviewer, item["kind"], item["ext_id"], bool(item["swap"])
+                ),
+                open_,
+                close,
+                reveal_sources,
+            )
         )
     hits = [
         Hit(i, items[i]["ext_id"], items[i]["kind"], tuple(by_item[i])) for i in ids if i in items
@@ -232,7 +243,7 @@ def _match(
         frame = "file"
         if not reveal_sources:
             frame = "display"
-            if kinds.get(kind).display_swap and swap:
+            if swap:  # the reader's display swap (store.items.swap_for)
                 position = "B" if position == "A" else "A"
     return Match(
         where=row["place"],

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from medjudge.store import labels as store_labels
 from medjudge.store import reviewer_aids, visibility
 from medjudge.store.access import unwritable
-from medjudge.store.frames import DISPLAY
-from medjudge.store.items import Item, ItemRef, get_item, list_items
+from medjudge.store.frames import DISPLAY, display_order
+from medjudge.store.items import Item, ItemRef, get_item, list_items, seen_by
 from medjudge.store.judgments import VerdictView
 from medjudge.store.labels import Saved, item_labels
 from medjudge.store.ledger import IDLE_GAP_S
@@ -247,7 +247,10 @@ class ReviewSession:
     def load(self, index: int) -> Item:
         """Make the item at a queue position current and read the reviewer's labels on it."""
         self.index = index
-        self.item = get_item(self.study, self.refs[index].id)
+        # as this reviewer sees it: with settings --order per-reviewer, their own answer order
+        self.item = seen_by(
+            get_item(self.study, self.refs[index].id), self.study.settings, self.reviewer
+        )
         self.labels = item_labels(self.study, self.item.id, self.reviewer)
         self._set_mine(self.item.id, len(self.labels))
         self._active_s = 0.0
@@ -306,7 +309,9 @@ class ReviewSession:
             LabelError: the value is not allowed for the unit's criterion.
         """
         assert self.item is not None
-        saved = store_labels.set_label(self.study, unit_id, self.reviewer, value)
+        saved = store_labels.set_label(
+            self.study, unit_id, self.reviewer, value, display_order=display_order(self.item)
+        )
         self.labels[unit_id] = saved.new_value or ""
         self._set_mine(self.item.id, len(self.labels))
         self.undo_stack.append(UndoEntry(saved, self.item.id))
@@ -429,4 +434,11 @@ class ReviewSession:
         """Store (or clear) the reviewer's note on the current item; committed on return."""
         assert self.item is not None
         # typed on the review screen: "A" there is the answer shown first
-        store_labels.set_note(self.study, self.item.id, self.reviewer, text, frame=DISPLAY)
+        store_labels.set_note(
+            self.study,
+            self.item.id,
+            self.reviewer,
+            text,
+            frame=DISPLAY,
+            display_order=display_order(self.item),
+        )

@@ -200,6 +200,8 @@ class ReviewerVote(TypedDict):
     item_note: str | None
     item_note_frame: str | None
     changed_after_reveal: bool
+    display_order: str | None
+    item_note_display_order: str | None
 
 
 class FailedSample(TypedDict):
@@ -254,6 +256,8 @@ def unit_detail(study: Study, unit_id: int) -> UnitDetail:
             item_note=v.item_note,
             item_note_frame=v.item_note_frame,
             changed_after_reveal=v.changed_after_reveal,
+            display_order=v.display_order,
+            item_note_display_order=v.item_note_display_order,
         )
         for v in reads.unit_reviewer_votes(study, unit_id)
     ]

@@ -9,6 +9,9 @@ Per version (read-only, from the loaded study and the stored calls):
 - position bias (pairwise, not panels), over (item, criterion) units whose AB and BA orders
   both reached a verdict: the share where AB ≠ BA, and over the order verdicts that chose an
   answer, the share where the answer shown first won (0.5: no preference), Wilson intervals;
+- the reviewers' own position bias beside it (:func:`reviewer_position`): per reviewer and
+  pooled, the share of decisive labels won by the answer the reviewer saw first, whenever the
+  recorded orders vary (``settings --order per-reviewer``, or the per-item orders);
 - self-consistency: the share of verdicts whose samples disagreed; failed samples (distinct
   calls whose reply never parsed);
 - missing share; calls, tokens, cost, cost per item and summed latency of the calls its verdicts
@@ -29,10 +32,11 @@ from medjudge.judging.analysis.consistency import judge_consistency, share
 from medjudge.judging.analysis.judge_biases import DEFINITION as BIAS_DEFINITION
 from medjudge.judging.analysis.judge_biases import judge_biases
 from medjudge.judging.analysis.records import ConsistencyRow, record
-from medjudge.judging.analysis.records_sections import JudgesSection
+from medjudge.judging.analysis.records_sections import JudgesSection, ReviewerPosition
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
 from medjudge.judging.stats.classification import classification_of_cells
+from medjudge.store import reads
 from medjudge.store.judge_versions import list_versions, run_seconds, verdict_call_totals
 from medjudge.store.judgments import not_judged
 from medjudge.store.reads import answer_words
@@ -114,6 +118,47 @@ def _position(data: StudyData, judge: str, conf: float) -> dict[str, Any]:
         "ab_ne_ba": share(differ, both, conf, empty="no unit with both orders decided"),
         "first_shown_wins": share(first, decisive, conf, empty="no order verdict chose an answer"),
     }
+
+
+REVIEWER_DEFINITION = (
+    "Reviewers' position bias: among a reviewer's labels choosing an answer (A or B) whose "
+    "display order was recorded by the review app, the share that chose the answer shown "
+    "first (0.5 = no preference), per reviewer and pooled; shown when the orders reviewers saw "
+    "vary (settings --order per-reviewer gives each reviewer their own order)."
+)
+"""Added to the definitions only when the figure is there (:func:`reviewer_position`)."""
+
+POOLED = "all reviewers"
+"""The pooled row of :func:`reviewer_position`."""
+
+
+def reviewer_position(study: Study, data: StudyData, conf: float) -> list[ReviewerPosition] | None:
+    """The reviewers' own position bias: per reviewer (by name) and pooled, among their current
+    decisive labels (A or B) with a recorded display order, the share won by the answer shown
+    first (Wilson interval, n). None when no order was recorded or every label was seen in
+    the same order (then first shown and file letter cannot be told apart)."""
+    orders: set[str] = set()
+    counts: dict[str, list[int]] = {}
+    for unit_id, reviewer, value, order in reads.seen_orders(study):
+        if data.units.item_of(unit_id) is None:  # retired: in no figure
+            continue
+        orders.add(order)
+        if value not in ("A", "B"):
+            continue
+        c = counts.setdefault(reviewer, [0, 0])
+        c[0] += value == order[0]
+        c[1] += 1
+    if len(orders) < 2:
+        return None
+    empty = "no label chose an answer"
+    rows = [
+        {"reviewer": name, "first_shown_wins": share(first, n, conf, empty=empty)}
+        for name, (first, n) in sorted(counts.items())
+    ]
+    first = sum(c[0] for c in counts.values())
+    n = sum(c[1] for c in counts.values())
+    rows.append({"reviewer": POOLED, "first_shown_wins": share(first, n, conf, empty=empty)})
+    return [record(ReviewerPosition, r) for r in rows]
 
 
 def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> JudgesSection:
@@ -211,12 +256,15 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
                 }
             )
     biases = judge_biases(data, answer_words(study), confidence)
+    own = reviewer_position(study, data, confidence)
     return record(
         JudgesSection,
         {
-            "definitions": DEFINITIONS + ([BIAS_DEFINITION] if biases else []),
+            "definitions": DEFINITIONS
+            + ([REVIEWER_DEFINITION] if own is not None else [])
+            + ([BIAS_DEFINITION] if biases else []),
             "versions": versions,
             "pairs": pairs,
             "biases": [],
         },
-    ).model_copy(update={"biases": biases})  # records already
+    ).model_copy(update={"biases": biases, "reviewer_position": own})  # records already

@@ -3,7 +3,7 @@ ratings and the per-item effort. The figures they hold are :mod:`.records`' mode
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from .records import (
@@ -42,6 +42,14 @@ class PositionBias(Record):
 
     units: int
     ab_ne_ba: Share
+    first_shown_wins: Share
+
+
+class ReviewerPosition(Record):
+    """How often the answer a reviewer saw first won their decisive labels (A or B)."""
+
+    reviewer: str
+    """A reviewer's name, or ``all reviewers`` (pooled)."""
     first_shown_wins: Share
 
 
@@ -125,6 +133,11 @@ class JudgesSection(Record):
     versions: list[JudgeVersion]
     pairs: list[VersionPair]
     biases: list[JudgeBias]
+    reviewer_position: list[ReviewerPosition] | None = Field(
+        default=None, exclude_if=lambda v: v is None
+    )
+    """The reviewers' own position bias beside the judges' (``settings --order``): only when
+    the orders reviewers saw vary; None (left out) otherwise."""
 
 
 class KqaSource(Record):

@@ -72,6 +72,19 @@ def versions(report: Report) -> Table:
     return Table("Judge versions side by side", columns, tuple(rows))
 
 
+def reviewer_position(report: Report) -> Table:
+    """The reviewers' own position bias, beside the judges' "answer shown first wins": one row
+    per reviewer and one pooled (empty when the orders reviewers saw do not vary)."""
+    columns = (
+        Column("Reviewer"),
+        Column("Position: answer shown first wins", True, "First shown wins"),
+    )
+    rows: list[tuple[Cell, ...]] = [
+        (Text(r.reviewer), Share(r.first_shown_wins)) for r in report.judges.reviewer_position or ()
+    ]
+    return Table("Reviewers: answer shown first wins", columns, tuple(rows))
+
+
 def settings_and_cost(report: Report) -> Table:
     """One row per judge version: what it is, and what its verdicts cost."""
     columns = (
@@ -213,7 +226,7 @@ def tables(report: Report) -> list[Table]:
     """The section's tables in order (empty tables left out, the first always kept); the
     judge biases follow the versions' position figures."""
     out = [versions(report)]
-    out += [t for t in (biases(report),) if t.rows]
+    out += [t for t in (reviewer_position(report), biases(report)) if t.rows]
     out += [settings_and_cost(report)]
     out += [t for t in (vs_majority(report), pairs(report)) if t.rows]
     return out

@@ -61,7 +61,7 @@ def search(
     with opened(study) as s:
         reveal = sees_everything(s, login_name())
         try:
-            found = run_search(s, text, limit=limit, reveal_sources=reveal)
+            found = run_search(s, text, limit=limit, reveal_sources=reveal, reviewer=login_name())
         except BadQuery as exc:
             raise UserError(f"TEXT: {exc}") from None
     if fmt is SearchFormat.json:

@@ -45,6 +45,13 @@ class Role(str, Enum):
     adjudicator = "adjudicator"
 
 
+class AnswerOrder(str, Enum):
+    """``settings --order``: whose display order of a pairwise item's answers."""
+
+    per_item = "per-item"
+    per_reviewer = "per-reviewer"
+
+
 def role(
     study: StudyArg,
     action: Annotated[Action, typer.Argument(help="add, remove or list.")],
@@ -229,6 +236,13 @@ def settings(
         ),
     ] = None,
     name: Annotated[str | None, typer.Option(help="Rename the study.")] = None,
+    order: Annotated[
+        AnswerOrder | None,
+        typer.Option(
+            help="Pairwise answer order: one per item for everyone (per-item), or one per "
+            "reviewer and item, seeded (per-reviewer: measures the reviewers' position bias)."
+        ),
+    ] = None,
     decline_phrase: Annotated[
         list[str] | None,
         typer.Option(
@@ -300,6 +314,7 @@ def settings(
                 "hide_points": hide_points,
                 "require_reading": require_reading,
                 "name": name,
+                "order": order.value if order is not None else None,
             }.items()
             if v is not None
         }
@@ -328,6 +343,7 @@ def settings(
         out(f"roles enforced: {'yes' if st.roles_enforced else 'no'}")
         out(f"rubric points: {'hidden until the reveal' if st.hide_points else 'shown'}")
         out(f"answers read to the end before labelling: {'yes' if st.require_reading else 'no'}")
+        out(f"answer order: {st.order}")
         out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
         if st.judge_families:
             for version, source in sorted(st.judge_families.items()):

@@ -138,7 +138,12 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
             return
         item = self.item
         self.query_one("#adj-item", ItemPane).show(
-            item_text(item, entry.statement), title=ITEM_TITLE
+            item_text(
+                item,
+                entry.statement,
+                order_per_reviewer=study.settings.order == "per-reviewer",
+            ),
+            title=ITEM_TITLE,
         )
         context = self.query_one("#adj-context", Collapsible)
         context.display = bool(item.context)

@@ -65,14 +65,16 @@ def shown(value: object) -> str:
     return str(value)
 
 
-def frame_hint(item: Item, frame: str | None) -> str:
+def frame_hint(item: Item, frame: str | None, order: str | None = None) -> str:
     """What a reviewer's free text means by A and B, when that differs from the file frame.
 
     Values are converted; notes cannot be, so one written on the review screen of a swapped
     item (``display``: its "A" is the answer shown first, the file's B) says so, as does one
-    written before frames were recorded (NULL).
+    written before frames were recorded (NULL). ``order`` is the order the writer saw the
+    answers in (``AB``/``BA``, recorded with the note); None: the item's own order.
     """
-    if not is_swapped(item) or frame == FILE:
+    swapped = is_swapped(item) if order is None else order == "BA"
+    if not swapped or frame == FILE:
         return ""
     if frame == DISPLAY:
         return "  (in display letters: its A = answer_b)"
@@ -116,7 +118,7 @@ def _heading(out: Text, title: str) -> None:
     out.append("\n")
 
 
-def sources_text(item: Item) -> Text:
+def sources_text(item: Item, *, order_per_reviewer: bool = False) -> Text:
     """Which model wrote which answer — hidden from reviewers, shown to the adjudicator — and,
     for a pairwise item, which answer reviewers saw first."""
     out = Text("Sources (hidden from reviewers): ", style="dim italic", end="")
@@ -125,8 +127,11 @@ def sources_text(item: Item) -> Text:
         out.append_text(lit(item.answers["A"].source))
         out.append(", B = ", "dim")
         out.append_text(lit(item.answers["B"].source))
-        first = (display_order(item) or "AB")[0]
-        out.append(f"   ({FRAME_HINT}; reviewers saw {first} first)", "dim")
+        if order_per_reviewer:
+            out.append(f"   ({FRAME_HINT}; each reviewer saw their own order)", "dim")
+        else:
+            first = (display_order(item) or "AB")[0]
+            out.append(f"   ({FRAME_HINT}; reviewers saw {first} first)", "dim")
     else:
         out.append_text(lit(", ".join(sorted({a.source for a in item.answers.values()}))))
     return out
@@ -136,10 +141,11 @@ STATEMENTS_AROUND = 50
 """Statements shown before and after the current one in the adjudication detail."""
 
 
-def item_text(item: Item, statement: int | None) -> Text:
-    """Question, answers (file order), statements with badges; ``statement`` highlighted."""
+def item_text(item: Item, statement: int | None, *, order_per_reviewer: bool = False) -> Text:
+    """Question, answers (file order), statements with badges; ``statement`` highlighted
+    (``order_per_reviewer``: each reviewer saw their own answer order, ``settings --order``)."""
     out = Text(end="")
-    out.append_text(sources_text(item))
+    out.append_text(sources_text(item, order_per_reviewer=order_per_reviewer))
     kind = kinds.get(item.kind)
     for pane in kind.file_panes or kind.panes:
         _heading(out, pane.title)
@@ -291,12 +297,18 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
         line = out.add(0, "• ", lit(r["reviewer"], "bold"), ": ", lit(shown(r["value"]), "bold"))
         if r.get("changed_after_reveal"):
             line.append("  ⚑ changed after the reveal", "bold")
+        seen = r.get("display_order")
+        if seen and seen != display_order(item):  # settings --order per-reviewer
+            line.append(f"  (saw {seen[0]} first)", "dim")
         if r.get("note"):
             note = out.add(4, Text("note: ", "dim"), lit(r["note"]))
-            note.append(frame_hint(item, r.get("note_frame")), "dim italic")
+            note.append(frame_hint(item, r.get("note_frame"), r.get("display_order")), "dim italic")
         if r.get("item_note"):
             note = out.add(4, Text("note on the item: ", "dim"), lit(r["item_note"]))
-            note.append(frame_hint(item, r.get("item_note_frame")), "dim italic")
+            note.append(
+                frame_hint(item, r.get("item_note_frame"), r.get("item_note_display_order")),
+                "dim italic",
+            )
     out.blank()
     line = out.add(0, "Judges", style="bold underline")
     if kinds.get(item.kind).display_swap:

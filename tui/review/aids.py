@@ -144,7 +144,9 @@ class ReviewerAids:
         s = self.session
 
         def run(query: str) -> Found:
-            return search(s.study, query, limit=RESULTS, within=[r.id for r in s.refs])
+            return search(
+                s.study, query, limit=RESULTS, within=[r.id for r in s.refs], reviewer=s.reviewer
+            )
 
         def go(item_id: int | None) -> None:
             if item_id is None:

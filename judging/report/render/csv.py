@@ -6,7 +6,9 @@ text (a judge's key, the counted categories, a flag) is in ``text``. ``section``
 ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
-``judge_bias`` (length bias and self-preference, see :func:`_biases`),
+``judge_bias`` (length bias and self-preference, see :func:`_biases`), ``reviewer_position``
+(the reviewers' own position bias beside the judges': metric ``first_shown_wins`` per
+reviewer as rater_a, and pooled as ``all reviewers``; only when the orders they saw vary),
 ``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
 text, q as n, metric ``declared`` or ``default``, the sentence as reason), ``audit`` (corrected figures, see :func:`_audit`), ``kqa``, ``kqa_answer``, ``excluded`` (the answers left out as abstentions: one row
 ``excluded_answers`` with n of N as value and n, then one row per answer with its item as the
@@ -197,6 +199,18 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                         value=count,
                         n=r.n,
                     )
+
+
+def _reviewer_position(report: Report) -> Iterator[list[str]]:
+    """Section ``reviewer_position``: per reviewer (and pooled) the share of decisive labels won
+    by the answer shown first (only when the orders reviewers saw vary)."""
+    for r in report.judges.reviewer_position or ():
+        yield _row(
+            "reviewer_position",
+            rater_a=r.reviewer,
+            metric="first_shown_wins",
+            est=r.first_shown_wins,
+        )
 
 
 def _judges(report: Report) -> Iterator[list[str]]:
@@ -534,6 +548,7 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _adjudication(report)
     yield from _consistency(report)
     yield from _judges(report)
+    yield from _reviewer_position(report)
     yield from _win_rates(report)
     yield from _audit(report)
     yield from _medrgb(report)
