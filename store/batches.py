@@ -1,6 +1,6 @@
 """Judge calls sent through the providers' batch APIs: which batches a study has, and their calls.
 
-Storage contract (#14):
+Storage contract:
 - A batch is recorded with its calls (cache key, the ``custom_id`` it carries, and what is
   needed to store its result) and a medjudge-generated ``token`` in state ``intent``, in one
   transaction, *before* anything is sent to the provider. The provider's ids are recorded as

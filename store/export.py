@@ -19,7 +19,7 @@ out of every queue and figure, its rows kept), else 0.
 The ``assignments`` table lists item, reviewer, batch and how the item was assigned (see
 ``_QUERIES["assignments"]``).
 
-The ``verdicts`` table names the judge version on every row (#14): ``judge`` (the version's
+The ``verdicts`` table names the judge version on every row: ``judge`` (the version's
 rater name), ``version`` (its key; empty for a judge recorded before versions and not run
 since, or imported with labels), ``judge_spec``, ``judge_params`` and, for panels,
 ``panel_members``.

@@ -1,4 +1,4 @@
-"""Judge versions: every distinct judge configuration is its own rater (#14).
+"""Judge versions: every distinct judge configuration is its own rater.
 
 Storage contract:
 - A judge version is one ``raters`` row (kind ``judge``) and one ``judge_versions`` row whose

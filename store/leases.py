@@ -1,4 +1,4 @@
-"""One judge run per judge version at a time: run leases in the study (#25).
+"""One judge run per judge version at a time: run leases in the study.
 
 Two runs of the same judge version at once paid every call twice (each planned the same
 missing calls). A run therefore takes a lease on each of its judge versions, in one write

@@ -31,7 +31,7 @@ ALTER TABLE item_notes ADD COLUMN note_frame TEXT CHECK (note_frame IN ('file', 
 ALTER TABLE adjudications ADD COLUMN rationale_frame TEXT
     CHECK (rationale_frame IN ('file', 'display'));
 """
-"""Free text records the answer-letter frame it was written in (#11, ``store.frames``): a note
+"""Free text records the answer-letter frame it was written in (``store.frames``): a note
 typed on the review screen says "A" for the answer shown first (``display``); imported notes and
 rationales use the file's letters (``file``). NULL: written before this migration, unknown."""
 
@@ -57,7 +57,7 @@ CREATE TRIGGER raters_judge_config_fixed BEFORE UPDATE OF config ON raters
 WHEN OLD.kind = 'judge'
 BEGIN SELECT RAISE(ABORT, 'a judge version is never changed'); END;
 """
-"""A judge version (#14) is provider + model + templates + parameters; each is its own rater,
+"""A judge version is provider + model + templates + parameters; each is its own rater,
 and neither its ``raters`` row nor its ``judge_versions`` row changes once written, so a re-run
 with other settings becomes a new version instead of replacing the old one's verdicts.
 ``key`` is the SHA-256 of the version's identity. Judges recorded before this migration get a
@@ -78,7 +78,7 @@ _LOOSENED_CHECKS = (
 
 
 def m006_match_kind(conn: sqlite3.Connection) -> None:
-    """Allow the ``match`` item kind (MedRGB) and ``subquestion`` statements (#15)."""
+    """Allow the ``match`` item kind (MedRGB) and ``subquestion`` statements."""
     _rewrite_checks(conn, _LOOSENED_CHECKS, "add the match kind")
     for statement in _split(M006_DOCUMENT_MARKS):
         conn.execute(statement)
@@ -140,7 +140,7 @@ _OPENED_CHECKS = (
 def m010_open_kinds(conn: sqlite3.Connection) -> None:
     """An item's kind and a listed entry's category are whatever the registered kinds say
     (``medjudge.kinds``, checked at import), not a list written into the schema: a kind added
-    later (``rubric``, #24) needs no schema change."""
+    later (``rubric``) needs no schema change."""
     _rewrite_checks(conn, _OPENED_CHECKS, "open the item kinds")
 
 
@@ -184,7 +184,7 @@ CREATE TABLE guideline_reads (
     UNIQUE (rater_id, guidelines_hash)
 );
 """
-"""Reviewer aids (#15): "come back to this" flags, one row per change (the latest per reviewer
+"""Reviewer aids: "come back to this" flags, one row per change (the latest per reviewer
 and item holds; the history stays), and which version of the study's guidelines each reviewer
 has been shown (so a changed text is shown again on the next launch)."""
 
@@ -198,7 +198,7 @@ SELECT a.* FROM adjudications a
 WHERE a.id = (SELECT max(b.id) FROM adjudications b WHERE b.unit_id = a.unit_id);
 """
 """"The latest verdict (per unit and judge) and the latest adjudication (per unit) hold", defined
-once, as views (#13): every query that needs the current one reads these."""
+once, as views: every query that needs the current one reads these."""
 
 M005_BATCHES = """
 CREATE TABLE judge_batches (
@@ -235,7 +235,7 @@ CREATE TABLE judge_batch_requests (
     PRIMARY KEY (batch_id, key)
 );
 """
-"""Judge calls sent through the providers' batch APIs (#14, ``store.batches``). A batch is
+"""Judge calls sent through the providers' batch APIs (``store.batches``). A batch is
 recorded (state ``intent``, with its calls and a medjudge token) before it is submitted; the
 provider's id is recorded once the provider accepted it; the results go into ``judge_calls``
 under the calls' cache keys. ``judge_batch_requests`` holds each call's request and what is
@@ -307,7 +307,7 @@ CREATE TRIGGER sample_items_append_only_i BEFORE INSERT ON sample_items
 WHEN EXISTS (SELECT 1 FROM sample_items WHERE item_id = NEW.item_id)
 BEGIN SELECT RAISE(ABORT, 'sample_items is append-only'); END;
 """
-"""Random physician samples (#28, ``store.samples``): ``assign --sample N --seed S`` draws a
+"""Random physician samples (``store.samples``): ``assign --sample N --seed S`` draws a
 uniform random sample of N items from a frame (the items the command's filters select that no
 earlier sample holds) and records it — the seed, the frame (its item ids, as JSON, and its
 size), N, the inclusion probability N / frame size, the filters and the assignment batch —
@@ -328,7 +328,7 @@ CREATE TABLE run_leases (
 );
 CREATE INDEX run_leases_token ON run_leases(token);
 """
-"""One judge run per judge version at a time (#25, ``store.leases``): a run holds a lease per
+"""One judge run per judge version at a time (``store.leases``): a run holds a lease per
 judge version (its key) from before its first call to its end — the process (pid, host), when
 it started and its latest heartbeat. A second run of the same judge version is refused while
 the holder lives; a lease whose process is gone (same host, pid not alive) or whose heartbeat
@@ -352,7 +352,7 @@ CREATE TRIGGER item_retirements_append_only_i BEFORE INSERT ON item_retirements
 WHEN EXISTS (SELECT 1 FROM item_retirements WHERE id = NEW.id)
 BEGIN SELECT RAISE(ABORT, 'item_retirements is append-only'); END;
 """
-"""Retired items (#27, ``store.retirements``): ``medjudge retire`` takes an item out of every
+"""Retired items (``store.retirements``): ``medjudge retire`` takes an item out of every
 queue and every figure without deleting anything. One row per change — retired (1) or brought
 back (0, ``retire --undo``) — with the reason, the lead's login and the time; the latest row
 per item holds and the history stays (append-only)."""
@@ -363,7 +363,7 @@ ALTER TABLE label_history ADD COLUMN display_order TEXT CHECK (display_order IN 
 ALTER TABLE item_notes ADD COLUMN display_order TEXT CHECK (display_order IN ('AB', 'BA'));
 """
 """The order the reviewer saw a pairwise item's answers in when they gave the label or wrote
-the note (#27, ``settings --order per-reviewer``): ``AB`` (answer A shown first) or ``BA``, in
+the note (``settings --order per-reviewer``): ``AB`` (answer A shown first) or ``BA``, in
 file letters. Written by the review app; NULL for imported labels, judges' verdicts, other
 kinds and rows written before this migration (then the item's own order, ``items.swap``, was
 the only one). A ``display`` note is read in this order."""
@@ -378,7 +378,7 @@ ignored."""
 
 
 def m013_search(conn: sqlite3.Connection) -> None:
-    """The full-text search index (#29, ``store.search``): an FTS5 table per searched table
+    """The full-text search index (``store.search``): an FTS5 table per searched table
     (``items_fts``, ``answers_fts``, ``statements_fts``) over the stored text (external
     content: the text is not stored twice), made and filled from the rows there are by
     sqlite-utils' ``enable_fts``. It runs in the migration's transaction: sqlite-utils executes

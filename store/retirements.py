@@ -1,4 +1,4 @@
-"""Retired items (#27): kept in the study, out of every queue and every figure.
+"""Retired items: kept in the study, out of every queue and every figure.
 
 ``medjudge retire`` takes an item out of the review and adjudication queues, of assignments,
 judge runs, status counts and the report's figures — nothing is deleted: its labels, verdicts,

@@ -1,4 +1,4 @@
-"""Random physician samples: drawn, recorded and assigned in one transaction (#28).
+"""Random physician samples: drawn, recorded and assigned in one transaction.
 
 ``medjudge assign STUDY REVIEWER… --sample N --seed S`` draws a uniform random sample of N
 items from its *frame*: the items the command's filters select (kind, batch, first N) that no

@@ -1,4 +1,4 @@
-"""Full-text search over the items' questions, answers and listed entries (#29).
+"""Full-text search over the items' questions, answers and listed entries.
 
 The index is SQLite's FTS5, one table per searched table (``items_fts``, ``answers_fts``,
 ``statements_fts``), built by migration ``013_search``; each import adds its rows to it in its

@@ -136,7 +136,7 @@ class StudySettings(BaseModel):
     order: Literal["per-item", "per-reviewer"] = "per-item"
     """Whose display order of a pairwise item's answers: one per item for everyone
     (``per-item``), or one per reviewer and item (``per-reviewer``, seeded by the study seed,
-    the reviewer's login and the item id; ``settings --order``, #27)."""
+    the reviewer's login and the item id; ``settings --order``)."""
     roles_enforced: bool = False
     """When True, only logins with a role may review; otherwise anyone may review."""
     decline_phrases: tuple[str, ...] = (

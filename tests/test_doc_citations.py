@@ -26,3 +26,21 @@ def test_design_citations_resolve() -> None:
     assert cited, "the code cites the design card"
     missing = {n: files for n, files in cited.items() if n not in sections}
     assert not missing, f"sections that docs/design.md does not have: {missing}"
+
+
+def test_product_code_cites_no_issue_numbers() -> None:
+    """An issue number means nothing without the tracker, which is not in the repository: the
+    product code explains itself (the CHANGELOG keeps the numbers for users)."""
+    product = [
+        p
+        for folder in ("kinds", "store", "judging", "tui", "medjudge")
+        for p in (ROOT / folder).rglob("*.py")
+        if not p.is_symlink() and "medjudge" not in p.relative_to(ROOT).parts[1:]
+    ]
+    cited = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in product
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\(#\d+[,;:)]|[,;:] #\d+\)", line)
+    ]
+    assert not cited, cited

@@ -39,7 +39,7 @@ def update_if_changed(widget: Static, content: RenderableType) -> bool:
 
     An update lays out the whole screen again even when nothing differs: an open app redraws
     on every commit by another process (a judge run writes several a second), so an equal
-    update skipped is an idle session that stays idle (#27).
+    update skipped is an idle session that stays idle.
     """
     if same_text(widget.content, content):
         return False

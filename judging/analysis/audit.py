@@ -1,4 +1,4 @@
-"""Judge audit: the models' figures corrected by a random physician sample (#28).
+"""Judge audit: the models' figures corrected by a random physician sample.
 
 For each pairwise criterion, each answer source's win, tie and loss share three ways (the
 kinds with one answer per item, per answer: K-QA comprehensiveness and hallucinations

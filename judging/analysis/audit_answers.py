@@ -1,4 +1,4 @@
-"""Judge audit of figures per answer (#28): each answer source's mean figure three ways (judge
+"""Judge audit of figures per answer: each answer source's mean figure three ways (judge
 only, physicians only, corrected by PPI++), and each pair of sources' difference.
 
 An *answer* is one item with one answer (statements, rating, match, rubric items): its figure

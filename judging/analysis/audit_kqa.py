@@ -1,4 +1,4 @@
-"""Judge audit of statements items (#28): K-QA comprehensiveness and hallucinations per answer
+"""Judge audit of statements items: K-QA comprehensiveness and hallucinations per answer
 source, three ways (judge only, physicians only, corrected by PPI++).
 
 The unit is the answer (a statements item): its comprehensiveness (entailed / labelled

@@ -1,4 +1,4 @@
-"""The judge audit as one line per figure, for the app's overview (#28): what the overview shows
+"""The judge audit as one line per figure, for the app's overview: what the overview shows
 of the report's corrected figures (:mod:`.audit`) — each figure judge only, physicians only and
 corrected, with intervals — and, for a withheld criterion, why.
 

@@ -1,4 +1,4 @@
-"""Answers excluded from the figures, each with the rule that excluded it (#30): nothing is
+"""Answers excluded from the figures, each with the rule that excluded it: nothing is
 left out silently.
 
 Today the one exclusion is the abstention (:mod:`medjudge.store.abstentions`): a statements

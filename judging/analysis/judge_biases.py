@@ -1,4 +1,4 @@
-"""The judges' biases beside the physicians' own on the same units (#28): length bias and
+"""The judges' biases beside the physicians' own on the same units: length bias and
 self-preference, per judge version and pairwise criterion.
 
 The physicians' value is the reference label's (the latest adjudication, else the reviewers'

@@ -1,4 +1,4 @@
-"""The report's judges section (#14): every judge version side by side.
+"""The report's judges section: every judge version side by side.
 
 Per version (read-only, from the loaded study and the stored calls):
 

@@ -1,4 +1,4 @@
-"""Typed records of the report's judge-audit section (corrected figures, #28); built by
+"""Typed records of the report's judge-audit section (corrected figures); built by
 :mod:`.audit`, held by :class:`medjudge.judging.report.model.Report` as ``audit``."""
 
 from __future__ import annotations

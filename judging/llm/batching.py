@@ -1,6 +1,6 @@
 """Judge calls through the providers' batch APIs (``medjudge judge --batch``).
 
-Storage and kill-safety contract (#14; the tables: :mod:`medjudge.store.batches`):
+Storage and kill-safety contract (the tables: :mod:`medjudge.store.batches`):
 - A run first polls the batches the study already has for its judges and collects every
   finished one into the call cache (``judge_calls``, the same cache keys as synchronous calls);
   then it sends only the calls that are neither cached nor in an open batch.

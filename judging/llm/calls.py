@@ -53,8 +53,8 @@ class CallWriter:
 
     A thread with its own connection did this before; every row then crossed to that thread
     and back (each way waiting for the interpreter lock), and the calls' slots stayed taken
-    meanwhile: 13% of the slots of a 64-wide run were waiting on a commit, not on the network
-    (#12). A WAL commit with ``synchronous=NORMAL`` writes no more than the rows and does not
+    meanwhile: 13% of the slots of a 64-wide run were waiting on a commit, not on the network.
+    A WAL commit with ``synchronous=NORMAL`` writes no more than the rows and does not
     wait for the disk, so committing on the loop costs less than handing over.
     """
 

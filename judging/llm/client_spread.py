@@ -3,7 +3,7 @@
 HTTP transport: both SDKs offer aiohttp as the transport under their httpx client
 (``openai[aiohttp]``, ``anthropic[aiohttp]``: ``DefaultAioHttpClient``, "for improved
 concurrency performance"). Its C HTTP parser and connection pool cost a judge run a quarter
-less CPU than the default httpcore/h11/anyio stack (#12: 4,800 calls at concurrency 64, 6.2 s
+less CPU than the default httpcore/h11/anyio stack (4,800 calls at concurrency 64, 6.2 s
 → 4.6 s of CPU, wall 9.9 → 9.1 s). :func:`http_client` picks it when aiohttp is installed and
 the default client otherwise. The OpenAI SDK's copy of the transport reports every aiohttp
 connection failure (refused, reset, server gone) as a *connect timeout*;

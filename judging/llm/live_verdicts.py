@@ -1,7 +1,7 @@
 """Verdicts resolved while a judge run goes: an item's as soon as its last call is stored.
 
 A run used to resolve every item after the last reply (a third of a second for 800 pairwise
-items, on top of the calls: #12). :class:`LiveVerdicts` follows the stored calls instead: when
+items, on top of the calls). :class:`LiveVerdicts` follows the stored calls instead: when
 the last call of an item (for one judge) is committed, the item is ready; ready items are
 resolved from what the study holds — the same rows a later run would read — and written in
 small batches, while other calls are still in flight. The resolving runs on a thread of its

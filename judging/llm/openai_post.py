@@ -3,7 +3,7 @@
 Every judge call is the same request but for its body: same URL, auth, headers and timeout.
 The SDK's own ``client.post`` rebuilds all of that per call (options copied twice, URL merged
 and parsed, headers merged and validated, JSON encoded through its transform): about a fifth
-of a judge run's CPU (#12). :class:`ChatPost` lets the SDK build the request once, from the
+of a judge run's CPU. :class:`ChatPost` lets the SDK build the request once, from the
 client's own options (auth, base URL, default and platform headers, timeout), and then sends
 that request with each call's body through the SDK's HTTP client, mapping failures to the
 SDK's own exceptions (``APIStatusError`` and subclasses with the server's body,

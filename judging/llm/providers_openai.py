@@ -137,7 +137,7 @@ class OpenAIProvider(SDKProvider):
     async def _send(self, req: ChatRequest) -> ChatResult:
         # The SDK-built request, reused with this call's body (judging/llm/openai_post.py):
         # its auth, base URL, headers and error mapping, but neither the per-call rebuild of
-        # the request nor response models — the JSON is read once here (#12).
+        # the request nor response models — the JSON is read once here.
         with self._clients.lease() as post:
             raw = await post(self.request_body(req))
         try:

@@ -264,7 +264,7 @@ def make_plan(
     else:
         versions = register_judges(study, judges, actor=options.actor)
         # Before the plan reads what is cached: a second run of these versions is refused
-        # here, before it plans or sends anything (#25).
+        # here, before it plans or sends anything.
         lease = leases.take(study, [(j.version_key(), j.rater) for j in versions])
     try:
         return _planned(study, versions, options, lease)
@@ -303,7 +303,7 @@ def _to_make(
     summary: RunSummary,
 ) -> list[CallSpec]:
     """The calls that are neither cached (``error`` rows, and with ``retry_failed`` the
-    ``failed`` ones, are asked again) nor in a batch still at the provider (#14: paid for
+    ``failed`` ones, are asked again) nor in a batch still at the provider (paid for
     already, never sent again here); ``summary`` gets the counts."""
     stored = cached_calls(study, [c.key for c in calls])
     flying = keys_in_flight(study, [j.rater for j in judges])
@@ -477,7 +477,7 @@ async def recorded_run(
             display.started(summary)
         status = await executor.make_calls(run_id, summary, live, display)
         if status == "done" and summary.batches_pending:
-            status = "pending"  # calls are still at the provider, in batches (#14)
+            status = "pending"  # calls are still at the provider, in batches
         _write_verdicts(study, run, options, summary, live)
         if status == "done" and summary.not_judged and summary.ok + summary.failed == 0:
             top = next(iter(summary.not_judged_why))

@@ -37,7 +37,7 @@ SHARD_THRESHOLD = 1000
 PROCESS_CONCURRENCY = 128
 """Calls in flight one process keeps up with: it spends about 1.3 ms of CPU per call, so 128
 calls of 100 ms need ~1,300 calls/s, more than one core gives. At 64 in flight one process made
-4,800 calls sooner and with 25% less CPU than two workers (#12)."""
+4,800 calls sooner and with 25% less CPU than two workers."""
 
 
 class SharedCostGuard:

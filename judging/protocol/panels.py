@@ -1,4 +1,4 @@
-"""Panels of judge versions (docs/design.md §3 rule 5), kept in step with their members (#14).
+"""Panels of judge versions (docs/design.md §3 rule 5), kept in step with their members.
 
 A panel is a judge version of its own (members' versions + rule, see :mod:`.versions`). Its
 verdicts are derived from its members' *current stored* verdicts, so whenever a run writes

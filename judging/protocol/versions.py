@@ -1,4 +1,4 @@
-"""Judge versions (#14): from a run's judge configurations to the study's version raters.
+"""Judge versions: from a run's judge configurations to the study's version raters.
 
 A version is provider + model + endpoint + the templates' hashes + the parameters (samples,
 temperature, max tokens, statements protocol); a panel is its members' versions + its rule.

@@ -1,4 +1,4 @@
-"""Report tables and lines of the judge-audit section (corrected figures, #28): the samples,
+"""Report tables and lines of the judge-audit section (corrected figures): the samples,
 each source's win / tie / loss three ways, the paired differences, the figures per answer three
 ways (K-QA comprehensiveness and hallucinations, rubric score, match score, mean rating) with
 the differences between two sources' answers, and one line per criterion

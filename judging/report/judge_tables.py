@@ -1,4 +1,4 @@
-"""The judges section's tables (#14), for the Markdown and the HTML report.
+"""The judges section's tables, for the Markdown and the HTML report.
 
 Built from ``report.judges`` (:func:`medjudge.judging.analysis.judge_versions.judges_section`):
 every judge version side by side with its position bias, its agreement with the reviewers'

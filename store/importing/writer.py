@@ -1,7 +1,7 @@
 """Storing parsed items: all or nothing.
 
 Contract: :func:`store_items` takes the parsed items one at a time (a large file is never
-held whole: #12) and, inside one write transaction, checks each item and its labels against
+held whole) and, inside one write transaction, checks each item and its labels against
 the study and writes it. Any problem raises :class:`ImportProblem`, which rolls the whole
 import back, as does an error during a write, so a failed import leaves the study file
 byte-for-byte unchanged. Re-importing an item with the same id and content changes nothing;
