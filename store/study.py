@@ -49,6 +49,8 @@ class Study:
         self.path = path
         self.conn = conn
         self._settings: StudySettings | None = None
+        self._settings_text: str | None = None
+        """The settings document as stored when last read or written (compared on a poll)."""
         self._rater_ids: dict[str, int] = {}
 
     @classmethod
@@ -142,16 +144,21 @@ class Study:
     def settings(self) -> StudySettings:
         """The study's settings (validated)."""
         if self._settings is None:
-            row = self.conn.execute(
-                "SELECT value FROM study_settings WHERE key = 'settings'"
-            ).fetchone()
-            if row is None:
+            text = self._stored_settings()
+            if text is None:
                 raise StudyError(f"{self.path}: the study has no settings (damaged file?)")
             try:
-                self._settings = StudySettings.model_validate_json(row[0])
+                self._settings = StudySettings.model_validate_json(text)
             except ValidationError as exc:
                 raise StudyError(f"{self.path}: the study's settings are invalid: {exc}") from None
+            self._settings_text = text
         return self._settings
+
+    def _stored_settings(self) -> str | None:
+        row = self.conn.execute(
+            "SELECT value FROM study_settings WHERE key = 'settings'"
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def reload(self) -> None:
         """Forget cached settings so the next access reads the file again."""
@@ -159,13 +166,12 @@ class Study:
 
     def settings_changed(self) -> bool:
         """Whether another process changed the settings (guidelines too) since they were read;
-        if so the next access reads them again. One indexed row: cheap on every poll."""
+        if so the next access reads them again. One indexed row compared as text, nothing
+        parsed: cheap on every poll (a judge run commits several times a second)."""
         if self._settings is None:
             return False
-        row = self.conn.execute(
-            "SELECT value FROM study_settings WHERE key = 'settings'"
-        ).fetchone()
-        if row is None or StudySettings.model_validate_json(row[0]) == self._settings:
+        text = self._stored_settings()
+        if text is None or text == self._settings_text:
             return False
         self._settings = None
         return True
@@ -181,7 +187,7 @@ class Study:
                 (new,),
             )
             audit(conn, actor, "settings", "study", row[0] if row else None, new)
-        self._settings = settings
+        self._settings, self._settings_text = settings, new
 
     # -- raters -----------------------------------------------------------------------------
     def rater_id(

@@ -65,6 +65,9 @@ class ItemView:
     revealed: bool = False
     verdicts: dict[int, list[VerdictView]] = field(default_factory=dict)
     others: dict[int, dict[str, str]] = field(default_factory=dict)
+    notes: dict[int, str] = field(default_factory=dict)
+    """The reviewer's notes on this item's criteria and statements (``M``): read with the item
+    and when another process writes, not on every key."""
     by_unit: dict[int, list[int]] = field(default_factory=dict)
     """Unit id → its row indices in order (an item may have 100,000 rows: no linear scans per
     key)."""
@@ -90,7 +93,7 @@ class ItemView:
         return view
 
     def refresh_reveal(self) -> None:
-        """Re-read whether verdicts may be shown, and if so the verdicts and others' labels."""
+        """Re-read whether verdicts may be shown, the verdicts, others' labels and own notes."""
         self.revealed = self.session.revealed()
         self.verdicts = {}
         for v in self.session.verdicts():
@@ -98,6 +101,7 @@ class ItemView:
         for vs in self.verdicts.values():  # a panel's verdict first, then judges by name
             vs.sort(key=lambda v: (not v.judge.startswith("panel:"), v.judge))
         self.others = self.session.others()
+        self.notes = self.session.unit_notes()
 
     def mine(self, unit_id: int) -> str | None:
         """The reviewer's saved label on a unit."""
@@ -164,7 +168,7 @@ class ItemView:
         out = Text(end="")
         out.append(f"{crit.name}: ", "bold")
         out.append_text(render.lit(crit.question, "italic"))
-        note = self.session.unit_notes().get(row.unit.id)
+        note = self.notes.get(row.unit.id)
         if note:
             out.append("\nYour note (M): ", "bold")
             out.append_text(render.lit(note))

@@ -180,13 +180,15 @@ class ReviewerAids:
                 self.notify(str(exc), title="note not saved", severity="error", markup=False)
                 return
             self._status(f"✓ note on {what} saved" if answer.strip() else "✓ note removed", "saved")
+            if self.view is not None and self.view.item.id == item_id:
+                self.view.notes = s.unit_notes()
             self._detail()
 
         self.app.push_screen(
             PromptDialog(
                 f"Note on {what}",
                 "free text; enter saves, an empty note removes it",
-                value=s.unit_notes().get(unit_id, ""),
+                value=view.notes.get(unit_id, ""),
             ),
             save,
         )
