@@ -139,24 +139,23 @@ def write_label(
             "display_order = excluded.display_order, updated_at = excluded.updated_at",
             (unit_id, rater_id, value, note, frame, display_order, now),
         )
+    row_id = _history(
+        conn,
+        (unit_id, rater_id, old_value, value, note, frame),
+        (action, int(after_reveal), actor, now, display_order),
+    )
+    return Saved(row_id, unit_id, old_value, value, after_reveal)
+
+
+def _history(conn: sqlite3.Connection, change: tuple[object, ...], how: tuple[object, ...]) -> int:
+    """Append one ``label_history`` row: ``change`` = (unit, rater, old value, new value,
+    note, note frame), ``how`` = (action, after the reveal, actor, at, display order)."""
     cur = conn.execute(
         "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, note, note_frame, "
         "action, after_reveal, actor, at, display_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            unit_id,
-            rater_id,
-            old_value,
-            value,
-            note,
-            frame,
-            action,
-            int(after_reveal),
-            actor,
-            now,
-            display_order,
-        ),
+        (*change, *how),
     )
-    return Saved(int(cur.lastrowid or 0), unit_id, old_value, value, after_reveal)
+    return int(cur.lastrowid or 0)
 
 
 def set_label(
@@ -376,31 +375,23 @@ def set_label_note(
     with study.tx() as conn:
         rater_id = study.rater_id(reviewer, "human", conn=conn)
         row = conn.execute(
-            "SELECT value FROM labels WHERE unit_id = ? AND rater_id = ?", (unit_id, rater_id)
+            "SELECT value, display_order FROM labels WHERE unit_id = ? AND rater_id = ?",
+            (unit_id, rater_id),
         ).fetchone()
         if row is None:
             raise LabelError("label it first: a note on a criterion is kept with its label")
         unit = _unit_row(conn, unit_id)
+        shown_frame, now = (frame if text else None), utcnow()
         conn.execute(
             "UPDATE labels SET note = ?, note_frame = ?, updated_at = ? "
             "WHERE unit_id = ? AND rater_id = ?",
-            (text, frame if text else None, utcnow(), unit_id, rater_id),
+            (text, shown_frame, now, unit_id, rater_id),
         )
-        conn.execute(
-            "INSERT INTO label_history (unit_id, rater_id, old_value, new_value, note, "
-            "note_frame, action, after_reveal, actor, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'label', ?, ?, ?)",
-            (
-                unit_id,
-                rater_id,
-                row[0],
-                row[0],
-                text,
-                frame if text else None,
-                int(_revealed(conn, unit["item_id"], rater_id)),
-                reviewer,
-                utcnow(),
-            ),
+        revealed = _revealed(conn, unit["item_id"], rater_id)
+        _history(  # the order the label was given in: the note's letters are read in it
+            conn,
+            (unit_id, rater_id, row[0], row[0], text, shown_frame),
+            ("label", int(revealed), reviewer, now, row[1]),
         )
 
 

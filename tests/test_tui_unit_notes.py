@@ -42,3 +42,10 @@ async def test_a_note_on_a_criterion(tmp_path: Path) -> None:
     assert mine["note"] == "dose too high for CKD" and mine["note_frame"] == "display"
     with Study.open(path) as s:
         assert post_reveal_changes(s) == [], "a note is not a change of the value"
+        # the note's history row carries the order the label was given in (its letters)
+        rows = s.conn.execute(
+            "SELECT h.display_order, l.display_order FROM label_history h "
+            "JOIN labels l ON l.unit_id = h.unit_id AND l.rater_id = h.rater_id "
+            "WHERE h.note IS NOT NULL"
+        ).fetchall()
+        assert len(rows) == 1 and rows[0][0] == rows[0][1] and rows[0][0] in ("AB", "BA")
