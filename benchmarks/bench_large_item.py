@@ -14,7 +14,6 @@ import json
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.tmux import Tmux, status_mb  # noqa: E402
 from medjudge.store.importing.run import import_file  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
 
@@ -80,49 +80,26 @@ def _build(folder: Path) -> dict[str, tuple[Path, str]]:
     return out
 
 
-def _tmux(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20)
-
-
-def _peak_mb(pid: int) -> float:
-    """Peak resident memory of the medjudge process under the pane's shell."""
-    for child in Path("/proc").glob("[0-9]*"):
-        try:
-            status = (child / "status").read_text()
-            cmd = (child / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if (
-            b"medjudge" in cmd
-            and f"PPid:\t{pid}\n" in status
-            or (b"medjudge" in cmd and int(child.name) == pid)
-        ):
-            for line in status.splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _once(path: Path, marker: str, home: Path) -> tuple[float, float]:
+def _once(tmux: Tmux, path: Path, marker: str, home: Path) -> tuple[float, float]:
     name = f"mj-bench-{uuid.uuid4().hex[:8]}"
     command = (
         f"exec env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color "
         f"{shlex.quote(sys.executable)} -m medjudge review {shlex.quote(str(path))}"
     )
-    _tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "sleep 0.3; " + command)
+    tmux.start(name, command, width=120, height=40)
     try:
-        pid = int(_tmux("display-message", "-p", "-t", name, "#{pane_pid}").stdout.strip())
+        pid = tmux.pid(name)  # the pane's shell execs medjudge: the same process
         time.sleep(0.3)  # the pane's own wait before the command starts
         t0 = time.perf_counter()
         deadline = t0 + 120
-        while marker not in _tmux("capture-pane", "-p", "-t", name).stdout:
+        while marker not in tmux.screen(name):
             if time.perf_counter() > deadline:
                 return float("nan"), float("nan")
             time.sleep(0.02)
         shown = time.perf_counter() - t0
-        return shown, _peak_mb(pid)
+        return shown, status_mb(pid, "VmHWM")
     finally:
-        _tmux("kill-session", "-t", name)
+        tmux("kill-session", "-t", name)
 
 
 def run() -> list[dict]:
@@ -144,9 +121,13 @@ def run() -> list[dict]:
         home.mkdir()
         cases = _build(folder)
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
-        for _ in range(RUNS):  # interleaved, so load on the machine falls on every case alike
-            for name, (path, marker) in cases.items():
-                results[name].append(_once(path, marker, home))
+        tmux = Tmux()
+        try:
+            for _ in range(RUNS):  # interleaved: load on the machine falls on every case alike
+                for name, (path, marker) in cases.items():
+                    results[name].append(_once(tmux, path, marker, home))
+        finally:
+            tmux.kill()
         for name, runs in results.items():
             rows.append(
                 {

@@ -46,6 +46,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.tmux import Tmux, status_mb  # noqa: E402
+
 SESSIONS = 30
 BARE = 2
 ITEMS = 300
@@ -101,37 +103,6 @@ def _build(folder: Path) -> Path:
     return path
 
 
-class Tmux:
-    """A private tmux server (``-L``): every session of this run, ended at once."""
-
-    def __init__(self) -> None:
-        self.base = ["tmux", "-L", f"mj-sessions-{os.getpid()}", "-f", "/dev/null"]
-        # a keeper holds the server up, so that starting the first session never races its exit
-        self("new-session", "-d", "-s", "keeper", "sleep 3600")
-
-    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*self.base, *args], capture_output=True, text=True, timeout=20)
-
-    def start(self, name: str, command: str) -> None:
-        # the pane gets its size just after the command starts: start once it has it
-        r = self("new-session", "-d", "-s", name, "-x", "80", "-y", "24", f"sleep 0.3; {command}")
-        if r.returncode != 0:
-            raise RuntimeError(f"tmux new-session {name}: {r.stderr}")
-
-    def pid(self, name: str) -> int:
-        return int(self("display-message", "-p", "-t", name, "#{pane_pid}").stdout.strip())
-
-    def screen(self, name: str) -> str:
-        return self("capture-pane", "-p", "-t", name).stdout
-
-    def kill(self) -> None:
-        """End the server (its panes' processes get SIGHUP) and remove its socket file."""
-        socket = self("display-message", "-p", "#{socket_path}").stdout.strip()
-        self("kill-server")
-        if socket:
-            Path(socket).unlink(missing_ok=True)
-
-
 def _first_line(screen: str) -> str:
     return next((line.strip() for line in screen.splitlines() if line.strip()), "")
 
@@ -140,13 +111,6 @@ def _cpu_s(pid: int) -> float:
     """utime + stime of a process, in seconds."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def _key_to_screen(tmux: Tmux, name: str, key: str, timeout: float = 10.0) -> float:
@@ -258,7 +222,7 @@ def _measure(folder: Path) -> dict[str, Any]:
             cpu1 = {name: _cpu_s(pid) for name, pid in pids.items()}
             out["idle_calls"] = server.count() - calls0
             out["idle_pct"] = {n: (cpu1[n] - cpu0[n]) / window * 100 for n in pids}
-            out["rss_idle"] = {n: _rss_mb(pid) for n, pid in pids.items()}
+            out["rss_idle"] = {n: status_mb(pid, "VmRSS") for n, pid in pids.items()}
             assert judge.poll() is None, "the judge run ended before the idle window did"
 
             # -- key → screen, review and bare interleaved
@@ -286,7 +250,7 @@ def _measure(folder: Path) -> dict[str, Any]:
                         votes[review] += 1
             out["key_calls"] = server.count() - calls0
             out["keys_ms"] = keyed
-            out["rss_end"] = {n: _rss_mb(pid) for n, pid in pids.items()}
+            out["rss_end"] = {n: status_mb(pid, "VmRSS") for n, pid in pids.items()}
             out["judge_running"] = judge.poll() is None
         finally:
             if tmux is not None:
