@@ -83,6 +83,14 @@ def entries(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     return raw if isinstance(raw, list) else []
 
 
+def entry_at(data: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """The ``{"points", "tags"}`` of the item's listed entry at this index (0-based, the
+    import's order; empty when there is none): no scan of the statements."""
+    facts = entries(data)
+    fact = facts[index] if 0 <= index < len(facts) else {}
+    return fact if isinstance(fact, dict) else {}
+
+
 def entry(item: ItemLike, statement_id: int | None) -> dict[str, Any]:
     """The ``{"points", "tags"}`` of the item's rubric criterion with this statement id
     (empty when the item has no such criterion)."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -17,6 +19,7 @@ from medjudge import kinds
 
 from .frames import display_order
 from .json_types import JsonObject
+from .paged import Paged
 from .retirements import retired_ids
 from .settings import StudySettings
 from .study import Study
@@ -62,8 +65,11 @@ class Item:
     batch: str | None
     swap: bool
     answers: dict[str, Answer]
-    statements: list[Statement] = field(default_factory=list)
-    units: list[Unit] = field(default_factory=list)
+    statements: Sequence[Statement] = field(default_factory=list)
+    """In position order; a :class:`~store.paged.Paged` list when read with ``paged=True``."""
+    units: Sequence[Unit] = field(default_factory=list)
+    """In labelling (position) order: the per-item criteria first, then one unit per listed
+    entry, in the order of ``statements``."""
 
     @property
     def meta(self) -> JsonObject:
@@ -120,8 +126,26 @@ def seen_by(item: Item, settings: StudySettings, reviewer: str) -> Item:
     return item if swap == item.swap else replace(item, swap=swap)
 
 
-def get_item(study: Study, item_id: int) -> Item:
+_STATEMENTS = (
+    "SELECT id, position, text, category FROM statements WHERE item_id = ? ORDER BY position"
+)
+_UNITS = (
+    "SELECT id, criterion, statement_id, position FROM units WHERE item_id = ? ORDER BY position"
+)
+
+
+def _count(conn: sqlite3.Connection, table: str, item_id: int) -> int:
+    return int(
+        conn.execute(f"SELECT count(*) FROM {table} WHERE item_id = ?", (item_id,)).fetchone()[0]
+    )
+
+
+def get_item(study: Study, item_id: int, *, paged: bool = False) -> Item:
     """Load one item with its answers, statements and units.
+
+    With ``paged``, statements and units are :class:`~store.paged.Paged` lists, read a page
+    at a time as they are indexed (the review app: an item may hold 100,000 statements and
+    the first screen shows a few dozen); otherwise they are read at once.
 
     Raises:
         KeyError: no item with that id.
@@ -136,28 +160,18 @@ def get_item(study: Study, item_id: int) -> Item:
             "SELECT position, text, source FROM answers WHERE item_id = ?", (item_id,)
         )
     }
-    plain = conn.cursor()  # tuples, not Rows: an item may have 100,000 statements
-    plain.row_factory = None
-    statements = list(
-        itertools.starmap(
-            Statement,
-            plain.execute(
-                "SELECT id, position, text, category FROM statements WHERE item_id = ? "
-                "ORDER BY position",
-                (item_id,),
-            ),
+    statements: Sequence[Statement]
+    units: Sequence[Unit]
+    if paged:
+        statements = Paged(
+            conn, _STATEMENTS, item_id, _count(conn, "statements", item_id), Statement
         )
-    )
-    units = list(
-        itertools.starmap(
-            Unit,
-            plain.execute(
-                "SELECT id, criterion, statement_id, position FROM units WHERE item_id = ? "
-                "ORDER BY position",
-                (item_id,),
-            ),
-        )
-    )
+        units = Paged(conn, _UNITS, item_id, _count(conn, "units", item_id), Unit)
+    else:
+        plain = conn.cursor()  # tuples, not Rows: an item may have 100,000 statements
+        plain.row_factory = None
+        statements = list(itertools.starmap(Statement, plain.execute(_STATEMENTS, (item_id,))))
+        units = list(itertools.starmap(Unit, plain.execute(_UNITS, (item_id,))))
     return Item(
         id=row["id"],
         ext_id=row["ext_id"],
@@ -235,3 +249,15 @@ def unit_count(study: Study, item_id: int) -> int:
     return int(
         study.conn.execute("SELECT count(*) FROM units WHERE item_id = ?", (item_id,)).fetchone()[0]
     )
+
+
+def unit_index(study: Study, item_id: int, unit_id: int) -> int | None:
+    """Where a unit stands in its item's labelling order (the index into ``Item.units``), from
+    the units index without reading the units before it; None when the item has no such
+    unit."""
+    row = study.conn.execute(
+        "SELECT (SELECT count(*) FROM units b WHERE b.item_id = u.item_id "
+        "AND b.position < u.position) FROM units u WHERE u.id = ? AND u.item_id = ?",
+        (unit_id, item_id),
+    ).fetchone()
+    return None if row is None else int(row[0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from medjudge.store.importing.run import import_file
+from medjudge.store.paged import PAGE, Paged
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
@@ -62,6 +63,12 @@ async def test_an_item_of_100k_statements_shows_a_window_of_rows(tmp_path: Path)
         assert len(rows.rows) == WINDOW, "a window of row widgets, not one per statement"
         assert len(rows.query("Static.row")) <= WINDOW
         assert rows.border_subtitle == f"1–{WINDOW} of {N:,}"
+        item = _review(app).session.item
+        assert item is not None and isinstance(item.statements, Paged)
+        assert isinstance(item.units, Paged)
+        # the first screen read the statements and units it shows, not the item's 100,000
+        assert 0 < item.statements.rows_read <= 2 * PAGE
+        assert 0 < item.units.rows_read <= 2 * PAGE
         for _ in range(WINDOW + 20):  # past the window's end: it moves with the cursor
             await pilot.press("down")
         await until(pilot, lambda: _review(app).cursor == WINDOW + 20, "the cursor")

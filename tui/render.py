@@ -197,7 +197,7 @@ def rubric_row(
     label = Text(end="")
     label.append("▶ " if current else "  ")
     label.append(f"{number:>2} ")
-    entry = rubric.entry(item, stmt.id)
+    entry = rubric.entry_at(item.data, number - 1)
     points = entry.get("points")
     if conceal or not isinstance(points, (int, float)):
         label.append("  ?", "dim")

@@ -7,14 +7,15 @@ statement. Pure Python over :class:`ReviewSession` state; the screen only places
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from rich.console import RenderableType
 from rich.text import Text
 
 from medjudge import kinds
-from medjudge.store.items import Item, Statement, Unit
+from medjudge.store.items import Item, Statement, Unit, unit_index
 from medjudge.store.judgments import VerdictView
 from medjudge.store.settings import Criterion, StudySettings
 
@@ -33,24 +34,86 @@ class Row(NamedTuple):
     """The option letter of a completeness checkbox row."""
 
 
-def build_rows(item: Item, settings: StudySettings) -> list[Row]:
-    """The rows of an item, in labelling order."""
-    rows: list[Row] = []
-    statements = {st.id: st for st in item.statements}
-    criteria: dict[str, Criterion] = {}
-    listed = 0
-    for unit in item.units:  # in labelling order: per-item criteria, then listed entries
-        crit = criteria.get(unit.criterion) or criteria.setdefault(
-            unit.criterion, settings.criterion(unit.criterion)
-        )
-        if unit.statement_id is not None:
-            listed += 1
-            rows.append(Row(unit, crit, statements.get(unit.statement_id), listed))
-            continue
-        rows.append(Row(unit, crit))
-        if crit.options:
-            rows += [Row(unit, crit, option=letter) for letter, _ in render.options_of(item)]
-    return rows
+class Rows(Sequence[Row]):
+    """An item's rows in labelling order: the per-item criteria (each followed by its option
+    rows) first, built at once, then one row per listed entry, built when indexed. With the
+    item read ``paged`` (:func:`store.items.get_item`), an item of 100,000 statements reads
+    only the statements whose rows are drawn."""
+
+    def __init__(self, item: Item, settings: StudySettings) -> None:
+        self.item = item
+        self.settings = settings
+        self._criteria: dict[str, Criterion] = {}
+        self.head: list[Row] = []
+        """The per-item criteria's rows (and their option rows)."""
+        self.head_units = 0
+        """How many units the head rows are of (they come first in ``item.units``)."""
+        units = item.units
+        while self.head_units < len(units) and units[self.head_units].statement_id is None:
+            unit = units[self.head_units]
+            crit = self._criterion(unit.criterion)
+            self.head.append(Row(unit, crit))
+            if crit.options:
+                self.head += [Row(unit, crit, option=o) for o, _ in render.options_of(item)]
+            self.head_units += 1
+        self._by_id: dict[int, Statement] | None = None
+
+    def _criterion(self, name: str) -> Criterion:
+        crit = self._criteria.get(name)
+        if crit is None:
+            crit = self._criteria[name] = self.settings.criterion(name)
+        return crit
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.item.units) - self.head_units
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        if index < len(self.head):
+            return self.head[index]
+        k = index - len(self.head)
+        unit = self.item.units[self.head_units + k]
+        crit = self._criterion(unit.criterion)
+        if unit.statement_id is None:  # not written so by the importer; shown all the same
+            return Row(unit, crit)
+        return Row(unit, crit, self._statement(k, unit.statement_id), k + 1)
+
+    def _statement(self, k: int, statement_id: int) -> Statement | None:
+        """The statement of the k-th listed unit: the k-th statement, as the importer writes
+        them (checked; otherwise looked up by id)."""
+        statements = self.item.statements
+        if k < len(statements) and statements[k].id == statement_id:
+            return statements[k]
+        if self._by_id is None:
+            self._by_id = {st.id: st for st in statements}
+        return self._by_id.get(statement_id)
+
+    def unit_row(self, unit_index: int) -> int:
+        """The row of the unit at this index of ``item.units`` (its own row, not an option's)."""
+        if unit_index >= self.head_units:
+            return len(self.head) + unit_index - self.head_units
+        seen = -1
+        for i, r in enumerate(self.head):
+            if r.option is None:
+                seen += 1
+                if seen == unit_index:
+                    return i
+        return 0
+
+    def unit_at(self, row: int) -> int:
+        """The index in ``item.units`` of the unit a row belongs to."""
+        if row >= len(self.head):
+            return self.head_units + row - len(self.head)
+        return sum(1 for r in self.head[: row + 1] if r.option is None) - 1
 
 
 @dataclass
@@ -59,7 +122,7 @@ class ItemView:
 
     session: ReviewSession
     item: Item
-    rows: list[Row]
+    rows: Rows
     pending: dict[int, set[str]] = field(default_factory=dict)
     """Unsaved completeness ticks per unit (cleared when saved)."""
     revealed: bool = False
@@ -68,27 +131,31 @@ class ItemView:
     notes: dict[int, str] = field(default_factory=dict)
     """The reviewer's notes on this item's criteria and statements (``M``): read with the item
     and when another process writes, not on every key."""
-    by_unit: dict[int, list[int]] = field(default_factory=dict)
-    """Unit id → its row indices in order (an item may have 100,000 rows: no linear scans per
-    key)."""
-
     has_options: bool = False
     """Whether any row is an option row (a completeness criterion's checkboxes)."""
 
     def __post_init__(self) -> None:
-        for i, r in enumerate(self.rows):
-            self.by_unit.setdefault(r.unit.id, []).append(i)
-        self.has_options = any(r.criterion.options for r in self.rows)
+        self.has_options = any(r.criterion.options for r in self.rows.head)
+
+    def unit_rows(self, unit_id: int) -> list[int]:
+        """A unit's row indices in order (its own row, then its option rows); empty when the
+        item has no such unit. A listed unit's row is found through the units index, not by
+        a scan (an item may have 100,000 rows)."""
+        head = [i for i, r in enumerate(self.rows.head) if r.unit.id == unit_id]
+        if head:
+            return head
+        index = unit_index(self.session.study, self.item.id, unit_id)
+        return [] if index is None else [self.rows.unit_row(index)]
 
     def rows_of(self, *unit_ids: int) -> set[int]:
         """The row indices of these units."""
-        return {i for u in unit_ids for i in self.by_unit.get(u, ())}
+        return {i for u in unit_ids for i in self.unit_rows(u)}
 
     @classmethod
     def of(cls, session: ReviewSession) -> ItemView:
         """The view of the session's current item."""
         assert session.item is not None
-        view = cls(session, session.item, build_rows(session.item, session.settings))
+        view = cls(session, session.item, Rows(session.item, session.settings))
         view.refresh_reveal()
         return view
 
@@ -202,27 +269,35 @@ class ItemView:
 
     def next_row(self, cursor: int) -> int | None:
         """After a vote: the entry row of the next unit; then the first unlabelled; else None."""
-        unit_id = self.rows[cursor].unit.id
-        order = [u.id for u in self._units_in_order()]
-        pos = order.index(unit_id)
-        if pos + 1 < len(order):
-            return self.row_of(order[pos + 1])
-        for uid in order:
-            if uid not in self.session.labels:
-                return self.row_of(uid)
-        return None
+        after = self.rows.unit_at(cursor) + 1
+        if after < len(self.item.units):
+            return self._entry_row(after)
+        first = self._first_unlabelled()
+        return None if first is None else self._entry_row(first)
 
     def start_row(self) -> int:
         """Where the cursor starts on an item: the first unit not labelled yet."""
-        for u in self._units_in_order():
-            if u.id not in self.session.labels:
-                return self.row_of(u.id)
-        return self.row_of(self.rows[0].unit.id) if self.rows else 0
+        first = self._first_unlabelled()
+        return self._entry_row(first if first is not None else 0) if self.rows else 0
 
     def row_of(self, unit_id: int) -> int:
         """The entry row of a unit: its first option row, else its own row."""
-        indices = self.by_unit.get(unit_id) or [0]
+        indices = self.unit_rows(unit_id) or [0]
         return indices[1] if len(indices) > 1 and self.rows[indices[1]].option else indices[0]
 
-    def _units_in_order(self) -> list[Unit]:
-        return [self.rows[indices[0]].unit for indices in self.by_unit.values()]
+    def _entry_row(self, unit_index: int) -> int:
+        """The entry row of the unit at this index of ``item.units``."""
+        row = self.rows.unit_row(unit_index)
+        following = row + 1
+        if following < len(self.rows.head) and self.rows.head[following].option is not None:
+            return following
+        return row
+
+    def _first_unlabelled(self) -> int | None:
+        """The index in ``item.units`` of the first unit the reviewer has not labelled (read a
+        page at a time: usually near the start)."""
+        if self.session.complete():
+            return None
+        labels = self.session.labels
+        units = self.item.units
+        return next((i for i in range(len(units)) if units[i].id not in labels), None)

@@ -249,7 +249,9 @@ class ReviewSession:
         self.index = index
         # as this reviewer sees it: with settings --order per-reviewer, their own answer order
         self.item = seen_by(
-            get_item(self.study, self.refs[index].id), self.study.settings, self.reviewer
+            get_item(self.study, self.refs[index].id, paged=True),
+            self.study.settings,
+            self.reviewer,
         )
         self.labels = item_labels(self.study, self.item.id, self.reviewer)
         self._set_mine(self.item.id, len(self.labels))

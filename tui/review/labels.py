@@ -179,11 +179,11 @@ class LabelActions:
         self.session.touch()
         if not letter:
             letter = view.rows[self.cursor].option or ""
-        unit = next(r.unit for r in view.rows if r.option == letter)
+        unit = next(r.unit for r in view.rows.head if r.option == letter)  # options lead
         view.toggle(unit.id, letter)
         old = self.cursor
         if view.rows[old].option != letter:
-            self.cursor = next(i for i, r in enumerate(view.rows) if r.option == letter)
+            self.cursor = next(i for i, r in enumerate(view.rows.head) if r.option == letter)
             self.unit_list.set_cursor(self.cursor)
         self._rerender(view.rows_of(unit.id))
         self._status(
