@@ -92,5 +92,41 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
         set_label(other, first, "bob", "tie")  # bob himself, from another terminal: shown
         app.poll_study()
         await until(pilot, lambda: "(5 to go)" in screen_text(app), "bob's own label")
-        assert layouts > 0
+        assert repainted, "a write the screen shows repaints it"
+        # … the row, the detail and the status line in place: none of them changed size
+        assert layouts == 0, f"{layouts} layouts for a change that keeps every size"
     other.close()
+
+
+@run_async
+async def test_a_vote_repaints_in_place_without_a_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A label key changes a row, the detail and the status line, none of which changes size:
+    they are repainted where they are, and the screen is not laid out again (a layout of the
+    whole screen was half of what a key cost)."""
+    path = _study(tmp_path)
+    layouts = 0
+    real = Screen._refresh_layout
+
+    def counted(self: Screen[object], *args: object, **kwargs: object) -> None:
+        nonlocal layouts
+        layouts += 1
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
+        for _ in range(20):  # settle
+            layouts = 0
+            await pilot.pause(0.05)
+            if layouts == 0:
+                break
+        for n in range(1, 4):  # three of the item's six criteria: no reveal yet
+            await pilot.press("a")
+            await until(pilot, lambda n=n: f"({6 - n} to go)" in screen_text(app), f"vote {n}")
+        assert "✓ saved" in screen_text(app)
+        assert layouts == 0, f"{layouts} layouts of the screen for three votes"
+    with Study.open(path) as s:
+        assert s.conn.execute("SELECT count(*) FROM labels").fetchone()[0] == 3

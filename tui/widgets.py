@@ -39,12 +39,39 @@ def update_if_changed(widget: Static, content: RenderableType) -> bool:
 
     An update lays out the whole screen again even when nothing differs: an open app redraws
     on every commit by another process (a judge run writes several a second), so an equal
-    update skipped is an idle session that stays idle.
+    update skipped is an idle session that stays idle. A different content is given with
+    :func:`update_in_place`.
     """
     if same_text(widget.content, content):
         return False
-    widget.update(content)
+    update_in_place(widget, content)
     return True
+
+
+def update_in_place(widget: Static, content: RenderableType) -> None:
+    """Give a Static new content, laying the screen out again only when the content needs a
+    different size.
+
+    ``Static.update`` lays out the whole screen on every call (about half of what a key cost
+    the review screen: a vote changes a row, the status line and the detail, none of which
+    changes size). Here the widget is repainted alone, then its content is measured at the
+    width it has: a new height (or, for a widget as wide as its content, a new width) asks
+    for the layout after all.
+    """
+    if not widget.is_mounted or not widget.content_size:
+        widget.update(content)
+        return
+    before = widget.content_size
+    widget.update(content, layout=False)
+    parent = widget.parent
+    container = parent.size if isinstance(parent, Widget) else widget.app.size
+    viewport = widget.app.size
+    width = before.width
+    if widget.styles.width is not None and widget.styles.width.is_auto:
+        width = widget.get_content_width(container, viewport)
+    height = widget.get_content_height(container, viewport, before.width)
+    if width != before.width or height != before.height:
+        widget.refresh(layout=True)
 
 
 _SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
@@ -267,8 +294,8 @@ class StatusLine(Horizontal):
 
     def show(self, where: RenderableType, saved: RenderableType, *, state: str = "") -> None:
         """Update both sides; ``state`` (saved, error, pending, ...) becomes a CSS class."""
-        self.query_one("#where", Static).update(where)
-        self.query_one("#saved", Static).update(saved)
+        update_in_place(self.query_one("#where", Static), where)
+        update_in_place(self.query_one("#saved", Static), saved)
         self.state = state
 
     def watch_state(self, state: str) -> None:
