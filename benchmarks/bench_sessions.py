@@ -1,8 +1,8 @@
 """Many reviewers at once (#27): 30 real ``medjudge review`` sessions on one study while a
 judge run writes to it, in the same run as a bare Textual app for reference.
 
-Setup: one study of 300 pairwise items built through the real importer, reviewing under
-another name allowed; the fake OpenAI-compatible server in its own process, answering each
+Setup: one study of 300 pairwise items (answers of 2–12 sentences, varying from item to item)
+built through the real importer, reviewing under another name allowed; the fake OpenAI-compatible server in its own process, answering each
 call after ``LATENCY`` seconds; the real ``medjudge judge`` against it (600 calls at
 concurrency 2, every reply committed as it arrives, so the study changes a few times a
 second throughout); then 30 review sessions, each the real ``medjudge review --reviewer rNN``
@@ -88,8 +88,12 @@ def _build(folder: Path) -> Path:
             row = {
                 "id": f"q{i:03d}",
                 "question": f"Question {i}: my child has a fever of 38.6 °C, what should I do?",
-                "answer_a": f"GOOD answer {i}: offer fluids often and check her temperature. " * 4,
-                "answer_b": f"Plain answer {i}: wait and see how she does overnight. " * 4,
+                # answers of 2–12 sentences, different from item to item, as real ones are:
+                # the next item's panes change height, so showing it lays the screen out
+                "answer_a": f"GOOD answer {i}: offer fluids often and check her temperature. "
+                * (2 + (i * 7) % 11),
+                "answer_b": f"Plain answer {i}: wait and see how she does overnight. "
+                * (2 + (i * 5) % 9),
                 "source_a": "model-x",
                 "source_b": "model-y",
             }

@@ -110,7 +110,7 @@ class Pane(VerticalScroll, inherit_bindings=False):
         scroll back to the top."""
         if title is not None:
             self.border_title = title
-        self._body.update(shown_part(content) if isinstance(content, Text) else content)
+        update_in_place(self._body, shown_part(content) if isinstance(content, Text) else content)
         self.seen_to_end = False
         # A text cut to PANE_CHARS shows its end only in the reader (v): never seen here.
         self._cut = isinstance(content, Text) and len(content) > PANE_CHARS
@@ -118,9 +118,11 @@ class Pane(VerticalScroll, inherit_bindings=False):
             self.call_after_refresh(self._check_seen)
         self.scroll_home(animate=False, immediate=True)
 
-    seen_to_end: reactive[bool] = reactive(False, init=False)
+    seen_to_end: reactive[bool] = reactive(False, init=False, repaint=False)
     """Whether the pane's text has been on screen to its last line (it fits, or was scrolled
-    to the bottom) since it was last shown (``settings --require-reading``)."""
+    to the bottom) since it was last shown (``settings --require-reading``). Read when a key
+    labels, never drawn: setting it repaints nothing (it is set after every item's first
+    frame, and a repaint then was a second frame per item)."""
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
