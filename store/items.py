@@ -83,6 +83,19 @@ class Item:
         order = display_order(self) or "AB"
         return self.answers[order[0]], self.answers[order[1]]
 
+    def statement_index(self, position: int | None) -> int | None:
+        """The index in ``statements`` of the statement at this position (None: no such
+        statement). The importer numbers an item's statements on without gaps, so the index is
+        computed and checked — one page read for a paged item — and looked for only when the
+        check fails."""
+        statements = self.statements
+        if position is None or not statements:
+            return None
+        guess = position - statements[0].position
+        if 0 <= guess < len(statements) and statements[guess].position == position:
+            return guess
+        return next((n for n, st in enumerate(statements) if st.position == position), None)
+
     def unit_for(self, criterion: str, statement_id: int | None = None) -> Unit:
         """The unit of a criterion (or of one statement)."""
         for u in self.units:

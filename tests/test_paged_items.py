@@ -55,6 +55,10 @@ def test_a_paged_item_equals_the_item_read_at_once(tmp_path: Path) -> None:
         unit = eager.units[i]
         assert unit_index(s, ref.id, unit.id) == i
     assert unit_index(s, ref.id, 10**9) is None
+    for i in (0, PAGE + 1, n - 1):  # a statement's index from its position, both ways read
+        position = eager.statements[i].position
+        assert paged.statement_index(position) == eager.statement_index(position) == i
+    assert paged.statement_index(-5) is None and paged.statement_index(None) is None
     s.close()
 
 

@@ -159,3 +159,42 @@ async def test_a_match_items_fields_are_hidden_in_the_reader_until_labelled(tmp_
         assert isinstance(app.screen, ReadScreen)
         assert "test: sufficiency" in _reader_text(app.screen)
         assert "p: 40" in _reader_text(app.screen)
+
+
+@run_async
+async def test_the_adjudication_detail_of_a_100k_statement_item_reads_the_statements_around(
+    tmp_path: Path,
+) -> None:
+    """Two reviewers disagree on statement 60,001 of 100,000: the adjudication detail shows
+    the fifty statements either side of it, says how many are above and below, and reads the
+    statements it shows, not the item's 100,000."""
+    from medjudge.store.items import get_item, list_items
+    from medjudge.store.labels import set_label
+    from medjudge.store.roles import grant
+    from medjudge.tui.adjudication.detail import AdjudicationDetailScreen
+    from medjudge.tui.adjudication.render import STATEMENTS_AROUND
+
+    from .test_tui_adjudication import adjudicator_app, open_unit
+
+    path = _statements(tmp_path)
+    at = 60_000
+    with Study.open(path) as s:
+        (ref,) = list_items(s)
+        item = get_item(s, ref.id, paged=True)
+        unit = item.units[at]
+        set_label(s, unit.id, "alice", "entailed")
+        set_label(s, unit.id, "bob", "contradicted")
+        grant(s, "carol", "adjudicator", by="lead")
+    app = adjudicator_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = await open_unit(pilot, f"big/statement {at + 1}")
+        assert isinstance(detail, AdjudicationDetailScreen) and detail.item is not None
+        statements = detail.item.statements
+        assert isinstance(statements, Paged)
+        assert statements.rows_read <= 3 * PAGE, "the statements around, not all of them"
+        text = detail.query_one("#adj-item").body.content.plain  # type: ignore[attr-defined]
+        assert f"… {at - STATEMENTS_AROUND:,} statements above" in text
+        assert f"… {N - at - STATEMENTS_AROUND - 1:,} statements below" in text
+        assert f"S{at + 1} text." in text and f"S{at - STATEMENTS_AROUND + 1} text." in text
+        assert f"S{at - STATEMENTS_AROUND} text." not in text
+        assert f"S{at + 1} text." in screen_text(app)

@@ -129,7 +129,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         study = self.review_app.study
         self.ticks = set()
         try:
-            self.item = get_item(study, entry.item_id)
+            self.item = get_item(study, entry.item_id, paged=True)  # may hold 100,000
             self.criterion = study.settings.criterion(entry.criterion)
             self.detail = unit_detail(study, entry.unit_id)
         except (KeyError, StudyError) as exc:
@@ -166,7 +166,8 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         if crit is None or item is None:
             return
         out = Text(end="")
-        stmt = next((st for st in item.statements if st.position == self.entry.statement), None)
+        at = item.statement_index(self.entry.statement)
+        stmt = None if at is None else item.statements[at]
         if stmt is not None:  # the criterion's question is the same for every statement
             out.append(f"statement {stmt.position + 1} ", "bold")
             out.append("MUST: " if stmt.category == "must_have" else "nice: ", "bold")

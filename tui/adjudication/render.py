@@ -154,7 +154,7 @@ def item_text(item: Item, statement: int | None, *, order_per_reviewer: bool = F
         return out
     _heading(out, kind.listed_title)
     # The statements around the current one (an item may have 100,000 of them).
-    at = next((n for n, st in enumerate(item.statements) if st.position == statement), 0)
+    at = item.statement_index(statement) or 0
     first = max(0, at - STATEMENTS_AROUND)
     last = min(len(item.statements), at + STATEMENTS_AROUND + 1)
     if first:
