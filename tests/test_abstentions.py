@@ -18,7 +18,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
 from .conftest import write_jsonl
-from .test_tui_support import run_async
+from .support.tui import run_async
 
 RUN = CliRunner()
 KQA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kqa"

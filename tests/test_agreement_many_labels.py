@@ -156,7 +156,7 @@ def test_a_report_on_a_301_point_scale(tmp_path: Path, fmt: str) -> None:
     from medjudge.store.study import Study
 
     from .conftest import write_jsonl
-    from .test_tui_support import rating_row
+    from .support.tui import rating_row
 
     score = Criterion(name="score", kind="rating", scale=(0, 300), question="Score 0-300?")
     db = tmp_path / "wide.db"

@@ -129,7 +129,7 @@ def _rating_study(tmp_path, ticks: dict[str, list[str]]):  # noqa: ANN001, ANN20
     from medjudge.store.study import Study
 
     from .conftest import write_jsonl
-    from .test_tui_support import rating_row
+    from .support.tui import rating_row
 
     n = len(next(iter(ticks.values())))
     rows = []

@@ -22,7 +22,7 @@ from medjudge.kinds.rubric import score as rubric_score
 
 from .conftest import write_jsonl
 from .support.kind_rows import match_row, rubric_row
-from .test_tui_support import rating_row
+from .support.tui import rating_row
 
 cli = CliRunner()
 N = 160

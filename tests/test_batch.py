@@ -1,5 +1,5 @@
 """`judge --batch` (#14): the real openai and anthropic SDKs against a loopback server that
-implements the files and batches endpoints (tests/fakebatch.py), a real study file."""
+implements the files and batches endpoints (tests/support/fakebatch.py), a real study file."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, small_study, write_jsonl
-from .fakebatch import BatchScript, FakeBatchServer
-from .judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.fakebatch import BatchScript, FakeBatchServer
+from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
 
 cli = CliRunner()
 KEY = "sk-test-batch-4f3e2d1c0b"
@@ -334,7 +334,7 @@ def test_failed_requests_are_failed_samples_and_their_errors_carry_no_key(
 ) -> None:
     """A request the provider answered with an error (here one that echoes the key) is a failed
     sample: stored with the provider's message, scrubbed; never a vote."""
-    from .fakellm import FakeRequest, Reply
+    from .support.fakellm import FakeRequest, Reply
 
     db = tmp_path / "r.db"
     small_study(db, pairwise=2, statements=0).close()
@@ -356,7 +356,7 @@ def test_failed_requests_are_failed_samples_and_their_errors_carry_no_key(
 def test_a_server_without_a_batch_api_is_named_and_nothing_is_left_in_flight(
     tmp_path: Path,
 ) -> None:
-    from .fakellm import FakeLLMServer
+    from .support.fakellm import FakeLLMServer
 
     db = tmp_path / "n.db"
     small_study(db, pairwise=1, statements=0).close()

@@ -1,6 +1,6 @@
 """A batch can no longer block a judge version (#25): ``judge --abandon-batch ID`` releases its
 calls, a batch the provider answers 404 for is abandoned by the next ``--batch`` run (said so),
-and a rejected upload or creation is rolled back. The real SDKs against tests/fakebatch.py, a
+and a rejected upload or creation is rolled back. The real SDKs against tests/support/fakebatch.py, a
 real study file."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 
 from .conftest import small_study
-from .fakebatch import BatchScript, FakeBatchServer
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakebatch import BatchScript, FakeBatchServer
+from .support.judges import pairwise_responder, prefer_marked, routing
 
 cli = CliRunner()
 KEY = "sk-test-abandon-1a2b3c4d"

@@ -31,8 +31,8 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, small_study, write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
 
 PROCS = Path(__file__).resolve().parent / "procs"
 SEED = 20240607

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .fakellm import FakeLLMServer
+from .support.fakellm import FakeLLMServer
 from .test_file_faults import damage, make_study, new_items
 
 cli = CliRunner()

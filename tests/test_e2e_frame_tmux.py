@@ -17,8 +17,8 @@ from medjudge.store.labels import set_label
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
+from .support.tui import build_study, item_swap, labels
 from .test_e2e_tmux import Terminal, pytestmark  # noqa: F401 - skipped without tmux
-from .test_tui_support import build_study, item_swap, labels
 
 
 def medjudge(*args: str, who: str) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_tui_support import build_study, history, labels
+from .support.tui import build_study, history, labels
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -135,7 +135,7 @@ def test_keys_after_the_reveal_never_change_the_revealed_item(tmp_path: Path) ->
     """#11, in a real terminal: after the reveal, ↑/↓ and label keys meant for the next item
     leave the revealed item as it is; Enter moves on and those keys label the next item; E
     makes one deliberate change, recorded as after the reveal."""
-    from .test_tui_support import add_verdicts
+    from .support.tui import add_verdicts
 
     path = build_study(tmp_path, pairwise=2, statements=0, rating=0)
     add_verdicts(path, "p0", {"correctness": "A", "bias": "B"})

@@ -30,8 +30,8 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
 
 PROCS = Path(__file__).resolve().parent / "procs"
 cli = CliRunner()

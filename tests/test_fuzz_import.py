@@ -34,7 +34,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, statements_row, write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 
 FUZZ = settings(
     derandomize=True,

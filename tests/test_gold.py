@@ -116,7 +116,7 @@ def test_the_review_screen_does_not_mark_a_gold_item(tmp_path: Path) -> None:
     """The same item with and without gold looks the same to the reviewer."""
     from medjudge.tui.app import make_app
 
-    from .test_tui_support import run_async, screen_text, until
+    from .support.tui import run_async, screen_text, until
 
     texts = []
     for gold in ({"correctness": "A"}, None):

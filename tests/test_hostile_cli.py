@@ -38,8 +38,8 @@ from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
 from .conftest import write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_parts
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_parts
 
 PROCS = Path(__file__).resolve().parent / "procs"
 MARKUP = ["[bold red]x[/]", "[link=http://evil]click[/link]"]

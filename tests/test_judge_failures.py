@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 
 from .conftest import small_study
-from .fakellm import FakeLLMServer, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
 
 cli = CliRunner()
 KEY = "sk-test-9f8e7d6c5b4a"

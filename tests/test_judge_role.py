@@ -13,7 +13,7 @@ from medjudge.store.roles import grant, revoke
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer
+from .support.fakellm import FakeLLMServer
 
 cli = CliRunner()
 

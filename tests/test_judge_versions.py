@@ -16,8 +16,8 @@ from medjudge.store.judgments import latest_verdicts
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer
-from .judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer
+from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
 from .test_judge_run import judge_for, make_study, run
 
 
@@ -268,7 +268,7 @@ def test_bundled_templates_pass_their_own_check() -> None:
 
 def test_a_panel_is_recomputed_when_one_member_is_re_run(tmp_path: Path) -> None:
     """#14: a panel used to stay stale after one of its members was re-run on its own."""
-    from .fakellm import FakeRequest, Reply
+    from .support.fakellm import FakeRequest, Reply
 
     study = make_study(tmp_path, n=2)
     broken = {"on": True}

@@ -37,9 +37,9 @@ from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 
 from .conftest import write_jsonl
-from .fakellm import FakeLLMServer
+from .support.fakellm import FakeLLMServer
 from .support.kind_rows import ROWS
-from .test_tui_support import run_async, screen_text
+from .support.tui import run_async, screen_text
 
 cli = CliRunner()
 REVIEWERS = ("drA", "drB", "drC")

@@ -19,8 +19,8 @@ from medjudge.store.ledger import IDLE_GAP_S
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer
+from .support.judges import pairwise_responder, prefer_marked, routing
 
 cli = CliRunner()
 

@@ -21,7 +21,7 @@ from medjudge.store.items import get_item
 from medjudge.store.study import Study
 
 from .conftest import write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 
 cli = CliRunner()
 
@@ -210,7 +210,7 @@ def test_review_hides_document_kinds_until_the_labels_are_saved(tmp_path: Path) 
     from medjudge.tui.app import make_app
     from medjudge.tui.review.screen import ReviewScreen
 
-    from .test_tui_support import run_async, screen_text, static_text
+    from .support.tui import run_async, screen_text, static_text
 
     path = _review_study(tmp_path)
 
@@ -256,7 +256,7 @@ def test_review_hides_document_kinds_until_the_labels_are_saved(tmp_path: Path) 
 def test_h_scores_half(tmp_path: Path) -> None:
     from medjudge.tui.app import make_app
 
-    from .test_tui_support import run_async
+    from .support.tui import run_async
 
     path = _review_study(tmp_path)
 

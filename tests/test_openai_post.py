@@ -19,7 +19,8 @@ from medjudge.judging.llm.client_spread import PER_CLIENT, ClientSpread
 from medjudge.judging.llm.providers import ChatRequest, ProviderError
 from medjudge.judging.llm.providers_anthropic import AnthropicProvider
 from medjudge.judging.llm.providers_openai import OpenAIProvider
-from tests.fakellm import FakeLLMServer, FakeRequest, Reply
+
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 
 FAST = {"backoff_base": 0.01, "backoff_max": 1.0}
 WARM_UP = "warm-up question"

@@ -21,7 +21,7 @@ from medjudge.store.search import search
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 
-from .test_tui_support import add_verdicts, build_study, item_swap, labels, run_async, screen_text
+from .support.tui import add_verdicts, build_study, item_swap, labels, run_async, screen_text
 
 PAIRWISE = ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
 

@@ -24,8 +24,8 @@ from medjudge.judging.llm.provider_registry import REGISTRY, ProviderEntry, open
 from medjudge.judging.llm.specs import parse_judge_spec
 
 from .conftest import small_study
-from .fakellm import FakeLLMServer
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer
+from .support.judges import pairwise_responder, prefer_marked, routing
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))

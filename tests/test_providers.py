@@ -34,7 +34,8 @@ from medjudge.judging.llm.providers import (
 from medjudge.judging.llm.providers_anthropic import AnthropicProvider
 from medjudge.judging.llm.providers_openai import OpenAIProvider
 from medjudge.judging.llm.specs import JudgeSpec, SpecError, parse_judge_spec
-from tests.fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
+
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
 
 T = TypeVar("T")
 PLANTED = "sk-test-PLANTED-123"

@@ -1,5 +1,5 @@
 """The report's Markdown, JSON and CSV are byte-identical to the golden files; HTML says the
-same text (its markup may change). Regenerate with ``python -m tests.report_golden``."""
+same text (its markup may change). Regenerate with ``python -m tests.support.report_golden``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .report_golden import GOLDEN, expected_files, outputs
+from .support.report_golden import GOLDEN, expected_files, outputs
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from medjudge.cli import app
 from medjudge.store.labels import set_label
 from medjudge.store.roles import grant
 
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_first, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_first, prefer_marked, routing
 from .test_judge_run import judge_for, make_study, run
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 
 from .conftest import write_jsonl
-from .test_tui_support import rating_row
+from .support.tui import rating_row
 
 runner = CliRunner()
 

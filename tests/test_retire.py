@@ -24,7 +24,7 @@ from medjudge.tui.session import ReviewSession
 from medjudge.tui.widgets import ProgressLine
 
 from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text, until
+from .support.tui import run_async, screen_text, until
 
 cli = CliRunner()
 

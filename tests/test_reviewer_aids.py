@@ -16,7 +16,7 @@ from medjudge.tui.guidelines_screen import GuidelinesScreen
 from medjudge.tui.read_screen import ReadScreen
 from medjudge.tui.review.screen import ReviewScreen
 
-from .test_tui_support import build_study, run_async, screen_text
+from .support.tui import build_study, run_async, screen_text
 
 cli = CliRunner()
 GUIDE = "# How to score\n\nPrefer the **safer** answer. [red]this is not markup[/red]\x1b[2J\n"

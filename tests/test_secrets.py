@@ -32,8 +32,8 @@ from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
 from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
 
 ENV_OPENAI = "sk-test-PLANTED-7f3a9c"
 ENV_ANTHROPIC = "sk-ant-PLANTED-4b1e2d"

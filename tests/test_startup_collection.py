@@ -14,7 +14,7 @@ from medjudge import cli
 from medjudge.tui.app import make_app
 
 from .conftest import small_study
-from .test_tui_support import build_study, run_async
+from .support.tui import build_study, run_async
 
 
 def test_a_command_runs_with_collection_on_and_leaves_it_on(

@@ -25,7 +25,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.overview_screen import OverviewScreen
 
 from .conftest import small_study
-from .test_tui_support import run_async, screen_text
+from .support.tui import run_async, screen_text
 
 cli = CliRunner()
 PW = "A,B,tie,neither"

@@ -25,7 +25,7 @@ from medjudge.tui.adjudication.screen import AdjudicationScreen
 from medjudge.tui.adjudication.widgets import RationaleDialog
 from medjudge.tui.app import make_app
 
-from .test_tui_support import HOSTILE, build_study, item_swap, run_async, screen_text
+from .support.tui import HOSTILE, build_study, item_swap, run_async, screen_text
 
 VISIBLE = ["[bold red]x[/]", "\\x1b[2J", "\\x1b]52;c;SGVsbG8=\\x07", "<U+202E>evil"]
 

@@ -19,8 +19,8 @@ from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import WINDOW, Pane, UnitRows
 
 from .conftest import pairwise_row, write_jsonl
+from .support.tui import run_async, screen_text, until
 from .test_match import medrgb_rows
-from .test_tui_support import run_async, screen_text, until
 
 N = 100_000
 

@@ -10,7 +10,7 @@ from medjudge.tui import render
 from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 
-from .test_tui_support import add_verdicts, build_study, run_async, screen_text
+from .support.tui import add_verdicts, build_study, run_async, screen_text
 
 VISIBLE = ["[bold red]x[/]", "\\x1b[2J", "\\x1b]52;c;SGVsbG8=\\x07", "<U+202E>evil"]
 

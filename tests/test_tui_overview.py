@@ -15,9 +15,9 @@ from medjudge.tui.dialogs import ConfirmDialog, PromptDialog
 from medjudge.tui.overview_screen import OverviewScreen
 from medjudge.tui.review.screen import ReviewScreen
 
-from .fakellm import FakeLLMServer, Reply
-from .judges import pairwise_responder, prefer_first, rating_responder, routing
-from .test_tui_support import add_verdicts, build_study, run_async, scalar, screen_text, until
+from .support.fakellm import FakeLLMServer, Reply
+from .support.judges import pairwise_responder, prefer_first, rating_responder, routing
+from .support.tui import add_verdicts, build_study, run_async, scalar, screen_text, until
 
 
 def table_text(app, selector: str) -> str:  # noqa: ANN001

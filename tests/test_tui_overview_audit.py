@@ -13,8 +13,8 @@ from textual.widgets import DataTable
 from medjudge.tui.app import make_app
 from medjudge.tui.overview_screen import OverviewScreen
 
+from .support.tui import run_async, screen_text, until
 from .test_audit_report import _invoke, build
-from .test_tui_support import run_async, screen_text, until
 
 
 def _cell(fig: dict[str, Any], pct: bool) -> str:

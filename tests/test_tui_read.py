@@ -12,7 +12,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.read_screen import ReadScreen
 
 from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text, until
+from .support.tui import run_async, screen_text, until
 
 LONG = " ".join(f"sentence{i} of a long answer about dosing." for i in range(200))
 

@@ -14,7 +14,7 @@ from medjudge.tui.dialogs import HelpScreen, PromptDialog
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import Pane
 
-from .test_tui_support import (
+from .support.tui import (
     add_verdicts,
     build_study,
     history,

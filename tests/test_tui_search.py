@@ -18,7 +18,7 @@ from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.search_screen import SearchScreen
 
 from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import HOSTILE, run_async, screen_text, static_text, until
+from .support.tui import HOSTILE, run_async, screen_text, static_text, until
 
 
 def _study(tmp_path: Path) -> Path:

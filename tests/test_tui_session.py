@@ -9,7 +9,7 @@ from medjudge.store.study import Study
 from medjudge.tui.rows import ItemView
 from medjudge.tui.session import IDLE_GAP_S, ReviewSession
 
-from .test_tui_support import add_verdicts, build_study, item_swap, scalar
+from .support.tui import add_verdicts, build_study, item_swap, scalar
 
 
 class Clock:

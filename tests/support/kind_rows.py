@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..conftest import pairwise_row, statements_row
-from ..test_tui_support import rating_row
+from .tui import rating_row
 
 
 def match_row(i: int) -> dict[str, Any]:

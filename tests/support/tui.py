@@ -1,4 +1,4 @@
-"""Builders shared by the review-app tests (no tests here).
+"""Builders and probes shared by the review-app tests.
 
 Studies are small, seeded and built through the real importers, so item ids, display order
 (``swap``) and units are what a user would get.
@@ -16,7 +16,7 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
+from ..conftest import pairwise_row, statements_row, write_jsonl
 
 HOSTILE = "[bold red]x[/] \x1b[2J \x1b]52;c;SGVsbG8=\x07 \u202eevil"
 """Rich markup, a clear-screen escape, an OSC 52 clipboard write and a bidi override."""

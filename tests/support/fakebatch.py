@@ -1,7 +1,7 @@
 """A scriptable fake of the OpenAI Batch API and Anthropic Message Batches, on loopback.
 
 The real ``openai`` and ``anthropic`` SDKs reach it through ``base_url`` (no patching). It also
-answers synchronous chat calls exactly like :class:`~tests.fakellm.FakeLLMServer` (it is one),
+answers synchronous chat calls exactly like :class:`~tests.support.fakellm.FakeLLMServer` (it is one),
 so a batch run and a synchronous run can be compared on the same server and responder.
 
 Endpoints, as the SDKs call them:
@@ -14,7 +14,7 @@ Endpoints, as the SDKs call them:
   (``limit``, ``after_id``; newest first).
 
 Each request of a batch is answered by the same ``responder`` as a synchronous call (it gets a
-:class:`~tests.fakellm.FakeRequest` whose ``json`` is the request's body). How a batch goes is
+:class:`~tests.support.fakellm.FakeRequest` whose ``json`` is the request's body). How a batch goes is
 scripted per batch with :class:`BatchScript` (``server.script`` is one script for every batch,
 or a function of the batch's 0-based number): how many status polls it stays in progress, and
 whether it completes, expires (after answering ``done`` of its requests: a partial result) or

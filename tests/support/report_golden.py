@@ -1,6 +1,6 @@
 """The report of three fixed studies in every format, for the golden-file test.
 
-``python -m tests.report_golden`` rewrites ``tests/golden/`` after an intended change of the
+``python -m tests.support.report_golden`` rewrites ``tests/golden/`` after an intended change of the
 report (look at the diff before committing it). The studies: the demo study, the rich study of
 ``test_report`` (hostile names, three reviewers, a judge, adjudications, slices by a metadata
 field), a MedRGB ``match`` study with two reviewers, a rating study with two reviewers and an
@@ -21,7 +21,7 @@ from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 FORMATS = ("md", "json", "csv")
 # The rich study's outputs are megabytes: kept as hashes, the others as files.
 HASHED = ("rich",)
@@ -72,7 +72,7 @@ def _rating_study(tmp: Path) -> Path:
     """Twelve rating items, two models; two reviewers and a judge on every criterion."""
     from medjudge.store.importing.run import import_file
     from tests.conftest import write_jsonl
-    from tests.test_tui_support import rating_row
+    from tests.support.tui import rating_row
 
     ticks = ["A", "A,B", "A,C", "A,B,C", "B"]
     rows = []
