@@ -23,9 +23,9 @@ sys.path.insert(0, str(REPO))
 
 from medjudge.store.importing.run import import_file  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
-from tests.conftest import pairwise_row, write_jsonl  # noqa: E402
 from tests.support.fakebatch import BatchScript, FakeBatchServer  # noqa: E402
 from tests.support.judges import pairwise_responder, prefer_marked, routing  # noqa: E402
+from tests.support.kind_rows import pairwise_row, write_jsonl  # noqa: E402
 
 ITEMS = 800
 

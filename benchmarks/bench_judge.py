@@ -26,7 +26,7 @@ from medjudge.judging.llm.specs import parse_judge_spec  # noqa: E402
 from medjudge.judging.protocol.plan import JudgeConfig  # noqa: E402
 from medjudge.store.importing.run import import_file  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
-from tests.conftest import pairwise_row, write_jsonl  # noqa: E402
+from tests.support.kind_rows import pairwise_row, write_jsonl  # noqa: E402
 
 LATENCY = 0.1
 CONCURRENCY = 64

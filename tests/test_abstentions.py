@@ -17,7 +17,7 @@ from medjudge.store.items import find_item, get_item
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
+from .support.kind_rows import write_jsonl
 from .support.tui import run_async
 
 RUN = CliRunner()

@@ -155,8 +155,7 @@ def test_a_report_on_a_301_point_scale(tmp_path: Path, fmt: str) -> None:
     from medjudge.store.settings import Criterion, StudySettings
     from medjudge.store.study import Study
 
-    from .conftest import write_jsonl
-    from .support.tui import rating_row
+    from .support.kind_rows import rating_row, write_jsonl
 
     score = Criterion(name="score", kind="rating", scale=(0, 300), question="Score 0-300?")
     db = tmp_path / "wide.db"

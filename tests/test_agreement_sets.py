@@ -128,8 +128,7 @@ def _rating_study(tmp_path, ticks: dict[str, list[str]]):  # noqa: ANN001, ANN20
     from medjudge.store.importing.run import import_file
     from medjudge.store.study import Study
 
-    from .conftest import write_jsonl
-    from .support.tui import rating_row
+    from .support.kind_rows import rating_row, write_jsonl
 
     n = len(next(iter(ticks.values())))
     rows = []

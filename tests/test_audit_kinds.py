@@ -20,9 +20,7 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 from medjudge.kinds.rubric import score as rubric_score
 
-from .conftest import write_jsonl
-from .support.kind_rows import match_row, rubric_row
-from .support.tui import rating_row
+from .support.kind_rows import match_row, rating_row, rubric_row, write_jsonl
 
 cli = CliRunner()
 N = 160

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 N_ITEMS = 300
@@ -229,7 +229,7 @@ def test_model_names_are_shown_literally(tmp_path: Path) -> None:
 def _kqa_study(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     """200 statements answers (model-x, model-y), 3 Must_have + 1 Nice_to_have statements each,
     a lenient judge on every statement, a physician on a random sample of 60 answers."""
-    from .conftest import statements_row
+    from .support.kind_rows import statements_row
 
     db = tmp_path / "kqa.db"
     _invoke("init", str(db), "--name", "K-QA audit")

@@ -22,9 +22,10 @@ from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, small_study, write_jsonl
 from .support.fakebatch import BatchScript, FakeBatchServer
 from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.studies import small_study
 
 cli = CliRunner()
 KEY = "sk-test-batch-4f3e2d1c0b"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 ZERO = Path("/dev/zero")
 pytestmark = pytest.mark.skipif(not ZERO.exists(), reason="needs /dev/zero")

@@ -30,9 +30,10 @@ from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, small_study, write_jsonl
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.studies import small_study
 
 PROCS = Path(__file__).resolve().parent / "procs"
 SEED = 20240607

@@ -17,7 +17,7 @@ import pytest
 from medjudge.demo.build import build_demo
 from medjudge.store.study import Study
 
-from .conftest import REPO
+from .support.paths import REPO
 from .test_docs_schema import live
 
 METADATA = REPO / "docs" / "datasette-metadata.json"

@@ -16,7 +16,8 @@ from medjudge.judging.analysis.live import LiveAgreement
 from medjudge.store.labels import LabelError, set_label
 from medjudge.store.study import Study
 
-from .conftest import small_study, write_jsonl
+from .support.kind_rows import write_jsonl
+from .support.studies import small_study
 
 RUN = CliRunner()
 CATS3 = ["A", "B", "tie"]

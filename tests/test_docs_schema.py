@@ -13,7 +13,7 @@ import pytest
 from medjudge.demo.build import build_demo
 from medjudge.store.study import Study
 
-from .conftest import REPO
+from .support.paths import REPO
 
 SCHEMA_MD = REPO / "docs" / "schema.md"
 _HEADING = re.compile(r"^### (table|view) `(\w+)`$", re.MULTILINE)

@@ -185,8 +185,7 @@ def test_a_match_unit_gets_its_final_label_in_the_adjudication_app(tmp_path: Pat
     from medjudge.store.roles import grant
     from medjudge.store.study import Study
 
-    from .conftest import write_jsonl
-    from .support.kind_rows import match_row
+    from .support.kind_rows import match_row, write_jsonl
 
     row = match_row(0)
     row["labels"] = [

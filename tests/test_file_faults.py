@@ -29,9 +29,9 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
 from .support.fakellm import FakeLLMServer, Reply
 from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
 
 PROCS = Path(__file__).resolve().parent / "procs"
 cli = CliRunner()

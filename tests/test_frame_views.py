@@ -21,7 +21,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.session import ReviewSession
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import item_swap, run_async, screen_text
 from .test_tui_adjudication import adjudications, adjudicator_app, disputed, loaded, open_unit
 

@@ -33,8 +33,8 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 FUZZ = settings(
     derandomize=True,

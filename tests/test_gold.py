@@ -18,7 +18,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 cli = CliRunner()
 

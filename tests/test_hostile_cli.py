@@ -37,9 +37,9 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.judges import pairwise_parts
+from .support.kind_rows import write_jsonl
 
 PROCS = Path(__file__).resolve().parent / "procs"
 MARKUP = ["[bold red]x[/]", "[link=http://evil]click[/link]"]

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import KQA, needs_kqa
+from .support.paths import KQA, needs_kqa
 
 cli = CliRunner()
 

@@ -8,7 +8,7 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.items import find_item, get_item
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 
 def test_extra_fields_are_kept_and_known_ones_are_not(tmp_path: Path) -> None:

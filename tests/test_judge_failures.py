@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import small_study
 from .support.fakellm import FakeLLMServer, Reply
 from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 KEY = "sk-test-9f8e7d6c5b4a"

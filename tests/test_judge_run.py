@@ -19,9 +19,9 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.judgments import item_verdicts
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
 from .support.fakellm import FakeLLMServer, Reply
 from .support.judges import flip_sample, pairwise_responder, prefer_first, prefer_marked, routing
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 
 def make_study(tmp_path: Path, n: int = 4) -> Study:

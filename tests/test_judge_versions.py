@@ -15,9 +15,9 @@ from medjudge.store.judge_versions import list_versions
 from medjudge.store.judgments import latest_verdicts
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
 from .support.fakellm import FakeLLMServer
 from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
 from .test_judge_run import judge_for, make_study, run
 
 
@@ -205,7 +205,7 @@ def test_cli_prompt_for_an_ambiguous_run_names_the_tasks(tmp_path: Path) -> None
 
     from medjudge.cli import app
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     study = small_study(tmp_path / "both.db", pairwise=1, statements=1)
     path = str(study.path)

@@ -36,9 +36,8 @@ from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 
-from .conftest import write_jsonl
 from .support.fakellm import FakeLLMServer
-from .support.kind_rows import ROWS
+from .support.kind_rows import ROWS, write_jsonl
 from .support.tui import run_async, screen_text
 
 cli = CliRunner()

@@ -20,8 +20,8 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.kind_rows import write_jsonl
 
 cli = CliRunner()
 
@@ -107,7 +107,7 @@ def test_an_older_study_migrates_and_keeps_its_data(
 ) -> None:
     from medjudge.store import migrations
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     before = [m for m in migrations.MIGRATIONS if m[0] < "006"]

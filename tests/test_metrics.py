@@ -17,7 +17,8 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import as_json, pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.studies import as_json
 
 E, N, C = "entailed", "neutral", "contradicted"
 JUDGE = "openai:gpt-4o-mini"

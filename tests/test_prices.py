@@ -23,9 +23,9 @@ from medjudge.judging.llm.pricing import price_for, price_table
 from medjudge.judging.llm.provider_registry import REGISTRY, ProviderEntry, openai_client
 from medjudge.judging.llm.specs import parse_judge_spec
 
-from .conftest import small_study
 from .support.fakellm import FakeLLMServer
 from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))

@@ -24,7 +24,7 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import add_time, set_label
 from medjudge.store.study import Study, dumps, utcnow
 
-from .conftest import write_jsonl
+from .support.kind_rows import write_jsonl
 from .test_views import CONFIG, JUDGE, adjudicate, pairwise_trail
 
 runner = CliRunner()

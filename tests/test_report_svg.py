@@ -24,7 +24,7 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .test_hostile_cli import inert
 from .test_match import make_study
 from .test_views import CONFIG, pairwise_trail

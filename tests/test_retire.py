@@ -23,7 +23,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.widgets import ProgressLine
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import run_async, screen_text, until
 
 cli = CliRunner()

@@ -139,7 +139,7 @@ async def test_flag_an_item_and_find_it_again(tmp_path: Path) -> None:
 async def test_the_reading_screen_shows_the_items_metadata(tmp_path: Path) -> None:
     from medjudge.store.importing.run import import_file
 
-    from .conftest import pairwise_row, write_jsonl
+    from .support.kind_rows import pairwise_row, write_jsonl
 
     path = build_study(tmp_path, pairwise=0, statements=0, rating=0)
     row = {**pairwise_row(0), "specialty": "cardiology", "p": 20}

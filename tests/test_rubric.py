@@ -21,7 +21,7 @@ from medjudge.kinds.rubric import score
 from medjudge.store.items import get_item, list_items
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
+from .support.kind_rows import write_jsonl
 
 cli = CliRunner()
 

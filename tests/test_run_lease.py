@@ -26,9 +26,9 @@ from medjudge.judging.protocol.versions import register_judges
 from medjudge.store import leases
 from medjudge.store.study import Study
 
-from .conftest import small_study
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))

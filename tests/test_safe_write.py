@@ -31,7 +31,7 @@ from medjudge.store.db import StudyError
 from medjudge.store.safe_write import OutputError, refuse_protected, replacing, text_output
 from medjudge.store.study import Study
 
-from .conftest import small_study
+from .support.studies import small_study
 
 cli = CliRunner()
 OUTPUTS = {

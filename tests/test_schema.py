@@ -341,7 +341,7 @@ def test_note_frames_migrate_an_older_study(
     """#11: a study made before 003_note_frames opens; its notes' frame is unknown (NULL)."""
     from medjudge.store import migrations
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
@@ -376,7 +376,7 @@ def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
     from medjudge.store import migrations
     from medjudge.store.judge_versions import list_versions
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
@@ -433,7 +433,7 @@ def test_batches_migrate_an_older_study_and_keep_their_contract(
     from medjudge.store import batches, migrations
     from medjudge.store.judgments import cached_calls
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])

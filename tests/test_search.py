@@ -25,7 +25,8 @@ from medjudge.store.roles import grant
 from medjudge.store.search import BadQuery, search
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, small_study, statements_row, write_jsonl
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
+from .support.studies import small_study
 
 cli = CliRunner()
 

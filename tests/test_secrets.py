@@ -31,9 +31,9 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
 
 ENV_OPENAI = "sk-test-PLANTED-7f3a9c"
 ENV_ANTHROPIC = "sk-ant-PLANTED-4b1e2d"

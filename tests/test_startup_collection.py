@@ -13,7 +13,7 @@ import pytest
 from medjudge import cli
 from medjudge.tui.app import make_app
 
-from .conftest import small_study
+from .support.studies import small_study
 from .support.tui import build_study, run_async
 
 

@@ -24,7 +24,7 @@ from medjudge.tui.agreement_screen import AgreementScreen
 from medjudge.tui.app import make_app
 from medjudge.tui.overview_screen import OverviewScreen
 
-from .conftest import small_study
+from .support.studies import small_study
 from .support.tui import run_async, screen_text
 
 cli = CliRunner()

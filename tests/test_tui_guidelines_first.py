@@ -11,7 +11,7 @@ from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 from medjudge.tui.guidelines_screen import GuidelinesScreen
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import labels, run_async, screen_text, until
 
 

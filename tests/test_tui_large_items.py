@@ -18,7 +18,7 @@ from medjudge.tui.render import PANE_CHARS
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import WINDOW, Pane, UnitRows
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import run_async, screen_text, until
 from .test_match import medrgb_rows
 

@@ -12,7 +12,7 @@ from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import run_async, screen_text, until
 
 

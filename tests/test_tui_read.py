@@ -11,7 +11,7 @@ from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 from medjudge.tui.read_screen import ReadScreen
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import run_async, screen_text, until
 
 LONG = " ".join(f"sentence{i} of a long answer about dosing." for i in range(200))

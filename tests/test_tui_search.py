@@ -17,7 +17,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.search_screen import SearchScreen
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import HOSTILE, run_async, screen_text, static_text, until
 
 

@@ -71,8 +71,7 @@ def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
 def _rating_study(tmp: Path) -> Path:
     """Twelve rating items, two models; two reviewers and a judge on every criterion."""
     from medjudge.store.importing.run import import_file
-    from tests.conftest import write_jsonl
-    from tests.support.tui import rating_row
+    from tests.support.kind_rows import rating_row, write_jsonl
 
     ticks = ["A", "A,B", "A,C", "A,B,C", "B"]
     rows = []
@@ -105,7 +104,7 @@ def _rating_study(tmp: Path) -> Path:
 def _rubric_study(tmp: Path) -> Path:
     """The rubric study of ``test_rubric``: four answers, two models, two reviewers, a judge."""
     from medjudge.store.importing.run import import_file
-    from tests.conftest import write_jsonl
+    from tests.support.kind_rows import write_jsonl
     from tests.test_rubric import MARKS, _row
 
     path = tmp / "rubric.sqlite"

@@ -16,22 +16,10 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
-from ..conftest import pairwise_row, statements_row, write_jsonl
+from .kind_rows import pairwise_row, rating_row, statements_row, write_jsonl
 
 HOSTILE = "[bold red]x[/] \x1b[2J \x1b]52;c;SGVsbG8=\x07 \u202eevil"
 """Rich markup, a clear-screen escape, an OSC 52 clipboard write and a bidi override."""
-
-
-def rating_row(i: int) -> dict[str, Any]:
-    """A valid rating record with four options."""
-    return {
-        "id": f"r{i}",
-        "question": f"Case {i}: which next step?",
-        "options": {"A": "Treat now", "B": "Test first", "C": "Wait", "D": "Refer"},
-        "correct": "A",
-        "explanation": f"Explanation {i}: A because it is urgent.",
-        "source": "model-x",
-    }
 
 
 def build_study(
