@@ -18,7 +18,7 @@ from medjudge.demo.build import build_demo
 from medjudge.store.study import Study
 
 from .support.paths import REPO
-from .test_docs_schema import live
+from .support.schema import live
 
 METADATA = REPO / "docs" / "datasette-metadata.json"
 

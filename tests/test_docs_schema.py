@@ -14,6 +14,7 @@ from medjudge.demo.build import build_demo
 from medjudge.store.study import Study
 
 from .support.paths import REPO
+from .support.schema import FTS5_SHADOW, live, shadow_tables
 
 SCHEMA_MD = REPO / "docs" / "schema.md"
 _HEADING = re.compile(r"^### (table|view) `(\w+)`$", re.MULTILINE)
@@ -28,31 +29,6 @@ def documented() -> dict[tuple[str, str], str]:
         end = found[i + 1].start() if i + 1 < len(found) else len(text)
         sections[(m.group(1), m.group(2))] = text[m.end() : end]
     return sections
-
-
-FTS5_SHADOW = ("_data", "_idx", "_docsize", "_config")
-"""FTS5's own storage tables, ``NAME_data`` … for an index table ``NAME``: described once, as a
-group, in the search index section, not each on its own."""
-
-
-def shadow_tables(conn: sqlite3.Connection) -> set[str]:
-    """Tables SQLite itself calls shadow tables (a virtual table's storage)."""
-    return {r[1] for r in conn.execute("PRAGMA table_list") if r[2] == "shadow"}
-
-
-def live(conn: sqlite3.Connection) -> dict[tuple[str, str], list[str]]:
-    """(type, name) → columns, for every table and view but SQLite's own and virtual tables'
-    shadow tables."""
-    objects = conn.execute(
-        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
-        "AND name NOT LIKE 'sqlite_%'"
-    ).fetchall()
-    shadows = shadow_tables(conn)
-    return {
-        (kind, name): [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
-        for kind, name in objects
-        if name not in shadows
-    }
 
 
 @pytest.fixture(params=["new", "demo"])

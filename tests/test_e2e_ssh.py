@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from .support.terminal import Terminal
 from .support.tui import build_study, history, labels
-from .test_e2e_tmux import Terminal
 
 SSHD = "/usr/sbin/sshd"
 REPO = Path(__file__).resolve().parent.parent

@@ -21,9 +21,9 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.session import ReviewSession
 
+from .support.adjudication import adjudications, adjudicator_app, disputed, loaded, open_unit
 from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import item_swap, run_async, screen_text
-from .test_tui_adjudication import adjudications, adjudicator_app, disputed, loaded, open_unit
 
 CAROL = {"LOGNAME": "carol", "USER": "carol"}
 
@@ -205,8 +205,7 @@ async def test_agreement_detail_confusion_matrix_is_in_the_file_frame(tmp_path: 
     from medjudge.tui.agreement_screen import AgreementScreen
     from medjudge.tui.app import make_app
 
-    from .support.tui import build_study
-    from .test_tui_overview import until
+    from .support.tui import build_study, until
 
     path = build_study(tmp_path, blind=False)
     assert item_swap(path, "p0")

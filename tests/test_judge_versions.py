@@ -18,7 +18,7 @@ from medjudge.store.study import Study
 from .support.fakellm import FakeLLMServer
 from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
 from .support.kind_rows import pairwise_row, write_jsonl
-from .test_judge_run import judge_for, make_study, run
+from .support.runs import judge_for, judged_study, run
 
 
 def current(study: Study, rater: str) -> dict[tuple[str, str], str | None]:
@@ -38,7 +38,7 @@ FLIPPED_FIRST = routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), fl
 
 def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) -> None:
     """#14: a re-run with other settings used to overwrite the rater's config and verdicts."""
-    study = make_study(tmp_path, n=3)
+    study = judged_study(tmp_path, n=3)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         run(study, [judge_for(server, samples=1)])
         run(study, [judge_for(server, samples=3)])
@@ -62,7 +62,7 @@ def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) ->
 
 
 def test_the_same_settings_again_are_the_same_version(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         run(study, [judge_for(server, samples=3)])
         again = run(study, [judge_for(server, samples=3)])
@@ -139,7 +139,7 @@ def test_cli_name_and_custom_prompt_make_named_versions(tmp_path: Path) -> None:
 
     from medjudge.cli import app
 
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     path = str(study.path)
     study.close()
     prompt = _custom_pairwise(tmp_path)
@@ -188,7 +188,7 @@ def test_cli_bad_prompt_file_is_one_clear_error(
 
     from medjudge.cli import app
 
-    study = make_study(tmp_path, n=1)
+    study = judged_study(tmp_path, n=1)
     path = str(study.path)
     study.close()
     prompt = _custom_pairwise(tmp_path, drop, extra)
@@ -270,7 +270,7 @@ def test_a_panel_is_recomputed_when_one_member_is_re_run(tmp_path: Path) -> None
     """#14: a panel used to stay stale after one of its members was re-run on its own."""
     from .support.fakellm import FakeRequest, Reply
 
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     broken = {"on": True}
     consistent = routing(pairwise_responder(prefer_marked("GOOD")))
 
@@ -311,7 +311,7 @@ def test_status_lists_versions_and_export_names_the_version_on_every_row(tmp_pat
 
     from medjudge.cli import app
 
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         run(study, [judge_for(server, samples=1)])
         run(study, [judge_for(server, samples=3)])

@@ -22,49 +22,13 @@ from medjudge.store.study import Study
 
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.kind_rows import write_jsonl
+from .support.match import match_study, medrgb_rows
 
 cli = CliRunner()
 
 
-def medrgb_rows() -> list[dict[str, object]]:
-    """Conditions × p, an abstention, counterfactual documents and sub-questions."""
-    rows: list[dict[str, object]] = []
-    for test, p in (("standard", 0), ("sufficiency", 40), ("robustness", 40), ("robustness", 80)):
-        for m, model in enumerate(("model-x", "model-y")):
-            rows.append(
-                {
-                    "id": f"{test}-{p}-{model}",
-                    "question": f"Which drug first for anaphylaxis? ({test}, p={p})",
-                    "options": {"A": "Epinephrine", "B": "Antihistamine"},
-                    "prediction": "Insufficient information to answer."
-                    if (test, p, m) == ("sufficiency", 40, 1)
-                    else ("A. Epinephrine IM" if m == 0 else "B. Antihistamine, PARTLY"),
-                    "source": model,
-                    "ground_truth": "A. Epinephrine",
-                    "documents": [
-                        {"text": "Epinephrine IM is first line.", "kind": "signal"},
-                        {"text": "Antihistamines are first line.", "kind": "counterfactual"},
-                        {"text": "The clinic opens at nine.", "kind": "noise"},
-                    ],
-                    "test": test,
-                    "p": p,
-                }
-            )
-    rows[0]["subquestions"] = [
-        {"question": "Route?", "reference": "intramuscular", "prediction": "intramuscular"},
-        {"question": "Site?", "reference": "outer thigh", "prediction": "the arm WRONG"},
-    ]
-    return rows
-
-
-def make_study(tmp_path: Path) -> Study:
-    s = Study.create(tmp_path / "m.db", actor="lead")
-    import_file(s, write_jsonl(tmp_path / "m.jsonl", medrgb_rows()), "match", actor="lead")
-    return s
-
-
 def test_import_keeps_prediction_truth_documents_subquestions_and_metadata(tmp_path: Path) -> None:
-    s = make_study(tmp_path)
+    s = match_study(tmp_path)
     item = get_item(s, 1)
     assert item.kind == "match" and item.answers["answer"].source == "model-x"
     assert item.data["ground_truth"] == "A. Epinephrine"
@@ -155,7 +119,7 @@ def _scorer(req: FakeRequest) -> Reply:
 
 
 def test_judge_scores_by_the_median_of_samples_through_the_real_sdk(tmp_path: Path) -> None:
-    s = make_study(tmp_path)
+    s = match_study(tmp_path)
     with FakeLLMServer(_scorer) as server:
         judge = JudgeConfig(parse_judge_spec(f"openai:fake@{server.openai_url}"), samples=3)
         summary = asyncio.run(run_judges(s, [judge], RunOptions(concurrency=8, actor="t")))
@@ -276,7 +240,7 @@ def test_h_scores_half(tmp_path: Path) -> None:
 def test_report_means_by_model_test_and_p_with_abstentions_apart(tmp_path: Path) -> None:
     from medjudge.judging.report.build import ReportOptions, build_report, render
 
-    s = make_study(tmp_path)
+    s = match_study(tmp_path)
     with FakeLLMServer(_scorer) as server:
         judge = JudgeConfig(parse_judge_spec(f"openai:fake@{server.openai_url}"), samples=3)
         asyncio.run(run_judges(s, [judge], RunOptions(concurrency=8, actor="t")))

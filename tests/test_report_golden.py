@@ -41,7 +41,7 @@ def test_streamed_json_equals_the_whole_dump(
     from medjudge.judging.report.render import json as render_json
     from medjudge.store.study import Study
 
-    from .test_report import NOW, build_rich_study
+    from .support.rich_study import NOW, build_rich_study
 
     with Study.open(build_rich_study(tmp_path)) as s:
         report = build_report(s, now=NOW)
@@ -64,7 +64,7 @@ def test_streamed_csv_equals_the_whole_table(
     from medjudge.judging.report.render import csv as render_csv
     from medjudge.store.study import Study
 
-    from .test_report import NOW, build_rich_study
+    from .support.rich_study import NOW, build_rich_study
 
     with Study.open(build_rich_study(tmp_path)) as s:
         report = build_report(s, now=NOW)

@@ -28,7 +28,7 @@ from medjudge.judging.report.render.md import STYLE as MD
 from medjudge.judging.report.templating import macro
 from medjudge.store.study import Study
 
-from .test_report import EVIL, NOW, build_rich_study
+from .support.rich_study import EVIL, NOW, build_rich_study
 
 
 @pytest.fixture(scope="module")

@@ -232,7 +232,8 @@ def _trail_keys(trail: object) -> set[str]:
 def test_call_totals_of_a_judge_come_from_its_current_trails(tmp_path: Path) -> None:
     """The calls a judge's verdicts were made from are summed inside SQLite; the same sums as
     collecting every key of every current trail in Python and adding up those calls."""
-    from .test_report import JUDGE, PANEL, build_rich_study
+    from .support.rich_study import PANEL, build_rich_study
+    from .support.trails import JUDGE
 
     with Study.open(build_rich_study(tmp_path)) as s:
         trails = [

@@ -19,8 +19,8 @@ from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import WINDOW, Pane, UnitRows
 
 from .support.kind_rows import pairwise_row, write_jsonl
+from .support.match import medrgb_rows
 from .support.tui import run_async, screen_text, until
-from .test_match import medrgb_rows
 
 N = 100_000
 

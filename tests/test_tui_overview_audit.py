@@ -13,8 +13,8 @@ from textual.widgets import DataTable
 from medjudge.tui.app import make_app
 from medjudge.tui.overview_screen import OverviewScreen
 
+from .support.audit import build, invoke
 from .support.tui import run_async, screen_text, until
-from .test_audit_report import _invoke, build
 
 
 def _cell(fig: dict[str, Any], pct: bool) -> str:
@@ -35,8 +35,8 @@ async def _overview(app: Any, pilot: Any) -> DataTable:
 @run_async
 async def test_overview_shows_the_corrected_figures(tmp_path: Path) -> None:
     db, *_ = build(tmp_path)
-    _invoke("settings", str(db), "--allow-reviewer-override")
-    report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
+    invoke("settings", str(db), "--allow-reviewer-override")
+    report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     (crit,) = report["audit"]["criteria"]
     app = make_app(db, reviewer="drchen", poll_interval=None)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -67,7 +67,7 @@ async def test_overview_shows_the_corrected_figures(tmp_path: Path) -> None:
 @run_async
 async def test_no_sample_no_audit_table(tmp_path: Path) -> None:
     db, *_ = build(tmp_path, sample=False)
-    _invoke("settings", str(db), "--allow-reviewer-override")
+    invoke("settings", str(db), "--allow-reviewer-override")
     app = make_app(db, reviewer="drchen", poll_interval=None)
     async with app.run_test(size=(160, 50)) as pilot:
         table = await _overview(app, pilot)

@@ -40,15 +40,15 @@ def html_text(page: str) -> str:
 
 def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
     """Build the three studies under ``tmp``; their paths and report options."""
-    from tests.test_match import make_study
-    from tests.test_report import build_rich_study
+    from tests.support.match import match_study
+    from tests.support.rich_study import build_rich_study
 
     demo = build_demo(tmp / "demo.sqlite", actor="lead")
     with demo.tx() as conn:  # the demo's judge run took however long it took: fix it
         conn.execute("UPDATE judge_runs SET finished_at = started_at")
     demo.close()
     (tmp / "m").mkdir()
-    s = make_study(tmp / "m")
+    s = match_study(tmp / "m")
     units = s.conn.execute(
         "SELECT u.id, a.text FROM units u JOIN answers a ON a.item_id = u.item_id "
         "AND a.position = 'answer' WHERE u.criterion = 'match' ORDER BY u.id"
@@ -105,18 +105,18 @@ def _rubric_study(tmp: Path) -> Path:
     """The rubric study of ``test_rubric``: four answers, two models, two reviewers, a judge."""
     from medjudge.store.importing.run import import_file
     from tests.support.kind_rows import write_jsonl
-    from tests.test_rubric import MARKS, _row
+    from tests.support.rubric import MARKS, rubric_item
 
     path = tmp / "rubric.sqlite"
     with Study.create(path, actor="lead") as s:
-        rows = [_row(e) for e in MARKS]
+        rows = [rubric_item(e) for e in MARKS]
         import_file(s, write_jsonl(tmp / "rubric.jsonl", rows), "rubric", actor="lead")
     return path
 
 
 def outputs(tmp: Path) -> dict[str, str]:
     """Every golden output by file name: ``demo.md`` … and ``<study>.html.txt``."""
-    from tests.test_report import NOW
+    from tests.support.rich_study import NOW
 
     out: dict[str, str] = {}
     for name, (path, options) in studies(tmp).items():
