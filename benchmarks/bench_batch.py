@@ -42,9 +42,9 @@ def _timed(args: list[str], server: FakeBatchServer) -> tuple[float, int, int]:
     return wall, server.count() - before, done.returncode
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     """Submission, polling and collection of 4,800 calls for each provider."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         rows = [
             pairwise_row(i, answer_a=f"GOOD answer {i} " * 20, answer_b=f"Plain answer {i} " * 20)

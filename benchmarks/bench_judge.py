@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -33,7 +34,7 @@ CONCURRENCY = 64
 ITEMS = 400
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         study = Study.create(Path(tmp) / "bench.db")
         rows = [

@@ -28,6 +28,7 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -157,7 +158,7 @@ asyncio.run(main())
 """
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     """Build the study, drive the app, report the figures."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from medjudge.judging.stats.agreement.core import (
     without_ties,
 )
 from medjudge.judging.stats.bootstrap import UnitPatterns, bca_intervals, mean_bca
+
+from .support.checks import some
 
 TOL = 1e-9
 
@@ -46,7 +49,7 @@ def random_pair(seed: int, n: int, k: int, agree: float = 0.6) -> tuple[list[int
     return [int(x) for x in a], [int(x) for x in b]
 
 
-def crosstab(a: list, b: list) -> np.ndarray:
+def crosstab(a: list[Any], b: list[Any]) -> np.ndarray:
     """Confusion table over the sorted union of observed labels (built independently)."""
     cats = sorted(set(a) | set(b))
     t = np.zeros((len(cats), len(cats)))
@@ -133,8 +136,8 @@ def test_gwet_ac1_uses_given_categories_for_q() -> None:
 def test_correlations_match_scipy(seed: int, n: int, k: int) -> None:
     a, b = random_pair(seed, n, k)
     s = two_rater_stats(a, b, scale="ordinal")
-    assert s.spearman.value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
-    assert s.pearson.value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
+    assert some(s.spearman).value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
+    assert some(s.pearson).value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
     # BCa bootstrap over units (Fisher's z under-covers on tied scales), near scipy's BCa of
     # the same statistic on the paired data (other resamples: close, not equal).
     if n >= 100:
@@ -148,17 +151,17 @@ def test_correlations_match_scipy(seed: int, n: int, k: int) -> None:
                 n_resamples=2000,
                 random_state=1,
             ).confidence_interval
-            assert est.method == "bca_bootstrap"
-            assert est.ci_low == pytest.approx(ref.low, abs=0.03)
-            assert est.ci_high == pytest.approx(ref.high, abs=0.03)
+            assert some(est).method == "bca_bootstrap"
+            assert some(est).ci_low == pytest.approx(ref.low, abs=0.03)
+            assert some(est).ci_high == pytest.approx(ref.high, abs=0.03)
 
 
 def test_pearson_uses_numeric_values_as_scores() -> None:
     a = [1, 2, 10, 10, 1, 2]
     b = [1, 10, 10, 2, 1, 2]
     s = two_rater_stats(a, b, scale="ordinal", intervals=False)
-    assert s.pearson.value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
-    assert s.spearman.value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
+    assert some(s.pearson).value == pytest.approx(stats.pearsonr(a, b).statistic, abs=TOL)
+    assert some(s.spearman).value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
 
 
 def test_string_labels_and_ordered_categories() -> None:
@@ -172,8 +175,8 @@ def test_string_labels_and_ordered_categories() -> None:
     ordered = two_rater_stats(a, b, categories=scale, scale="ordinal")
     assert ordered.confusion.categories == scale
     expected = cohen_kappa_score(ia, ib, weights="quadratic")
-    assert ordered.weighted_kappa_quadratic.value == pytest.approx(expected, abs=TOL)
-    assert ordered.spearman.value == pytest.approx(stats.spearmanr(ia, ib).statistic, abs=TOL)
+    assert some(ordered.weighted_kappa_quadratic).value == pytest.approx(expected, abs=TOL)
+    assert some(ordered.spearman).value == pytest.approx(stats.spearmanr(ia, ib).statistic, abs=TOL)
 
 
 def test_missing_units_are_dropped() -> None:
@@ -239,10 +242,10 @@ def test_one_category_only() -> None:
     assert s2.gwet_ac1.value == pytest.approx(1.0)
     assert s2.cohen.value is None
     s3 = two_rater_stats([2] * 6, [2] * 6, scale="ordinal")
-    assert s3.weighted_kappa_linear.value is None
-    assert "chance disagreement is 0" in s3.weighted_kappa_linear.reason
-    assert s3.spearman.value is None and s3.pearson.value is None
-    assert s3.spearman.reason == "no variation (correlation undefined)"
+    assert some(s3.weighted_kappa_linear).value is None
+    assert "chance disagreement is 0" in some(s3.weighted_kappa_linear).reason
+    assert some(s3.spearman).value is None and s3.pearson.value is None
+    assert some(s3.spearman).reason == "no variation (correlation undefined)"
     for stats_ in (s, s2, s3):
         assert_json_safe(stats_.to_dict())
 
@@ -252,7 +255,7 @@ def test_one_rater_constant_gives_kappa_zero_not_nan() -> None:
     assert s.cohen.value == pytest.approx(0.0)
     assert s.cohen.value == pytest.approx(cohen_kappa_score(["x"] * 5, ["x"] * 4 + ["y"]))
     s2 = two_rater_stats([1] * 5, [1, 1, 1, 1, 2], scale="ordinal")
-    assert s2.spearman.value is None and s2.pearson.value is None
+    assert some(s2.spearman).value is None and s2.pearson.value is None
 
 
 ALL_TWO = (
@@ -285,7 +288,7 @@ def test_single_unit() -> None:
     assert s.n == 1
     assert s.percent.value == 1.0
     for e in (s.cohen, s.gwet_ac1, s.weighted_kappa_linear, s.spearman, s.pearson):
-        assert e.value is None and e.reason == "n < 2"
+        assert some(e).value is None and some(e).reason == "n < 2"
     lo, hi = proportion_confint(1, 1, method="wilson")
     assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
     assert s.percent.unstable and s.to_dict()["percent"]["unstable"] is True
@@ -299,7 +302,7 @@ def test_perfect_agreement_never_claims_a_zero_width_interval() -> None:
     a = [1, 2, 3, 1, 2, 3, 3, 2]
     s = two_rater_stats(a, list(a), scale="ordinal")
     for e in (s.percent, s.cohen, s.gwet_ac1, s.weighted_kappa_linear, s.spearman, s.pearson):
-        assert e.value == pytest.approx(1.0)
+        assert some(e).value == pytest.approx(1.0)
     # Wilson stays informative at n = 8: [0.68, 1], not [1, 1].
     lo, hi = proportion_confint(8, 8, method="wilson")
     assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
@@ -319,7 +322,7 @@ def test_complete_disagreement() -> None:
     assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b))
     assert s.gwet_ac1.value == pytest.approx(-1.0)
     assert s.bennett_s.value == pytest.approx(-1.0)
-    assert s.spearman.value == pytest.approx(-1.0)
+    assert some(s.spearman).value == pytest.approx(-1.0)
     assert_json_safe(s.to_dict())
 
 
@@ -422,7 +425,7 @@ def test_interval_scale_adds_icc_from_both_columns() -> None:
     s = two_rater_stats(a, b, scale="interval")
     from medjudge.judging.stats.agreement.icc import icc_2_1
 
-    assert s.icc.value == pytest.approx(icc_2_1(np.column_stack([a, b])).value, abs=TOL)
+    assert some(s.icc).value == pytest.approx(icc_2_1(np.column_stack([a, b])).value, abs=TOL)
     assert two_rater_stats(a, b, scale="ordinal").icc is None
 
 

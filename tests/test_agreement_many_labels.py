@@ -9,6 +9,7 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import krippendorff
 import numpy as np
@@ -24,7 +25,9 @@ RATERS = ["a", "b", "c"]
 TOL = 1e-9
 
 
-def _write(path: Path, n: int, n_labels: int, seed: int, missing: float = 0.0) -> list[dict]:
+def _write(
+    path: Path, n: int, n_labels: int, seed: int, missing: float = 0.0
+) -> list[dict[str, Any]]:
     """Units whose raters copy a true label 60% of the time, else pick a nearby one (with as
     many labels as units, unit i's true label is i)."""
     rnd = random.Random(seed)
@@ -47,7 +50,7 @@ def _write(path: Path, n: int, n_labels: int, seed: int, missing: float = 0.0) -
     return rows
 
 
-def _run(path: Path, *args: str) -> dict:
+def _run(path: Path, *args: str) -> dict[str, Any]:
     r = runner.invoke(app, ["agreement", str(path), "--unit", "id", "--json", *args])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)

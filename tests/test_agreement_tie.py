@@ -10,6 +10,7 @@ import csv
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import krippendorff
 import numpy as np
@@ -43,7 +44,7 @@ def _ratings(path: Path, values: list[int], raters: int, seed: int) -> list[list
     return rows
 
 
-def _run(path: Path, *args: str) -> dict:
+def _run(path: Path, *args: str) -> dict[str, Any]:
     r = runner.invoke(app, ["agreement", str(path), "--json", "--n-boot", "200", *args])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)

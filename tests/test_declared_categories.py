@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -40,18 +41,18 @@ def three_option_study(path: Path, n: int = 40) -> list[list[str]]:
     return rows
 
 
-def report_json(path: Path) -> dict:
+def report_json(path: Path) -> dict[str, Any]:
     r = RUN.invoke(app, ["report", str(path), "-f", "json", "--n-boot", "200"])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)
 
 
-def section(report: dict, name: str) -> dict:
+def section(report: dict[str, Any], name: str) -> dict[str, Any]:
     (c,) = [c for c in report["criteria"] if c["name"] == name]
     return c
 
 
-def figures(c: dict, view: str, a: str, b: str | None = None) -> dict:
+def figures(c: dict[str, Any], view: str, a: str, b: str | None = None) -> dict[str, Any]:
     (rec,) = [
         r
         for r in c["comparisons"]

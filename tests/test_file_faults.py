@@ -283,7 +283,7 @@ def counts(study: Path) -> tuple[int, int, int]:
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         return tuple(
-            conn.execute(  # type: ignore[return-value]
+            conn.execute(
                 "SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM label_history), "
                 "(SELECT count(*) FROM judge_calls)"
             ).fetchone()

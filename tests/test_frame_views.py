@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app as cli
 from medjudge.store.importing.run import import_file
@@ -28,7 +28,7 @@ from .support.tui import item_swap, run_async, screen_text
 CAROL = {"LOGNAME": "carol", "USER": "carol"}
 
 
-def _adjudicate(path: Path, value: str) -> object:
+def _adjudicate(path: Path, value: str) -> Result:
     return CliRunner(env=CAROL).invoke(
         cli,
         ["adjudicate", str(path), "--unit", "p0/correctness", "--value", value, "--rationale", "x"],
@@ -68,7 +68,7 @@ def test_adjudicate_value_refuses_a_value_that_is_no_verdict(tmp_path: Path) -> 
 @run_async
 async def test_the_app_shows_the_value_the_cli_recorded(tmp_path: Path) -> None:
     path = disputed(tmp_path)
-    assert _adjudicate(path, "answer_b").exit_code == 0  # type: ignore[attr-defined]
+    assert _adjudicate(path, "answer_b").exit_code == 0
     app = adjudicator_app(path)
     async with app.run_test(size=(110, 60)) as pilot:
         await open_unit(pilot, "p0/correctness")
@@ -114,7 +114,7 @@ def test_every_new_note_and_rationale_records_its_frame(tmp_path: Path) -> None:
     assert ("A (the left one) is vague", "display") in _frames(
         path, "SELECT note, note_frame FROM item_notes"
     )
-    assert _adjudicate(path, "B").exit_code == 0  # type: ignore[attr-defined]
+    assert _adjudicate(path, "B").exit_code == 0
     assert _frames(path, "SELECT rationale, rationale_frame FROM adjudications") == [("x", "file")]
 
 

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 
@@ -36,7 +36,7 @@ def runs(path: Path) -> list[str]:
         conn.close()
 
 
-def judge(study: Path, spec: str, *extra: str, key: str = KEY) -> object:
+def judge(study: Path, spec: str, *extra: str, key: str = KEY) -> Result:
     return cli.invoke(
         app,
         ["judge", str(study), "-j", spec, "--samples", "1", "--concurrency", "2", *extra],

@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 
@@ -29,7 +29,7 @@ GOOD = routing(pairwise_responder(prefer_marked("Answer A")))
 KEY = "sk-test-pilot"
 
 
-def judge(path: Path, spec: str, *extra: str) -> object:
+def judge(path: Path, spec: str, *extra: str) -> Result:
     return cli.invoke(
         app,
         ["judge", str(path), "-j", spec, "--samples", "1", "--concurrency", "2", *extra],

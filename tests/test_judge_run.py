@@ -411,7 +411,7 @@ def test_an_interrupted_run_keeps_the_verdicts_written_and_leaves_no_thread(
                     study,
                     [judge_for(server, samples=1)],
                     RunOptions(concurrency=4),
-                    Interrupt(),  # type: ignore[arg-type]
+                    Interrupt(),
                 )
             )
     assert not [t for t in threading.enumerate() if t.name.startswith("medjudge-verdicts")]

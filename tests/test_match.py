@@ -20,6 +20,7 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item
 from medjudge.store.study import Study
 
+from .support.checks import some
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.kind_rows import write_jsonl
 from .support.match import match_study, medrgb_rows
@@ -103,8 +104,8 @@ def test_an_older_study_migrates_and_keeps_its_data(
 def _scorer(req: FakeRequest) -> Reply:
     """Scores by the prediction's text; the second sample of each call disagrees upward."""
     text = req.prompt_text
-    prediction = re.search(r"<prediction>\s*(.*?)\s*</prediction>", text, re.S).group(1)
-    truth = re.search(r"<ground_truth>\s*(.*?)\s*</ground_truth>", text, re.S).group(1)
+    prediction = some(re.search(r"<prediction>\s*(.*?)\s*</prediction>", text, re.S)).group(1)
+    truth = some(re.search(r"<ground_truth>\s*(.*?)\s*</ground_truth>", text, re.S)).group(1)
     if "WRONG" in prediction or "Insufficient" in prediction:
         score = 0
     elif "PARTLY" in prediction:

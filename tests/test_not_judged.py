@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 
@@ -23,7 +23,7 @@ MARKED = ("Question 3?", "Question 12?")
 """Items whose calls the server refuses (HTTP 400), never five calls in a row."""
 
 
-def judge(study: Path, url: str, *extra: str) -> object:
+def judge(study: Path, url: str, *extra: str) -> Result:
     return cli.invoke(
         app,
         ["judge", str(study), "-j", f"openai:m@{url}", "--samples", "1", "--concurrency", "2"]

@@ -298,8 +298,8 @@ def test_judges_send_through_the_sdks_aiohttp_transport(fake: FakeLLMServer, kin
     provider = build(kind, fake)
     run(call(provider))
     client = provider._clients.first
-    sdk_client = client.client if kind == "openai" else client  # type: ignore[union-attr]
-    transport = sdk_client._client._transport  # type: ignore[union-attr]
+    sdk_client = client.client if kind == "openai" else client
+    transport = sdk_client._client._transport
     assert type(transport).__name__ == "AiohttpTransport", type(transport)
     assert type(transport).__module__.startswith(f"{kind}._vendor.httpx_aiohttp")
 
@@ -406,7 +406,7 @@ def test_anthropic_drops_refused_temperature(fake: FakeLLMServer) -> None:
 # --------------------------------------------------------------------------- secrets
 
 
-def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict]]:
+def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict[str, Any]]]:
     def echo(status: int) -> Callable[[FakeRequest], Reply]:
         def respond(req: FakeRequest) -> Reply:
             auth = req.headers.get("authorization", "") + req.headers.get("x-api-key", "")
@@ -425,7 +425,7 @@ def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict]]:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("scenario", _leak_scenarios(), ids=[s[0] for s in _leak_scenarios()])
 def test_api_key_never_appears_in_errors(
-    fake: FakeLLMServer, kind: str, scenario: tuple[str, Callable, dict]
+    fake: FakeLLMServer, kind: str, scenario: tuple[str, Callable, dict[str, Any]]
 ) -> None:
     _, responder, options = scenario
     fake.responder = responder
@@ -768,7 +768,7 @@ def test_parse_invalid_specs(text: str, message: str) -> None:
 def test_spec_error_is_value_error_and_judgespec_validates() -> None:
     assert issubclass(SpecError, ValueError)
     with pytest.raises(SpecError):
-        JudgeSpec("cohere", "x")  # type: ignore[arg-type]
+        JudgeSpec("cohere", "x")
     with pytest.raises(SpecError):
         JudgeSpec("openai", "")
     with pytest.raises(SpecError):

@@ -9,9 +9,10 @@ import io
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 from medjudge.judging.analysis.disagreements import queue
@@ -55,7 +56,7 @@ def _unit(s: Study, ext: str, criterion: str = "correctness") -> int:
     )
 
 
-def _retire(db: Path, *args: str) -> object:
+def _retire(db: Path, *args: str) -> Result:
     return cli.invoke(app, ["retire", str(db), *args])
 
 
@@ -65,12 +66,12 @@ def _report(db: Path, fmt: str) -> str:
     return r.stdout
 
 
-def _correctness(report: dict) -> dict:
+def _correctness(report: dict[str, Any]) -> dict[str, Any]:
     (c,) = [c for c in report["criteria"] if c["name"] == "correctness"]
     return c
 
 
-def _status(db: Path) -> dict:
+def _status(db: Path) -> dict[str, Any]:
     r = cli.invoke(app, ["status", str(db), "--json"])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)
@@ -270,7 +271,7 @@ def test_the_live_agreement_drops_a_retired_item_and_takes_it_back(db: Path) -> 
 
 
 def test_anchoring_leaves_a_retired_item_out(db: Path) -> None:
-    def reviewers(report: dict) -> dict[str, int]:
+    def reviewers(report: dict[str, Any]) -> dict[str, int]:
         return {r["reviewer"]: r["n_labels"] for r in report["anchoring"]}
 
     before = reviewers(json.loads(_report(db, "json")))

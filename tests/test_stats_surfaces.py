@@ -11,6 +11,7 @@ import json
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -54,7 +55,7 @@ def _labelled(tmp_path: Path) -> Path:
     return path
 
 
-def _est(d: dict) -> Estimate:
+def _est(d: dict[str, Any]) -> Estimate:
     return Estimate(d["value"], d["ci_low"], d["ci_high"], d["n"], d["reason"], d["method"])
 
 

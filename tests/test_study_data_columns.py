@@ -52,8 +52,8 @@ def test_criterion_labels_answer_like_the_label_matrix(
     got, want = CriterionLabels(units), LabelMatrix()
     for pos, rater, value in records:
         unit = units[pos % len(units)]
-        got.set(unit, rater, value)  # type: ignore[arg-type]
-        want.set(unit, rater, value)  # type: ignore[arg-type]
+        got.set(unit, rater, value)
+        want.set(unit, rater, value)
     assert sorted(got.raters()) == sorted(want.raters())  # type: ignore[type-var]
     assert {r: got.count(r) for r in RATERS} == {r: want.count(r) for r in RATERS}
     assert len(got) == len(want)
@@ -209,7 +209,7 @@ def test_loading_a_study_makes_no_object_per_unit(tmp_path: Path) -> None:
     ],
 )
 def test_trail_facts(trail: dict[str, object], facts: TrailFacts) -> None:
-    assert trail_facts(trail) == facts  # type: ignore[arg-type]
+    assert trail_facts(trail) == facts
 
 
 def _trail_keys(trail: object) -> set[str]:

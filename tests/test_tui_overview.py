@@ -15,6 +15,7 @@ from medjudge.tui.dialogs import ConfirmDialog, PromptDialog
 from medjudge.tui.overview_screen import OverviewScreen
 from medjudge.tui.review.screen import ReviewScreen
 
+from .support.checks import some
 from .support.fakellm import FakeLLMServer, Reply
 from .support.judges import pairwise_responder, prefer_first, rating_responder, routing
 from .support.tui import add_verdicts, build_study, run_async, scalar, screen_text, until
@@ -80,7 +81,7 @@ async def test_overview_shows_items_progress_and_agreement(tmp_path: Path) -> No
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
-        assert app.screen.session.item.ext_id == "s0"
+        assert some(app.screen.session.item).ext_id == "s0"
 
 
 @run_async
@@ -202,10 +203,12 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
             await pilot.press("escape")  # back to reviewing while the judge runs
             await pilot.press("t")
             await until(pilot, lambda: alice_labels() == 1, "the vote, saved during the run")
-            assert app.judge_state.status == "running"
+            assert some(app.judge_state).status == "running"
             voted.set()
-            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=120)
-            assert app.judge_state.status == "done", app.judge_state.message
+            await until(
+                pilot, lambda: some(app.judge_state).status in ("done", "failed"), timeout=120
+            )
+            assert some(app.judge_state).status == "done", some(app.judge_state).message
             await app.workers.wait_for_complete()
     assert scalar(path, "SELECT count(*) FROM verdicts") > 0
     # The vote was committed while the run was still going: the app did not wait for it.
@@ -318,9 +321,12 @@ async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> N
             await pilot.press("y")
             await until(pilot, lambda: app.judge_state is not None and app.judge_state.done >= 2)
             await pilot.press("K")
-            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=30)
+            await until(
+                pilot, lambda: some(app.judge_state).status in ("done", "failed"), timeout=30
+            )
             assert (
-                app.judge_state.status == "done" and "stopped: cancelled" in app.judge_state.message
+                some(app.judge_state).status == "done"
+                and "stopped: cancelled" in some(app.judge_state).message
             )
             await app.workers.wait_for_complete()
         made = server.count()

@@ -14,6 +14,7 @@ from medjudge.tui.dialogs import HelpScreen, PromptDialog
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import Pane
 
+from .support.checks import some
 from .support.tui import (
     add_verdicts,
     build_study,
@@ -50,14 +51,14 @@ async def test_pairwise_keys_store_votes_in_display_order(tmp_path: Path) -> Non
     async with app.run_test(
         size=(100, 40), message_hook=lambda m: saved_messages.append(m)
     ) as pilot:
-        assert review(app).session.item.ext_id == "p0"
+        assert some(review(app).session.item).ext_id == "p0"
         await pilot.press("a", "b", "t", "n", "b", "a")
         await pilot.pause()
         got = labels(path, "alice")
         want = dict(zip(PAIRWISE, ["A", "B", "tie", "neither", "B", "A"], strict=True))
         assert got == {("p0", c): stored(path, "p0", v) for c, v in want.items()}
         # No verdicts or other labels: nothing to reveal, so the app went straight on.
-        assert review(app).session.item.ext_id == "p1"
+        assert some(review(app).session.item).ext_id == "p1"
         assert "saved" in static_text(app, "#saved")
         rows = history(path, "alice")
         assert [r[3] for r in rows] == ["label"] * 6 and not any(r[4] for r in rows)
@@ -89,7 +90,7 @@ async def test_saved_is_shown_only_after_the_commit(tmp_path: Path) -> None:
         await pilot.pause()
         text = static_text(app, "#saved")
         assert "NOT saved" in text and "disk is full" in text
-        assert screen.session.item.ext_id == "p0" and screen.cursor == 1
+        assert some(screen.session.item).ext_id == "p0" and screen.cursor == 1
     assert scalar(path, "SELECT count(*) FROM labels") == 1
 
 
@@ -101,15 +102,15 @@ async def test_undo_takes_back_labels_one_by_one_across_items(tmp_path: Path) ->
         await pilot.press(*"aaaaaa")  # all of p0, then p1 is shown
         await pilot.press("t")  # p1 correctness
         await pilot.pause()
-        assert review(app).session.item.ext_id == "p1"
+        assert some(review(app).session.item).ext_id == "p1"
         await pilot.press("u")
         await pilot.pause()
         assert ("p1", "correctness") not in labels(path, "alice")
         await pilot.press("u")  # the last label of p0: the app goes back there
         await pilot.pause()
         screen = review(app)
-        assert screen.session.item.ext_id == "p0"
-        assert screen.view.rows[screen.cursor].criterion.name == "bias"
+        assert some(screen.session.item).ext_id == "p0"
+        assert some(screen.view).rows[screen.cursor].criterion.name == "bias"
         assert ("p0", "bias") not in labels(path, "alice")
         assert ("p0", "efficiency") in labels(path, "alice")
         assert "undone" in static_text(app, "#saved")
@@ -151,7 +152,7 @@ async def test_blind_review_reveals_the_verdict_only_when_every_label_is_saved(
         await pilot.press("b")  # the sixth label: reveal
         await pilot.pause()
         assert scalar(path, "SELECT count(*) FROM reveals") == 1
-        assert screen.session.locked() and screen.session.item.ext_id == "p0"
+        assert screen.session.locked() and some(screen.session.item).ext_id == "p0"
         detail = static_text(app, "#detail")
         assert "Judge openai:fake-judge" in detail
         assert "AB:" in detail and "BA:" in detail
@@ -181,7 +182,7 @@ async def test_blind_review_reveals_the_verdict_only_when_every_label_is_saved(
         await pilot.press("E", "escape", "t", "enter")
         await pilot.pause()
         assert labels(path, "alice")[("p0", "bias")] == "tie"
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
 
 
 @run_async
@@ -249,22 +250,22 @@ async def test_next_previous_jump_and_go_to(tmp_path: Path) -> None:
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = review(app)
-        assert screen.session.item.ext_id == "p0"
+        assert some(screen.session.item).ext_id == "p0"
         await pilot.press("right_square_bracket")
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
         await pilot.press("right", "left", "left_square_bracket")
-        assert screen.session.item.ext_id == "p0"
+        assert some(screen.session.item).ext_id == "p0"
         await pilot.press("j")  # skips p1, which is done
-        assert screen.session.item.ext_id == "p2"
+        assert some(screen.session.item).ext_id == "p2"
         await pilot.press("g", *"s1", "enter")
         await pilot.pause()
-        assert screen.session.item.ext_id == "s1"
+        assert some(screen.session.item).ext_id == "s1"
         await pilot.press("g", *"#2", "enter")
         await pilot.pause()
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
         await pilot.press("g", *"nope", "enter")
         await pilot.pause()
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
     # Time spent was recorded for each item left.
     assert scalar(path, "SELECT count(*) FROM item_time") >= 3
     assert scalar(path, "SELECT sum(visits) FROM item_time") >= 5
@@ -276,12 +277,12 @@ async def test_statements_keys_label_each_statement_in_turn(tmp_path: Path) -> N
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = review(app)
-        assert screen.session.item.ext_id == "s0"
+        assert some(screen.session.item).ext_id == "s0"
         text = screen_text(app)
         assert "MUST" in text and "nice" in text and "Must 0.1" in text
         await pilot.press("e", "n", "c")
         await pilot.pause()
-        assert screen.session.item.ext_id == "s1"
+        assert some(screen.session.item).ext_id == "s1"
     assert labels(path, "alice") == {
         ("s0", "0"): "entailed",
         ("s0", "1"): "neutral",
@@ -306,7 +307,7 @@ async def test_rating_options_and_scales(tmp_path: Path) -> None:
         assert labels(path, "alice") == {("r0", "completeness"): "A,C,D"}
         await pilot.press("4", "5")
         await pilot.pause()
-        assert screen.session.item.ext_id == "r1"
+        assert some(screen.session.item).ext_id == "r1"
         # Nothing ticked and confirmed is stored as '-'; ticks left unconfirmed are saved
         # when leaving the item rather than lost.
         await pilot.press("enter", "3", "b")

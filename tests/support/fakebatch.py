@@ -109,7 +109,7 @@ class FakeBatchServer(FakeLLMServer):
 
     def __init__(
         self,
-        responder: Callable[[FakeRequest], Reply | str | dict] | None = None,
+        responder: Callable[[FakeRequest], Reply | str | dict[str, Any]] | None = None,
         *,
         script: BatchScript | Callable[[int], BatchScript] | None = None,
         max_requests: int = 100_000,

@@ -106,7 +106,7 @@ class FakeRequest:
         return "\n".join(p for p in parts if p)
 
     @property
-    def json_schema(self) -> dict | None:
+    def json_schema(self) -> dict[str, Any] | None:
         """The JSON schema the reply must follow: an OpenAI ``response_format`` of type
         ``json_schema``, or the ``input_schema`` of the tool an Anthropic ``tool_choice``
         forces; ``None`` for neither."""
@@ -122,7 +122,7 @@ class FakeRequest:
         return None
 
     @property
-    def forced_tool(self) -> dict | None:
+    def forced_tool(self) -> dict[str, Any] | None:
         """The tool an Anthropic request forces with ``tool_choice`` (``{"type": "tool",
         "name": ...}``), if it is among its ``tools``."""
         body = self.json if isinstance(self.json, dict) else {}
@@ -172,7 +172,7 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
-    body: dict | None = None
+    body: dict[str, Any] | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str | None = None
@@ -205,7 +205,7 @@ class Reply:
         return cls(drop=True, delay=delay)
 
 
-Responder = Callable[[FakeRequest], "Reply | str | dict"]
+Responder = Callable[[FakeRequest], "Reply | str | dict[str, Any]"]
 
 
 def example_from_schema(schema: Any) -> Any:
@@ -271,7 +271,7 @@ _ERROR_TYPES_ANTHROPIC = {
 }
 
 
-def _error_body(api: str, status: int, message: str) -> dict:
+def _error_body(api: str, status: int, message: str) -> dict[str, Any]:
     fallback = "invalid_request_error"
     if api == "anthropic":
         kind = _ERROR_TYPES_ANTHROPIC.get(status, "api_error" if status >= 500 else fallback)
@@ -468,7 +468,7 @@ class FakeLLMServer:
             self._requests.append(request)
         return request
 
-    def _respond(self, request: FakeRequest) -> tuple[int, dict[str, str], dict, bool]:
+    def _respond(self, request: FakeRequest) -> tuple[int, dict[str, str], dict[str, Any], bool]:
         api = request.api
         if request.path == MODELS_PATH and request.method == "GET":
             reply: Reply = Reply(body=self._models_body(api))
@@ -495,7 +495,7 @@ class FakeLLMServer:
             payload = self._openai_body(request, reply)
         return reply.status, dict(reply.headers), payload, False
 
-    def _models_body(self, api: str) -> dict:
+    def _models_body(self, api: str) -> dict[str, Any]:
         if api == "anthropic":
             data = [
                 {
@@ -527,7 +527,7 @@ class FakeLLMServer:
             n_out = _count_tokens(reply.text)
         return n_in, n_out
 
-    def _openai_body(self, request: FakeRequest, reply: Reply) -> dict:
+    def _openai_body(self, request: FakeRequest, reply: Reply) -> dict[str, Any]:
         n_in, n_out = self._usage(request, reply)
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
@@ -549,7 +549,7 @@ class FakeLLMServer:
             },
         }
 
-    def _anthropic_body(self, request: FakeRequest, reply: Reply) -> dict:
+    def _anthropic_body(self, request: FakeRequest, reply: Reply) -> dict[str, Any]:
         """A message; when the request forces a tool and the reply's text is a JSON object,
         as the API answers then: one ``tool_use`` block whose ``input`` is that object."""
         n_in, n_out = self._usage(request, reply)
@@ -583,7 +583,7 @@ class FakeLLMServer:
         }
 
 
-def _as_reply(value: Reply | str | dict) -> Reply:
+def _as_reply(value: Reply | str | dict[str, Any]) -> Reply:
     if isinstance(value, Reply):
         return value
     if isinstance(value, str):
