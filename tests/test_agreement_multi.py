@@ -57,7 +57,9 @@ def assert_json_safe(obj: object) -> None:
 
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
-def test_fleiss_matches_statsmodels_and_irrcac(seed, n, r, k, missing) -> None:
+def test_fleiss_matches_statsmodels_and_irrcac(
+    seed: int, n: int, r: int, k: int, missing: float
+) -> None:
     data = random_table(seed, n, r, k, missing)
     s = multi_rater_stats(as_rows(data), n_boot=200)
     complete = data[~np.isnan(data).any(axis=1)].astype(int)
@@ -78,7 +80,9 @@ def test_fleiss_matches_statsmodels_and_irrcac(seed, n, r, k, missing) -> None:
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
-def test_alpha_matches_krippendorff(seed, n, r, k, missing, level) -> None:
+def test_alpha_matches_krippendorff(
+    seed: int, n: int, r: int, k: int, missing: float, level: str
+) -> None:
     data = random_table(seed, n, r, k, missing)
     s = multi_rater_stats(as_rows(data), scale=level, intervals=False)
     expected = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
@@ -97,7 +101,9 @@ def test_ordinal_alpha_with_named_ordered_categories() -> None:
 
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
-def test_pairwise_mean_and_majority_match_brute_force(seed, n, r, k, missing) -> None:
+def test_pairwise_mean_and_majority_match_brute_force(
+    seed: int, n: int, r: int, k: int, missing: float
+) -> None:
     data = random_table(seed, n, r, k, missing)
     rows = as_rows(data)
     names = [f"dr{i}" for i in range(r)]
@@ -281,7 +287,9 @@ def test_invalid_tables() -> None:
 @pytest.mark.parametrize(
     ("seed", "n", "r", "k", "missing"), [c for c in CASES if c[4] == 0.0] + [(9, 80, 4, 3, 0.0)]
 )
-def test_randolph_matches_statsmodels_on_complete_data(seed, n, r, k, missing) -> None:
+def test_randolph_matches_statsmodels_on_complete_data(
+    seed: int, n: int, r: int, k: int, missing: float
+) -> None:
     data = random_table(seed, n, r, k, missing)
     counts, _ = aggregate_raters(data.astype(int), n_cat=k)
     s = multi_rater_stats(as_rows(data), categories=list(range(k)), intervals=False)
@@ -299,7 +307,9 @@ def test_randolph_counts_declared_categories_not_observed_ones() -> None:
 
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
-def test_fleiss_per_category_recombines_to_fleiss(seed, n, r, k, missing) -> None:
+def test_fleiss_per_category_recombines_to_fleiss(
+    seed: int, n: int, r: int, k: int, missing: float
+) -> None:
     # Fleiss (1971): κ = Σ_j p_j q_j κ_j / Σ_j p_j q_j; κ itself checked against statsmodels.
     data = random_table(seed, n, r, k, missing)
     s = multi_rater_stats(as_rows(data), categories=list(range(k)), intervals=False)

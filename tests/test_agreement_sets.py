@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -40,7 +42,9 @@ def _reference_alpha(columns: list[list[frozenset[str] | None]]) -> float:
                 counts[u, index[v]] += 1
     table = np.array([[masi(a, b) for b in domain] for a in domain])
 
-    def metric(v1, v2, i1, i2, n_v, dtype=np.float64):  # noqa: ANN001, ANN202, ARG001
+    def metric(
+        v1: Any, v2: Any, i1: Any, i2: Any, n_v: Any, dtype: Any = np.float64
+    ) -> Any:  # krippendorff's metric signature
         return table[i1, i2].astype(dtype)
 
     return float(
@@ -123,7 +127,7 @@ def test_masi_alpha_estimate_is_the_point_figure_with_a_bca_interval(seed: int) 
     assert est.method == "bca_bootstrap" and est.ci_low <= est.value <= est.ci_high
 
 
-def _rating_study(tmp_path, ticks: dict[str, list[str]]):  # noqa: ANN001, ANN202
+def _rating_study(tmp_path: Path, ticks: dict[str, list[str]]) -> Path:
     """Rating items whose completeness each rater ticked as ``ticks[rater][i]``."""
     from medjudge.store.importing.run import import_file
     from medjudge.store.study import Study
@@ -145,7 +149,7 @@ def _rating_study(tmp_path, ticks: dict[str, list[str]]):  # noqa: ANN001, ANN20
     return path
 
 
-def _report(path):  # noqa: ANN001, ANN202
+def _report(path: Path | None) -> dict[str, Any]:
     import json
 
     from typer.testing import CliRunner
@@ -154,7 +158,9 @@ def _report(path):  # noqa: ANN001, ANN202
 
     r = CliRunner().invoke(app, ["report", str(path), "-f", "json"])
     assert r.exit_code == 0, r.output
-    entry = next(c for c in json.loads(r.stdout)["criteria"] if c["name"] == "completeness")
+    entry: dict[str, Any] = next(
+        c for c in json.loads(r.stdout)["criteria"] if c["name"] == "completeness"
+    )
     return entry
 
 
@@ -173,13 +179,13 @@ def test_one_item_with_different_ticks_is_four_binary_units_not_two_categories(
     assert pair["confusion"]["categories"] == ["ticked", "not_ticked"]
 
 
-def test_figures_do_not_move_when_a_new_combination_appears_elsewhere(tmp_path) -> None:  # noqa: ANN001
+def test_figures_do_not_move_when_a_new_combination_appears_elsewhere(tmp_path: Path) -> None:
     base = {"ann": ["A,B", "C", "A"], "bob": ["A", "C", "A"]}
     more = {"ann": [*base["ann"], "B,C,D"], "bob": [*base["bob"], "B,C,D"]}
     a = _report(_rating_study(tmp_path / "a", base) if (tmp_path / "a").mkdir() is None else None)
     b = _report(_rating_study(tmp_path / "b", more) if (tmp_path / "b").mkdir() is None else None)
 
-    def option(entry, letter):  # noqa: ANN001, ANN202
+    def option(entry: dict[str, Any], letter: str) -> dict[str, Any]:
         return next(
             c["metrics"]
             for c in entry["comparisons"]
@@ -193,7 +199,7 @@ def test_figures_do_not_move_when_a_new_combination_appears_elsewhere(tmp_path) 
     assert option(b, "B")["percent"]["value"] == pytest.approx(3 / 4)
 
 
-def test_study_figures_equal_krippendorff_on_hand_built_binary_units(tmp_path) -> None:  # noqa: ANN001
+def test_study_figures_equal_krippendorff_on_hand_built_binary_units(tmp_path: Path) -> None:
     rng = random.Random(7)
     raters = ("ann", "bob", "cy")
     n = 25
@@ -222,7 +228,7 @@ def test_study_figures_equal_krippendorff_on_hand_built_binary_units(tmp_path) -
     assert groups["all"]["masi_alpha"]["value"] == pytest.approx(_reference_alpha(sets), abs=1e-9)
 
 
-def test_the_app_row_counts_the_same_binary_units_as_the_report(tmp_path) -> None:  # noqa: ANN001
+def test_the_app_row_counts_the_same_binary_units_as_the_report(tmp_path: Path) -> None:
     from medjudge.judging.analysis.live import LiveAgreement
     from medjudge.store.study import Study
 

@@ -65,7 +65,7 @@ def figures(c: dict[str, Any], view: str, a: str, b: str | None = None) -> dict[
     return rec["metrics"]
 
 
-def irrcac(rows: list[list[str]], cats: list[str]):  # noqa: ANN201 - irrCAC's own object
+def irrcac(rows: list[list[str]], cats: list[str]) -> Any:  # irrCAC's own (untyped) object
     pd = pytest.importorskip("pandas")
     raw = pytest.importorskip("irrCAC.raw")
     frame = pd.DataFrame(rows, columns=[f"r{i}" for i in range(len(rows[0]))])

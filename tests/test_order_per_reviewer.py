@@ -8,6 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app as cli
@@ -71,7 +72,7 @@ def test_per_item_default_keeps_the_items_order(tmp_path: Path) -> None:
         study.close()
 
 
-def test_settings_order_option(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_settings_order_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = build_study(tmp_path, statements=0, rating=0)
     monkeypatch.setenv("USER", "lead")
     monkeypatch.setenv("LOGNAME", "lead")

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.pilot import Pilot
 from typer.testing import CliRunner
 
 from medjudge.cli import app as cli_app
@@ -59,7 +61,9 @@ def _est(d: dict[str, Any]) -> Estimate:
     return Estimate(d["value"], d["ci_low"], d["ci_high"], d["n"], d["reason"], d["method"])
 
 
-async def _until(pilot, condition, timeout: float = 120.0) -> None:  # noqa: ANN001
+async def _until(
+    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 120.0
+) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.text import Text
 
 from medjudge.tui import render
@@ -51,7 +52,7 @@ def test_render_functions_never_parse_markup() -> None:
     assert not out.spans
 
 
-def test_no_color_keeps_meaning_in_text(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_no_color_keeps_meaning_in_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
     monkeypatch.setenv("NO_COLOR", "1")

@@ -37,7 +37,10 @@ async def test_an_item_assigned_while_the_app_is_open_reaches_it(tmp_path: Path)
         await until(pilot, lambda: "1/1" in screen_text(app), "bob's one assigned item")
         assign(lead, ["bob"], [second], by="lead")  # the lead, in another connection
         await until(pilot, lambda: len(app.screen.session.refs) == 2, "the new assignment")
-        notices = lambda: [n.message for n in app._notifications]  # noqa: E731
+
+        def notices() -> list[str]:
+            return [n.message for n in app._notifications]
+
         await until(pilot, lambda: "1 new item in your queue" in notices(), "the notice")
         await until(pilot, lambda: "1/2" in screen_text(app), "the queue of two")
     lead.close()

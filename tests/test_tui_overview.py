@@ -10,18 +10,18 @@ from textual.widgets import DataTable
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.agreement_screen import AgreementScreen
-from medjudge.tui.app import make_app
+from medjudge.tui.app import ReviewApp, make_app
 from medjudge.tui.dialogs import ConfirmDialog, PromptDialog
 from medjudge.tui.overview_screen import OverviewScreen
 from medjudge.tui.review.screen import ReviewScreen
 
 from .support.checks import some
-from .support.fakellm import FakeLLMServer, Reply
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.judges import pairwise_responder, prefer_first, rating_responder, routing
 from .support.tui import add_verdicts, build_study, run_async, scalar, screen_text, until
 
 
-def table_text(app, selector: str) -> str:  # noqa: ANN001
+def table_text(app: ReviewApp, selector: str) -> str:
     table = app.screen.query_one(selector, DataTable)
     return "\n".join(" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count))
 
@@ -175,7 +175,7 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
         rating_responder({"completeness": ["A"], "correctness_rating": 4, "relevance": 5}),
     )
 
-    def held(request):  # noqa: ANN001, ANN202
+    def held(request: FakeRequest) -> Reply:
         assert voted.wait(120), "the vote never came"
         return answer(request)
 

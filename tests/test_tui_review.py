@@ -9,7 +9,7 @@ import pytest
 from medjudge.store.db import StudyError
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
-from medjudge.tui.app import ReviewSetupError, make_app
+from medjudge.tui.app import ReviewApp, ReviewSetupError, make_app
 from medjudge.tui.dialogs import HelpScreen, PromptDialog
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import Pane
@@ -37,7 +37,7 @@ def stored(path: Path, ext_id: str, shown: str) -> str:
     return shown
 
 
-def review(app) -> ReviewScreen:  # noqa: ANN001
+def review(app: ReviewApp) -> ReviewScreen:
     screen = app.screen_stack[0]
     assert isinstance(screen, ReviewScreen)
     return screen

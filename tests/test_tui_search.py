@@ -13,7 +13,7 @@ from medjudge.store.items import find_item
 from medjudge.store.roles import grant
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
-from medjudge.tui.app import make_app
+from medjudge.tui.app import ReviewApp, make_app
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.search_screen import SearchScreen
 
@@ -44,7 +44,7 @@ def _study(tmp_path: Path) -> Path:
     return path
 
 
-def _review(app) -> ReviewScreen:  # noqa: ANN001
+def _review(app: ReviewApp) -> ReviewScreen:
     screen = app.screen_stack[0]
     assert isinstance(screen, ReviewScreen)
     return screen
