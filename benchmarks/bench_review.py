@@ -30,6 +30,8 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from medjudge.tui.review.screen import ReviewScreen
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -134,6 +136,7 @@ async def _drive(path: Path, presses: int) -> dict[str, float | list[float]]:
         app.screen._on_timer_update()
         opened = time.perf_counter() - t0
         screen = app.screen
+        assert isinstance(screen, ReviewScreen)
         assert screen.session.item is not None and screen.session.item.ext_id == f"q{DONE + 1:05d}"
         await pilot.pause()
         nexts = [await _key_to_paint(app, pilot, "right") for _ in range(presses)]

@@ -21,7 +21,9 @@ from medjudge.store.labels import set_label
 from medjudge.store.search import search
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.review.screen import ReviewScreen
 
+from .support.checks import some
 from .support.tui import add_verdicts, build_study, item_swap, labels, run_async, screen_text
 
 PAIRWISE = ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
@@ -101,7 +103,9 @@ async def test_app_shows_the_reviewers_order_and_a_stores_their_first_answer(
     add_verdicts(path, "p0", dict.fromkeys(PAIRWISE, first))  # the judge picks X's first
     app = make_app(path, reviewer=login, poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
-        assert app.screen_stack[0].session.item.ext_id == "p0"
+        screen = app.screen_stack[0]
+        assert isinstance(screen, ReviewScreen)
+        assert some(screen.session.item).ext_id == "p0"
         text = screen_text(app)
         assert text.index(f"Answer {first} 0.") < text.index(f"Answer {second} 0.")
         await pilot.press("a", "b", "t", "n", "a", "a")

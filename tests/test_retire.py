@@ -21,11 +21,12 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant, revoke
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.widgets import ProgressLine
 
 from .support.kind_rows import pairwise_row, write_jsonl
-from .support.tui import run_async, screen_text, until
+from .support.tui import current, run_async, screen_text, until
 
 cli = CliRunner()
 
@@ -194,14 +195,20 @@ async def test_an_open_review_app_drops_a_retired_item(db: Path) -> None:
     async with app_.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: "1/4" in screen_text(app_), "the queue of four")
         assert _retire(db, "p2", "--reason", "duplicate").exit_code == 0  # another connection
-        await until(pilot, lambda: len(app_.screen.session.refs) == 3, "the retirement")
-        assert [r.ext_id for r in app_.screen.session.refs] == ["p0", "p1", "p3"]
+        await until(
+            pilot, lambda: len(current(app_, ReviewScreen).session.refs) == 3, "the retirement"
+        )
+        assert [r.ext_id for r in current(app_, ReviewScreen).session.refs] == ["p0", "p1", "p3"]
         bar = app_.screen.query_one(ProgressLine)
         await until(pilot, lambda: bar.total == 3, "the progress bar's three items")
         await pilot.press("]")
         await until(pilot, lambda: "p1  2/3" in screen_text(app_), "the next item of three")
         assert _retire(db, "p2", "--undo", "--reason", "back").exit_code == 0
-        await until(pilot, lambda: len(app_.screen.session.refs) == 4, "the item brought back")
+        await until(
+            pilot,
+            lambda: len(current(app_, ReviewScreen).session.refs) == 4,
+            "the item brought back",
+        )
 
 
 # -- out of the figures, listed in the report ----------------------------------------------

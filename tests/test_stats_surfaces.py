@@ -28,7 +28,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.overview_screen import OverviewScreen
 
 from .support.studies import small_study
-from .support.tui import run_async, screen_text
+from .support.tui import current, run_async, screen_text
 
 cli = CliRunner()
 PW = "A,B,tie,neither"
@@ -124,7 +124,7 @@ async def test_cli_report_and_app_give_the_same_value_and_interval(tmp_path: Pat
         await pilot.press("enter")
         await _until(pilot, lambda: isinstance(app.screen, AgreementScreen) and app.screen.pair)
         await _until(pilot, lambda: "Gwet's AC1" in screen_text(app))
-        pair = tuple(app.screen.pair)
+        pair = tuple(current(app, AgreementScreen).pair)
         theirs = records[("human_human", *pair)]["metrics"]
         text = screen_text(app)
         for f in figures.of_group("two", "nominal"):

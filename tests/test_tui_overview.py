@@ -18,7 +18,7 @@ from medjudge.tui.review.screen import ReviewScreen
 from .support.checks import some
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply
 from .support.judges import pairwise_responder, prefer_first, rating_responder, routing
-from .support.tui import add_verdicts, build_study, run_async, scalar, screen_text, until
+from .support.tui import add_verdicts, build_study, current, run_async, scalar, screen_text, until
 
 
 def table_text(app: ReviewApp, selector: str) -> str:
@@ -101,14 +101,17 @@ async def test_agreement_detail_for_a_pair_with_confusion_matrix(tmp_path: Path)
         app.screen.query_one("#ov-agreement", DataTable).focus()
         await pilot.press("enter")
         await until(
-            pilot, lambda: isinstance(app.screen, AgreementScreen) and bool(app.screen.pair)
+            pilot,
+            lambda: (
+                isinstance(app.screen, AgreementScreen) and bool(current(app, AgreementScreen).pair)
+            ),
         )
         text = screen_text(app)
         assert "correctness" in text and "rows: alice" in text and "columns: bob" in text
         assert "Cohen's κ" in text and "Gwet's AC1" in text and "Confusion matrix" in text
         assert "2 units labelled by both" in text
         await pilot.press("b")  # the columns: next rater (the judge)
-        await until(pilot, lambda: app.screen.pair[1:] == ["openai:fake-judge"])
+        await until(pilot, lambda: current(app, AgreementScreen).pair[1:] == ["openai:fake-judge"])
         await until(pilot, lambda: "columns: openai:fake-judge" in screen_text(app))
         await pilot.press("right_square_bracket")
         await until(pilot, lambda: "helpfulness" in screen_text(app))
@@ -387,14 +390,20 @@ async def test_agreement_detail_picks_the_judge_version_with_v(tmp_path: Path) -
         app.screen.query_one("#ov-agreement", DataTable).focus()
         await pilot.press("enter")
         await until(
-            pilot, lambda: isinstance(app.screen, AgreementScreen) and bool(app.screen.pair)
+            pilot,
+            lambda: (
+                isinstance(app.screen, AgreementScreen) and bool(current(app, AgreementScreen).pair)
+            ),
         )
         assert "judge version" not in screen_text(app)  # alice vs bob
         await pilot.press("v")
         await until(pilot, lambda: "judge version: openai:m  key aaaaaa" in screen_text(app))
-        assert app.screen.pair == ["alice", "openai:m"] and "(v: next version)" in screen_text(app)
+        assert current(app, AgreementScreen).pair == [
+            "alice",
+            "openai:m",
+        ] and "(v: next version)" in screen_text(app)
         assert "2 units labelled by both" in screen_text(app)
         await pilot.press("v")
         await until(pilot, lambda: "judge version: openai:m#bbbbbb  key bbbbbb" in screen_text(app))
         await pilot.press("v")  # round again
-        await until(pilot, lambda: app.screen.pair == ["alice", "openai:m"])
+        await until(pilot, lambda: current(app, AgreementScreen).pair == ["alice", "openai:m"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Collapsible, Input
 
 from medjudge.store.db import StudyError
 from medjudge.store.labels import set_label
@@ -231,7 +232,7 @@ async def test_note_is_saved_edited_and_removed(tmp_path: Path) -> None:
         assert "note saved" in static_text(app, "#saved")
         await pilot.press("m")
         await pilot.pause()
-        assert app.screen.query_one("Input").value == "check dose"
+        assert app.screen.query_one("Input", Input).value == "check dose"
         await pilot.press("escape")  # cancel: unchanged
         await pilot.pause()
         assert scalar(path, sql) == "check dose"
@@ -346,7 +347,7 @@ async def test_context_documents_fold_out_with_x(tmp_path: Path) -> None:
     path = build_study(tmp_path, context=True)
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(120, 40)) as pilot:
-        context = app.screen.query_one("#context")
+        context = app.screen.query_one("#context", Collapsible)
         assert context.display and context.collapsed
         assert "Document one" not in screen_text(app)
         await pilot.press("x")

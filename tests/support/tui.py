@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.screen import Screen
 
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
@@ -200,3 +203,13 @@ async def until(
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await pilot.pause(0.05)
+
+
+S = TypeVar("S", bound=Screen[Any])
+
+
+def current(app: App[Any], kind: type[S]) -> S:
+    """The app's current screen, asserted to be a ``kind``."""
+    screen = app.screen
+    assert isinstance(screen, kind), f"expected {kind.__name__}, on {type(screen).__name__}"
+    return screen
