@@ -24,7 +24,7 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def study(tmp_path: Path) -> Study:
+def study(tmp_path: Path) -> Iterator[Study]:
     """An empty study with the default criteria."""
     s = Study.create(tmp_path / "study.db", actor="tester")
     yield s
@@ -32,7 +32,7 @@ def study(tmp_path: Path) -> Study:
 
 
 @pytest.fixture
-def pairwise_study(tmp_path: Path) -> Study:
+def pairwise_study(tmp_path: Path) -> Iterator[Study]:
     """A study with 5 pairwise and 2 statements items."""
     s = small_study(tmp_path / "pw.db", pairwise=5, statements=2)
     yield s

@@ -12,8 +12,8 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypedDict, TypeVar
 
 import pytest
 
@@ -42,7 +42,14 @@ PLANTED = "sk-test-PLANTED-123"
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
 KINDS = ("openai", "anthropic")
-FAST = {"backoff_base": 0.01, "backoff_max": 2.0}
+
+
+class Backoff(TypedDict):
+    backoff_base: float
+    backoff_max: float
+
+
+FAST = Backoff(backoff_base=0.01, backoff_max=2.0)
 
 
 def run(coro: Awaitable[T]) -> T:
@@ -50,7 +57,7 @@ def run(coro: Awaitable[T]) -> T:
 
 
 @pytest.fixture
-def fake() -> FakeLLMServer:
+def fake() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as server:
         yield server
 

@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from .fakellm import (
@@ -128,7 +128,7 @@ class FakeBatchServer(FakeLLMServer):
         self.fail_create: int | None = None
         """Answer every batch creation with this HTTP status, creating nothing."""
 
-    def start(self) -> FakeBatchServer:
+    def start(self) -> Self:
         """Bind and serve (with the batch-aware handler)."""
         if self._httpd is not None:
             return self
@@ -143,7 +143,7 @@ class FakeBatchServer(FakeLLMServer):
         self._thread.start()
         return self
 
-    def __enter__(self) -> FakeBatchServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     # ----------------------------------------------------------------- for tests
@@ -328,7 +328,8 @@ class FakeBatchServer(FakeLLMServer):
                 batch.status = "ended"
                 return
             batch.status = "expired" if expired else "completed"
-            ok, bad = [], []
+            ok: list[dict[str, Any]] = []
+            bad: list[dict[str, Any]] = []
             for res in results:
                 line = {
                     "id": f"batch_req_{uuid.uuid4().hex[:16]}",

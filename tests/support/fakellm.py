@@ -39,7 +39,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 __all__ = ["FakeLLMServer", "FakeRequest", "Reply", "example_from_schema"]
 
@@ -90,9 +90,8 @@ class FakeRequest:
     @property
     def model(self) -> str:
         """The ``model`` field of the body, or ``"fake-model"``."""
-        if isinstance(self.json, dict) and isinstance(self.json.get("model"), str):
-            return self.json["model"]
-        return "fake-model"
+        model = self.json.get("model") if isinstance(self.json, dict) else None
+        return model if isinstance(model, str) else "fake-model"
 
     @property
     def prompt_text(self) -> str:
@@ -117,9 +116,8 @@ class FakeRequest:
             schema = spec.get("schema")
             return schema if isinstance(schema, dict) else None
         tool = self.forced_tool
-        if tool is not None and isinstance(tool.get("input_schema"), dict):
-            return tool["input_schema"]
-        return None
+        schema = tool.get("input_schema") if tool is not None else None
+        return schema if isinstance(schema, dict) else None
 
     @property
     def forced_tool(self) -> dict[str, Any] | None:
@@ -378,7 +376,7 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
 
     # ----------------------------------------------------------------- lifecycle
-    def start(self) -> FakeLLMServer:
+    def start(self) -> Self:
         """Bind the socket and start serving in a daemon thread."""
         if self._httpd is not None:
             return self
@@ -403,7 +401,7 @@ class FakeLLMServer:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> FakeLLMServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -512,10 +510,10 @@ class FakeLLMServer:
                 "first_id": self.models[0] if self.models else None,
                 "last_id": self.models[-1] if self.models else None,
             }
-        data = [
+        models: list[dict[str, Any]] = [
             {"id": m, "object": "model", "created": 0, "owned_by": "fakellm"} for m in self.models
         ]
-        return {"object": "list", "data": data}
+        return {"object": "list", "data": models}
 
     @staticmethod
     def _usage(request: FakeRequest, reply: Reply) -> tuple[int, int]:

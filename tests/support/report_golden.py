@@ -15,6 +15,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from medjudge.demo.build import build_demo
 from medjudge.judging.report.build import ReportOptions, build_report, render
@@ -78,7 +79,7 @@ def _rating_study(tmp: Path) -> Path:
     for i in range(12):
         row = rating_row(i)
         row["source"] = "model-x" if i % 2 else "model-y"
-        labels = []
+        labels: list[dict[str, Any]] = []
         for r, shift in (("ann", 0), ("bob", 1), ("judge-x", 2)):
             scale = 1 + (i + shift * (i % 3)) % 5
             labels += [
