@@ -8,6 +8,7 @@ import csv
 import json
 import random
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,8 @@ def _write(
 def _run(path: Path, *args: str) -> dict[str, Any]:
     r = runner.invoke(app, ["agreement", str(path), "--unit", "id", "--json", *args])
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)
+    result: dict[str, Any] = json.loads(r.stdout)
+    return result
 
 
 @pytest.mark.parametrize("scale", ["nominal", "ordinal", "interval"])
@@ -101,7 +103,7 @@ def _cohen(x: list[object], y: list[object]) -> float:
     return (po - pe) / (1 - pe)
 
 
-def _fleiss(units: list[list[object]]) -> float:
+def _fleiss(units: Sequence[Sequence[object]]) -> float:
     r = len(units[0])
     counts = [Counter(u) for u in units]
     p_bar = sum((sum(v * v for v in c.values()) - r) / (r * (r - 1)) for c in counts) / len(units)
@@ -112,7 +114,7 @@ def _fleiss(units: list[list[object]]) -> float:
     return (p_bar - pe) / (1 - pe)
 
 
-def _nominal_alpha(units: list[list[object]]) -> float:
+def _nominal_alpha(units: Sequence[Sequence[object]]) -> float:
     """Krippendorff (2011): α = 1 − (N − 1) Σ_u D_u / Σ_{c≠k} n_c n_k over pairable units."""
     pairable = [u for u in units if len(u) >= 2]
     n = sum(len(u) for u in pairable)

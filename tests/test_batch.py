@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -46,7 +47,7 @@ def judge(study: Path, server: FakeBatchServer, provider: str, *extra: str) -> R
     )
 
 
-def query(path: Path, sql: str) -> list[tuple]:
+def query(path: Path, sql: str) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(path)
     try:
         return [tuple(r) for r in conn.execute(sql)]
@@ -63,7 +64,7 @@ def verdicts(path: Path) -> dict[tuple[str, str], str | None]:
     return {(r[0], r[1]): r[2] for r in rows}
 
 
-def calls(path: Path) -> dict[str, tuple]:
+def calls(path: Path) -> dict[str, tuple[Any, ...]]:
     rows = query(
         path,
         "SELECT key, status, parsed, messages, params, template_hash, input_tokens, "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -41,7 +42,7 @@ def run(study: Path, server: FakeBatchServer, provider: str, *extra: str) -> obj
     return judge(study, "-j", spec(server, provider), "--samples", "3", "--price", "2,2", *extra)
 
 
-def query(path: Path, sql: str) -> list[tuple]:
+def query(path: Path, sql: str) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(path)
     try:
         return [tuple(r) for r in conn.execute(sql)]

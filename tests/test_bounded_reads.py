@@ -9,6 +9,7 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -23,7 +24,7 @@ def _cap() -> None:
 
 
 def run(
-    args: list[str], cwd: Path, stdin: object = subprocess.DEVNULL
+    args: list[str], cwd: Path, stdin: int | IO[Any] = subprocess.DEVNULL
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "medjudge", *args],

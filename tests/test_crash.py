@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,9 @@ def test_sigkill_while_labelling_loses_no_saved_label(tmp_path: Path) -> None:
         kills += 1
         assert child.lines and child.lines[0].startswith("ready"), stderr
         for line in child.lines[1:]:
-            tag, unit, value, hid = line.split()
+            tag, unit_text, value, hid_text = line.split()
             assert tag == "saved", line
-            reported[int(hid)] = (int(unit), value)
+            reported[int(hid_text)] = (int(unit_text), value)
         check_integrity(path)
         conn = sqlite3.connect(path)
         history = {
@@ -161,7 +162,7 @@ def stored_identities(path: Path) -> set[str]:
     return {call_identity(json.loads(m), json.loads(p)["seed"], model) for m, p, model in rows}
 
 
-def judge_responder():  # type: ignore[no-untyped-def]
+def judge_responder() -> Callable[[FakeRequest], Reply]:
     """Deterministic by request content: a consistent judge with one flipped sample, and a
     garbage reply for some calls (failed samples, which must not be re-requested either)."""
     good = routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=2)))

@@ -44,12 +44,14 @@ def three_option_study(path: Path, n: int = 40) -> list[list[str]]:
 def report_json(path: Path) -> dict[str, Any]:
     r = RUN.invoke(app, ["report", str(path), "-f", "json", "--n-boot", "200"])
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)
+    result: dict[str, Any] = json.loads(r.stdout)
+    return result
 
 
 def section(report: dict[str, Any], name: str) -> dict[str, Any]:
     (c,) = [c for c in report["criteria"] if c["name"] == name]
-    return c
+    result: dict[str, Any] = c
+    return result
 
 
 def figures(c: dict[str, Any], view: str, a: str, b: str | None = None) -> dict[str, Any]:
@@ -62,7 +64,8 @@ def figures(c: dict[str, Any], view: str, a: str, b: str | None = None) -> dict[
         and r["slice"] == "all"
         and r["ties"] in (None, "with")
     ]
-    return rec["metrics"]
+    result: dict[str, Any] = rec["metrics"]
+    return result
 
 
 def irrcac(rows: list[list[str]], cats: list[str]) -> Any:  # irrCAC's own (untyped) object

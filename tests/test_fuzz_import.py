@@ -685,7 +685,7 @@ def test_cli_import_of_fuzzed_files_exits_1_without_traceback(
 # --------------------------------------------------------------------------- judge replies
 
 CRITERIA = ["correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias"]
-VERDICT_WORDS = [
+VERDICT_WORDS: list[object] = [
     "A",
     "B",
     "tie",

@@ -53,7 +53,8 @@ def _check_failed(r: object, study: Path, *words: str) -> str:
     for w in words:
         assert w in line, line
     assert runs(study)[-1] == "failed" and "running" not in runs(study)
-    return line
+    result: str = line
+    return result
 
 
 @pytest.mark.slow  # five calls, each with its retries and back-off
@@ -199,9 +200,10 @@ def test_retry_failed_asks_only_the_failed_samples_again(study: Path) -> None:
     def ledger() -> tuple[int, float, int]:
         conn = sqlite3.connect(study)
         try:
-            return conn.execute(
+            failed, cost, attempts = conn.execute(
                 "SELECT sum(status = 'failed'), sum(cost_usd), sum(attempts) FROM judge_calls"
             ).fetchone()
+            return failed, cost, attempts
         finally:
             conn.close()
 

@@ -169,7 +169,7 @@ def test_statements_nli_and_kqa_protocols(tmp_path: Path) -> None:
         s = run(study, [kqa])
     assert nli == ["entailed", "neutral", "contradicted"]
     assert s.calls_needed == 6  # 3 statements × 2 questions
-    by_judge = {}
+    by_judge: dict[str, list[str | None]] = {}
     for v in item_verdicts(study, 1):
         by_judge.setdefault(v.judge, []).append(v.value)
     assert by_judge[kqa.rater] == ["entailed", "neutral", "contradicted"]
@@ -250,7 +250,10 @@ def test_sharded_run_over_worker_processes_matches_one_process(tmp_path: Path) -
         assert server.count() - n1 == n1 == 36  # each call exactly once in both
     assert (s2.ok, s2.requests, s2.verdicts_added) == (s1.ok, s1.requests, s1.verdicts_added)
     assert verdicts(one) == verdicts(two)
-    keys = lambda s: sorted(r[0] for r in s.conn.execute("SELECT key FROM judge_calls"))  # noqa: E731
+
+    def keys(s: Study) -> list[str]:
+        return sorted(r[0] for r in s.conn.execute("SELECT key FROM judge_calls"))
+
     assert keys(one) == keys(two)
 
 

@@ -15,6 +15,7 @@ from medjudge.store.judge_versions import list_versions
 from medjudge.store.judgments import latest_verdicts
 from medjudge.store.study import Study
 
+from .support.checks import some
 from .support.fakellm import FakeLLMServer
 from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
 from .support.kind_rows import pairwise_row, write_jsonl
@@ -47,7 +48,7 @@ def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) ->
     assert [v.params["samples"] for v in versions] == [1, 3]
     first, second = versions
     assert first.name == spec
-    assert second.name == f"{spec}#{second.key[:6]}" and second.key != first.key
+    assert second.name == f"{spec}#{some(second.key)[:6]}" and second.key != first.key
     config = study.conn.execute("SELECT config FROM raters WHERE name = ?", (spec,)).fetchone()[0]
     assert json.loads(config)["samples"] == 1  # the first version's settings are untouched
     one, three = current(study, first.name), current(study, second.name)
@@ -322,9 +323,11 @@ def test_status_lists_versions_and_export_names_the_version_on_every_row(tmp_pat
     r = runner.invoke(app, ["status", path])
     assert r.exit_code == 0, r.output
     assert f"  {first.name}: 12 verdicts, 0 missing" in r.output
-    assert f"    version {first.key[:6]}: {first.spec}; 1 samples, temperature 0.7" in r.output
+    assert (
+        f"    version {some(first.key)[:6]}: {first.spec}; 1 samples, temperature 0.7" in r.output
+    )
     assert f"  {second.name}: 12 verdicts, 0 missing" in r.output
-    assert f"    version {second.key[:6]}: {second.spec}; 3 samples" in r.output
+    assert f"    version {some(second.key)[:6]}: {second.spec}; 3 samples" in r.output
     assert (
         "templates match=match_v1, nli=nli_v1, pairwise=pairwise_v1, rating=rating_v1" in r.output
     )

@@ -107,7 +107,7 @@ def _scorer(req: FakeRequest) -> Reply:
     prediction = some(re.search(r"<prediction>\s*(.*?)\s*</prediction>", text, re.S)).group(1)
     truth = some(re.search(r"<ground_truth>\s*(.*?)\s*</ground_truth>", text, re.S)).group(1)
     if "WRONG" in prediction or "Insufficient" in prediction:
-        score = 0
+        score: float = 0
     elif "PARTLY" in prediction:
         score = 0.5
     else:

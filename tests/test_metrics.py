@@ -97,7 +97,8 @@ def _kqa_study(tmp_path: Path) -> Study:
 
 def _fig(report: dict[str, Any], rater: str, source: str) -> dict[str, Any]:
     rec = next(r for r in report["raters"] if r["rater"] == rater)
-    return rec["by_source"][source]
+    result: dict[str, Any] = rec["by_source"][source]
+    return result
 
 
 def test_kqa_metrics_match_a_hand_computation(tmp_path: Path) -> None:
@@ -191,7 +192,7 @@ def test_win_rates_by_hand(tmp_path: Path) -> None:
         pairwise_row(5, source_a="gpt", source_b="gpt"),
     ]
     import_file(s, write_jsonl(tmp_path / "w.jsonl", rows), "pairwise", actor="t")
-    labels = {
+    labels: dict[str, list[str | None]] = {
         "correctness": ["A", "A", "tie", "neither", "A"],
         "harmfulness": ["A", "B", "neither", "B", None],
     }

@@ -41,11 +41,12 @@ def units_of(path: Path, external_ids: list[str]) -> int:
     conn = sqlite3.connect(path)
     try:
         marks = ",".join("?" * len(external_ids))
-        return conn.execute(
+        count: int = conn.execute(
             f"SELECT count(*) FROM units JOIN items ON items.id = units.item_id "
             f"WHERE items.ext_id IN ({marks})",
             external_ids,
         ).fetchone()[0]
+        return count
     finally:
         conn.close()
 
@@ -53,7 +54,10 @@ def units_of(path: Path, external_ids: list[str]) -> int:
 def last_run(path: Path) -> str:
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("SELECT status FROM judge_runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+        result: str = conn.execute(
+            "SELECT status FROM judge_runs ORDER BY id DESC LIMIT 1"
+        ).fetchone()[0]
+        return result
     finally:
         conn.close()
 

@@ -215,7 +215,8 @@ def test_report_reviewer_position_equals_a_hand_count(tmp_path: Path) -> None:
         for login, (first, n) in hand.items():
             assert (got[login].count, got[login].n) == (first, n)
             assert got[login].value == first / n
-            assert got[login].ci_low is not None and got[login].ci_low <= first / n
+            low = got[login].ci_low
+        assert low is not None and low <= first / n
         pooled = got[POOLED]
         assert pooled.count == sum(f for f, _ in hand.values())
         assert pooled.n == sum(n for _, n in hand.values())

@@ -69,13 +69,15 @@ def _report(db: Path, fmt: str) -> str:
 
 def _correctness(report: dict[str, Any]) -> dict[str, Any]:
     (c,) = [c for c in report["criteria"] if c["name"] == "correctness"]
-    return c
+    result: dict[str, Any] = c
+    return result
 
 
 def _status(db: Path) -> dict[str, Any]:
     r = cli.invoke(app, ["status", str(db), "--json"])
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)
+    result: dict[str, Any] = json.loads(r.stdout)
+    return result
 
 
 # -- the command ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -43,7 +44,7 @@ def judge(study: Path, url: str, *extra: str) -> object:
     )
 
 
-def lease_rows(path: Path) -> list[tuple]:
+def lease_rows(path: Path) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(path)
     try:
         return [tuple(r) for r in conn.execute("SELECT judge, pid, host FROM run_leases")]

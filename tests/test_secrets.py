@@ -283,8 +283,8 @@ def test_planted_keys_never_leave_the_process(
                 ]
             )
     for args in runs:
-        r = cli.invoke(app, args)
-        assert r.exit_code == 0, (args, r.output)
+        res = cli.invoke(app, args)
+        assert res.exit_code == 0, (args, res.output)
         outputs += [
             (" ".join(args[:1] + args[2:]), r.stdout),
             (" ".join(args) + " (stderr)", r.stderr),

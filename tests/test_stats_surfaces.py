@@ -129,9 +129,9 @@ async def test_cli_report_and_app_give_the_same_value_and_interval(tmp_path: Pat
         text = screen_text(app)
         for f in figures.of_group("two", "nominal"):
             assert f.app, f.key  # every two-rater figure of a nominal scale is in the detail
-            shown = _est(theirs[f.key]).format(2, flag=False)
+            figure = _est(theirs[f.key]).format(2, flag=False)
             assert f.label in text, f.label
-            assert shown in text, (name, shown)
+            assert figure in text, (name, figure)
 
 
 def test_every_figure_has_a_documented_interval_method_and_one_label() -> None:

@@ -176,7 +176,7 @@ async def test_recording_and_revising_a_final_label_at_80x24(tmp_path: Path) -> 
         assert "Final label for p0/correctness: A (answer_a, model-x)" in screen_text(app)
         await pilot.press(*"A names the red flags", "enter")
         await pilot.pause()
-        assert app.screen is detail
+        assert app.screen_stack[-1] is detail
         first = "A"  # the key a records the file's answer_a, though reviewers saw it second
         assert adjudications(path) == [
             ("p0/correctness", first, "A names the red flags", "carol", kinds)
@@ -194,7 +194,7 @@ async def test_recording_and_revising_a_final_label_at_80x24(tmp_path: Path) -> 
         await pilot.press("escape", "escape")  # un-zoom, back to the queue
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.screen is queue_screen
+        assert app.screen_stack[-1] is queue_screen
         entry = next(d for d in queue_screen.rows if d.where == "p0/correctness")
         assert entry.reference == "tie"
         assert "1 with a final label" in screen_text(app)
@@ -217,7 +217,7 @@ async def test_a_blank_rationale_is_refused(tmp_path: Path) -> None:
         assert isinstance(app.screen, RationaleDialog)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is detail and "not recorded (cancelled)" in screen_text(app)
+        assert app.screen_stack[-1] is detail and "not recorded (cancelled)" in screen_text(app)
     assert adjudications(path) == []
 
 
@@ -231,7 +231,7 @@ async def test_statement_and_rating_keys(tmp_path: Path) -> None:
         assert "statement 1 MUST: Must 0.1" in text and "▶  1 MUST Must 0.1" in text
         await pilot.press("b", "a", "t")  # pairwise keys do nothing on a statement
         await pilot.pause()
-        assert app.screen is detail
+        assert app.screen_stack[-1] is detail
         await pilot.press("c", *"the answer says the opposite", "enter")
         await pilot.pause()
         await pilot.press("escape")

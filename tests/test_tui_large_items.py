@@ -6,6 +6,7 @@ measured in benchmarks (`python -m benchmarks`), not here."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from medjudge.store.importing.run import import_file
@@ -26,7 +27,7 @@ N = 100_000
 
 
 def _study(
-    tmp_path: Path, kind: str, rows: list[dict[str, object]], *, blind: bool = False
+    tmp_path: Path, kind: str, rows: Sequence[Mapping[str, object]], *, blind: bool = False
 ) -> Path:
     path = tmp_path / f"{kind}.db"
     settings = StudySettings(name="big", blind=blind, allow_reviewer_override=True)

@@ -183,11 +183,12 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
         return answer(request)
 
     def alice_labels() -> int:
-        return scalar(
+        count: int = scalar(
             path,
             "SELECT count(*) FROM labels l JOIN raters r ON r.id = l.rater_id "
             "WHERE r.name = 'alice'",
         )
+        return count
 
     with FakeLLMServer(held) as server:
         app = make_app(path, reviewer="alice", poll_interval=0.05)

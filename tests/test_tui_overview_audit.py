@@ -24,12 +24,13 @@ def _cell(fig: dict[str, Any], pct: bool) -> str:
     return f"{f(fig['value'])}{'%' if pct else ''} [{f(fig['ci_low'])}, {f(fig['ci_high'])}]"
 
 
-async def _overview(app: Any, pilot: Any) -> DataTable:
+async def _overview(app: Any, pilot: Any) -> DataTable[Any]:
     await pilot.press("o")
     await until(pilot, lambda: isinstance(app.screen, OverviewScreen), "the overview")
     await app.workers.wait_for_complete()
     await pilot.pause()
-    return app.screen.query_one("#ov-audit", DataTable)
+    table: DataTable[Any] = app.screen.query_one("#ov-audit", DataTable)
+    return table
 
 
 @run_async

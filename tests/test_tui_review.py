@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Collapsible, Input
 
 from medjudge.store.db import StudyError
-from medjudge.store.labels import set_label
+from medjudge.store.labels import Saved, set_label
 from medjudge.store.study import Study
 from medjudge.tui.app import ReviewApp, ReviewSetupError, make_app
 from medjudge.tui.dialogs import HelpScreen, PromptDialog
@@ -83,7 +83,7 @@ async def test_saved_is_shown_only_after_the_commit(tmp_path: Path) -> None:
         assert seen == [("label", 1)]
         screen = review(app)
 
-        def broken(*args: object, **kwargs: object) -> None:
+        def broken(unit_id: int, value: str) -> Saved:
             raise StudyError("the disk is full; nothing was saved by this step")
 
         screen.session.vote = broken  # type: ignore[method-assign]

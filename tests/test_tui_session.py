@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from medjudge.store.frames import convert, is_swapped
+from medjudge.store.ledger import IDLE_GAP_S
 from medjudge.store.study import Study
 from medjudge.tui.rows import ItemView
-from medjudge.tui.session import IDLE_GAP_S, ReviewSession
+from medjudge.tui.session import ReviewSession
 
 from .support.checks import some
 from .support.tui import add_verdicts, build_study, item_swap, scalar
@@ -61,7 +62,7 @@ def test_time_counts_activity_and_leaves_out_idle_stretches(tmp_path: Path) -> N
         clock.now += 3600  # an hour away from the keyboard: not review time
         s.touch()
         clock.now += IDLE_GAP_S  # a long read, at the limit: counted
-        item_id, seconds = s.leave()
+        item_id, seconds = some(s.leave())
         assert seconds == 10 + IDLE_GAP_S
         s.record_time(item_id, seconds)
     assert scalar(path, "SELECT seconds FROM item_time") == 10 + IDLE_GAP_S
@@ -84,11 +85,11 @@ def test_time_on_a_finished_item_and_on_other_screens_is_not_counted(tmp_path: P
             s.vote(u.id, "tie")
         s.touch()
         clock.now += 200  # parked on the finished item
-        _, seconds = s.leave()
+        _, seconds = some(s.leave())
         assert seconds == 25
         s.load(0)  # coming back to a finished item to look
         clock.now += 30
-        assert s.leave()[1] == 0
+        assert some(s.leave())[1] == 0
 
 
 def test_reveal_waits_for_every_label_then_marks_once(tmp_path: Path) -> None:

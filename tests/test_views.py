@@ -128,8 +128,8 @@ def test_live_three_reviewers_use_fleiss(tmp_path: Path) -> None:
         ["neither", "neither", "tie"],
         ["B", "B", "B"],
     ]
-    for u, row in zip(_units(s, "bias"), table, strict=True):
-        for name, v in zip(("ann", "bob", "cy"), row, strict=True):
+    for u, votes in zip(_units(s, "bias"), table, strict=True):
+        for name, v in zip(("ann", "bob", "cy"), votes, strict=True):
             set_label(s, u, name, v)
     (row,) = LiveAgreement(s).rows()
     counts, _ = aggregate_raters([[PW.index(v) for v in r] for r in table], n_cat=4)
