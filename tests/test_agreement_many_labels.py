@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import krippendorff
 import numpy as np
@@ -60,7 +60,7 @@ def _run(path: Path, *args: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("scale", ["nominal", "ordinal", "interval"])
 def test_hundreds_of_labels_give_the_reference_libraries_figures(
-    tmp_path: Path, scale: str
+    tmp_path: Path, scale: Literal["nominal", "ordinal", "interval"]
 ) -> None:
     rows = _write(tmp_path / "many.csv", 400, 300, seed=1, missing=0.1)
     out = _run(tmp_path / "many.csv", "-r", "a,b,c", "--scale", scale, "--n-boot", "200")

@@ -6,6 +6,7 @@ import json
 import random
 from collections import Counter
 from itertools import combinations
+from typing import Literal
 
 import krippendorff
 import numpy as np
@@ -81,7 +82,12 @@ def test_fleiss_matches_statsmodels_and_irrcac(
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
 def test_alpha_matches_krippendorff(
-    seed: int, n: int, r: int, k: int, missing: float, level: str
+    seed: int,
+    n: int,
+    r: int,
+    k: int,
+    missing: float,
+    level: Literal["nominal", "ordinal", "interval"],
 ) -> None:
     data = random_table(seed, n, r, k, missing)
     s = multi_rater_stats(as_rows(data), scale=level, intervals=False)

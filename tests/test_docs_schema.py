@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ def documented() -> dict[tuple[str, str], str]:
 
 
 @pytest.fixture(params=["new", "demo"])
-def conn(request: pytest.FixtureRequest, tmp_path: Path) -> sqlite3.Connection:
+def conn(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sqlite3.Connection]:
     path = tmp_path / "s.db"
     if request.param == "new":
         Study.create(path, actor="tester").close()

@@ -10,12 +10,18 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .support.terminal import NEEDS_TMUX, Terminal
 from .support.tui import build_study, history, labels
 
 pytestmark = NEEDS_TMUX
+
+
+def _starts_with(prefix: str) -> Callable[[str], bool]:
+    """The screen's first text is ``prefix`` (the item id heads the review screen)."""
+    return lambda screen: screen.lstrip().startswith(prefix)
 
 
 def review_command(path: Path) -> str:
@@ -35,7 +41,7 @@ def test_typing_a_review_in_a_real_terminal(tmp_path: Path) -> None:
         for n, keys in enumerate(votes.values()):
             term.keys(*keys)
             nxt = list(votes)[n + 1] if n + 1 < len(votes) else "s0"
-            term.wait(lambda s, nxt=nxt: s.lstrip().startswith(nxt), f"item {nxt}")
+            term.wait(_starts_with(nxt), f"item {nxt}")
         term.keys("e", "n", "c")
         term.wait(lambda s: s.lstrip().startswith("s1"), "item s1")
         term.keys("c", "c", "e")

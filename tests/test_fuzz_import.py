@@ -432,7 +432,8 @@ def test_fuzzed_kqa_files(tmp_path: Path, template: bytes) -> None:
     @fuzz(200)
     @given(st.data())
     def check(data: st.DataObject) -> None:
-        draw = data.draw
+        # hypothesis types DataObject.draw as a plain callable, not its DrawFn protocol
+        draw: st.DrawFn = data.draw  # type: ignore[assignment]
         reference = encode(draw, to_jsonl(draw, draw(mutated_rows("kqa"))))
         answer_rows = draw(mutated_rows("kqa_answers"))
         if draw(st.booleans()):

@@ -325,7 +325,10 @@ def test_items_are_stored_one_at_a_time_and_a_late_problem_stores_nothing(
     """The importer consumes parsed items as they come (each is written before the next one is
     parsed, so memory stays flat however long the file), and a problem in the last record
     still leaves the study as it was."""
+    from collections.abc import Iterator
+
     from medjudge.store.importing.kinds import parse_all
+    from medjudge.store.importing.parsed import ItemIn
     from medjudge.store.importing.readers import read_records
     from medjudge.store.importing.writer import store_items
     from tests.support.kind_rows import pairwise_row, write_jsonl
@@ -334,7 +337,7 @@ def test_items_are_stored_one_at_a_time_and_a_late_problem_stores_nothing(
     src = write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(20)])
     stored_before: list[int] = []
 
-    def watched():  # type: ignore[no-untyped-def]
+    def watched() -> Iterator[ItemIn]:
         for item in parse_all(read_records(src), "pairwise", study.settings, None):
             stored_before.append(study.conn.execute("SELECT count(*) FROM items").fetchone()[0])
             yield item

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -65,7 +66,7 @@ def test_judge_items_and_first(tmp_path: Path) -> None:
         assert r.exit_code == 1 and "--items: no item 'nope' in this study" in r.stderr
 
 
-TOO_LONG = {
+TOO_LONG: dict[str, dict[str, Any]] = {
     "openai": {
         "error": {
             "message": "This model's maximum context length is 8192 tokens. However, your "

@@ -85,7 +85,7 @@ def test_notes_time_and_progress(pairwise_study: Study) -> None:
     assert (p.units_labelled, p.items_done) == (7, 1)
 
 
-def _writer(path: str, reviewer: str, n: int, queue: mp.Queue[object]) -> None:
+def _writer(path: str, reviewer: str, n: int, queue: mp.Queue[tuple[str, int]]) -> None:
     study = Study.open(path)
     units = [
         r[0] for r in study.conn.execute("SELECT id FROM units WHERE criterion != 'entailment'")
@@ -101,17 +101,14 @@ def _writer(path: str, reviewer: str, n: int, queue: mp.Queue[object]) -> None:
 def test_two_processes_write_at_once(pairwise_study: Study) -> None:
     path = str(pairwise_study.path)
     ctx = mp.get_context("spawn")
-    queue: mp.Queue[object] = ctx.Queue()
+    queue: mp.Queue[tuple[str, int]] = ctx.Queue()
     procs = [ctx.Process(target=_writer, args=(path, name, 60, queue)) for name in ("p1", "p2")]
     for p in procs:
         p.start()
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
-    reported = {}
-    for _ in procs:
-        name, count = queue.get(timeout=5)
-        reported[name] = count
+    reported = dict(queue.get(timeout=5) for _ in procs)
     assert reported == {"p1": 60, "p2": 60}
     counts = dict(
         pairwise_study.conn.execute(

@@ -432,7 +432,9 @@ def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict[st
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("scenario", _leak_scenarios(), ids=[s[0] for s in _leak_scenarios()])
 def test_api_key_never_appears_in_errors(
-    fake: FakeLLMServer, kind: str, scenario: tuple[str, Callable, dict[str, Any]]
+    fake: FakeLLMServer,
+    kind: str,
+    scenario: tuple[str, Callable[[FakeRequest], Reply], dict[str, Any]],
 ) -> None:
     _, responder, options = scenario
     fake.responder = responder

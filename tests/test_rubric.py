@@ -21,6 +21,7 @@ from medjudge.kinds.rubric import score
 from medjudge.store.items import get_item, list_items
 from medjudge.store.study import Study
 
+from .support.checks import some
 from .support.kind_rows import write_jsonl
 from .support.rubric import MARKS, RUBRIC, SOURCES, rubric_item
 
@@ -72,7 +73,7 @@ def test_a_rubric_study_imports_and_reports_scores_per_source_and_tag(tmp_path: 
         rr = by_rater[rater]
         scores = {e: _expected(MARKS[e][which]) for e in MARKS}
         assert rr["scored"] == 4
-        assert rr["overall"]["value"] == pytest.approx(sum(scores.values()) / 4)
+        assert rr["overall"]["value"] == pytest.approx(sum(some(v) for v in scores.values()) / 4)
         for src in ("model-x", "model-y"):
             mine = [v for e, v in scores.items() if SOURCES[e] == src]
             (fig,) = [f for f in rr["by_source"] if f["key"] == src]

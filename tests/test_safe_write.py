@@ -379,7 +379,7 @@ def test_backup_failing_its_check_leaves_no_file(
 
     before = listing(tmp_path)
     with Study.open(study) as s:
-        monkeypatch.setattr(backup_module.sqlite3, "connect", connect)
+        monkeypatch.setattr(sqlite3, "connect", connect)  # the module backup opens the copy with
         with pytest.raises(StudyError, match="cannot write the copy"):
             backup_module.backup(s, tmp_path / "copy.db")
         monkeypatch.undo()

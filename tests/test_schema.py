@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from medjudge.store.db import StudyError
+from medjudge.store.judgments import CallRow
 from medjudge.store.migrations import MIGRATIONS, applied
 from medjudge.store.study import Study
 
@@ -460,7 +461,7 @@ def test_batches_migrate_an_older_study_and_keep_their_contract(
         batches.record_status(s, bid, "completed", ended=True)
         assert batches.get_batch(s, bid).state == "ended"
         assert batches.batch_calls(s, bid)[1].call == {"i": 1}
-        row = {
+        row: CallRow = {
             "key": "k0", "judge": "openai:m", "provider": "openai", "model": "m",
             "template": "t", "template_hash": "h", "params": "{}", "messages": "[]",
             "item_id": 1, "task": "pairwise/AB", "sample": 0, "status": "ok", "raw": "x",

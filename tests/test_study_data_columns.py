@@ -93,7 +93,8 @@ def test_unit_table_gives_back_every_unit() -> None:
     assert table[12] == UnitInfo(
         12, 11, "q2", "statements", "statement", None, ("m1",), "nice_to_have", 78
     )
-    assert 9 in table and 5 not in table and "9" not in table
+    keys: set[object] = set(table)
+    assert 9 in table and 5 not in table and "9" not in keys
     assert table.get(5) is None
     with pytest.raises(KeyError):
         table[13]
@@ -272,7 +273,7 @@ def test_call_totals_of_a_judge_come_from_its_current_trails(tmp_path: Path) -> 
 
 
 def test_verdict_table_is_a_mapping_of_shared_verdicts() -> None:
-    from medjudge.judging.analysis.study_data import VerdictInfo, VerdictTable
+    from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 
     facts = TrailFacts("plain", voted=True)
     table, want = VerdictTable(), {}

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import DataTable
 from typer.testing import CliRunner
 
@@ -31,7 +32,7 @@ from .support.adjudication import (
     notifications,
     open_unit,
 )
-from .support.tui import HOSTILE, item_swap, run_async, screen_text
+from .support.tui import HOSTILE, item_swap, run_async, screen_text, top_screen
 
 VISIBLE = ["[bold red]x[/]", "\\x1b[2J", "\\x1b]52;c;SGVsbG8=\\x07", "<U+202E>evil"]
 
@@ -176,7 +177,7 @@ async def test_recording_and_revising_a_final_label_at_80x24(tmp_path: Path) -> 
         assert "Final label for p0/correctness: A (answer_a, model-x)" in screen_text(app)
         await pilot.press(*"A names the red flags", "enter")
         await pilot.pause()
-        assert app.screen_stack[-1] is detail
+        assert top_screen(app) is detail
         first = "A"  # the key a records the file's answer_a, though reviewers saw it second
         assert adjudications(path) == [
             ("p0/correctness", first, "A names the red flags", "carol", kinds)
@@ -194,7 +195,7 @@ async def test_recording_and_revising_a_final_label_at_80x24(tmp_path: Path) -> 
         await pilot.press("escape", "escape")  # un-zoom, back to the queue
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.screen_stack[-1] is queue_screen
+        assert top_screen(app) is queue_screen
         entry = next(d for d in queue_screen.rows if d.where == "p0/correctness")
         assert entry.reference == "tie"
         assert "1 with a final label" in screen_text(app)
@@ -217,7 +218,7 @@ async def test_a_blank_rationale_is_refused(tmp_path: Path) -> None:
         assert isinstance(app.screen, RationaleDialog)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen_stack[-1] is detail and "not recorded (cancelled)" in screen_text(app)
+        assert top_screen(app) is detail and "not recorded (cancelled)" in screen_text(app)
     assert adjudications(path) == []
 
 
@@ -231,7 +232,7 @@ async def test_statement_and_rating_keys(tmp_path: Path) -> None:
         assert "statement 1 MUST: Must 0.1" in text and "▶  1 MUST Must 0.1" in text
         await pilot.press("b", "a", "t")  # pairwise keys do nothing on a statement
         await pilot.pause()
-        assert app.screen_stack[-1] is detail
+        assert top_screen(app) is detail
         await pilot.press("c", *"the answer says the opposite", "enter")
         await pilot.pause()
         await pilot.press("escape")
@@ -389,7 +390,8 @@ async def test_help_lists_every_adjudication_key(tmp_path: Path) -> None:
     names = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]"}
     for owner in (AdjudicationScreen, AdjudicationDetailScreen, ReviewApp):
         for binding in owner.BINDINGS:
-            for key in binding.key.split(","):  # type: ignore[union-attr]
+            assert isinstance(binding, Binding), binding
+            for key in binding.key.split(","):
                 label = names.get(key, key)
                 if label.isdigit():
                     assert "1–5" in shown_keys

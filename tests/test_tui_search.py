@@ -19,7 +19,7 @@ from medjudge.tui.search_screen import SearchScreen
 
 from .support.checks import some
 from .support.kind_rows import pairwise_row, write_jsonl
-from .support.tui import HOSTILE, run_async, screen_text, static_text, until
+from .support.tui import HOSTILE, run_async, screen_text, static_text, top_screen, until
 
 
 def _study(tmp_path: Path) -> Path:
@@ -69,7 +69,7 @@ async def test_search_lists_the_queue_matches_and_jumps_to_the_chosen_item(
         assert "p3" in text and "p5" not in text and "1 of your 5 items match" in text
         assert "sourcename" not in text  # no answer's source
         await pilot.press("enter")
-        await until(pilot, lambda: app.screen_stack[-1] is _review(app), "the review screen")
+        await until(pilot, lambda: top_screen(app) is _review(app), "the review screen")
         screen = _review(app)
         assert some(screen.session.item).ext_id == "p3"
         shown = static_text(app, "#pane-1") + static_text(app, "#pane-2")
@@ -89,7 +89,7 @@ async def test_a_bad_query_is_named_in_the_box_and_escape_goes_back(tmp_path: Pa
         assert isinstance(app.screen, SearchScreen)
         assert 'double quotes, e.g. "covid-19"' in static_text(app, "#search-status")
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen_stack[-1] is _review(app), "the review screen")
+        await until(pilot, lambda: top_screen(app) is _review(app), "the review screen")
         assert some(_review(app).session.item).ext_id == "p0"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-RUBRIC = [
+RUBRIC: list[dict[str, Any]] = [
     {"criterion": "Advises epinephrine.", "points": 8, "tags": ["accuracy"]},
     {"criterion": "Says to call emergency services.", "points": 4, "tags": ["completeness"]},
     {"criterion": "Recommends antihistamines alone.", "points": -6, "tags": ["accuracy"]},

@@ -213,3 +213,8 @@ def current(app: App[Any], kind: type[S]) -> S:
     screen = app.screen
     assert isinstance(screen, kind), f"expected {kind.__name__}, on {type(screen).__name__}"
     return screen
+
+
+def top_screen(app: App[Any]) -> Screen[Any]:
+    """The screen on top now (a call, so a check made earlier does not narrow what it is)."""
+    return app.screen
