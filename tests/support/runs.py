@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from medjudge.judging.llm.runner import RunOptions, RunSummary, run_judges
 from medjudge.judging.llm.specs import parse_judge_spec
@@ -25,11 +26,13 @@ def judged_study(tmp_path: Path, n: int = 4) -> Study:
 
 
 def judge_for(
-    server: FakeLLMServer, provider: str = "openai", samples: int = 3, **kw: object
+    server: FakeLLMServer, provider: str = "openai", samples: int = 3, **kw: Any
 ) -> JudgeConfig:
+    """A judge on the fake server; ``kw`` are further JudgeConfig fields."""
     url = server.openai_url if provider == "openai" else server.anthropic_url
-    return JudgeConfig(parse_judge_spec(f"{provider}:fake@{url}"), samples=samples, **kw)  # type: ignore[arg-type]
+    return JudgeConfig(parse_judge_spec(f"{provider}:fake@{url}"), samples=samples, **kw)
 
 
-def run(study: Study, judges: list[JudgeConfig], **kw: object) -> RunSummary:
-    return asyncio.run(run_judges(study, judges, RunOptions(concurrency=8, **kw)))  # type: ignore[arg-type]
+def run(study: Study, judges: list[JudgeConfig], **kw: Any) -> RunSummary:
+    """One run of ``judges`` over ``study`` (8 at a time); ``kw`` are further RunOptions."""
+    return asyncio.run(run_judges(study, judges, RunOptions(concurrency=8, **kw)))
