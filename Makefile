@@ -13,7 +13,7 @@ lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck:  ## the product (strict for kinds/, store/ and judging/; configured in pyproject.toml)
+typecheck:  ## product, tests, benchmarks (strict: kinds/ store/ judging/ tests/support/; pyproject.toml)
 	$(BIN)/mypy
 
 layers:  ## the import-linter contracts of pyproject.toml

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "latest.json"
@@ -34,7 +35,7 @@ def main(argv: list[str]) -> int:
     names = sorted(p.stem for p in HERE.glob("bench_*.py"))
     if argv:
         names = [n for n in names if any(a in n for a in argv)]
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     for name in names:
         t0 = time.monotonic()
         print(f"running {name} …", file=sys.stderr, flush=True)
@@ -87,7 +88,7 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
-def _print_table(rows: list[dict]) -> None:
+def _print_table(rows: list[dict[str, Any]]) -> None:
     head = ["benchmark", "value", "unit", "target", "peak MB"]
     body = [
         [

@@ -23,9 +23,9 @@ sys.path.insert(0, str(REPO))
 
 from medjudge.store.importing.run import import_file  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
-from tests.conftest import pairwise_row, write_jsonl  # noqa: E402
-from tests.fakebatch import BatchScript, FakeBatchServer  # noqa: E402
-from tests.judges import pairwise_responder, prefer_marked, routing  # noqa: E402
+from tests.support.fakebatch import BatchScript, FakeBatchServer  # noqa: E402
+from tests.support.judges import pairwise_responder, prefer_marked, routing  # noqa: E402
+from tests.support.kind_rows import pairwise_row, write_jsonl  # noqa: E402
 
 ITEMS = 800
 
@@ -42,9 +42,9 @@ def _timed(args: list[str], server: FakeBatchServer) -> tuple[float, int, int]:
     return wall, server.count() - before, done.returncode
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     """Submission, polling and collection of 4,800 calls for each provider."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         rows = [
             pairwise_row(i, answer_a=f"GOOD answer {i} " * 20, answer_b=f"Plain answer {i} " * 20)

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -26,14 +27,14 @@ from medjudge.judging.llm.specs import parse_judge_spec  # noqa: E402
 from medjudge.judging.protocol.plan import JudgeConfig  # noqa: E402
 from medjudge.store.importing.run import import_file  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
-from tests.conftest import pairwise_row, write_jsonl  # noqa: E402
+from tests.support.kind_rows import pairwise_row, write_jsonl  # noqa: E402
 
 LATENCY = 0.1
 CONCURRENCY = 64
 ITEMS = 400
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         study = Study.create(Path(tmp) / "bench.db")
         rows = [

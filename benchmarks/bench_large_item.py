@@ -19,6 +19,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -102,7 +103,7 @@ def _once(tmux: Tmux, path: Path, marker: str, home: Path) -> tuple[float, float
         tmux("kill-session", "-t", name)
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     """Build the three studies, open each three times, report medians."""
     if shutil.which("tmux") is None:
         return [
@@ -114,7 +115,7 @@ def run() -> list[dict]:
                 "peak_mb": None,
             }
         ]
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         home = folder / "home"

@@ -28,6 +28,9 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
+
+from medjudge.tui.review.screen import ReviewScreen
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -133,6 +136,7 @@ async def _drive(path: Path, presses: int) -> dict[str, float | list[float]]:
         app.screen._on_timer_update()
         opened = time.perf_counter() - t0
         screen = app.screen
+        assert isinstance(screen, ReviewScreen)
         assert screen.session.item is not None and screen.session.item.ext_id == f"q{DONE + 1:05d}"
         await pilot.pause()
         nexts = [await _key_to_paint(app, pilot, "right") for _ in range(presses)]
@@ -157,7 +161,7 @@ asyncio.run(main())
 """
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     """Build the study, drive the app, report the figures."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite"

@@ -270,7 +270,7 @@ def _measure(folder: Path) -> dict[str, Any]:
     return out
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     """Start everything, measure, end everything; one row per figure."""
     if shutil.which("tmux") is None:
         return [
@@ -294,7 +294,7 @@ def run() -> list[dict]:
         f"the keys, still running at the end: {'yes' if r['judge_running'] else 'no'}"
     )
 
-    def row(name: str, value: float, unit: str, target: str, digits: int = 2) -> dict:
+    def row(name: str, value: float, unit: str, target: str, digits: int = 2) -> dict[str, Any]:
         return {
             "name": f"sessions ×{SESSIONS}: {name}",
             "value": round(value, digits),

@@ -13,6 +13,7 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -22,7 +23,7 @@ from medjudge.store.labels import set_label  # noqa: E402
 from medjudge.store.study import Study  # noqa: E402
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "statements.jsonl"
         with src.open("w", encoding="utf-8") as fh:

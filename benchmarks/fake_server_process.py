@@ -46,8 +46,8 @@ class ServerProcess:
 
 def _serve(latency: float) -> None:
     sys.path.insert(0, str(REPO))
-    from tests.fakellm import FakeLLMServer
-    from tests.judges import pairwise_responder, prefer_marked, routing
+    from tests.support.fakellm import FakeLLMServer
+    from tests.support.judges import pairwise_responder, prefer_marked, routing
 
     with FakeLLMServer(routing(pairwise_responder(prefer_marked())), latency=latency) as server:
         print(server.port, flush=True)

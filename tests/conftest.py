@@ -1,19 +1,16 @@
-"""Shared fixtures: an isolated data folder, study builders, and the path to ../shared."""
+"""Fixtures and hooks only: an isolated data folder, small studies, the slow and terminal
+marks. Helpers that test modules import live in ``tests/support/``."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from medjudge.store.study import Study
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-KQA = SHARED / "datasets" / "kqa" / "questions_w_answers.jsonl"
+from .support.studies import small_study
 
 
 @pytest.fixture(autouse=True)
@@ -26,67 +23,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def needs_kqa() -> pytest.MarkDecorator:
-    """Skip unless ../shared/datasets/kqa is beside the repository."""
-    return pytest.mark.skipif(
-        not KQA.exists(), reason=f"K-QA data not found at {KQA} (../shared absent)"
-    )
-
-
-def write_jsonl(path: Path, rows: list[dict]) -> Path:
-    """Write rows as JSONL and return the path."""
-    path.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
-    return path
-
-
-def pairwise_row(i: int, **extra: object) -> dict:
-    """A valid pairwise record."""
-    row = {
-        "id": f"p{i}",
-        "question": f"Question {i}?",
-        "answer_a": f"Answer A {i}.",
-        "answer_b": f"Answer B {i}.",
-        "source_a": "model-x",
-        "source_b": "model-y",
-    }
-    row.update(extra)
-    return row
-
-
-def statements_row(i: int, **extra: object) -> dict:
-    """A valid statements record with two must-have and one nice-to-have statement."""
-    row = {
-        "id": f"s{i}",
-        "question": f"Question {i}?",
-        "answer": f"Answer {i}.",
-        "source": "model-x",
-        "must_have": [f"Must {i}.1", f"Must {i}.2"],
-        "nice_to_have": [f"Nice {i}.1"],
-    }
-    row.update(extra)
-    return row
-
-
-def small_study(path: Path, *, pairwise: int, statements: int, actor: str = "tester") -> Study:
-    """A new study at ``path`` with ``pairwise_row`` and ``statements_row`` items, open."""
-    from medjudge.store.importing.run import import_file
-
-    s = Study.create(path, actor=actor)
-    for kind, rows in (
-        ("pairwise", [pairwise_row(i) for i in range(pairwise)]),
-        ("statements", [statements_row(i) for i in range(statements)]),
-    ):
-        if rows:
-            import_file(
-                s, write_jsonl(path.with_name(f"{path.stem}-{kind}.jsonl"), rows), kind, actor=actor
-            )
-    return s
-
-
 @pytest.fixture
-def study(tmp_path: Path) -> Study:
+def study(tmp_path: Path) -> Iterator[Study]:
     """An empty study with the default criteria."""
     s = Study.create(tmp_path / "study.db", actor="tester")
     yield s
@@ -94,7 +32,7 @@ def study(tmp_path: Path) -> Study:
 
 
 @pytest.fixture
-def pairwise_study(tmp_path: Path) -> Study:
+def pairwise_study(tmp_path: Path) -> Iterator[Study]:
     """A study with 5 pairwise and 2 statements items."""
     s = small_study(tmp_path / "pw.db", pairwise=5, statements=2)
     yield s
@@ -129,15 +67,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if name in TERMINAL_FILES:
             item.add_marker(pytest.mark.terminal)
-
-
-def as_json(value: Any) -> Any:
-    """A record (or list of records) of the analyses as its JSON: what the report writes."""
-    from pydantic import BaseModel
-
-    if isinstance(value, list):
-        return [as_json(v) for v in value]
-    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
 @pytest.fixture

@@ -16,9 +16,11 @@ from medjudge.store.abstentions import abstentions
 from medjudge.store.items import find_item, get_item
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
+from medjudge.tui.review.screen import ReviewScreen
 
-from .conftest import write_jsonl
-from .test_tui_support import run_async
+from .support.checks import some
+from .support.kind_rows import write_jsonl
+from .support.tui import run_async
 
 RUN = CliRunner()
 KQA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kqa"
@@ -180,11 +182,12 @@ async def test_the_review_app_only_hints_at_a_refusal(tmp_path: Path) -> None:
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = app.screen_stack[0]
-        assert screen.session.item.ext_id == "d"
+        assert isinstance(screen, ReviewScreen)
+        assert some(screen.session.item).ext_id == "d"
         assert "looks like a refusal?" in str(screen.query_one("#pane-1", Pane).border_title)
         await pilot.press("e")  # entailed: the reviewer's label decides, not the phrase
         await pilot.pause()
-        assert screen.session.item.ext_id == "a"
+        assert some(screen.session.item).ext_id == "a"
         assert "refusal" not in str(screen.query_one("#pane-1", Pane).border_title)
     s = Study.open(path)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -20,7 +21,7 @@ from medjudge.store.study import Study
 from medjudge.store.visibility import visible_other_labels, visible_verdicts
 
 
-def trail(ab: list[str], ba: list[str], failed: int = 0) -> dict:
+def trail(ab: list[str], ba: list[str], failed: int = 0) -> dict[str, Any]:
     from medjudge.kinds import votes as protocol
 
     a = protocol.order_majority(ab, "tie")

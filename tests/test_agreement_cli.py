@@ -16,6 +16,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from typer.testing import CliRunner
 
 from medjudge.cli import app
+from medjudge.store.importing.readers import read_csv
 
 runner = CliRunner()
 RATERS = ["ann", "bob", "cy"]
@@ -241,7 +242,7 @@ def test_a_label_file_is_read_a_row_at_a_time(
     path = _write_csv(tmp_path / "l.csv", rows)
     alive: list[weakref.ref[object]] = []
     most = 0
-    real = label_file.read_csv
+    real = read_csv  # what label_file reads a CSV with
 
     def counting(p: Path):  # type: ignore[no-untyped-def]
         nonlocal most

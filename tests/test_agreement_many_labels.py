@@ -8,7 +8,9 @@ import csv
 import json
 import random
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 import krippendorff
 import numpy as np
@@ -24,7 +26,9 @@ RATERS = ["a", "b", "c"]
 TOL = 1e-9
 
 
-def _write(path: Path, n: int, n_labels: int, seed: int, missing: float = 0.0) -> list[dict]:
+def _write(
+    path: Path, n: int, n_labels: int, seed: int, missing: float = 0.0
+) -> list[dict[str, Any]]:
     """Units whose raters copy a true label 60% of the time, else pick a nearby one (with as
     many labels as units, unit i's true label is i)."""
     rnd = random.Random(seed)
@@ -47,15 +51,16 @@ def _write(path: Path, n: int, n_labels: int, seed: int, missing: float = 0.0) -
     return rows
 
 
-def _run(path: Path, *args: str) -> dict:
+def _run(path: Path, *args: str) -> dict[str, Any]:
     r = runner.invoke(app, ["agreement", str(path), "--unit", "id", "--json", *args])
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)
+    result: dict[str, Any] = json.loads(r.stdout)
+    return result
 
 
 @pytest.mark.parametrize("scale", ["nominal", "ordinal", "interval"])
 def test_hundreds_of_labels_give_the_reference_libraries_figures(
-    tmp_path: Path, scale: str
+    tmp_path: Path, scale: Literal["nominal", "ordinal", "interval"]
 ) -> None:
     rows = _write(tmp_path / "many.csv", 400, 300, seed=1, missing=0.1)
     out = _run(tmp_path / "many.csv", "-r", "a,b,c", "--scale", scale, "--n-boot", "200")
@@ -98,7 +103,7 @@ def _cohen(x: list[object], y: list[object]) -> float:
     return (po - pe) / (1 - pe)
 
 
-def _fleiss(units: list[list[object]]) -> float:
+def _fleiss(units: Sequence[Sequence[object]]) -> float:
     r = len(units[0])
     counts = [Counter(u) for u in units]
     p_bar = sum((sum(v * v for v in c.values()) - r) / (r * (r - 1)) for c in counts) / len(units)
@@ -109,7 +114,7 @@ def _fleiss(units: list[list[object]]) -> float:
     return (p_bar - pe) / (1 - pe)
 
 
-def _nominal_alpha(units: list[list[object]]) -> float:
+def _nominal_alpha(units: Sequence[Sequence[object]]) -> float:
     """Krippendorff (2011): α = 1 − (N − 1) Σ_u D_u / Σ_{c≠k} n_c n_k over pairable units."""
     pairable = [u for u in units if len(u) >= 2]
     n = sum(len(u) for u in pairable)
@@ -155,8 +160,7 @@ def test_a_report_on_a_301_point_scale(tmp_path: Path, fmt: str) -> None:
     from medjudge.store.settings import Criterion, StudySettings
     from medjudge.store.study import Study
 
-    from .conftest import write_jsonl
-    from .test_tui_support import rating_row
+    from .support.kind_rows import rating_row, write_jsonl
 
     score = Criterion(name="score", kind="rating", scale=(0, 300), question="Score 0-300?")
     db = tmp_path / "wide.db"

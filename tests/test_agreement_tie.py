@@ -10,6 +10,7 @@ import csv
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import krippendorff
 import numpy as np
@@ -43,10 +44,11 @@ def _ratings(path: Path, values: list[int], raters: int, seed: int) -> list[list
     return rows
 
 
-def _run(path: Path, *args: str) -> dict:
+def _run(path: Path, *args: str) -> dict[str, Any]:
     r = runner.invoke(app, ["agreement", str(path), "--json", "--n-boot", "200", *args])
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)
+    result: dict[str, Any] = json.loads(r.stdout)
+    return result
 
 
 def test_tie_0_on_an_interval_scale_from_minus_2_to_2(tmp_path: Path) -> None:

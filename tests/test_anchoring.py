@@ -13,7 +13,7 @@ from medjudge.judging.analysis.anchoring import ALL, anchoring
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import mark_revealed, set_label
 
-from .conftest import as_json, small_study
+from .support.studies import as_json, small_study
 
 
 def _unit(s, ext_id: str, criterion: str) -> tuple[int, int]:  # type: ignore[no-untyped-def]

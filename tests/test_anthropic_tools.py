@@ -17,10 +17,10 @@ from medjudge.cli import app
 from medjudge.judging.llm.provider_types import ChatRequest
 from medjudge.judging.llm.providers_anthropic import AnthropicProvider
 
-from .conftest import small_study
-from .fakebatch import FakeBatchServer
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakebatch import FakeBatchServer
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 SCHEMA = {

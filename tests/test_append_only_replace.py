@@ -24,7 +24,7 @@ from medjudge.store.roles import grant
 from medjudge.store.samples import draw_sample
 from medjudge.store.study import Study
 
-from .conftest import small_study
+from .support.studies import small_study
 
 APPEND_ONLY = [
     "label_history",

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 

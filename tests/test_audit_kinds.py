@@ -20,9 +20,7 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 from medjudge.kinds.rubric import score as rubric_score
 
-from .conftest import write_jsonl
-from .support.kind_rows import match_row, rubric_row
-from .test_tui_support import rating_row
+from .support.kind_rows import match_row, rating_row, rubric_row, write_jsonl
 
 cli = CliRunner()
 N = 160
@@ -204,13 +202,14 @@ def test_labels_needed_for_a_difference_of_two_models(tmp_path: Path) -> None:
     report = json.loads(_invoke(*args).stdout)
     crit = next(c for c in report["audit"]["criteria"] if c["criterion"] == "correctness_rating")
     d = crit["mean_differences"][0]["figures"]["corrected"]
-    vec = {}
+    vec: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for source, parity in (("model-x", 1), ("model-y", 0)):
         ids = [i for i in range(N) if i % 2 == parity]
-        vec[source] = tuple(
+        truth_s, judge_s, judge_rest = (
             np.array([float(v[i]) for i in ids if (i in sampled) == lab])
             for v, lab in ((truth, True), (judge, True), (judge, False))
         )
+        vec[source] = (truth_s, judge_s, judge_rest)
     want = labels_needed_split(vec["model-x"], vec["model-y"], 0.4)
     assert want.more is not None and want.more > 0
     assert d["labels_needed"] == want.more

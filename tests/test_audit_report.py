@@ -17,55 +17,10 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import pairwise_row, write_jsonl
+from .support.audit import N_ITEMS, build, invoke
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
-N_ITEMS = 300
-
-
-def _truth_and_judge(seed: int = 28) -> tuple[list[str], list[str]]:
-    """The physicians' verdicts and a judge that favours answer A (model-x)."""
-    rng = np.random.default_rng(seed)
-    truth = rng.choice(["A", "B", "tie"], size=N_ITEMS, p=[0.4, 0.45, 0.15])
-    judge = []
-    for t in truth:
-        p_a = {"A": 0.9, "B": 0.35, "tie": 0.5}[str(t)]  # says A far too often
-        u = rng.random()
-        judge.append("A" if u < p_a else (str(t) if t != "A" and u < p_a + 0.45 else "B"))
-    return [str(t) for t in truth], judge
-
-
-def _invoke(*args: str) -> Any:
-    r = cli.invoke(app, list(args))
-    assert r.exit_code == 0, r.output
-    return r
-
-
-def build(tmp_path: Path, *, sample: bool = True) -> tuple[Path, list[str], list[str], set[str]]:
-    """The study; the truth and the judge per item p0 … p299; the sampled item ids."""
-    db = tmp_path / "audit.db"
-    _invoke("init", str(db), "--name", "Audit", "-c", "overall:benefit:Which is better?")
-    truth, judge = _truth_and_judge()
-    rows = [
-        pairwise_row(i, judge_labels={"judge-x": {"overall": judge[i]}}) for i in range(N_ITEMS)
-    ]
-    _invoke("import", str(db), str(write_jsonl(tmp_path / "items.jsonl", rows)), "-k", "pairwise")
-    sampled: set[str] = set()
-    if sample:
-        _invoke("assign", str(db), "drchen", "--sample", "80", "--seed", "7")
-        out = _invoke("export", str(db), "assignments").stdout
-        sampled = {json.loads(line)["item"] for line in out.splitlines()}
-        assert len(sampled) == 80
-    # the physician labels the sampled items (re-importing the same items adds labels)
-    labelled = [
-        pairwise_row(i, human_labels={"drchen": {"overall": truth[i]}})
-        for i in range(N_ITEMS)
-        if f"p{i}" in sampled
-    ]
-    if labelled:
-        path = write_jsonl(tmp_path / "drchen.jsonl", labelled)
-        _invoke("import", str(db), str(path), "-k", "pairwise")
-    return db, truth, judge, sampled
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +44,7 @@ def test_corrected_win_share_equals_ppi_py(study: Any) -> None:
     import ppi_py
 
     db, truth, judge, sampled = study
-    report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
+    report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     audit = report["audit"]
     assert [s["size"] for s in audit["samples"]] == [80]
     assert audit["samples"][0]["seed"] == 7 and audit["samples"][0]["frame_size"] == N_ITEMS
@@ -146,17 +101,17 @@ def test_labels_needed_in_every_format(study: Any, tmp_path: Path) -> None:
     want = labels_needed(y, yhat, unl, 0.07)
     assert want.more is not None and want.more > 0
     args = ("report", str(db), "--n-boot", "100", "--target-halfwidth", "0.07")
-    report = json.loads(_invoke(*args, "-f", "json").stdout)
+    report = json.loads(invoke(*args, "-f", "json").stdout)
     win = report["audit"]["criteria"][0]["sources"][0]["win"]["corrected"]
     assert win["labels_needed"] == want.more
     assert win["halfwidth_then"] == pytest.approx(want.halfwidth_then)
-    md = _invoke(*args, "-f", "md").stdout
+    md = invoke(*args, "-f", "md").stdout
     assert "## Corrected figures (judge audit)" in md
     assert "Labels needed for ±0.07" in md
     line = next(x for x in md.splitlines() if x.startswith("| overall | model-x | win |"))
     assert line.rstrip(" |").endswith(f"{want.more:,}")
     assert "overall: judge judge-x; 300 units in the sampled frame, 80 sampled, 80 with a " in md
-    rows = list(csv.DictReader(io.StringIO(_invoke(*args, "-f", "csv").stdout)))
+    rows = list(csv.DictReader(io.StringIO(invoke(*args, "-f", "csv").stdout)))
     needed = [
         r
         for r in rows
@@ -172,28 +127,28 @@ def test_labels_needed_in_every_format(study: Any, tmp_path: Path) -> None:
         if r["section"] == "audit" and r["rater_a"] == "corrected" and r["metric"] == "win"
     ]
     assert {r["method"] for r in corrected} == {"ppi_plus_plus"}
-    html = _invoke(*args, "-f", "html").stdout
+    html = invoke(*args, "-f", "html").stdout
     assert 'id="audit"' in html and "Corrected figures (judge audit)" in html
 
 
 def test_no_sample_no_section(tmp_path: Path) -> None:
     db, *_ = build(tmp_path, sample=False)
-    report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
+    report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     assert "audit" not in report
-    md = _invoke("report", str(db), "--n-boot", "100").stdout
+    md = invoke("report", str(db), "--n-boot", "100").stdout
     assert "Corrected figures" not in md
 
 
 def test_samples_from_different_item_sets_are_withheld(tmp_path: Path) -> None:
     db, *_ = build(tmp_path)
     more = [pairwise_row(i, judge_labels={"judge-x": {"overall": "A"}}) for i in range(300, 340)]
-    _invoke("import", str(db), str(write_jsonl(tmp_path / "more.jsonl", more)), "-k", "pairwise")
-    _invoke("assign", str(db), "drchen", "--sample", "10", "--seed", "8")
-    report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
+    invoke("import", str(db), str(write_jsonl(tmp_path / "more.jsonl", more)), "-k", "pairwise")
+    invoke("assign", str(db), "drchen", "--sample", "10", "--seed", "8")
+    report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     (crit,) = report["audit"]["criteria"]
     assert crit["withheld"].startswith("withheld: the reference labels are not a random sample")
     assert crit["sources"] == []
-    md = _invoke("report", str(db), "--n-boot", "100").stdout
+    md = invoke("report", str(db), "--n-boot", "100").stdout
     assert "- overall: withheld: the reference labels are not a random sample" in md
 
 
@@ -205,7 +160,7 @@ def test_a_bad_target_names_the_option(tmp_path: Path) -> None:
 def test_model_names_are_shown_literally(tmp_path: Path) -> None:
     """Study text in the section (model names) is escaped like everywhere in the report."""
     db = tmp_path / "h.db"
-    _invoke("init", str(db), "-c", "overall:benefit:Which is better?")
+    invoke("init", str(db), "-c", "overall:benefit:Which is better?")
     hostile = {"source_a": "=HYPERLINK(1)", "source_b": "<script>alert(1)</script>"}
     rows = [
         pairwise_row(
@@ -216,11 +171,11 @@ def test_model_names_are_shown_literally(tmp_path: Path) -> None:
         )
         for i in range(40)
     ]
-    _invoke("import", str(db), str(write_jsonl(tmp_path / "h.jsonl", rows)), "-k", "pairwise")
-    _invoke("assign", str(db), "drchen", "--sample", "20", "--seed", "1")
-    html = _invoke("report", str(db), "-f", "html", "--n-boot", "100").stdout
+    invoke("import", str(db), str(write_jsonl(tmp_path / "h.jsonl", rows)), "-k", "pairwise")
+    invoke("assign", str(db), "drchen", "--sample", "20", "--seed", "1")
+    html = invoke("report", str(db), "-f", "html", "--n-boot", "100").stdout
     assert "Corrected figures (judge audit)" in html and "<script>alert" not in html
-    out = _invoke("report", str(db), "-f", "csv", "--n-boot", "100").stdout
+    out = invoke("report", str(db), "-f", "csv", "--n-boot", "100").stdout
     audit = [r for r in csv.reader(io.StringIO(out)) if r[0] == "audit"]
     assert audit and not any(cell.startswith("=") for r in audit for cell in r)
     assert any(r[4] == "'=HYPERLINK(1)" for r in audit)
@@ -229,10 +184,10 @@ def test_model_names_are_shown_literally(tmp_path: Path) -> None:
 def _kqa_study(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     """200 statements answers (model-x, model-y), 3 Must_have + 1 Nice_to_have statements each,
     a lenient judge on every statement, a physician on a random sample of 60 answers."""
-    from .conftest import statements_row
+    from .support.kind_rows import statements_row
 
     db = tmp_path / "kqa.db"
-    _invoke("init", str(db), "--name", "K-QA audit")
+    invoke("init", str(db), "--name", "K-QA audit")
     rng = np.random.default_rng(5)
     truth = rng.choice(["entailed", "neutral", "contradicted"], size=(200, 4), p=[0.5, 0.35, 0.15])
     lenient = np.where(rng.random((200, 4)) < 0.5, "entailed", truth)  # over-credits answers
@@ -251,9 +206,9 @@ def _kqa_study(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
                 labels=labels,
             )
         )
-    _invoke("import", str(db), str(write_jsonl(tmp_path / "k.jsonl", rows)), "-k", "statements")
-    _invoke("assign", str(db), "drlee", "--sample", "60", "--seed", "3")
-    out = _invoke("export", str(db), "assignments").stdout
+    invoke("import", str(db), str(write_jsonl(tmp_path / "k.jsonl", rows)), "-k", "statements")
+    invoke("assign", str(db), "drlee", "--sample", "60", "--seed", "3")
+    out = invoke("export", str(db), "assignments").stdout
     sampled = {json.loads(line)["item"] for line in out.splitlines()}
     physician = []
     for i in range(200):
@@ -263,9 +218,7 @@ def _kqa_study(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
                 {"rater": "drlee", "statement": s, "value": str(truth[i, s])} for s in range(4)
             ]
             physician.append(row)
-    _invoke(
-        "import", str(db), str(write_jsonl(tmp_path / "d.jsonl", physician)), "-k", "statements"
-    )
+    invoke("import", str(db), str(write_jsonl(tmp_path / "d.jsonl", physician)), "-k", "statements")
     return db, {"truth": truth, "judge": lenient, "sampled": sampled}
 
 
@@ -273,7 +226,7 @@ def test_kqa_figures_are_corrected_too(tmp_path: Path) -> None:
     import ppi_py
 
     db, facts = _kqa_study(tmp_path)
-    report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
+    report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     (crit,) = report["audit"]["criteria"]
     assert crit["withheld"] is None and crit["unit"] == "answers"
     assert (crit["population"], crit["sampled"], crit["labelled"]) == (200, 60, 60)
@@ -309,6 +262,6 @@ def test_kqa_figures_are_corrected_too(tmp_path: Path) -> None:
     # the lenient judge over-credits: its comprehensiveness is above the corrected interval
     x = rows[("model-x", "comprehensiveness")]["figures"]
     assert x["judge_only"]["value"] > x["corrected"]["ci_high"]
-    md = _invoke("report", str(db), "--n-boot", "100").stdout
+    md = invoke("report", str(db), "--n-boot", "100").stdout
     assert "| entailment | model-x | comprehensiveness | 100 |" in md
     assert "entailment: judge judge-k; 200 answers in the sampled frame, 60 sampled" in md

@@ -17,7 +17,7 @@ from medjudge.cli import app
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import small_study
+from .support.studies import small_study
 
 cli = CliRunner()
 

@@ -1,5 +1,5 @@
 """`judge --batch` (#14): the real openai and anthropic SDKs against a loopback server that
-implements the files and batches endpoints (tests/fakebatch.py), a real study file."""
+implements the files and batches endpoints (tests/support/fakebatch.py), a real study file."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 from medjudge.judging.llm.runner import RunOptions, run_judges
@@ -22,9 +23,10 @@ from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, small_study, write_jsonl
-from .fakebatch import BatchScript, FakeBatchServer
-from .judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.fakebatch import BatchScript, FakeBatchServer
+from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.studies import small_study
 
 cli = CliRunner()
 KEY = "sk-test-batch-4f3e2d1c0b"
@@ -36,7 +38,7 @@ def spec(server: FakeBatchServer, provider: str) -> str:
     return f"{provider}:m@{url}"
 
 
-def judge(study: Path, server: FakeBatchServer, provider: str, *extra: str) -> object:
+def judge(study: Path, server: FakeBatchServer, provider: str, *extra: str) -> Result:
     return cli.invoke(
         app,
         ["judge", str(study), "-j", spec(server, provider), "--samples", "3", "--price", "2,2"]
@@ -45,7 +47,7 @@ def judge(study: Path, server: FakeBatchServer, provider: str, *extra: str) -> o
     )
 
 
-def query(path: Path, sql: str) -> list[tuple]:
+def query(path: Path, sql: str) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(path)
     try:
         return [tuple(r) for r in conn.execute(sql)]
@@ -62,7 +64,7 @@ def verdicts(path: Path) -> dict[tuple[str, str], str | None]:
     return {(r[0], r[1]): r[2] for r in rows}
 
 
-def calls(path: Path) -> dict[str, tuple]:
+def calls(path: Path) -> dict[str, tuple[Any, ...]]:
     rows = query(
         path,
         "SELECT key, status, parsed, messages, params, template_hash, input_tokens, "
@@ -88,11 +90,11 @@ def test_a_batch_run_gives_the_verdicts_of_a_synchronous_run(
     sync_db, batch_db = studies
     with FakeBatchServer(RESPONDER, script=BatchScript(polls=2)) as server:
         r = judge(sync_db, server, provider)
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         chat = server.count()
         server.clear()
         r = judge(batch_db, server, provider, "--batch", "--wait", "--poll-interval", "0.01")
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         assert len(server.created()) == 1
         paths = {q.path for q in server.requests}
         assert "/v1/chat/completions" not in paths and "/v1/messages" not in paths
@@ -117,8 +119,8 @@ def test_without_wait_it_returns_then_the_same_command_collects_then_asks_nothin
     _, db = studies
     with FakeBatchServer(RESPONDER, script=BatchScript(polls=1)) as server:
         r = judge(db, server, "openai", "--batch")
-        assert r.exit_code == 5, r.output  # type: ignore[attr-defined]
-        assert "run with --batch again to collect" in r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 5, r.output
+        assert "run with --batch again to collect" in r.output
         assert query(db, "SELECT status FROM judge_runs") == [("pending",)]
         assert query(db, "SELECT state, provider_id IS NOT NULL FROM judge_batches") == [
             ("submitted", 1)
@@ -129,11 +131,11 @@ def test_without_wait_it_returns_then_the_same_command_collects_then_asks_nothin
         assert "54 calls" in shown, shown  # 6 × 2 orders × 3 samples + 2 × 3 statements × 3
         before = server.count()
         r = judge(db, server, "openai")  # synchronous: the calls in the batch are paid already
-        assert r.exit_code == 5 and server.count() == before, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 5 and server.count() == before, r.output
         r = judge(db, server, "openai", "--batch")  # in progress still
-        assert r.exit_code == 5, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 5, r.output
         r = judge(db, server, "openai", "--batch")
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         assert len(server.created()) == 1 and len(verdicts(db)) == 38
         before = server.count()
         r = judge(db, server, "openai", "--batch")
@@ -150,13 +152,13 @@ def test_max_cost_holds_what_a_batch_run_submits(tmp_path: Path) -> None:
     small_study(db, pairwise=4, statements=0).close()
     with FakeBatchServer(RESPONDER, script=BatchScript(polls=0)) as s:
         r = judge(db, s, "openai", "--batch", "--max-cost", "0.01")
-        assert r.exit_code == 3, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 3, r.output
         first = len(s.batch_requests())
         assert 0 < first < 24
         # worst case per call at batch prices: ≤ (input + 800 output tokens) × $2/M × 0.5
         assert query(db, "SELECT status FROM judge_runs") == [("stopped",)]
         r = judge(db, s, "openai", "--batch", "--wait", "--poll-interval", "0.01")
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         assert len(s.batch_requests()) == 24, "the rest, and nothing twice"
 
 
@@ -168,14 +170,14 @@ def test_expired_batch_gives_failed_samples_that_retry_failed_sends_again(tmp_pa
     scripts = {0: BatchScript(polls=0, outcome="expired", done=10)}
     with FakeBatchServer(RESPONDER, script=lambda n: scripts.get(n, BatchScript(polls=0))) as s:
         r = judge(db, s, "openai", "--batch", "--wait", "--poll-interval", "0.01")
-        assert r.exit_code == 4, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 4, r.output
         rows = query(db, "SELECT status, error FROM judge_calls ORDER BY rowid")
         assert [x[0] for x in rows].count("ok") == 10 and len(rows) == 24
         assert all("expired" in (e or "") for st, e in rows if st == "failed")
         r = judge(db, s, "openai", "--batch", "--wait", "--poll-interval", "0.01")
         assert r.exit_code == 4 and len(s.created()) == 1, "failed samples are cached"
         r = judge(db, s, "openai", "--batch", "--wait", "--poll-interval", "0.01", "--retry-failed")
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         assert [len(b.requests) for b in s.created()] == [24, 14]
     assert query(db, "SELECT count(*) FROM judge_calls WHERE status = 'ok'") == [(24,)]
     assert None not in verdicts(db).values()
@@ -194,7 +196,7 @@ def test_identical_calls_go_once_per_batch(tmp_path: Path) -> None:
     for provider in ("openai", "anthropic"):
         with FakeBatchServer(RESPONDER, script=BatchScript(polls=0)) as s:
             r = judge(db, s, provider, "--batch", "--wait", "--poll-interval", "0.01")
-            assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+            assert r.exit_code == 0, r.output
             ids = [x["custom_id"] for x in s.batch_requests()]
             assert len(ids) == len(set(ids)) == 6  # 2 orders × 3 samples, shared by both items
     v = verdicts(db)
@@ -206,11 +208,11 @@ def test_large_runs_are_split_under_the_limits(tmp_path: Path) -> None:
     small_study(db, pairwise=7, statements=0).close()
     with FakeBatchServer(RESPONDER, script=BatchScript(polls=0), max_requests=10) as s:
         r = judge(db, s, "openai", "--batch", "--batch-size", "10", "--dry-run")
-        assert r.exit_code == 0 and "42 to send in 5 batch(es)" in r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0 and "42 to send in 5 batch(es)" in r.output
         r = judge(
             db, s, "openai", "--batch", "--batch-size", "10", "--wait", "--poll-interval", "0.01"
         )
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         assert [len(b.requests) for b in s.created()] == [10, 10, 10, 10, 2]
     # and by bytes (the library's parameter): every batch under the limit
     db2 = tmp_path / "s2.db"
@@ -231,13 +233,13 @@ def test_dry_run_shows_batches_calls_and_the_cost_at_batch_prices(tmp_path: Path
         plain = judge(db, s, "openai", "--dry-run")
         batch = judge(db, s, "openai", "--dry-run", "--batch")
         assert s.count() == 0, "a dry run sends nothing"
-    cost = [float(line.rsplit("$", 1)[1]) for line in plain.output.splitlines() if "$" in line]  # type: ignore[attr-defined]
-    out = batch.output  # type: ignore[attr-defined]
+    cost = [float(line.rsplit("$", 1)[1]) for line in plain.output.splitlines() if "$" in line]
+    out = batch.output
     assert "18 to send in 1 batch(es)" in out and "at batch prices" in out
     bcost = float(out.rsplit("$", 1)[1].split()[0])
     assert bcost == pytest.approx(cost[0] / 2, abs=1e-4)
     r = cli.invoke(app, ["judge", str(db), "-j", "openai:m", "--wait"])
-    assert r.exit_code == 2 and "--batch" in r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 2 and "--batch" in r.output
 
 
 def test_a_refused_batch_fails_the_run_and_frees_its_calls(tmp_path: Path) -> None:
@@ -246,12 +248,12 @@ def test_a_refused_batch_fails_the_run_and_frees_its_calls(tmp_path: Path) -> No
     scripts = {0: BatchScript(polls=0, outcome="failed")}
     with FakeBatchServer(RESPONDER, script=lambda n: scripts.get(n, BatchScript(polls=0))) as s:
         r = judge(db, s, "openai", "--batch", "--wait", "--poll-interval", "0.01")
-        assert r.exit_code == 1, r.output  # type: ignore[attr-defined]
-        assert "refused the batch" in r.stderr and "Traceback" not in r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 1, r.output
+        assert "refused the batch" in r.stderr and "Traceback" not in r.output
         assert query(db, "SELECT state FROM judge_batches") == [("failed",)]
         assert query(db, "SELECT status FROM judge_runs") == [("failed",)]
         r = judge(db, s, "openai", "--batch", "--wait", "--poll-interval", "0.01")
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         assert len(s.created()) == 2
 
 
@@ -259,8 +261,8 @@ def test_a_local_judge_has_no_batch_api(tmp_path: Path) -> None:
     db = tmp_path / "l.db"
     small_study(db, pairwise=1, statements=0).close()
     r = cli.invoke(app, ["judge", str(db), "-j", "local:smollm2", "--batch"])
-    assert r.exit_code == 1 and "Traceback" not in r.output  # type: ignore[attr-defined]
-    err = r.stderr  # type: ignore[attr-defined]
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    err = r.stderr
     assert "--batch needs a judge whose provider has a batch API (openai, anthropic" in err
     assert query(db, "SELECT count(*) FROM judge_runs") == [(0,)], "refused before any run"
 
@@ -334,7 +336,7 @@ def test_failed_requests_are_failed_samples_and_their_errors_carry_no_key(
 ) -> None:
     """A request the provider answered with an error (here one that echoes the key) is a failed
     sample: stored with the provider's message, scrubbed; never a vote."""
-    from .fakellm import FakeRequest, Reply
+    from .support.fakellm import FakeRequest, Reply
 
     db = tmp_path / "r.db"
     small_study(db, pairwise=2, statements=0).close()
@@ -346,7 +348,7 @@ def test_failed_requests_are_failed_samples_and_their_errors_carry_no_key(
 
     with FakeBatchServer(respond, script=BatchScript(polls=0)) as s:
         r = judge(db, s, provider, "--batch", "--wait", "--poll-interval", "0.01")
-        assert r.exit_code == 4, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 4, r.output
     failed = query(db, "SELECT error FROM judge_calls WHERE status = 'failed'")
     assert len(failed) == 6 and all("invalid request from key" in e for (e,) in failed)
     assert KEY.encode() not in db.read_bytes()
@@ -356,18 +358,18 @@ def test_failed_requests_are_failed_samples_and_their_errors_carry_no_key(
 def test_a_server_without_a_batch_api_is_named_and_nothing_is_left_in_flight(
     tmp_path: Path,
 ) -> None:
-    from .fakellm import FakeLLMServer
+    from .support.fakellm import FakeLLMServer
 
     db = tmp_path / "n.db"
     small_study(db, pairwise=1, statements=0).close()
     with FakeLLMServer(RESPONDER) as plain:
         r = cli.invoke(app, ["judge", str(db), "-j", f"openai:m@{plain.openai_url}", "--batch"])
-        assert r.exit_code == 1, r.output  # type: ignore[attr-defined]
-        line = r.stderr.strip().splitlines()[-1]  # type: ignore[attr-defined]
+        assert r.exit_code == 1, r.output
+        line = r.stderr.strip().splitlines()[-1]
         assert "upload the batch file: HTTP 404" in line and plain.openai_url in line, line
         assert query(db, "SELECT state FROM judge_batches") == [("failed",)]
         r = cli.invoke(app, ["judge", str(db), "-j", f"openai:m@{plain.openai_url}"])
-        assert r.exit_code == 0, "the calls were not held by the refused batch"  # type: ignore[attr-defined]
+        assert r.exit_code == 0, "the calls were not held by the refused batch"
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -382,11 +384,11 @@ def test_a_create_without_an_answer_is_never_sent_again_but_found(
     scripts = {0: BatchScript(polls=0, drop_on_create=True)}
     with FakeBatchServer(RESPONDER, script=lambda n: scripts.get(n, BatchScript(polls=0))) as s:
         r = judge(db, s, provider, "--batch")
-        assert r.exit_code == 1, r.output  # type: ignore[attr-defined]
-        assert "create the batch: cannot connect" in r.stderr  # type: ignore[attr-defined]
+        assert r.exit_code == 1, r.output
+        assert "create the batch: cannot connect" in r.stderr
         assert len(s.created()) == 1, "no second create after a create with no answer"
         assert query(db, "SELECT state, provider_id FROM judge_batches") == [("intent", None)]
         r = judge(db, s, provider, "--batch", "--wait", "--poll-interval", "0.01")
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
-        assert "1 found at the provider" in r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
+        assert "1 found at the provider" in r.output
         assert len(s.created()) == 1

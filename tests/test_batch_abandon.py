@@ -1,21 +1,22 @@
 """A batch can no longer block a judge version (#25): ``judge --abandon-batch ID`` releases its
 calls, a batch the provider answers 404 for is abandoned by the next ``--batch`` run (said so),
-and a rejected upload or creation is rolled back. The real SDKs against tests/fakebatch.py, a
+and a rejected upload or creation is rolled back. The real SDKs against tests/support/fakebatch.py, a
 real study file."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import small_study
-from .fakebatch import BatchScript, FakeBatchServer
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakebatch import BatchScript, FakeBatchServer
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 KEY = "sk-test-abandon-1a2b3c4d"
@@ -41,7 +42,7 @@ def run(study: Path, server: FakeBatchServer, provider: str, *extra: str) -> obj
     return judge(study, "-j", spec(server, provider), "--samples", "3", "--price", "2,2", *extra)
 
 
-def query(path: Path, sql: str) -> list[tuple]:
+def query(path: Path, sql: str) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(path)
     try:
         return [tuple(r) for r in conn.execute(sql)]

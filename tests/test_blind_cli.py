@@ -19,7 +19,7 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
-from .conftest import small_study
+from .support.studies import small_study
 
 cli = CliRunner()
 

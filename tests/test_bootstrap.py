@@ -22,6 +22,8 @@ from medjudge.judging.stats.bootstrap import (
 )
 from medjudge.judging.stats.estimates import wilson_interval
 
+from .support.checks import some
+
 TOL = 1e-9
 
 # 0/1 data, small n: most resamples tie with the estimate or with each other.
@@ -58,7 +60,7 @@ def test_mean_bca_equals_scipy_bca_on_the_same_resamples(x: np.ndarray, seed: in
 def test_the_k_qa_example_three_of_ten() -> None:
     # Before the fix the resamples equal to 0.30 all counted as above it: [0.00, 0.50].
     e = mean_bca(TIED[0], seed=0)
-    assert (e.value, round(e.ci_low, 9), round(e.ci_high, 9)) == (0.3, 0.1, 0.6)
+    assert (e.value, round(some(e.ci_low), 9), round(some(e.ci_high), 9)) == (0.3, 0.1, 0.6)
 
 
 @pytest.mark.parametrize("x", TIED, ids=lambda x: f"n{len(x)}")

@@ -9,10 +9,11 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 ZERO = Path("/dev/zero")
 pytestmark = pytest.mark.skipif(not ZERO.exists(), reason="needs /dev/zero")
@@ -23,7 +24,7 @@ def _cap() -> None:
 
 
 def run(
-    args: list[str], cwd: Path, stdin: object = subprocess.DEVNULL
+    args: list[str], cwd: Path, stdin: int | IO[Any] = subprocess.DEVNULL
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "medjudge", *args],

@@ -6,6 +6,8 @@ it. So the shortcut is compared with the reference on arbitrary text, specs and 
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,7 +42,7 @@ def test_sample_keys_equal_cache_key(
     samples: int,
     temperature: float,
     max_tokens: int,
-    schema: dict | None,
+    schema: dict[str, Any] | None,
     template_hash: str,
 ) -> None:
     judge = JudgeConfig(

@@ -49,7 +49,7 @@ def test_codes_equal_the_statistics_functions(seed: int, units: int, raters: int
 
     percent, kappa = pair_point(codes[:, 0], codes[:, 1], q)
     ref = two_rater_stats([x[0] for x in rows], [x[1] for x in rows])
-    assert (percent.value, percent.n) == (pytest.approx(ref.percent.value), ref.percent.n)
+    assert percent.value == pytest.approx(ref.percent.value) and percent.n == ref.percent.n
     assert kappa.value == pytest.approx(ref.cohen.value)
 
     majority = strict_majority_codes(codes[:, 1:], q)
@@ -73,6 +73,7 @@ def test_undefined_figures_say_why() -> None:
     m.set(1, "b", "A")
     m.set(2, "a", "A")
     m.set(2, "b", "A")
-    percent, kappa = pair_point(*m.columns(["a", "b"]).T, 4)
+    both = m.columns(["a", "b"])
+    percent, kappa = pair_point(both[:, 0], both[:, 1], 4)
     assert percent.value == 1.0 and kappa.value is None
     assert kappa.reason == "only one category used by both raters (chance agreement is 1)"

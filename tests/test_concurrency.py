@@ -24,9 +24,9 @@ from pathlib import Path
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
-from .fakellm import FakeLLMServer
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 PROCS = Path(__file__).resolve().parent / "procs"
 SOAK_SECONDS = float(os.environ.get("MEDJUDGE_SOAK_SECONDS", "8"))

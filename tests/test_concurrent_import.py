@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 
 def _labels(path: Path) -> dict[tuple[str, str, str], str]:

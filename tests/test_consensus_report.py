@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 from medjudge.store.labels import set_label
 
-from .conftest import small_study
+from .support.studies import small_study
 
 
 def test_planted_spammers_outvoted_by_the_model(tmp_path: Path) -> None:

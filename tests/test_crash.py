@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,10 @@ from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, small_study, write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.studies import small_study
 
 PROCS = Path(__file__).resolve().parent / "procs"
 SEED = 20240607
@@ -101,9 +103,9 @@ def test_sigkill_while_labelling_loses_no_saved_label(tmp_path: Path) -> None:
         kills += 1
         assert child.lines and child.lines[0].startswith("ready"), stderr
         for line in child.lines[1:]:
-            tag, unit, value, hid = line.split()
+            tag, unit_text, value, hid_text = line.split()
             assert tag == "saved", line
-            reported[int(hid)] = (int(unit), value)
+            reported[int(hid_text)] = (int(unit_text), value)
         check_integrity(path)
         conn = sqlite3.connect(path)
         history = {
@@ -160,7 +162,7 @@ def stored_identities(path: Path) -> set[str]:
     return {call_identity(json.loads(m), json.loads(p)["seed"], model) for m, p, model in rows}
 
 
-def judge_responder():  # type: ignore[no-untyped-def]
+def judge_responder() -> Callable[[FakeRequest], Reply]:
     """Deterministic by request content: a consistent judge with one flipped sample, and a
     garbage reply for some calls (failed samples, which must not be re-requested either)."""
     good = routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=2)))

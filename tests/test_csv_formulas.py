@@ -19,7 +19,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.literal import spreadsheet_cell, spreadsheet_text
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 ITEM = '=HYPERLINK("http://example.invalid/?x","click")'

@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import small_study
-from .fakebatch import FakeBatchServer
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakebatch import FakeBatchServer
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 CUT = "cut off at --max-tokens 64 (raise --max-tokens)"

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .fakellm import FakeLLMServer
-from .test_file_faults import damage, make_study, new_items
+from .support.fakellm import FakeLLMServer
+from .support.faults import damage, megabyte_study, new_items
 
 cli = CliRunner()
 
@@ -94,7 +94,7 @@ def test_every_command_says_damaged(kind: str, tmp_path: Path) -> None:
     """Commands that write check every page first and refuse; commands that only read say
     "damaged" where they meet the damage (a read that never touches a bad page may succeed).
     A corrupt schema stops every command. Never a traceback."""
-    study = make_study(tmp_path, n=60)
+    study = megabyte_study(tmp_path, n=60)
     DAMAGES[kind](study)
     problems = []
     with FakeLLMServer() as server:

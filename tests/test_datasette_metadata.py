@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ import pytest
 from medjudge.demo.build import build_demo
 from medjudge.store.study import Study
 
-from .conftest import REPO
-from .test_docs_schema import live
+from .support.paths import REPO
+from .support.schema import live
 
 METADATA = REPO / "docs" / "datasette-metadata.json"
 
@@ -39,7 +40,7 @@ def metadata() -> dict[str, Any]:
 
 
 @pytest.fixture(params=["new", "demo"])
-def conn(request: pytest.FixtureRequest, tmp_path: Path) -> sqlite3.Connection:
+def conn(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sqlite3.Connection]:
     path = tmp_path / "study.db"
     if request.param == "new":
         Study.create(path, actor="tester").close()

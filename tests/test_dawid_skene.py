@@ -55,7 +55,7 @@ def test_recovers_planted_accuracies_and_finds_the_spammer() -> None:
     for rater, conf in confusions.items():
         true_acc = float(np.diag(conf) @ prior)
         assert acc[rater] == pytest.approx(true_acc, abs=0.03), rater
-    assert min(acc, key=acc.get) == "spam"
+    assert min(acc, key=lambda r: acc[r]) == "spam"
     # the estimated confusion matrix of a good rater is close to the planted one
     assert np.abs(np.array(ds.confusion_of("dr.a")) - confusions["dr.a"]).max() < 0.05
     assert np.abs(ds.prior - prior).max() < 0.03
@@ -118,24 +118,24 @@ def reference_em(
         by_unit[u].append((r, cats.index(c)))
     post = np.zeros((len(units), k))
     for i, u in enumerate(units):
-        for _, c in by_unit[u]:
-            post[i, c] += 1
+        for _, ci in by_unit[u]:
+            post[i, ci] += 1
         post[i] /= post[i].sum()
     loglik = 0.0
     for _ in range(10_000):
         prior = (post.sum(axis=0) + alpha) / (len(units) + k * alpha)
         conf = {r: np.full((k, k), alpha) for r in raters}
         for i, u in enumerate(units):
-            for r, c in by_unit[u]:
-                conf[r][:, c] += post[i]
+            for r, ci in by_unit[u]:
+                conf[r][:, ci] += post[i]
         for r in raters:
             conf[r] /= conf[r].sum(axis=1, keepdims=True)
         new = np.zeros_like(post)
         loglik = 0.0
         for i, u in enumerate(units):
             p = prior.copy()
-            for r, c in by_unit[u]:
-                p = p * conf[r][:, c]
+            for r, ci in by_unit[u]:
+                p = p * conf[r][:, ci]
             loglik += float(np.log(p.sum()))
             new[i] = p / p.sum()
         moved = np.abs(new - post).max()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -16,7 +17,8 @@ from medjudge.judging.analysis.live import LiveAgreement
 from medjudge.store.labels import LabelError, set_label
 from medjudge.store.study import Study
 
-from .conftest import small_study, write_jsonl
+from .support.kind_rows import write_jsonl
+from .support.studies import small_study
 
 RUN = CliRunner()
 CATS3 = ["A", "B", "tie"]
@@ -39,18 +41,20 @@ def three_option_study(path: Path, n: int = 40) -> list[list[str]]:
     return rows
 
 
-def report_json(path: Path) -> dict:
+def report_json(path: Path) -> dict[str, Any]:
     r = RUN.invoke(app, ["report", str(path), "-f", "json", "--n-boot", "200"])
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)
+    result: dict[str, Any] = json.loads(r.stdout)
+    return result
 
 
-def section(report: dict, name: str) -> dict:
+def section(report: dict[str, Any], name: str) -> dict[str, Any]:
     (c,) = [c for c in report["criteria"] if c["name"] == name]
-    return c
+    result: dict[str, Any] = c
+    return result
 
 
-def figures(c: dict, view: str, a: str, b: str | None = None) -> dict:
+def figures(c: dict[str, Any], view: str, a: str, b: str | None = None) -> dict[str, Any]:
     (rec,) = [
         r
         for r in c["comparisons"]
@@ -60,10 +64,11 @@ def figures(c: dict, view: str, a: str, b: str | None = None) -> dict:
         and r["slice"] == "all"
         and r["ties"] in (None, "with")
     ]
-    return rec["metrics"]
+    result: dict[str, Any] = rec["metrics"]
+    return result
 
 
-def irrcac(rows: list[list[str]], cats: list[str]):  # noqa: ANN201 - irrCAC's own object
+def irrcac(rows: list[list[str]], cats: list[str]) -> Any:  # irrCAC's own (untyped) object
     pd = pytest.importorskip("pandas")
     raw = pytest.importorskip("irrCAC.raw")
     frame = pd.DataFrame(rows, columns=[f"r{i}" for i in range(len(rows[0]))])

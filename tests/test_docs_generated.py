@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from .support.paths import REPO
 
 
 def test_generated_docs_match_the_code() -> None:

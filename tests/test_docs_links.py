@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from .support.paths import REPO
 
 PAGES = [REPO / "README.md", REPO / "CHANGELOG.md", *sorted((REPO / "docs").glob("*.md"))]
 _LINK = re.compile(r"\]\(([^)\s]+)\)")

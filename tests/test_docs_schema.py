@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ import pytest
 from medjudge.demo.build import build_demo
 from medjudge.store.study import Study
 
-from .conftest import REPO
+from .support.paths import REPO
+from .support.schema import FTS5_SHADOW, live, shadow_tables
 
 SCHEMA_MD = REPO / "docs" / "schema.md"
 _HEADING = re.compile(r"^### (table|view) `(\w+)`$", re.MULTILINE)
@@ -30,33 +32,8 @@ def documented() -> dict[tuple[str, str], str]:
     return sections
 
 
-FTS5_SHADOW = ("_data", "_idx", "_docsize", "_config")
-"""FTS5's own storage tables, ``NAME_data`` … for an index table ``NAME``: described once, as a
-group, in the search index section, not each on its own."""
-
-
-def shadow_tables(conn: sqlite3.Connection) -> set[str]:
-    """Tables SQLite itself calls shadow tables (a virtual table's storage)."""
-    return {r[1] for r in conn.execute("PRAGMA table_list") if r[2] == "shadow"}
-
-
-def live(conn: sqlite3.Connection) -> dict[tuple[str, str], list[str]]:
-    """(type, name) → columns, for every table and view but SQLite's own and virtual tables'
-    shadow tables."""
-    objects = conn.execute(
-        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
-        "AND name NOT LIKE 'sqlite_%'"
-    ).fetchall()
-    shadows = shadow_tables(conn)
-    return {
-        (kind, name): [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
-        for kind, name in objects
-        if name not in shadows
-    }
-
-
 @pytest.fixture(params=["new", "demo"])
-def conn(request: pytest.FixtureRequest, tmp_path: Path) -> sqlite3.Connection:
+def conn(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sqlite3.Connection]:
     path = tmp_path / "s.db"
     if request.param == "new":
         Study.create(path, actor="tester").close()

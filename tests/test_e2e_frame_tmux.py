@@ -17,8 +17,10 @@ from medjudge.store.labels import set_label
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
-from .test_e2e_tmux import Terminal, pytestmark  # noqa: F401 - skipped without tmux
-from .test_tui_support import build_study, item_swap, labels
+from .support.terminal import NEEDS_TMUX, Terminal
+from .support.tui import build_study, item_swap, labels
+
+pytestmark = NEEDS_TMUX
 
 
 def medjudge(*args: str, who: str) -> str:

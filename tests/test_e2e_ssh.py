@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from .test_e2e_tmux import Terminal
-from .test_tui_support import build_study, history, labels
+from .support.terminal import Terminal
+from .support.tui import build_study, history, labels
 
 SSHD = "/usr/sbin/sshd"
 REPO = Path(__file__).resolve().parent.parent

@@ -8,76 +8,20 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
+from .support.terminal import NEEDS_TMUX, Terminal
+from .support.tui import build_study, history, labels
 
-from .test_tui_support import build_study, history, labels
-
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-def tmux(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20)
+pytestmark = NEEDS_TMUX
 
 
-class Terminal:
-    """One detached tmux session running a command at a fixed size."""
-
-    def __init__(self, command: str, home: Path, width: int = 80, height: int = 24) -> None:
-        self.name = f"mj-e2e-{uuid.uuid4().hex[:8]}"
-        # tmux may apply -x/-y to a detached session just after the command starts; a program
-        # that starts faster than that reads 80×24 and can miss the resize. Start it once the
-        # pane has its size.
-        env = f"sleep 0.3; env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
-        r = tmux(
-            "new-session",
-            "-d",
-            "-s",
-            self.name,
-            "-x",
-            str(width),
-            "-y",
-            str(height),
-            f"{env} {command}",
-        )
-        assert r.returncode == 0, r.stderr
-
-    def screen(self) -> str:
-        return tmux("capture-pane", "-p", "-t", self.name).stdout
-
-    def alive(self) -> bool:
-        return tmux("has-session", "-t", self.name).returncode == 0
-
-    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            text = self.screen()
-            if condition(text):
-                return text
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
-            time.sleep(0.05)
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            tmux("send-keys", "-t", self.name, key)
-
-    def wait_closed(self, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while self.alive():
-            assert time.monotonic() < deadline, "the app did not quit"
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        if self.alive():
-            tmux("kill-session", "-t", self.name)
+def _starts_with(prefix: str) -> Callable[[str], bool]:
+    """The screen's first text is ``prefix`` (the item id heads the review screen)."""
+    return lambda screen: screen.lstrip().startswith(prefix)
 
 
 def review_command(path: Path) -> str:
@@ -97,7 +41,7 @@ def test_typing_a_review_in_a_real_terminal(tmp_path: Path) -> None:
         for n, keys in enumerate(votes.values()):
             term.keys(*keys)
             nxt = list(votes)[n + 1] if n + 1 < len(votes) else "s0"
-            term.wait(lambda s, nxt=nxt: s.lstrip().startswith(nxt), f"item {nxt}")
+            term.wait(_starts_with(nxt), f"item {nxt}")
         term.keys("e", "n", "c")
         term.wait(lambda s: s.lstrip().startswith("s1"), "item s1")
         term.keys("c", "c", "e")
@@ -135,7 +79,7 @@ def test_keys_after_the_reveal_never_change_the_revealed_item(tmp_path: Path) ->
     """#11, in a real terminal: after the reveal, ↑/↓ and label keys meant for the next item
     leave the revealed item as it is; Enter moves on and those keys label the next item; E
     makes one deliberate change, recorded as after the reveal."""
-    from .test_tui_support import add_verdicts
+    from .support.tui import add_verdicts
 
     path = build_study(tmp_path, pairwise=2, statements=0, rating=0)
     add_verdicts(path, "p0", {"correctness": "A", "bias": "B"})
@@ -185,8 +129,7 @@ def test_a_match_unit_gets_its_final_label_in_the_adjudication_app(tmp_path: Pat
     from medjudge.store.roles import grant
     from medjudge.store.study import Study
 
-    from .conftest import write_jsonl
-    from .support.kind_rows import match_row
+    from .support.kind_rows import match_row, write_jsonl
 
     row = match_row(0)
     row["labels"] = [

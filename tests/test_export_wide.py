@@ -16,7 +16,7 @@ from medjudge.cli import app
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import small_study
+from .support.studies import small_study
 
 cli = CliRunner()
 REVIEWERS = ("ann", "bob", "cy")
@@ -52,7 +52,7 @@ def test_wide_rows_hold_each_reviewers_current_label(labelled: Path, tmp_path: P
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert list(rows[0]) == ["unit", "item", "kind", "criterion", "statement", *REVIEWERS]
     long = cli.invoke(app, ["export", str(labelled), "labels"])
-    expected = {}
+    expected: dict[str, dict[str, str]] = {}
     for line in long.stdout.splitlines():
         rec = json.loads(line)
         unit = f"{rec['item']}/{rec['criterion']}" + (

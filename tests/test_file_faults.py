@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import sqlite3
 import subprocess
@@ -29,31 +28,12 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, Reply
+from .support.faults import damage, megabyte_study, new_items
+from .support.judges import pairwise_responder, prefer_marked, routing
 
 PROCS = Path(__file__).resolve().parent / "procs"
 cli = CliRunner()
-
-
-def make_study(folder: Path, n: int = 60, name: str = "study.db") -> Path:
-    """A closed study of about a megabyte: items, labels, history."""
-    path = folder / name
-    rows = [
-        pairwise_row(i, answer_a="A" * 3000, human_labels={"dr": {"correctness": "A"}})
-        for i in range(n)
-    ]
-    with Study.create(path, actor="t") as s:
-        import_file(s, write_jsonl(folder / f"{name}.jsonl", rows), "pairwise", actor="t")
-    assert not Path(str(path) + "-wal").exists()
-    return path
-
-
-def new_items(folder: Path, n: int = 3, size: int = 10) -> Path:
-    return write_jsonl(
-        folder / "new.jsonl", [pairwise_row(1000 + i, answer_b="B" * size) for i in range(n)]
-    )
 
 
 def one_clear_error(r: Result, study: Path, *words: str) -> str:
@@ -92,7 +72,7 @@ def commands(study: Path, folder: Path) -> list[list[str]]:
 
 
 def test_study_from_a_newer_medjudge_is_refused_untouched(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=5)
+    study = megabyte_study(tmp_path, n=5)
     conn = sqlite3.connect(study)
     conn.execute("INSERT INTO _migrations (name, applied_at) VALUES ('099_from_the_future', 'x')")
     conn.commit()
@@ -107,31 +87,6 @@ def test_study_from_a_newer_medjudge_is_refused_untouched(tmp_path: Path) -> Non
 
 
 # --------------------------------------------------------------------------- damaged files
-
-PAGE = 4096
-
-
-def damage(data: bytes, pattern: str) -> bytes:
-    rng = random.Random(pattern)
-    if pattern == "truncated to half":
-        return data[: len(data) // 2]
-    if pattern == "truncated to 100 bytes":
-        return data[:100]
-    if pattern == "empty":
-        return b""
-    if pattern == "garbage header":
-        return rng.randbytes(100) + data[100:]
-    if pattern == "garbage in early pages":
-        return data[: 2 * PAGE] + rng.randbytes(10 * PAGE) + data[12 * PAGE :]
-    if pattern == "garbage in late pages":
-        at = (len(data) // PAGE) * 2 // 3 * PAGE
-        return data[:at] + rng.randbytes(8 * PAGE) + data[at + 8 * PAGE :]
-    if pattern == "zeroed data pages":
-        at = (len(data) // PAGE) // 2 * PAGE
-        return data[:at] + bytes(20 * PAGE) + data[at + 20 * PAGE :]
-    if pattern == "a text file":
-        return b"this is not a study\n" * 50
-    raise AssertionError(pattern)
 
 
 PATTERNS = [
@@ -150,7 +105,7 @@ PATTERNS = [
 def test_damaged_study_gives_one_clear_line_and_is_not_written(
     pattern: str, tmp_path: Path
 ) -> None:
-    pristine = make_study(tmp_path).read_bytes()
+    pristine = megabyte_study(tmp_path).read_bytes()
     study = tmp_path / "damaged.db"
     study.write_bytes(damage(pristine, pattern))
     failed = 0
@@ -249,7 +204,7 @@ def test_read_only_study(folder_writable: bool, shared_folder: Path) -> None:
             "running as root without setpriv and a 'nobody' user: cannot drop privileges, "
             "and root writes through chmod 0444"
         )
-    study = make_study(shared_folder, n=5)
+    study = megabyte_study(shared_folder, n=5)
     new = new_items(shared_folder)
     home = Path(tempfile.mkdtemp(dir=shared_folder))
     home.chmod(0o777)
@@ -328,7 +283,7 @@ def counts(study: Path) -> tuple[int, int, int]:
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         return tuple(
-            conn.execute(  # type: ignore[return-value]
+            conn.execute(
                 "SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM label_history), "
                 "(SELECT count(*) FROM judge_calls)"
             ).fetchone()
@@ -338,7 +293,7 @@ def counts(study: Path) -> tuple[int, int, int]:
 
 
 def test_full_disk_import_label_status_export(small_disk: Path, tmp_path: Path) -> None:
-    study = make_study(small_disk, n=20)
+    study = megabyte_study(small_disk, n=20)
     big = new_items(tmp_path, n=60, size=20_000)  # ~1.2 MB of answers
     filler = fill(small_disk, leave=300_000)
     before = counts(study)
@@ -359,7 +314,7 @@ def test_full_disk_import_label_status_export(small_disk: Path, tmp_path: Path) 
     if r.exit_code != 0:
         one_clear_error(r, study, "disk is full")
 
-    elsewhere = make_study(tmp_path, n=5, name="elsewhere.db")
+    elsewhere = megabyte_study(tmp_path, n=5, name="elsewhere.db")
     target = small_disk / "labels.jsonl"
     r = cli.invoke(app, ["export", str(elsewhere), "history", "-o", str(target)])
     assert r.exit_code == 1 and "Traceback" not in r.output, r.output
@@ -369,7 +324,7 @@ def test_full_disk_import_label_status_export(small_disk: Path, tmp_path: Path) 
 
 def test_export_into_a_missing_folder_is_one_line(tmp_path: Path) -> None:
     """Regression: a traceback (FileNotFoundError) instead of a message."""
-    study = make_study(tmp_path, n=2)
+    study = megabyte_study(tmp_path, n=2)
     r = cli.invoke(app, ["export", str(study), "labels", "-o", str(tmp_path / "nope" / "x.jsonl")])
     assert r.exit_code == 1 and "Traceback" not in r.output and "does not exist" in r.stderr, (
         r.output
@@ -381,7 +336,7 @@ def test_judge_run_filling_the_disk_stops_paying_and_says_so(
 ) -> None:
     """Regression: the call writer failed on the first full commit, but the run went on paying
     for every remaining call (none of them storable) and then died with a raw sqlite3 traceback."""
-    study = make_study(small_disk, n=30, name="judge.db")
+    study = megabyte_study(small_disk, n=30, name="judge.db")
     good = routing(pairwise_responder(prefer_marked("A" * 10)))
 
     def wordy(req):  # type: ignore[no-untyped-def]
@@ -420,7 +375,7 @@ def test_judge_run_filling_the_disk_stops_paying_and_says_so(
 def test_sqlite_full_through_the_store_rolls_back(tmp_path: Path) -> None:
     """Without a mount: SQLITE_FULL via max_page_count. The import is one clear StudyError
     and leaves nothing behind."""
-    study_path = make_study(tmp_path, n=10)
+    study_path = megabyte_study(tmp_path, n=10)
     big = new_items(tmp_path, n=40, size=20_000)
     with Study.open(study_path) as s:
         pages = s.conn.execute("PRAGMA page_count").fetchone()[0]

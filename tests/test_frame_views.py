@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app as cli
 from medjudge.store.importing.run import import_file
@@ -21,14 +21,14 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.session import ReviewSession
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_adjudication import adjudications, adjudicator_app, disputed, loaded, open_unit
-from .test_tui_support import item_swap, run_async, screen_text
+from .support.adjudication import adjudications, adjudicator_app, disputed, loaded, open_unit
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import item_swap, run_async, screen_text
 
 CAROL = {"LOGNAME": "carol", "USER": "carol"}
 
 
-def _adjudicate(path: Path, value: str) -> object:
+def _adjudicate(path: Path, value: str) -> Result:
     return CliRunner(env=CAROL).invoke(
         cli,
         ["adjudicate", str(path), "--unit", "p0/correctness", "--value", value, "--rationale", "x"],
@@ -68,7 +68,7 @@ def test_adjudicate_value_refuses_a_value_that_is_no_verdict(tmp_path: Path) -> 
 @run_async
 async def test_the_app_shows_the_value_the_cli_recorded(tmp_path: Path) -> None:
     path = disputed(tmp_path)
-    assert _adjudicate(path, "answer_b").exit_code == 0  # type: ignore[attr-defined]
+    assert _adjudicate(path, "answer_b").exit_code == 0
     app = adjudicator_app(path)
     async with app.run_test(size=(110, 60)) as pilot:
         await open_unit(pilot, "p0/correctness")
@@ -114,7 +114,7 @@ def test_every_new_note_and_rationale_records_its_frame(tmp_path: Path) -> None:
     assert ("A (the left one) is vague", "display") in _frames(
         path, "SELECT note, note_frame FROM item_notes"
     )
-    assert _adjudicate(path, "B").exit_code == 0  # type: ignore[attr-defined]
+    assert _adjudicate(path, "B").exit_code == 0
     assert _frames(path, "SELECT rationale, rationale_frame FROM adjudications") == [("x", "file")]
 
 
@@ -205,8 +205,7 @@ async def test_agreement_detail_confusion_matrix_is_in_the_file_frame(tmp_path: 
     from medjudge.tui.agreement_screen import AgreementScreen
     from medjudge.tui.app import make_app
 
-    from .test_tui_overview import until
-    from .test_tui_support import build_study
+    from .support.tui import build_study, until
 
     path = build_study(tmp_path, blind=False)
     assert item_swap(path, "p0")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import small_study
+from .support.studies import small_study
 
 FULL = Path("/dev/full")
 

@@ -33,8 +33,8 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 FUZZ = settings(
     derandomize=True,
@@ -432,7 +432,8 @@ def test_fuzzed_kqa_files(tmp_path: Path, template: bytes) -> None:
     @fuzz(200)
     @given(st.data())
     def check(data: st.DataObject) -> None:
-        draw = data.draw
+        # hypothesis types DataObject.draw as a plain callable, not its DrawFn protocol
+        draw: st.DrawFn = data.draw  # type: ignore[assignment]
         reference = encode(draw, to_jsonl(draw, draw(mutated_rows("kqa"))))
         answer_rows = draw(mutated_rows("kqa_answers"))
         if draw(st.booleans()):
@@ -685,7 +686,7 @@ def test_cli_import_of_fuzzed_files_exits_1_without_traceback(
 # --------------------------------------------------------------------------- judge replies
 
 CRITERIA = ["correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias"]
-VERDICT_WORDS = [
+VERDICT_WORDS: list[object] = [
     "A",
     "B",
     "tie",

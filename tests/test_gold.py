@@ -18,7 +18,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 cli = CliRunner()
 
@@ -116,7 +116,7 @@ def test_the_review_screen_does_not_mark_a_gold_item(tmp_path: Path) -> None:
     """The same item with and without gold looks the same to the reviewer."""
     from medjudge.tui.app import make_app
 
-    from .test_tui_support import run_async, screen_text, until
+    from .support.tui import run_async, screen_text, until
 
     texts = []
     for gold in ({"correctness": "A"}, None):

@@ -14,7 +14,7 @@ from medjudge.judging.analysis.live import LiveAgreement
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
 
-from .conftest import small_study
+from .support.studies import small_study
 
 
 def test_rule() -> None:

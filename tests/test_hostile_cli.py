@@ -37,29 +37,19 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_parts
+from .support.escapes import inert
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_parts
+from .support.kind_rows import write_jsonl
 
 PROCS = Path(__file__).resolve().parent / "procs"
 MARKUP = ["[bold red]x[/]", "[link=http://evil]click[/link]"]
 ESCAPES = ["\x1b[2J", "\x1b]52;c;SGVsbG8=\x07", "\x1b]0;pwned\x07", "\x9b2J", "\u202e", "\x07"]
 HOSTILE = " ".join(MARKUP + ESCAPES)
 LONG = "L" * 50_000
-# What must never reach a terminal: ESC, BEL, any C1 control (as UTF-8), bidi overrides.
-FORBIDDEN = (
-    [b"\x1b", b"\x07"]
-    + [("%c" % c).encode() for c in range(0x80, 0xA0)]
-    + [ch.encode() for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
-)
 REVIEWER = "rev\x1b]0;pwned\x07[bold]x[/bold]\u202e"
 JUDGE_MODEL = "[bold]j[/bold]\x1b]0;pwned\x07\u202e"
 cli = CliRunner()
-
-
-def inert(data: bytes | str) -> list[bytes]:
-    raw = data.encode() if isinstance(data, str) else data
-    return [f for f in FORBIDDEN if f in raw]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,8 @@ from medjudge.store.items import get_item, list_items
 from medjudge.store.labels import history
 from medjudge.store.study import Study
 
-from .conftest import KQA, needs_kqa, pairwise_row, statements_row, write_jsonl
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
+from .support.paths import KQA, needs_kqa
 
 
 def snapshot(study: Study) -> bytes:
@@ -288,7 +289,7 @@ def test_a_jsonl_import_streams_the_file(tmp_path: Path, monkeypatch: pytest.Mon
     whole file (Path.read_bytes is refused), and the recorded SHA-256 is the file's."""
     import hashlib
 
-    from tests.conftest import pairwise_row, write_jsonl
+    from tests.support.kind_rows import pairwise_row, write_jsonl
 
     src = write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(50)])
     src.write_bytes(b"\xef\xbb\xbf" + src.read_bytes().replace(b"\n", b"\r\n"))  # BOM, CRLF
@@ -307,7 +308,7 @@ def test_a_jsonl_import_streams_the_file(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_bad_utf8_late_in_a_streamed_file_names_its_line(tmp_path: Path) -> None:
-    from tests.conftest import pairwise_row, write_jsonl
+    from tests.support.kind_rows import pairwise_row, write_jsonl
 
     src = write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(5)])
     src.write_bytes(src.read_bytes() + b'{"id": "x\xff"}\n')
@@ -324,16 +325,19 @@ def test_items_are_stored_one_at_a_time_and_a_late_problem_stores_nothing(
     """The importer consumes parsed items as they come (each is written before the next one is
     parsed, so memory stays flat however long the file), and a problem in the last record
     still leaves the study as it was."""
+    from collections.abc import Iterator
+
     from medjudge.store.importing.kinds import parse_all
+    from medjudge.store.importing.parsed import ItemIn
     from medjudge.store.importing.readers import read_records
     from medjudge.store.importing.writer import store_items
-    from tests.conftest import pairwise_row, write_jsonl
+    from tests.support.kind_rows import pairwise_row, write_jsonl
 
     study = Study.create(tmp_path / "s.db")
     src = write_jsonl(tmp_path / "pw.jsonl", [pairwise_row(i) for i in range(20)])
     stored_before: list[int] = []
 
-    def watched():  # type: ignore[no-untyped-def]
+    def watched() -> Iterator[ItemIn]:
         for item in parse_all(read_records(src), "pairwise", study.settings, None):
             stored_before.append(study.conn.execute("SELECT count(*) FROM items").fetchone()[0])
             yield item

@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 from medjudge.store.study import dumps
 
-from .conftest import pairwise_row, small_study
+from .support.kind_rows import pairwise_row
+from .support.studies import small_study
 
 cli = CliRunner()
 HEADER = "id,question,answer_a,answer_b,source_a,source_b,context\n"

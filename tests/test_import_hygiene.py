@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import small_study
+from .support.studies import small_study
 
 HEAVY = ("scipy", "numpy", "textual", "openai", "anthropic", "httpx")
 

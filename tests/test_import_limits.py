@@ -12,7 +12,7 @@ from medjudge.store.importing.problems import ImportProblem
 from medjudge.store.importing.run import import_file
 from medjudge.store.study import Study
 
-from .conftest import statements_row, write_jsonl
+from .support.kind_rows import statements_row, write_jsonl
 
 
 def test_an_item_of_too_many_statements_is_refused(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import pairwise_row
+from .support.kind_rows import pairwise_row
 
 
 def run(args: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:

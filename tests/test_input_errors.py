@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import KQA, needs_kqa
+from .support.paths import KQA, needs_kqa
 
 cli = CliRunner()
 
@@ -62,8 +62,8 @@ def test_an_unwritable_folder_is_said(tmp_path: Path) -> None:
             ["init", str(ro / "s.db")],
             ["import", str(ro / "s.db"), "x.jsonl", "-k", "pairwise"],
         ):
-            r = cli.invoke(app, args)
-            assert r.exit_code == 1 and "Traceback" not in r.output
-            assert f"folder {ro} is not writable" in r.stderr, r.stderr
+            res = cli.invoke(app, args)
+            assert res.exit_code == 1 and "Traceback" not in res.output
+            assert f"folder {ro} is not writable" in res.stderr, res.stderr
     finally:
         subprocess.run(["umount", "-l", str(ro)])

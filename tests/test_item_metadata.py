@@ -8,7 +8,8 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.items import find_item, get_item
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
+from .support.checks import some
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
 
 
 def test_extra_fields_are_kept_and_known_ones_are_not(tmp_path: Path) -> None:
@@ -26,10 +27,12 @@ def test_extra_fields_are_kept_and_known_ones_are_not(tmp_path: Path) -> None:
         "statements",
         actor="t",
     )
-    first = get_item(s, find_item(s, "p0"))
+    first = get_item(s, some(find_item(s, "p0")))
     assert first.meta == {"specialty": "cardiology", "p": 20, "test": "noise"}
-    assert get_item(s, find_item(s, "p1")).meta == {}, "empty cells and batch are not metadata"
-    assert get_item(s, find_item(s, "s0")).meta == {"dataset": "K-QA"}
+    assert get_item(s, some(find_item(s, "p1"))).meta == {}, (
+        "empty cells and batch are not metadata"
+    )
+    assert get_item(s, some(find_item(s, "s0"))).meta == {"dataset": "K-QA"}
     s.close()
 
 
@@ -39,7 +42,7 @@ def test_csv_metadata_is_text(tmp_path: Path) -> None:
     path = tmp_path / "p.csv"
     path.write_text(",".join(row) + "\n" + ",".join(str(v) for v in row.values()) + "\n")
     import_file(s, path, "pairwise", actor="t")
-    assert get_item(s, find_item(s, "p0")).meta == {"p": "40"}
+    assert get_item(s, some(find_item(s, "p0"))).meta == {"p": "40"}
     s.close()
 
 

@@ -9,13 +9,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 KEY = "sk-test-9f8e7d6c5b4a"
@@ -36,7 +36,7 @@ def runs(path: Path) -> list[str]:
         conn.close()
 
 
-def judge(study: Path, spec: str, *extra: str, key: str = KEY) -> object:
+def judge(study: Path, spec: str, *extra: str, key: str = KEY) -> Result:
     return cli.invoke(
         app,
         ["judge", str(study), "-j", spec, "--samples", "1", "--concurrency", "2", *extra],
@@ -53,7 +53,8 @@ def _check_failed(r: object, study: Path, *words: str) -> str:
     for w in words:
         assert w in line, line
     assert runs(study)[-1] == "failed" and "running" not in runs(study)
-    return line
+    result: str = line
+    return result
 
 
 @pytest.mark.slow  # five calls, each with its retries and back-off
@@ -199,9 +200,10 @@ def test_retry_failed_asks_only_the_failed_samples_again(study: Path) -> None:
     def ledger() -> tuple[int, float, int]:
         conn = sqlite3.connect(study)
         try:
-            return conn.execute(
+            failed, cost, attempts = conn.execute(
                 "SELECT sum(status = 'failed'), sum(cost_usd), sum(attempts) FROM judge_calls"
             ).fetchone()
+            return failed, cost, attempts
         finally:
             conn.close()
 

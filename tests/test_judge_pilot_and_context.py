@@ -14,22 +14,23 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))
 KEY = "sk-test-pilot"
 
 
-def judge(path: Path, spec: str, *extra: str) -> object:
+def judge(path: Path, spec: str, *extra: str) -> Result:
     return cli.invoke(
         app,
         ["judge", str(path), "-j", spec, "--samples", "1", "--concurrency", "2", *extra],
@@ -65,7 +66,7 @@ def test_judge_items_and_first(tmp_path: Path) -> None:
         assert r.exit_code == 1 and "--items: no item 'nope' in this study" in r.stderr
 
 
-TOO_LONG = {
+TOO_LONG: dict[str, dict[str, Any]] = {
     "openai": {
         "error": {
             "message": "This model's maximum context length is 8192 tokens. However, your "

@@ -12,8 +12,8 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant, revoke
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer
+from .support.fakellm import FakeLLMServer
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 

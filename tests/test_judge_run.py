@@ -19,29 +19,10 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.judgments import item_verdicts
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
-from .fakellm import FakeLLMServer, Reply
-from .judges import flip_sample, pairwise_responder, prefer_first, prefer_marked, routing
-
-
-def make_study(tmp_path: Path, n: int = 4) -> Study:
-    s = Study.create(tmp_path / "j.db")
-    rows = [
-        pairwise_row(i, answer_a=f"GOOD answer {i}", answer_b=f"Plain answer {i}") for i in range(n)
-    ]
-    import_file(s, write_jsonl(tmp_path / "pw.jsonl", rows), "pairwise", actor="t")
-    return s
-
-
-def judge_for(
-    server: FakeLLMServer, provider: str = "openai", samples: int = 3, **kw: object
-) -> JudgeConfig:
-    url = server.openai_url if provider == "openai" else server.anthropic_url
-    return JudgeConfig(parse_judge_spec(f"{provider}:fake@{url}"), samples=samples, **kw)  # type: ignore[arg-type]
-
-
-def run(study: Study, judges: list[JudgeConfig], **kw: object) -> RunSummary:
-    return asyncio.run(run_judges(study, judges, RunOptions(concurrency=8, **kw)))  # type: ignore[arg-type]
+from .support.fakellm import FakeLLMServer, Reply
+from .support.judges import flip_sample, pairwise_responder, prefer_first, prefer_marked, routing
+from .support.kind_rows import statements_row, write_jsonl
+from .support.runs import judge_for, judged_study, run
 
 
 def verdicts(study: Study) -> dict[tuple[str, str], str | None]:
@@ -53,7 +34,7 @@ def verdicts(study: Study) -> dict[tuple[str, str], str | None]:
 
 
 def test_position_bias_gives_inconsistency_and_null_verdict(tmp_path: Path) -> None:
-    study = make_study(tmp_path)
+    study = judged_study(tmp_path)
     with FakeLLMServer(routing(pairwise_responder(prefer_first))) as server:
         summary = run(study, [judge_for(server)])
     assert summary.calls_needed == 4 * 2 * 3 and summary.ok == 24
@@ -75,7 +56,7 @@ def test_position_bias_gives_inconsistency_and_null_verdict(tmp_path: Path) -> N
 
 
 def test_consistent_judge_and_one_flipped_sample_keep_the_majority(tmp_path: Path) -> None:
-    study = make_study(tmp_path)
+    study = judged_study(tmp_path)
     with FakeLLMServer(
         routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=1)))
     ) as server:
@@ -88,7 +69,7 @@ def test_consistent_judge_and_one_flipped_sample_keep_the_majority(tmp_path: Pat
 
 
 def test_unparseable_replies_are_failed_samples_and_missing_verdicts(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     with FakeLLMServer(lambda req: Reply("I cannot decide, both are fine.")) as server:
         summary = run(study, [judge_for(server)], parse_retries=1)
         # each of the 12 calls was tried twice (1 retry for the parse failure)
@@ -104,7 +85,7 @@ def test_unparseable_replies_are_failed_samples_and_missing_verdicts(tmp_path: P
 
 
 def test_one_order_without_valid_samples_makes_the_verdict_missing(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=1)
+    study = judged_study(tmp_path, n=1)
     good = pairwise_responder(prefer_marked("GOOD"))
 
     def respond(req):  # type: ignore[no-untyped-def]
@@ -119,7 +100,7 @@ def test_one_order_without_valid_samples_makes_the_verdict_missing(tmp_path: Pat
 
 
 def test_second_run_makes_zero_requests(tmp_path: Path) -> None:
-    study = make_study(tmp_path)
+    study = judged_study(tmp_path)
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
         first = run(study, [judge_for(server)])
         n = server.count()
@@ -130,7 +111,7 @@ def test_second_run_makes_zero_requests(tmp_path: Path) -> None:
 
 
 def test_retry_after_and_server_errors_are_retried(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=1)
+    study = judged_study(tmp_path, n=1)
     good = routing(pairwise_responder(prefer_marked()))
     seen: set[str] = set()
 
@@ -148,7 +129,7 @@ def test_retry_after_and_server_errors_are_retried(tmp_path: Path) -> None:
 
 
 def test_transport_errors_are_not_cached(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=1)
+    study = judged_study(tmp_path, n=1)
     with FakeLLMServer(lambda req: Reply.error(400, "bad request")) as server:
         s1 = run(study, [judge_for(server)])
         assert s1.errors == 6
@@ -159,7 +140,7 @@ def test_transport_errors_are_not_cached(tmp_path: Path) -> None:
 
 
 def test_anthropic_judge_and_panel(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
         openai_j = judge_for(server)
         anthropic_j = judge_for(server, "anthropic")
@@ -188,14 +169,14 @@ def test_statements_nli_and_kqa_protocols(tmp_path: Path) -> None:
         s = run(study, [kqa])
     assert nli == ["entailed", "neutral", "contradicted"]
     assert s.calls_needed == 6  # 3 statements × 2 questions
-    by_judge = {}
+    by_judge: dict[str, list[str | None]] = {}
     for v in item_verdicts(study, 1):
         by_judge.setdefault(v.judge, []).append(v.value)
     assert by_judge[kqa.rater] == ["entailed", "neutral", "contradicted"]
 
 
 def test_dry_run_and_max_cost(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=3)
+    study = judged_study(tmp_path, n=3)
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
         j = judge_for(server)
         dry = run(study, [j], dry_run=True, price_override=(1000.0, 1000.0))
@@ -211,7 +192,7 @@ def test_dry_run_and_max_cost(tmp_path: Path) -> None:
 def test_template_change_never_reuses_calls(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    study = make_study(tmp_path, n=1)
+    study = judged_study(tmp_path, n=1)
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
         run(study, [judge_for(server)])
         original = templates.load("pairwise")
@@ -232,7 +213,7 @@ def test_template_change_never_reuses_calls(
 
 
 def test_cli_judge_and_export_verdicts_show_the_trail(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=1)
+    study = judged_study(tmp_path, n=1)
     path = str(study.path)
     study.close()
     runner = CliRunner()
@@ -259,7 +240,7 @@ def test_cli_judge_and_export_verdicts_show_the_trail(tmp_path: Path) -> None:
 def test_sharded_run_over_worker_processes_matches_one_process(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    one, two = make_study(tmp_path / "a", n=6), make_study(tmp_path / "b", n=6)
+    one, two = judged_study(tmp_path / "a", n=6), judged_study(tmp_path / "b", n=6)
     with FakeLLMServer(
         routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), flipped=2)))
     ) as server:
@@ -269,12 +250,15 @@ def test_sharded_run_over_worker_processes_matches_one_process(tmp_path: Path) -
         assert server.count() - n1 == n1 == 36  # each call exactly once in both
     assert (s2.ok, s2.requests, s2.verdicts_added) == (s1.ok, s1.requests, s1.verdicts_added)
     assert verdicts(one) == verdicts(two)
-    keys = lambda s: sorted(r[0] for r in s.conn.execute("SELECT key FROM judge_calls"))  # noqa: E731
+
+    def keys(s: Study) -> list[str]:
+        return sorted(r[0] for r in s.conn.execute("SELECT key FROM judge_calls"))
+
     assert keys(one) == keys(two)
 
 
 def test_sharded_run_keeps_the_cost_limit(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=6)
+    study = judged_study(tmp_path, n=6)
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
         j = judge_for(server)
         dry = run(study, [j], dry_run=True, price_override=(1000.0, 1000.0))
@@ -304,7 +288,7 @@ class _CancelAfter:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_cancel_stops_cleanly_and_the_next_run_finishes(tmp_path: Path, workers: int) -> None:
-    study = make_study(tmp_path, n=8)  # 8 items × 2 orders × 3 samples = 48 calls
+    study = judged_study(tmp_path, n=8)  # 8 items × 2 orders × 3 samples = 48 calls
     cancel = threading.Event()
     with FakeLLMServer(routing(pairwise_responder(prefer_marked())), latency=0.02) as server:
         options = RunOptions(concurrency=2, cancel=cancel, workers=workers)
@@ -343,7 +327,7 @@ def test_worker_processes_do_not_import_the_programs_main_script(
     spec.loader.exec_module(main)
     assert marker.read_text() == "imported\n"  # the parent ran it once
     monkeypatch.setitem(sys.modules, "__main__", main)
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     with FakeLLMServer(routing(pairwise_responder(prefer_marked()))) as server:
         summary = run(study, [judge_for(server)], workers=2)
     assert summary.ok == server.count() == 12
@@ -355,7 +339,7 @@ def test_verdicts_are_written_while_later_calls_are_still_in_flight(tmp_path: Pa
     """An item's verdicts are stored as soon as its calls are in, not after the whole run: the
     fake judge holds the last item's replies until it sees other items' verdicts in the file."""
     n = 70
-    study = make_study(tmp_path, n)
+    study = judged_study(tmp_path, n)
     last = f"GOOD answer {n - 1}"
     answer = pairwise_responder(prefer_marked())
     seen: list[int] = []
@@ -410,7 +394,7 @@ def test_an_interrupted_run_keeps_the_verdicts_written_and_leaves_no_thread(
     """Ctrl-C in the middle of a run: the run is recorded as interrupted, the verdicts already
     written for items whose calls were all in stay, and the resolving thread is gone."""
     n = 120
-    study = make_study(tmp_path, n)
+    study = judged_study(tmp_path, n)
 
     class Interrupt:
         def started(self, summary: RunSummary) -> None:
@@ -430,7 +414,7 @@ def test_an_interrupted_run_keeps_the_verdicts_written_and_leaves_no_thread(
                     study,
                     [judge_for(server, samples=1)],
                     RunOptions(concurrency=4),
-                    Interrupt(),  # type: ignore[arg-type]
+                    Interrupt(),
                 )
             )
     assert not [t for t in threading.enumerate() if t.name.startswith("medjudge-verdicts")]
@@ -461,7 +445,7 @@ def test_a_run_goes_on_while_another_connection_holds_the_write_lock(tmp_path: P
     import time
 
     n = 30
-    study = make_study(tmp_path, n)
+    study = judged_study(tmp_path, n)
     answer = pairwise_responder(prefer_marked())
     held = threading.Event()
     released = threading.Event()
@@ -497,7 +481,7 @@ def test_the_call_writer_never_blocks_the_event_loop_on_the_lock(tmp_path: Path)
     from medjudge.judging.llm.calls import CallWriter, call_row
     from medjudge.judging.llm.runner import plan
 
-    study = make_study(tmp_path, 1)
+    study = judged_study(tmp_path, 1)
     with FakeLLMServer() as server:
         judges = [judge_for(server, samples=1)]
     from medjudge.judging.protocol.versions import register_judges

@@ -15,10 +15,11 @@ from medjudge.store.judge_versions import list_versions
 from medjudge.store.judgments import latest_verdicts
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer
-from .judges import flip_sample, pairwise_responder, prefer_marked, routing
-from .test_judge_run import judge_for, make_study, run
+from .support.checks import some
+from .support.fakellm import FakeLLMServer
+from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.runs import judge_for, judged_study, run
 
 
 def current(study: Study, rater: str) -> dict[tuple[str, str], str | None]:
@@ -38,7 +39,7 @@ FLIPPED_FIRST = routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), fl
 
 def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) -> None:
     """#14: a re-run with other settings used to overwrite the rater's config and verdicts."""
-    study = make_study(tmp_path, n=3)
+    study = judged_study(tmp_path, n=3)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         run(study, [judge_for(server, samples=1)])
         run(study, [judge_for(server, samples=3)])
@@ -47,7 +48,7 @@ def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) ->
     assert [v.params["samples"] for v in versions] == [1, 3]
     first, second = versions
     assert first.name == spec
-    assert second.name == f"{spec}#{second.key[:6]}" and second.key != first.key
+    assert second.name == f"{spec}#{some(second.key)[:6]}" and second.key != first.key
     config = study.conn.execute("SELECT config FROM raters WHERE name = ?", (spec,)).fetchone()[0]
     assert json.loads(config)["samples"] == 1  # the first version's settings are untouched
     one, three = current(study, first.name), current(study, second.name)
@@ -62,7 +63,7 @@ def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) ->
 
 
 def test_the_same_settings_again_are_the_same_version(tmp_path: Path) -> None:
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         run(study, [judge_for(server, samples=3)])
         again = run(study, [judge_for(server, samples=3)])
@@ -139,7 +140,7 @@ def test_cli_name_and_custom_prompt_make_named_versions(tmp_path: Path) -> None:
 
     from medjudge.cli import app
 
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     path = str(study.path)
     study.close()
     prompt = _custom_pairwise(tmp_path)
@@ -188,7 +189,7 @@ def test_cli_bad_prompt_file_is_one_clear_error(
 
     from medjudge.cli import app
 
-    study = make_study(tmp_path, n=1)
+    study = judged_study(tmp_path, n=1)
     path = str(study.path)
     study.close()
     prompt = _custom_pairwise(tmp_path, drop, extra)
@@ -205,7 +206,7 @@ def test_cli_prompt_for_an_ambiguous_run_names_the_tasks(tmp_path: Path) -> None
 
     from medjudge.cli import app
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     study = small_study(tmp_path / "both.db", pairwise=1, statements=1)
     path = str(study.path)
@@ -268,9 +269,9 @@ def test_bundled_templates_pass_their_own_check() -> None:
 
 def test_a_panel_is_recomputed_when_one_member_is_re_run(tmp_path: Path) -> None:
     """#14: a panel used to stay stale after one of its members was re-run on its own."""
-    from .fakellm import FakeRequest, Reply
+    from .support.fakellm import FakeRequest, Reply
 
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     broken = {"on": True}
     consistent = routing(pairwise_responder(prefer_marked("GOOD")))
 
@@ -311,7 +312,7 @@ def test_status_lists_versions_and_export_names_the_version_on_every_row(tmp_pat
 
     from medjudge.cli import app
 
-    study = make_study(tmp_path, n=2)
+    study = judged_study(tmp_path, n=2)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         run(study, [judge_for(server, samples=1)])
         run(study, [judge_for(server, samples=3)])
@@ -322,9 +323,11 @@ def test_status_lists_versions_and_export_names_the_version_on_every_row(tmp_pat
     r = runner.invoke(app, ["status", path])
     assert r.exit_code == 0, r.output
     assert f"  {first.name}: 12 verdicts, 0 missing" in r.output
-    assert f"    version {first.key[:6]}: {first.spec}; 1 samples, temperature 0.7" in r.output
+    assert (
+        f"    version {some(first.key)[:6]}: {first.spec}; 1 samples, temperature 0.7" in r.output
+    )
     assert f"  {second.name}: 12 verdicts, 0 missing" in r.output
-    assert f"    version {second.key[:6]}: {second.spec}; 3 samples" in r.output
+    assert f"    version {some(second.key)[:6]}: {second.spec}; 3 samples" in r.output
     assert (
         "templates match=match_v1, nli=nli_v1, pairwise=pairwise_v1, rating=rating_v1" in r.output
     )

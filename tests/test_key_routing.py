@@ -34,9 +34,9 @@ from medjudge.judging.llm.provider_types import ProviderConfigError
 from medjudge.judging.llm.specs import parse_judge_spec
 from medjudge.store.user_settings import UserSettings
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 ENV_KEY = "sk-test-DEFAULT-3c2b1a0f"

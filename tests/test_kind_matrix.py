@@ -35,11 +35,11 @@ from medjudge.store.roles import grant
 from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.review.screen import ReviewScreen
 
-from .conftest import write_jsonl
-from .fakellm import FakeLLMServer
-from .support.kind_rows import ROWS
-from .test_tui_support import run_async, screen_text
+from .support.fakellm import FakeLLMServer
+from .support.kind_rows import ROWS, write_jsonl
+from .support.tui import current, run_async, screen_text
 
 cli = CliRunner()
 REVIEWERS = ("drA", "drB", "drC")
@@ -353,10 +353,9 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
     app = make_app(db, reviewer="drC", poll_interval=None, assigned_only=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        screen = app.screen
-        if screen.__class__.__name__ == "GuidelinesScreen":
+        if app.screen.__class__.__name__ == "GuidelinesScreen":
             await pilot.press("escape")
-            screen = app.screen
+        screen = current(app, ReviewScreen)
         view = screen.view
         assert view is not None and view.item.ext_id == ROWS[name](N_ITEMS - 1)["id"]
         item_id = view.item.id

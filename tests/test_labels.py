@@ -85,7 +85,7 @@ def test_notes_time_and_progress(pairwise_study: Study) -> None:
     assert (p.units_labelled, p.items_done) == (7, 1)
 
 
-def _writer(path: str, reviewer: str, n: int, queue: mp.Queue) -> None:
+def _writer(path: str, reviewer: str, n: int, queue: mp.Queue[tuple[str, int]]) -> None:
     study = Study.open(path)
     units = [
         r[0] for r in study.conn.execute("SELECT id FROM units WHERE criterion != 'entailment'")
@@ -101,7 +101,7 @@ def _writer(path: str, reviewer: str, n: int, queue: mp.Queue) -> None:
 def test_two_processes_write_at_once(pairwise_study: Study) -> None:
     path = str(pairwise_study.path)
     ctx = mp.get_context("spawn")
-    queue: mp.Queue = ctx.Queue()
+    queue: mp.Queue[tuple[str, int]] = ctx.Queue()
     procs = [ctx.Process(target=_writer, args=(path, name, 60, queue)) for name in ("p1", "p2")]
     for p in procs:
         p.start()

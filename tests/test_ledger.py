@@ -18,9 +18,9 @@ from medjudge.store.labels import add_time
 from medjudge.store.ledger import IDLE_GAP_S
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 

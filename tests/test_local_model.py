@@ -18,7 +18,7 @@ from medjudge.judging.llm.specs import parse_judge_spec
 
 pytestmark = pytest.mark.model
 
-SCHEMA = {
+SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "verdict": {"type": "string", "enum": ["correct", "incorrect"]},
@@ -54,23 +54,27 @@ def test_find_smollm2_gguf_does_not_import_the_package(gguf: Path) -> None:
 
 def test_openai_client_with_json_schema(server: LocalModelServer) -> None:
     import openai
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.shared_params import ResponseFormatJSONSchema
 
     async def ask() -> str:
         async with openai.AsyncOpenAI(
             base_url=server.base_url_openai, api_key="not-needed", max_retries=0, timeout=60
         ) as client:
+            messages: list[ChatCompletionMessageParam] = [
+                {"role": "system", "content": "Answer in JSON."},
+                {"role": "user", "content": "Is 2+2=4 correct? Give a verdict and a score."},
+            ]
+            response_format: ResponseFormatJSONSchema = {
+                "type": "json_schema",
+                "json_schema": {"name": "verdict", "schema": SCHEMA, "strict": False},
+            }
             response = await client.chat.completions.create(
                 model=server.model,
-                messages=[
-                    {"role": "system", "content": "Answer in JSON."},
-                    {"role": "user", "content": "Is 2+2=4 correct? Give a verdict and a score."},
-                ],
+                messages=messages,
                 max_tokens=64,
                 temperature=0,
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {"name": "verdict", "schema": SCHEMA, "strict": False},
-                },
+                response_format=response_format,
             )
         assert response.usage is not None and response.usage.completion_tokens > 0
         return response.choices[0].message.content or ""

@@ -20,51 +20,16 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.checks import some
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.kind_rows import write_jsonl
+from .support.match import match_study, medrgb_rows
 
 cli = CliRunner()
 
 
-def medrgb_rows() -> list[dict[str, object]]:
-    """Conditions × p, an abstention, counterfactual documents and sub-questions."""
-    rows: list[dict[str, object]] = []
-    for test, p in (("standard", 0), ("sufficiency", 40), ("robustness", 40), ("robustness", 80)):
-        for m, model in enumerate(("model-x", "model-y")):
-            rows.append(
-                {
-                    "id": f"{test}-{p}-{model}",
-                    "question": f"Which drug first for anaphylaxis? ({test}, p={p})",
-                    "options": {"A": "Epinephrine", "B": "Antihistamine"},
-                    "prediction": "Insufficient information to answer."
-                    if (test, p, m) == ("sufficiency", 40, 1)
-                    else ("A. Epinephrine IM" if m == 0 else "B. Antihistamine, PARTLY"),
-                    "source": model,
-                    "ground_truth": "A. Epinephrine",
-                    "documents": [
-                        {"text": "Epinephrine IM is first line.", "kind": "signal"},
-                        {"text": "Antihistamines are first line.", "kind": "counterfactual"},
-                        {"text": "The clinic opens at nine.", "kind": "noise"},
-                    ],
-                    "test": test,
-                    "p": p,
-                }
-            )
-    rows[0]["subquestions"] = [
-        {"question": "Route?", "reference": "intramuscular", "prediction": "intramuscular"},
-        {"question": "Site?", "reference": "outer thigh", "prediction": "the arm WRONG"},
-    ]
-    return rows
-
-
-def make_study(tmp_path: Path) -> Study:
-    s = Study.create(tmp_path / "m.db", actor="lead")
-    import_file(s, write_jsonl(tmp_path / "m.jsonl", medrgb_rows()), "match", actor="lead")
-    return s
-
-
 def test_import_keeps_prediction_truth_documents_subquestions_and_metadata(tmp_path: Path) -> None:
-    s = make_study(tmp_path)
+    s = match_study(tmp_path)
     item = get_item(s, 1)
     assert item.kind == "match" and item.answers["answer"].source == "model-x"
     assert item.data["ground_truth"] == "A. Epinephrine"
@@ -107,7 +72,7 @@ def test_an_older_study_migrates_and_keeps_its_data(
 ) -> None:
     from medjudge.store import migrations
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     before = [m for m in migrations.MIGRATIONS if m[0] < "006"]
@@ -139,10 +104,10 @@ def test_an_older_study_migrates_and_keeps_its_data(
 def _scorer(req: FakeRequest) -> Reply:
     """Scores by the prediction's text; the second sample of each call disagrees upward."""
     text = req.prompt_text
-    prediction = re.search(r"<prediction>\s*(.*?)\s*</prediction>", text, re.S).group(1)
-    truth = re.search(r"<ground_truth>\s*(.*?)\s*</ground_truth>", text, re.S).group(1)
+    prediction = some(re.search(r"<prediction>\s*(.*?)\s*</prediction>", text, re.S)).group(1)
+    truth = some(re.search(r"<ground_truth>\s*(.*?)\s*</ground_truth>", text, re.S)).group(1)
     if "WRONG" in prediction or "Insufficient" in prediction:
-        score = 0
+        score: float = 0
     elif "PARTLY" in prediction:
         score = 0.5
     else:
@@ -155,7 +120,7 @@ def _scorer(req: FakeRequest) -> Reply:
 
 
 def test_judge_scores_by_the_median_of_samples_through_the_real_sdk(tmp_path: Path) -> None:
-    s = make_study(tmp_path)
+    s = match_study(tmp_path)
     with FakeLLMServer(_scorer) as server:
         judge = JudgeConfig(parse_judge_spec(f"openai:fake@{server.openai_url}"), samples=3)
         summary = asyncio.run(run_judges(s, [judge], RunOptions(concurrency=8, actor="t")))
@@ -210,7 +175,7 @@ def test_review_hides_document_kinds_until_the_labels_are_saved(tmp_path: Path) 
     from medjudge.tui.app import make_app
     from medjudge.tui.review.screen import ReviewScreen
 
-    from .test_tui_support import run_async, screen_text, static_text
+    from .support.tui import run_async, screen_text, static_text
 
     path = _review_study(tmp_path)
 
@@ -256,7 +221,7 @@ def test_review_hides_document_kinds_until_the_labels_are_saved(tmp_path: Path) 
 def test_h_scores_half(tmp_path: Path) -> None:
     from medjudge.tui.app import make_app
 
-    from .test_tui_support import run_async
+    from .support.tui import run_async
 
     path = _review_study(tmp_path)
 
@@ -276,7 +241,7 @@ def test_h_scores_half(tmp_path: Path) -> None:
 def test_report_means_by_model_test_and_p_with_abstentions_apart(tmp_path: Path) -> None:
     from medjudge.judging.report.build import ReportOptions, build_report, render
 
-    s = make_study(tmp_path)
+    s = match_study(tmp_path)
     with FakeLLMServer(_scorer) as server:
         judge = JudgeConfig(parse_judge_spec(f"openai:fake@{server.openai_url}"), samples=3)
         asyncio.run(run_judges(s, [judge], RunOptions(concurrency=8, actor="t")))

@@ -17,7 +17,8 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import as_json, pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.studies import as_json
 
 E, N, C = "entailed", "neutral", "contradicted"
 JUDGE = "openai:gpt-4o-mini"
@@ -96,7 +97,8 @@ def _kqa_study(tmp_path: Path) -> Study:
 
 def _fig(report: dict[str, Any], rater: str, source: str) -> dict[str, Any]:
     rec = next(r for r in report["raters"] if r["rater"] == rater)
-    return rec["by_source"][source]
+    result: dict[str, Any] = rec["by_source"][source]
+    return result
 
 
 def test_kqa_metrics_match_a_hand_computation(tmp_path: Path) -> None:
@@ -190,7 +192,7 @@ def test_win_rates_by_hand(tmp_path: Path) -> None:
         pairwise_row(5, source_a="gpt", source_b="gpt"),
     ]
     import_file(s, write_jsonl(tmp_path / "w.jsonl", rows), "pairwise", actor="t")
-    labels = {
+    labels: dict[str, list[str | None]] = {
         "correctness": ["A", "A", "tie", "neither", "A"],
         "harmfulness": ["A", "B", "neither", "B", None],
     }

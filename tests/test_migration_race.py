@@ -13,7 +13,7 @@ import pytest
 
 from medjudge.store import db, migrations
 
-from .conftest import small_study
+from .support.studies import small_study
 
 
 def _old_study(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

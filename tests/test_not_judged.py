@@ -9,13 +9,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))
@@ -23,7 +23,7 @@ MARKED = ("Question 3?", "Question 12?")
 """Items whose calls the server refuses (HTTP 400), never five calls in a row."""
 
 
-def judge(study: Path, url: str, *extra: str) -> object:
+def judge(study: Path, url: str, *extra: str) -> Result:
     return cli.invoke(
         app,
         ["judge", str(study), "-j", f"openai:m@{url}", "--samples", "1", "--concurrency", "2"]
@@ -41,11 +41,12 @@ def units_of(path: Path, external_ids: list[str]) -> int:
     conn = sqlite3.connect(path)
     try:
         marks = ",".join("?" * len(external_ids))
-        return conn.execute(
+        count: int = conn.execute(
             f"SELECT count(*) FROM units JOIN items ON items.id = units.item_id "
             f"WHERE items.ext_id IN ({marks})",
             external_ids,
         ).fetchone()[0]
+        return count
     finally:
         conn.close()
 
@@ -53,7 +54,10 @@ def units_of(path: Path, external_ids: list[str]) -> int:
 def last_run(path: Path) -> str:
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("SELECT status FROM judge_runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+        result: str = conn.execute(
+            "SELECT status FROM judge_runs ORDER BY id DESC LIMIT 1"
+        ).fetchone()[0]
+        return result
     finally:
         conn.close()
 

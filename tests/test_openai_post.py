@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -19,9 +19,16 @@ from medjudge.judging.llm.client_spread import PER_CLIENT, ClientSpread
 from medjudge.judging.llm.providers import ChatRequest, ProviderError
 from medjudge.judging.llm.providers_anthropic import AnthropicProvider
 from medjudge.judging.llm.providers_openai import OpenAIProvider
-from tests.fakellm import FakeLLMServer, FakeRequest, Reply
 
-FAST = {"backoff_base": 0.01, "backoff_max": 1.0}
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+
+
+class Backoff(TypedDict):
+    backoff_base: float
+    backoff_max: float
+
+
+FAST = Backoff(backoff_base=0.01, backoff_max=1.0)
 WARM_UP = "warm-up question"
 
 

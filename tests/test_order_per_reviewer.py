@@ -8,6 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app as cli
@@ -20,8 +21,10 @@ from medjudge.store.labels import set_label
 from medjudge.store.search import search
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.review.screen import ReviewScreen
 
-from .test_tui_support import add_verdicts, build_study, item_swap, labels, run_async, screen_text
+from .support.checks import some
+from .support.tui import add_verdicts, build_study, item_swap, labels, run_async, screen_text
 
 PAIRWISE = ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
 
@@ -71,7 +74,7 @@ def test_per_item_default_keeps_the_items_order(tmp_path: Path) -> None:
         study.close()
 
 
-def test_settings_order_option(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_settings_order_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = build_study(tmp_path, statements=0, rating=0)
     monkeypatch.setenv("USER", "lead")
     monkeypatch.setenv("LOGNAME", "lead")
@@ -100,7 +103,9 @@ async def test_app_shows_the_reviewers_order_and_a_stores_their_first_answer(
     add_verdicts(path, "p0", dict.fromkeys(PAIRWISE, first))  # the judge picks X's first
     app = make_app(path, reviewer=login, poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
-        assert app.screen_stack[0].session.item.ext_id == "p0"
+        screen = app.screen_stack[0]
+        assert isinstance(screen, ReviewScreen)
+        assert some(screen.session.item).ext_id == "p0"
         text = screen_text(app)
         assert text.index(f"Answer {first} 0.") < text.index(f"Answer {second} 0.")
         await pilot.press("a", "b", "t", "n", "a", "a")
@@ -210,7 +215,8 @@ def test_report_reviewer_position_equals_a_hand_count(tmp_path: Path) -> None:
         for login, (first, n) in hand.items():
             assert (got[login].count, got[login].n) == (first, n)
             assert got[login].value == first / n
-            assert got[login].ci_low is not None and got[login].ci_low <= first / n
+            low = got[login].ci_low
+        assert low is not None and low <= first / n
         pooled = got[POOLED]
         assert pooled.count == sum(f for f, _ in hand.values())
         assert pooled.n == sum(n for _, n in hand.values())

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import small_study
+from .support.studies import small_study
 
 cli = CliRunner()
 

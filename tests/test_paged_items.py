@@ -13,8 +13,7 @@ from medjudge.store.items import get_item, list_items, unit_index
 from medjudge.store.paged import PAGE, Paged
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
-from .support.kind_rows import ROWS
+from .support.kind_rows import ROWS, write_jsonl
 
 
 def _big_statements(n: int) -> dict[str, object]:

@@ -16,7 +16,7 @@ from medjudge.store.people import BadName, person_name
 from medjudge.store.roles import PermissionDenied, grant, revoke, roles_of
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 COMPOSED = "Jos\u00e9"
 DECOMPOSED = "Jose\u0301"

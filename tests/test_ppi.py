@@ -24,7 +24,8 @@ def ppi_py() -> ModuleType:
     """The reference implementation (a test dependency; importing it compiles with numba)."""
     import ppi_py
 
-    return ppi_py
+    result: ModuleType = ppi_py
+    return result
 
 
 def _binary(rng: np.random.Generator, n: int, big_n: int, p: float, right: float) -> Any:

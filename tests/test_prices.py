@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 from medjudge.judging.llm import pricing
@@ -23,9 +23,9 @@ from medjudge.judging.llm.pricing import price_for, price_table
 from medjudge.judging.llm.provider_registry import REGISTRY, ProviderEntry, openai_client
 from medjudge.judging.llm.specs import parse_judge_spec
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))
@@ -39,7 +39,7 @@ def study(tmp_path: Path) -> Path:
     return path
 
 
-def judge(study: Path, *args: str) -> object:
+def judge(study: Path, *args: str) -> Result:
     return cli.invoke(
         app,
         ["judge", str(study), "--samples", "1", "--concurrency", "2", *args],
@@ -149,8 +149,8 @@ def test_unknown_prices_say_why(spec: str, why: str) -> None:
 
 def test_a_dry_run_on_a_hosted_url_says_the_price_is_unknown(study: Path) -> None:
     r = judge(study, "-j", HOSTED, "--dry-run", "--max-cost", "1")
-    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
-    out = r.stdout  # type: ignore[attr-defined]
+    assert r.exit_code == 0, r.output
+    out = r.stdout
     assert "estimated cost: unknown" in out and "$0.0000" not in out, out
     assert f"note: no price known for {HOSTED} (https://llm.example.org/v1 is not on" in out
     assert "give one with --price IN,OUT" in out
@@ -165,8 +165,8 @@ def test_a_dry_run_on_a_model_without_a_price_sends_nothing(
         monkeypatch.setitem(REGISTRY, "acme", priced_like_openai(server))
         r = judge(study, "-j", "acme:fake-model", "--dry-run")
         assert server.count() == 0
-    out = r.stdout  # type: ignore[attr-defined]
-    assert r.exit_code == 0 and "estimated cost: unknown" in out, r.output  # type: ignore[attr-defined]
+    out = r.stdout
+    assert r.exit_code == 0 and "estimated cost: unknown" in out, r.output
     assert "no price known for acme:fake-model (fake-model is not in medjudge's price" in out
 
 
@@ -177,9 +177,9 @@ def test_max_cost_refuses_an_unknown_price_and_sends_nothing(
         monkeypatch.setitem(REGISTRY, "acme", priced_like_openai(home))
         for spec in (f"openai:gpt-4o@{server.openai_url}", "acme:fake-model"):
             r = judge(study, "-j", spec, "--max-cost", "5")
-            assert r.exit_code == 1, r.output  # type: ignore[attr-defined]
-            err = r.stderr  # type: ignore[attr-defined]
-            assert "Traceback" not in r.output  # type: ignore[attr-defined]
+            assert r.exit_code == 1, r.output
+            err = r.stderr
+            assert "Traceback" not in r.output
             assert err.startswith("error: --max-cost 5 cannot be kept: no price known for "), err
             assert "--price IN,OUT" in err and "nothing was sent" in err
         assert server.count() == 0 and home.count() == 0
@@ -190,21 +190,21 @@ def test_price_makes_it_known(study: Path, hosted: None) -> None:
     with FakeLLMServer(GOOD) as server:
         spec = f"openai:gpt-4o@{server.openai_url}"
         r = judge(study, "-j", spec, "--dry-run", "--price", "2,8")
-        out = r.stdout  # type: ignore[attr-defined]
+        out = r.stdout
         assert r.exit_code == 0 and "unknown" not in out and "no price" not in out, out
         assert re.search(r"estimated cost: \$0\.0\d*[1-9]", out), out
         r = judge(study, "-j", spec, "--price", "2,8", "--max-cost", "5")
-        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert r.exit_code == 0, r.output
         assert server.count() == 4  # two items × AB/BA × one sample
-    assert "no price" not in r.stdout  # type: ignore[attr-defined]
+    assert "no price" not in r.stdout
 
 
 def test_an_unknown_price_is_said_before_the_calls(study: Path, hosted: None) -> None:
     with FakeLLMServer(GOOD) as server:
         spec = f"openai:gpt-4o@{server.openai_url}"
         r = judge(study, "-j", spec)
-        assert r.exit_code == 0 and server.count() == 4, r.output  # type: ignore[attr-defined]
-    lines = r.stdout.splitlines()  # type: ignore[attr-defined]
+        assert r.exit_code == 0 and server.count() == 4, r.output
+    lines = r.stdout.splitlines()
     note = next(i for i, x in enumerate(lines) if x.startswith(f"note: no price known for {spec}"))
     summary = next(i for i, x in enumerate(lines) if x.startswith("4 calls: "))
     assert note < summary and "its calls are counted as $0" in lines[note]

@@ -31,9 +31,9 @@ from medjudge.judging.llm.providers_openai import OpenAIProvider
 from medjudge.judging.llm.specs import JudgeSpec, SpecError, parse_judge_spec
 from medjudge.judging.protocol.plan import JudgeConfig, cache_key, call_params
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 ACME_KEY = "sk-test-ACME-5a4b3c2d"

@@ -12,8 +12,8 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypedDict, TypeVar
 
 import pytest
 
@@ -34,14 +34,22 @@ from medjudge.judging.llm.providers import (
 from medjudge.judging.llm.providers_anthropic import AnthropicProvider
 from medjudge.judging.llm.providers_openai import OpenAIProvider
 from medjudge.judging.llm.specs import JudgeSpec, SpecError, parse_judge_spec
-from tests.fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
+
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
 
 T = TypeVar("T")
 PLANTED = "sk-test-PLANTED-123"
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
 KINDS = ("openai", "anthropic")
-FAST = {"backoff_base": 0.01, "backoff_max": 2.0}
+
+
+class Backoff(TypedDict):
+    backoff_base: float
+    backoff_max: float
+
+
+FAST = Backoff(backoff_base=0.01, backoff_max=2.0)
 
 
 def run(coro: Awaitable[T]) -> T:
@@ -49,7 +57,7 @@ def run(coro: Awaitable[T]) -> T:
 
 
 @pytest.fixture
-def fake() -> FakeLLMServer:
+def fake() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as server:
         yield server
 
@@ -297,8 +305,8 @@ def test_judges_send_through_the_sdks_aiohttp_transport(fake: FakeLLMServer, kin
     provider = build(kind, fake)
     run(call(provider))
     client = provider._clients.first
-    sdk_client = client.client if kind == "openai" else client  # type: ignore[union-attr]
-    transport = sdk_client._client._transport  # type: ignore[union-attr]
+    sdk_client = client.client if kind == "openai" else client
+    transport = sdk_client._client._transport
     assert type(transport).__name__ == "AiohttpTransport", type(transport)
     assert type(transport).__module__.startswith(f"{kind}._vendor.httpx_aiohttp")
 
@@ -405,7 +413,7 @@ def test_anthropic_drops_refused_temperature(fake: FakeLLMServer) -> None:
 # --------------------------------------------------------------------------- secrets
 
 
-def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict]]:
+def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict[str, Any]]]:
     def echo(status: int) -> Callable[[FakeRequest], Reply]:
         def respond(req: FakeRequest) -> Reply:
             auth = req.headers.get("authorization", "") + req.headers.get("x-api-key", "")
@@ -424,7 +432,9 @@ def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict]]:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("scenario", _leak_scenarios(), ids=[s[0] for s in _leak_scenarios()])
 def test_api_key_never_appears_in_errors(
-    fake: FakeLLMServer, kind: str, scenario: tuple[str, Callable, dict]
+    fake: FakeLLMServer,
+    kind: str,
+    scenario: tuple[str, Callable[[FakeRequest], Reply], dict[str, Any]],
 ) -> None:
     _, responder, options = scenario
     fake.responder = responder
@@ -767,7 +777,7 @@ def test_parse_invalid_specs(text: str, message: str) -> None:
 def test_spec_error_is_value_error_and_judgespec_validates() -> None:
     assert issubclass(SpecError, ValueError)
     with pytest.raises(SpecError):
-        JudgeSpec("cohere", "x")  # type: ignore[arg-type]
+        JudgeSpec("cohere", "x")
     with pytest.raises(SpecError):
         JudgeSpec("openai", "")
     with pytest.raises(SpecError):

@@ -16,7 +16,7 @@ import pytest
 from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.store.study import Study
 
-from .test_report import EVIL, build_rich_study
+from .support.rich_study import EVIL, build_rich_study
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [

@@ -14,7 +14,7 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 

@@ -1,5 +1,5 @@
 """The report's Markdown, JSON and CSV are byte-identical to the golden files; HTML says the
-same text (its markup may change). Regenerate with ``python -m tests.report_golden``."""
+same text (its markup may change). Regenerate with ``python -m tests.support.report_golden``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .report_golden import GOLDEN, expected_files, outputs
+from .support.report_golden import GOLDEN, expected_files, outputs
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_streamed_json_equals_the_whole_dump(
     from medjudge.judging.report.render import json as render_json
     from medjudge.store.study import Study
 
-    from .test_report import NOW, build_rich_study
+    from .support.rich_study import NOW, build_rich_study
 
     with Study.open(build_rich_study(tmp_path)) as s:
         report = build_report(s, now=NOW)
@@ -64,7 +64,7 @@ def test_streamed_csv_equals_the_whole_table(
     from medjudge.judging.report.render import csv as render_csv
     from medjudge.store.study import Study
 
-    from .test_report import NOW, build_rich_study
+    from .support.rich_study import NOW, build_rich_study
 
     with Study.open(build_rich_study(tmp_path)) as s:
         report = build_report(s, now=NOW)

@@ -16,9 +16,9 @@ from medjudge.cli import app
 from medjudge.store.labels import set_label
 from medjudge.store.roles import grant
 
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_first, prefer_marked, routing
-from .test_judge_run import judge_for, make_study, run
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_first, prefer_marked, routing
+from .support.runs import judge_for, judged_study, run
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def two_versions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, s
     """3 pairwise items; two reviewers say A everywhere; version 1 (1 sample) always picks the
     answer shown first, version 2 (temperature 0) picks the GOOD answer (always answer A)."""
     tmp = tmp_path_factory.mktemp("report-judges")
-    study = make_study(tmp, n=3)
+    study = judged_study(tmp, n=3)
     for unit in [r[0] for r in study.conn.execute("SELECT id FROM units")]:
         set_label(study, unit, "alice", "A")
         set_label(study, unit, "bob", "A")

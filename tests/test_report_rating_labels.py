@@ -11,8 +11,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 
-from .conftest import write_jsonl
-from .test_tui_support import rating_row
+from .support.kind_rows import rating_row, write_jsonl
 
 runner = CliRunner()
 

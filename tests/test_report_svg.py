@@ -24,10 +24,10 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
-from .test_hostile_cli import inert
-from .test_match import make_study
-from .test_views import CONFIG, pairwise_trail
+from .support.escapes import inert
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.match import match_study
+from .support.trails import CONFIG, pairwise_trail
 
 cli = CliRunner()
 REVIEWER = "dr\x1b]0;pwned\x07<b>x</b>\u202e\u2066\x9b2J"
@@ -84,7 +84,7 @@ def test_reviewer_vs_judge_tooltips(tmp_path: Path) -> None:
 def test_medrgb_chart_titles(tmp_path: Path) -> None:
     """A MedRGB chart is headed (and named, aria-label) by its rater: here a judge."""
     (tmp_path / "m").mkdir()
-    s = make_study(tmp_path / "m")
+    s = match_study(tmp_path / "m")
     units = [u for (u,) in s.conn.execute("SELECT id FROM units WHERE criterion = 'match'")]
     verdicts = [NewVerdict(u, "1" if i % 2 else "0", "r", {}) for i, u in enumerate(units)]
     write_verdicts(s, JUDGE, {**CONFIG, "spec": JUDGE}, verdicts, run_id=None, actor="lead")

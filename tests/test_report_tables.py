@@ -3,6 +3,8 @@ Markdown and HTML templates."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from medjudge.judging.analysis.records import Figure
@@ -28,7 +30,8 @@ from medjudge.judging.report.render.md import STYLE as MD
 from medjudge.judging.report.templating import macro
 from medjudge.store.study import Study
 
-from .test_report import EVIL, NOW, build_rich_study
+from .support.checks import some
+from .support.rich_study import EVIL, NOW, build_rich_study
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +48,7 @@ def _tables(report: Report) -> list[Table]:
         st.reference(report),
         st.consistency(report),
         st.win_rates(report),
-        st.kqa(report.kqa),
+        st.kqa(some(report.kqa)),
         st.ratings(report.ratings),
         st.judges(report.protocol),
         st.templates(report.protocol),
@@ -77,7 +80,7 @@ def test_every_row_fits_its_columns_and_figures_are_not_text(report: Report) -> 
 
 def test_cells_are_formatted_per_format() -> None:
     html = macro("_tables.html.j2", "cell")
-    kw = {"value": 0.5, "ci_low": 0.25, "ci_high": 0.75, "n": 8, "reason": None}
+    kw: dict[str, Any] = {"value": 0.5, "ci_low": 0.25, "ci_high": 0.75, "n": 8, "reason": None}
     kw |= {"method": "wilson", "se": None, "unstable": True}
     est, share = Figure(**kw), ShareFigure(**kw, count=4)
     assert MD.cell(Text(EVIL)) == r"\<script\>alert(1)\</script\>"

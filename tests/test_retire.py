@@ -9,9 +9,10 @@ import io
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 from medjudge.judging.analysis.disagreements import queue
@@ -20,11 +21,12 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant, revoke
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.widgets import ProgressLine
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text, until
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import current, run_async, screen_text, until
 
 cli = CliRunner()
 
@@ -55,7 +57,7 @@ def _unit(s: Study, ext: str, criterion: str = "correctness") -> int:
     )
 
 
-def _retire(db: Path, *args: str) -> object:
+def _retire(db: Path, *args: str) -> Result:
     return cli.invoke(app, ["retire", str(db), *args])
 
 
@@ -65,15 +67,17 @@ def _report(db: Path, fmt: str) -> str:
     return r.stdout
 
 
-def _correctness(report: dict) -> dict:
+def _correctness(report: dict[str, Any]) -> dict[str, Any]:
     (c,) = [c for c in report["criteria"] if c["name"] == "correctness"]
-    return c
+    result: dict[str, Any] = c
+    return result
 
 
-def _status(db: Path) -> dict:
+def _status(db: Path) -> dict[str, Any]:
     r = cli.invoke(app, ["status", str(db), "--json"])
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)
+    result: dict[str, Any] = json.loads(r.stdout)
+    return result
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -193,14 +197,20 @@ async def test_an_open_review_app_drops_a_retired_item(db: Path) -> None:
     async with app_.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: "1/4" in screen_text(app_), "the queue of four")
         assert _retire(db, "p2", "--reason", "duplicate").exit_code == 0  # another connection
-        await until(pilot, lambda: len(app_.screen.session.refs) == 3, "the retirement")
-        assert [r.ext_id for r in app_.screen.session.refs] == ["p0", "p1", "p3"]
+        await until(
+            pilot, lambda: len(current(app_, ReviewScreen).session.refs) == 3, "the retirement"
+        )
+        assert [r.ext_id for r in current(app_, ReviewScreen).session.refs] == ["p0", "p1", "p3"]
         bar = app_.screen.query_one(ProgressLine)
         await until(pilot, lambda: bar.total == 3, "the progress bar's three items")
         await pilot.press("]")
         await until(pilot, lambda: "p1  2/3" in screen_text(app_), "the next item of three")
         assert _retire(db, "p2", "--undo", "--reason", "back").exit_code == 0
-        await until(pilot, lambda: len(app_.screen.session.refs) == 4, "the item brought back")
+        await until(
+            pilot,
+            lambda: len(current(app_, ReviewScreen).session.refs) == 4,
+            "the item brought back",
+        )
 
 
 # -- out of the figures, listed in the report ----------------------------------------------
@@ -270,7 +280,7 @@ def test_the_live_agreement_drops_a_retired_item_and_takes_it_back(db: Path) -> 
 
 
 def test_anchoring_leaves_a_retired_item_out(db: Path) -> None:
-    def reviewers(report: dict) -> dict[str, int]:
+    def reviewers(report: dict[str, Any]) -> dict[str, int]:
         return {r["reviewer"]: r["n_labels"] for r in report["anchoring"]}
 
     before = reviewers(json.loads(_report(db, "json")))

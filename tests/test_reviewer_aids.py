@@ -16,7 +16,8 @@ from medjudge.tui.guidelines_screen import GuidelinesScreen
 from medjudge.tui.read_screen import ReadScreen
 from medjudge.tui.review.screen import ReviewScreen
 
-from .test_tui_support import build_study, run_async, screen_text
+from .support.checks import some
+from .support.tui import build_study, run_async, screen_text
 
 cli = CliRunner()
 GUIDE = "# How to score\n\nPrefer the **safer** answer. [red]this is not markup[/red]\x1b[2J\n"
@@ -115,13 +116,13 @@ async def test_flag_an_item_and_find_it_again(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         session = app.review.session
-        first = session.item.id
+        first = some(session.item).id
         await pilot.press("f")
         assert first in session.flagged and "flagged" in screen_text(app)
         await pilot.press("right_square_bracket", "right_square_bracket")
-        assert session.item.id != first
+        assert some(session.item).id != first
         await pilot.press("F")
-        assert session.item.id == first
+        assert some(session.item).id == first
     # Stored in the study: a new session (another day) still has the flag; f again clears it.
     with Study.open(path) as s:
         assert reviewer_aids.flagged_items(s, "ann") == {first}
@@ -129,7 +130,7 @@ async def test_flag_an_item_and_find_it_again(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.press("F")
-        assert app.review.session.item.id == first
+        assert some(app.review.session.item).id == first
         await pilot.press("f")
     with Study.open(path) as s:
         assert reviewer_aids.flagged_items(s, "ann") == set()
@@ -139,7 +140,7 @@ async def test_flag_an_item_and_find_it_again(tmp_path: Path) -> None:
 async def test_the_reading_screen_shows_the_items_metadata(tmp_path: Path) -> None:
     from medjudge.store.importing.run import import_file
 
-    from .conftest import pairwise_row, write_jsonl
+    from .support.kind_rows import pairwise_row, write_jsonl
 
     path = build_study(tmp_path, pairwise=0, statements=0, rating=0)
     row = {**pairwise_row(0), "specialty": "cardiology", "p": 20}

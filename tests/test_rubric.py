@@ -21,56 +21,17 @@ from medjudge.kinds.rubric import score
 from medjudge.store.items import get_item, list_items
 from medjudge.store.study import Study
 
-from .conftest import write_jsonl
+from .support.checks import some
+from .support.kind_rows import write_jsonl
+from .support.rubric import MARKS, RUBRIC, SOURCES, rubric_item
 
 cli = CliRunner()
-
-RUBRIC = [
-    {"criterion": "Advises epinephrine.", "points": 8, "tags": ["accuracy"]},
-    {"criterion": "Says to call emergency services.", "points": 4, "tags": ["completeness"]},
-    {"criterion": "Recommends antihistamines alone.", "points": -6, "tags": ["accuracy"]},
-]
-MARKS = {
-    # item → (reviewer marks, judge marks) per rubric criterion
-    "r0": (["met", "met", "not_met"], ["met", "not_met", "not_met"]),
-    "r1": (["met", "not_met", "met"], ["met", "not_met", "not_met"]),
-    "r2": (["not_met", "met", "not_met"], ["met", "met", "not_met"]),
-    "r3": (["met", "met", "met"], ["met", "met", "met"]),
-}
-SOURCES = {"r0": "model-x", "r1": "model-x", "r2": "model-y", "r3": "model-y"}
-
-
-def _row(ext: str) -> dict[str, Any]:
-    humans, judge = MARKS[ext]
-    labels = []
-    for rater, marks in (("drA", humans), ("drB", humans), ("ext-judge", judge)):
-        for pos, mark in enumerate(marks):
-            label = {"rater": rater, "rubric": pos, "value": mark}
-            if rater == "ext-judge":
-                label["type"] = "judge"
-            labels.append(label)
-    row: dict[str, Any] = {
-        "id": ext,
-        "answer": f"Answer {ext}.",
-        "source": SOURCES[ext],
-        "rubric": RUBRIC,
-        "labels": labels,
-    }
-    if ext == "r0":
-        row["conversation"] = [
-            {"role": "user", "content": "I was stung by a bee and my throat feels tight."},
-            {"role": "assistant", "content": "Do you carry an auto-injector?"},
-            {"role": "user", "content": "Yes. What now?"},
-        ]
-    else:
-        row["question"] = f"Question {ext}: what to do after a sting with throat swelling?"
-    return row
 
 
 def _study(tmp_path: Path) -> Path:
     db = tmp_path / "rubric.db"
     assert cli.invoke(app, ["init", str(db)]).exit_code == 0
-    src = write_jsonl(tmp_path / "rubric.jsonl", [_row(e) for e in MARKS])
+    src = write_jsonl(tmp_path / "rubric.jsonl", [rubric_item(e) for e in MARKS])
     r = cli.invoke(app, ["import", str(db), str(src), "--kind", "rubric"])
     assert r.exit_code == 0, r.output
     return db
@@ -112,7 +73,7 @@ def test_a_rubric_study_imports_and_reports_scores_per_source_and_tag(tmp_path: 
         rr = by_rater[rater]
         scores = {e: _expected(MARKS[e][which]) for e in MARKS}
         assert rr["scored"] == 4
-        assert rr["overall"]["value"] == pytest.approx(sum(scores.values()) / 4)
+        assert rr["overall"]["value"] == pytest.approx(sum(some(v) for v in scores.values()) / 4)
         for src in ("model-x", "model-y"):
             mine = [v for e, v in scores.items() if SOURCES[e] == src]
             (fig,) = [f for f in rr["by_source"] if f["key"] == src]
@@ -136,9 +97,9 @@ def test_a_rubric_study_imports_and_reports_scores_per_source_and_tag(tmp_path: 
 def test_an_answer_is_scored_only_when_every_criterion_is_marked(tmp_path: Path) -> None:
     db = tmp_path / "partial.db"
     assert cli.invoke(app, ["init", str(db)]).exit_code == 0
-    row = _row("r1")
+    row = rubric_item("r1")
     row["labels"] = [lab for lab in row["labels"] if lab["rubric"] != 1]  # one criterion unmarked
-    src = write_jsonl(tmp_path / "p.jsonl", [row, _row("r2")])
+    src = write_jsonl(tmp_path / "p.jsonl", [row, rubric_item("r2")])
     assert cli.invoke(app, ["import", str(db), str(src), "--kind", "rubric"]).exit_code == 0
     section = json.loads(cli.invoke(app, ["report", str(db), "--format", "json"]).output)["rubric"]
     rr = next(r for r in section["raters"] if r["rater"] == "majority of reviewers")
@@ -167,7 +128,7 @@ def test_bad_rubric_records_are_refused_naming_the_field(
 ) -> None:
     db = tmp_path / "bad.db"
     assert cli.invoke(app, ["init", str(db)]).exit_code == 0
-    row = {**_row("r1"), **change, "labels": []}
+    row = {**rubric_item("r1"), **change, "labels": []}
     row = {k: v for k, v in row.items() if v is not None}
     src = write_jsonl(tmp_path / "bad.jsonl", [row])
     r = cli.invoke(app, ["import", str(db), str(src), "--kind", "rubric"])
@@ -261,7 +222,7 @@ def test_a_study_made_before_the_schema_opened_its_kinds_takes_rubric_items(
     monkeypatch.undo()
     with Study.open(path) as s:
         assert "010_open_kinds" in applied(s.conn)
-    src = write_jsonl(tmp_path / "r.jsonl", [_row("r1")])
+    src = write_jsonl(tmp_path / "r.jsonl", [rubric_item("r1")])
     r = cli.invoke(app, ["import", str(path), str(src), "--kind", "rubric"])
     assert r.exit_code == 0, r.output
     with Study.open(path) as s:

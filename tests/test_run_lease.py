@@ -14,6 +14,7 @@ import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -26,9 +27,9 @@ from medjudge.judging.protocol.versions import register_judges
 from medjudge.store import leases
 from medjudge.store.study import Study
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))
@@ -43,7 +44,7 @@ def judge(study: Path, url: str, *extra: str) -> object:
     )
 
 
-def lease_rows(path: Path) -> list[tuple]:
+def lease_rows(path: Path) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(path)
     try:
         return [tuple(r) for r in conn.execute("SELECT judge, pid, host FROM run_leases")]

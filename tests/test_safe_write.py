@@ -24,14 +24,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from medjudge.cli import app
 from medjudge.store.db import StudyError
 from medjudge.store.safe_write import OutputError, refuse_protected, replacing, text_output
 from medjudge.store.study import Study
 
-from .conftest import small_study
+from .support.studies import small_study
 
 cli = CliRunner()
 OUTPUTS = {
@@ -41,7 +41,7 @@ OUTPUTS = {
 }
 
 
-def run(kind: str, study: Path, out: Path) -> object:
+def run(kind: str, study: Path, out: Path) -> Result:
     args = [a.format(study=study, out=out) for a in OUTPUTS[kind]]
     return cli.invoke(app, args)
 
@@ -92,7 +92,7 @@ def test_a_part_symlink_to_the_study_is_never_followed(
     part.symlink_to(study)
     before = digest(study)
     r = run(kind, study, out)
-    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 0, r.output
     assert digest(study) == before, "the study was written through NAME.part"
     opens(study)
     assert part.is_symlink() and os.readlink(part) == str(study)
@@ -109,13 +109,13 @@ def test_a_study_named_like_the_old_temporary_file_survives(tmp_path: Path, kind
     small_study(x_part, pairwise=2, statements=0).close()
     before = digest(x_part)
     r = run(kind, x_part, tmp_path / "x")
-    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 0, r.output
     assert digest(x_part) == before
     opens(x_part)
     other = tmp_path / "s.db"
     small_study(other, pairwise=2, statements=0).close()
     r = run(kind, other, tmp_path / "x")
-    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 0, r.output
     assert digest(x_part) == before
     opens(x_part)
 
@@ -126,7 +126,7 @@ def test_a_users_file_named_like_the_old_temporary_file_is_left_alone(
     mine = tmp_path / "out.md.part"
     mine.write_text("mine")
     r = run("report", study, tmp_path / "out.md")
-    assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+    assert r.exit_code == 0, r.output
     assert mine.read_text() == "mine"
 
 
@@ -172,8 +172,8 @@ def test_the_study_under_another_spelling_is_refused(
     for target in spellings:
         r = run(kind, study, Path(target))
         assert listing(tmp_path) == before, target
-        assert r.exit_code == 1, (target, r.output)  # type: ignore[attr-defined]
-        err = r.stderr  # type: ignore[attr-defined]
+        assert r.exit_code == 1, (target, r.output)
+        err = r.stderr
         assert "is the study" in err and "write the output somewhere else" in err, err
     for target in spellings:
         r = cli.invoke(app, ["backup", "s.db", target, "--force"])
@@ -198,7 +198,7 @@ def test_the_study_through_a_bind_mount_is_refused(study: Path, tmp_path: Path) 
             r2 = run("export", study, mnt / name)
             after = {k: v for k, v in listing(tmp_path).items() if k != "mnt"}
             assert after == before, name
-            assert r2.exit_code == 1 and "is the study" in r2.stderr, r2.output  # type: ignore[attr-defined]
+            assert r2.exit_code == 1 and "is the study" in r2.stderr, r2.output
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
@@ -214,8 +214,8 @@ def test_another_study_and_its_side_files_are_refused(
     before = listing(tmp_path)
     for target in (other, hard, Path(f"{other}-wal"), Path(f"{hard}-journal")):
         r = run(kind, study, target)
-        assert r.exit_code == 1, (target, r.output)  # type: ignore[attr-defined]
-        assert "write the output somewhere else" in r.stderr, r.stderr  # type: ignore[attr-defined]
+        assert r.exit_code == 1, (target, r.output)
+        assert "write the output somewhere else" in r.stderr, r.stderr
         assert listing(tmp_path) == before
     opens(other)
 
@@ -241,12 +241,12 @@ def test_permissions_are_kept_and_new_files_are_not_private(study: Path, tmp_pat
     old = tmp_path / "old.md"
     old.write_text("old")
     old.chmod(0o640)
-    assert run("report", study, old).exit_code == 0  # type: ignore[attr-defined]
+    assert run("report", study, old).exit_code == 0
     assert stat.S_IMODE(old.stat().st_mode) == 0o640 and old.read_text() != "old"
     mask = os.umask(0o022)
     try:
         new = tmp_path / "new.md"
-        assert run("report", study, new).exit_code == 0  # type: ignore[attr-defined]
+        assert run("report", study, new).exit_code == 0
         assert stat.S_IMODE(new.stat().st_mode) == 0o644  # not mkstemp's 0600
         r = cli.invoke(app, ["backup", str(study), str(tmp_path / "copy.db")])
         assert r.exit_code == 0, r.output
@@ -255,7 +255,7 @@ def test_permissions_are_kept_and_new_files_are_not_private(study: Path, tmp_pat
         r = cli.invoke(app, ["backup", str(study), str(tmp_path / "team.db")])
         assert r.exit_code == 0, r.output
         assert stat.S_IMODE((tmp_path / "team.db").stat().st_mode) == 0o660
-        assert run("report", study, tmp_path / "team.md").exit_code == 0  # type: ignore[attr-defined]
+        assert run("report", study, tmp_path / "team.md").exit_code == 0
         assert stat.S_IMODE((tmp_path / "team.md").stat().st_mode) == 0o660
     finally:
         os.umask(mask)
@@ -379,7 +379,7 @@ def test_backup_failing_its_check_leaves_no_file(
 
     before = listing(tmp_path)
     with Study.open(study) as s:
-        monkeypatch.setattr(backup_module.sqlite3, "connect", connect)
+        monkeypatch.setattr(sqlite3, "connect", connect)  # the module backup opens the copy with
         with pytest.raises(StudyError, match="cannot write the copy"):
             backup_module.backup(s, tmp_path / "copy.db")
         monkeypatch.undo()

@@ -18,7 +18,7 @@ from medjudge.cli import app
 from medjudge.store.samples import recorded_samples
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 
@@ -193,7 +193,7 @@ def test_a_study_from_before_samples_keeps_its_assignments_as_manual(
     from medjudge.store import migrations
     from medjudge.store.migrations import applied
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     before = [m for m in migrations.MIGRATIONS if m[0] != "011_samples"]

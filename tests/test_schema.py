@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from medjudge.store.db import StudyError
+from medjudge.store.judgments import CallRow
 from medjudge.store.migrations import MIGRATIONS, applied
 from medjudge.store.study import Study
 
@@ -341,7 +342,7 @@ def test_note_frames_migrate_an_older_study(
     """#11: a study made before 003_note_frames opens; its notes' frame is unknown (NULL)."""
     from medjudge.store import migrations
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
@@ -376,7 +377,7 @@ def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
     from medjudge.store import migrations
     from medjudge.store.judge_versions import list_versions
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
@@ -433,7 +434,7 @@ def test_batches_migrate_an_older_study_and_keep_their_contract(
     from medjudge.store import batches, migrations
     from medjudge.store.judgments import cached_calls
 
-    from .conftest import small_study
+    from .support.studies import small_study
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
@@ -460,7 +461,7 @@ def test_batches_migrate_an_older_study_and_keep_their_contract(
         batches.record_status(s, bid, "completed", ended=True)
         assert batches.get_batch(s, bid).state == "ended"
         assert batches.batch_calls(s, bid)[1].call == {"i": 1}
-        row = {
+        row: CallRow = {
             "key": "k0", "judge": "openai:m", "provider": "openai", "model": "m",
             "template": "t", "template_hash": "h", "params": "{}", "messages": "[]",
             "item_id": 1, "task": "pairwise/AB", "sample": 0, "status": "ok", "raw": "x",

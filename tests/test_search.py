@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,8 @@ from medjudge.store.roles import grant
 from medjudge.store.search import BadQuery, search
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, small_study, statements_row, write_jsonl
+from .support.kind_rows import pairwise_row, statements_row, write_jsonl
+from .support.studies import small_study
 
 cli = CliRunner()
 
@@ -50,7 +52,7 @@ def _rows(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def study(tmp_path: Path) -> Study:
+def study(tmp_path: Path) -> Iterator[Study]:
     s = Study.create(tmp_path / "s.db", actor="tester")
     pw, st = _rows(tmp_path)
     import_file(s, pw, "pairwise", actor="tester")

@@ -31,9 +31,9 @@ from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.kind_rows import pairwise_row, write_jsonl
 
 ENV_OPENAI = "sk-test-PLANTED-7f3a9c"
 ENV_ANTHROPIC = "sk-ant-PLANTED-4b1e2d"
@@ -283,8 +283,8 @@ def test_planted_keys_never_leave_the_process(
                 ]
             )
     for args in runs:
-        r = cli.invoke(app, args)
-        assert r.exit_code == 0, (args, r.output)
+        res = cli.invoke(app, args)
+        assert res.exit_code == 0, (args, res.output)
         outputs += [
             (" ".join(args[:1] + args[2:]), r.stdout),
             (" ".join(args) + " (stderr)", r.stderr),

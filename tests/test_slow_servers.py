@@ -22,9 +22,9 @@ from medjudge.judging.llm.failures import FailureWatch, Halt
 from medjudge.judging.llm.provider_types import ProviderError
 from medjudge.store.judgments import CallOutcome
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 cli = CliRunner()
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from medjudge import cli
+from medjudge.store.summary import summary as store_summary
 from medjudge.tui.app import make_app
 
-from .conftest import small_study
-from .test_tui_support import build_study, run_async
+from .support.studies import small_study
+from .support.tui import build_study, run_async
 
 
 def test_a_command_runs_with_collection_on_and_leaves_it_on(
@@ -25,7 +26,7 @@ def test_a_command_runs_with_collection_on_and_leaves_it_on(
     seen: list[bool] = []
     from medjudge.commands import study as study_cmd
 
-    real = study_cmd.summary
+    real = store_summary  # what the status command calls, before it is replaced
 
     def summary(study: object) -> object:  # what `status` reads: note the collector's state
         seen.append(gc.isenabled())

@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from typer.testing import CliRunner
 
 from medjudge.cli import app as cli_app
@@ -24,8 +27,8 @@ from medjudge.tui.agreement_screen import AgreementScreen
 from medjudge.tui.app import make_app
 from medjudge.tui.overview_screen import OverviewScreen
 
-from .conftest import small_study
-from .test_tui_support import run_async, screen_text
+from .support.studies import small_study
+from .support.tui import current, run_async, screen_text
 
 cli = CliRunner()
 PW = "A,B,tie,neither"
@@ -54,11 +57,13 @@ def _labelled(tmp_path: Path) -> Path:
     return path
 
 
-def _est(d: dict) -> Estimate:
+def _est(d: dict[str, Any]) -> Estimate:
     return Estimate(d["value"], d["ci_low"], d["ci_high"], d["n"], d["reason"], d["method"])
 
 
-async def _until(pilot, condition, timeout: float = 120.0) -> None:  # noqa: ANN001
+async def _until(
+    pilot: Pilot[None], condition: Callable[[], object], timeout: float = 120.0
+) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -119,14 +124,14 @@ async def test_cli_report_and_app_give_the_same_value_and_interval(tmp_path: Pat
         await pilot.press("enter")
         await _until(pilot, lambda: isinstance(app.screen, AgreementScreen) and app.screen.pair)
         await _until(pilot, lambda: "Gwet's AC1" in screen_text(app))
-        pair = tuple(app.screen.pair)
+        pair = tuple(current(app, AgreementScreen).pair)
         theirs = records[("human_human", *pair)]["metrics"]
         text = screen_text(app)
         for f in figures.of_group("two", "nominal"):
             assert f.app, f.key  # every two-rater figure of a nominal scale is in the detail
-            shown = _est(theirs[f.key]).format(2, flag=False)
+            figure = _est(theirs[f.key]).format(2, flag=False)
             assert f.label in text, f.label
-            assert shown in text, (name, shown)
+            assert figure in text, (name, figure)
 
 
 def test_every_figure_has_a_documented_interval_method_and_one_label() -> None:

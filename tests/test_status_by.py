@@ -15,7 +15,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.slices import sort_values
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
 
 cli = CliRunner()
 

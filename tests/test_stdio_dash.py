@@ -16,7 +16,7 @@ import pytest
 
 from medjudge.store.labels import set_label
 
-from .conftest import small_study
+from .support.studies import small_study
 
 
 def run(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

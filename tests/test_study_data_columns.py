@@ -52,8 +52,8 @@ def test_criterion_labels_answer_like_the_label_matrix(
     got, want = CriterionLabels(units), LabelMatrix()
     for pos, rater, value in records:
         unit = units[pos % len(units)]
-        got.set(unit, rater, value)  # type: ignore[arg-type]
-        want.set(unit, rater, value)  # type: ignore[arg-type]
+        got.set(unit, rater, value)
+        want.set(unit, rater, value)
     assert sorted(got.raters()) == sorted(want.raters())  # type: ignore[type-var]
     assert {r: got.count(r) for r in RATERS} == {r: want.count(r) for r in RATERS}
     assert len(got) == len(want)
@@ -93,7 +93,8 @@ def test_unit_table_gives_back_every_unit() -> None:
     assert table[12] == UnitInfo(
         12, 11, "q2", "statements", "statement", None, ("m1",), "nice_to_have", 78
     )
-    assert 9 in table and 5 not in table and "9" not in table
+    keys: set[object] = set(table)
+    assert 9 in table and 5 not in table and "9" not in keys
     assert table.get(5) is None
     with pytest.raises(KeyError):
         table[13]
@@ -209,7 +210,7 @@ def test_loading_a_study_makes_no_object_per_unit(tmp_path: Path) -> None:
     ],
 )
 def test_trail_facts(trail: dict[str, object], facts: TrailFacts) -> None:
-    assert trail_facts(trail) == facts  # type: ignore[arg-type]
+    assert trail_facts(trail) == facts
 
 
 def _trail_keys(trail: object) -> set[str]:
@@ -232,7 +233,8 @@ def _trail_keys(trail: object) -> set[str]:
 def test_call_totals_of_a_judge_come_from_its_current_trails(tmp_path: Path) -> None:
     """The calls a judge's verdicts were made from are summed inside SQLite; the same sums as
     collecting every key of every current trail in Python and adding up those calls."""
-    from .test_report import JUDGE, PANEL, build_rich_study
+    from .support.rich_study import PANEL, build_rich_study
+    from .support.trails import JUDGE
 
     with Study.open(build_rich_study(tmp_path)) as s:
         trails = [
@@ -271,7 +273,7 @@ def test_call_totals_of_a_judge_come_from_its_current_trails(tmp_path: Path) -> 
 
 
 def test_verdict_table_is_a_mapping_of_shared_verdicts() -> None:
-    from medjudge.judging.analysis.study_data import VerdictInfo, VerdictTable
+    from medjudge.judging.analysis.verdict_table import VerdictInfo, VerdictTable
 
     facts = TrailFacts("plain", voted=True)
     table, want = VerdictTable(), {}

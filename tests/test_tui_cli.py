@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app as cli
 
-from .test_tui_support import build_study
+from .support.tui import build_study
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 from medjudge.tui.guidelines_screen import GuidelinesScreen
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import labels, run_async, screen_text, until
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import labels, run_async, screen_text, until
 
 
 @run_async

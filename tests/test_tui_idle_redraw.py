@@ -22,8 +22,8 @@ from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text, until
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import run_async, screen_text, until
 
 
 def _study(tmp_path: Path) -> Path:

@@ -6,6 +6,7 @@ measured in benchmarks (`python -m benchmarks`), not here."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from medjudge.store.importing.run import import_file
@@ -18,15 +19,15 @@ from medjudge.tui.render import PANE_CHARS
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import WINDOW, Pane, UnitRows
 
-from .conftest import pairwise_row, write_jsonl
-from .test_match import medrgb_rows
-from .test_tui_support import run_async, screen_text, until
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.match import medrgb_rows
+from .support.tui import run_async, screen_text, until
 
 N = 100_000
 
 
 def _study(
-    tmp_path: Path, kind: str, rows: list[dict[str, object]], *, blind: bool = False
+    tmp_path: Path, kind: str, rows: Sequence[Mapping[str, object]], *, blind: bool = False
 ) -> Path:
     path = tmp_path / f"{kind}.db"
     settings = StudySettings(name="big", blind=blind, allow_reviewer_override=True)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.text import Text
 
 from medjudge.tui import render
 from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 
-from .test_tui_support import add_verdicts, build_study, run_async, screen_text
+from .support.tui import add_verdicts, build_study, run_async, screen_text
 
 VISIBLE = ["[bold red]x[/]", "\\x1b[2J", "\\x1b]52;c;SGVsbG8=\\x07", "<U+202E>evil"]
 
@@ -51,7 +52,7 @@ def test_render_functions_never_parse_markup() -> None:
     assert not out.spans
 
 
-def test_no_color_keeps_meaning_in_text(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_no_color_keeps_meaning_in_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
     monkeypatch.setenv("NO_COLOR", "1")

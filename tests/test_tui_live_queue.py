@@ -11,9 +11,10 @@ from medjudge.store.items import list_items
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.review.screen import ReviewScreen
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text, until
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import current, run_async, screen_text, until
 
 
 def _study(tmp_path: Path, n: int) -> Path:
@@ -36,8 +37,13 @@ async def test_an_item_assigned_while_the_app_is_open_reaches_it(tmp_path: Path)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: "1/1" in screen_text(app), "bob's one assigned item")
         assign(lead, ["bob"], [second], by="lead")  # the lead, in another connection
-        await until(pilot, lambda: len(app.screen.session.refs) == 2, "the new assignment")
-        notices = lambda: [n.message for n in app._notifications]  # noqa: E731
+        await until(
+            pilot, lambda: len(current(app, ReviewScreen).session.refs) == 2, "the new assignment"
+        )
+
+        def notices() -> list[str]:
+            return [n.message for n in app._notifications]
+
         await until(pilot, lambda: "1 new item in your queue" in notices(), "the notice")
         await until(pilot, lambda: "1/2" in screen_text(app), "the queue of two")
     lead.close()

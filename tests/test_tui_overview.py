@@ -10,17 +10,18 @@ from textual.widgets import DataTable
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.agreement_screen import AgreementScreen
-from medjudge.tui.app import make_app
+from medjudge.tui.app import ReviewApp, make_app
 from medjudge.tui.dialogs import ConfirmDialog, PromptDialog
 from medjudge.tui.overview_screen import OverviewScreen
 from medjudge.tui.review.screen import ReviewScreen
 
-from .fakellm import FakeLLMServer, Reply
-from .judges import pairwise_responder, prefer_first, rating_responder, routing
-from .test_tui_support import add_verdicts, build_study, run_async, scalar, screen_text, until
+from .support.checks import some
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_first, rating_responder, routing
+from .support.tui import add_verdicts, build_study, current, run_async, scalar, screen_text, until
 
 
-def table_text(app, selector: str) -> str:  # noqa: ANN001
+def table_text(app: ReviewApp, selector: str) -> str:
     table = app.screen.query_one(selector, DataTable)
     return "\n".join(" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count))
 
@@ -80,7 +81,7 @@ async def test_overview_shows_items_progress_and_agreement(tmp_path: Path) -> No
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
-        assert app.screen.session.item.ext_id == "s0"
+        assert some(app.screen.session.item).ext_id == "s0"
 
 
 @run_async
@@ -100,14 +101,17 @@ async def test_agreement_detail_for_a_pair_with_confusion_matrix(tmp_path: Path)
         app.screen.query_one("#ov-agreement", DataTable).focus()
         await pilot.press("enter")
         await until(
-            pilot, lambda: isinstance(app.screen, AgreementScreen) and bool(app.screen.pair)
+            pilot,
+            lambda: (
+                isinstance(app.screen, AgreementScreen) and bool(current(app, AgreementScreen).pair)
+            ),
         )
         text = screen_text(app)
         assert "correctness" in text and "rows: alice" in text and "columns: bob" in text
         assert "Cohen's κ" in text and "Gwet's AC1" in text and "Confusion matrix" in text
         assert "2 units labelled by both" in text
         await pilot.press("b")  # the columns: next rater (the judge)
-        await until(pilot, lambda: app.screen.pair[1:] == ["openai:fake-judge"])
+        await until(pilot, lambda: current(app, AgreementScreen).pair[1:] == ["openai:fake-judge"])
         await until(pilot, lambda: "columns: openai:fake-judge" in screen_text(app))
         await pilot.press("right_square_bracket")
         await until(pilot, lambda: "helpfulness" in screen_text(app))
@@ -174,16 +178,17 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
         rating_responder({"completeness": ["A"], "correctness_rating": 4, "relevance": 5}),
     )
 
-    def held(request):  # noqa: ANN001, ANN202
+    def held(request: FakeRequest) -> Reply:
         assert voted.wait(120), "the vote never came"
         return answer(request)
 
     def alice_labels() -> int:
-        return scalar(
+        count: int = scalar(
             path,
             "SELECT count(*) FROM labels l JOIN raters r ON r.id = l.rater_id "
             "WHERE r.name = 'alice'",
         )
+        return count
 
     with FakeLLMServer(held) as server:
         app = make_app(path, reviewer="alice", poll_interval=0.05)
@@ -202,10 +207,12 @@ async def test_judge_run_in_the_background_keeps_the_app_responsive(tmp_path: Pa
             await pilot.press("escape")  # back to reviewing while the judge runs
             await pilot.press("t")
             await until(pilot, lambda: alice_labels() == 1, "the vote, saved during the run")
-            assert app.judge_state.status == "running"
+            assert some(app.judge_state).status == "running"
             voted.set()
-            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=120)
-            assert app.judge_state.status == "done", app.judge_state.message
+            await until(
+                pilot, lambda: some(app.judge_state).status in ("done", "failed"), timeout=120
+            )
+            assert some(app.judge_state).status == "done", some(app.judge_state).message
             await app.workers.wait_for_complete()
     assert scalar(path, "SELECT count(*) FROM verdicts") > 0
     # The vote was committed while the run was still going: the app did not wait for it.
@@ -318,9 +325,12 @@ async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> N
             await pilot.press("y")
             await until(pilot, lambda: app.judge_state is not None and app.judge_state.done >= 2)
             await pilot.press("K")
-            await until(pilot, lambda: app.judge_state.status in ("done", "failed"), timeout=30)
+            await until(
+                pilot, lambda: some(app.judge_state).status in ("done", "failed"), timeout=30
+            )
             assert (
-                app.judge_state.status == "done" and "stopped: cancelled" in app.judge_state.message
+                some(app.judge_state).status == "done"
+                and "stopped: cancelled" in some(app.judge_state).message
             )
             await app.workers.wait_for_complete()
         made = server.count()
@@ -381,14 +391,20 @@ async def test_agreement_detail_picks_the_judge_version_with_v(tmp_path: Path) -
         app.screen.query_one("#ov-agreement", DataTable).focus()
         await pilot.press("enter")
         await until(
-            pilot, lambda: isinstance(app.screen, AgreementScreen) and bool(app.screen.pair)
+            pilot,
+            lambda: (
+                isinstance(app.screen, AgreementScreen) and bool(current(app, AgreementScreen).pair)
+            ),
         )
         assert "judge version" not in screen_text(app)  # alice vs bob
         await pilot.press("v")
         await until(pilot, lambda: "judge version: openai:m  key aaaaaa" in screen_text(app))
-        assert app.screen.pair == ["alice", "openai:m"] and "(v: next version)" in screen_text(app)
+        assert current(app, AgreementScreen).pair == [
+            "alice",
+            "openai:m",
+        ] and "(v: next version)" in screen_text(app)
         assert "2 units labelled by both" in screen_text(app)
         await pilot.press("v")
         await until(pilot, lambda: "judge version: openai:m#bbbbbb  key bbbbbb" in screen_text(app))
         await pilot.press("v")  # round again
-        await until(pilot, lambda: app.screen.pair == ["alice", "openai:m"])
+        await until(pilot, lambda: current(app, AgreementScreen).pair == ["alice", "openai:m"])

@@ -13,8 +13,8 @@ from textual.widgets import DataTable
 from medjudge.tui.app import make_app
 from medjudge.tui.overview_screen import OverviewScreen
 
-from .test_audit_report import _invoke, build
-from .test_tui_support import run_async, screen_text, until
+from .support.audit import build, invoke
+from .support.tui import run_async, screen_text, until
 
 
 def _cell(fig: dict[str, Any], pct: bool) -> str:
@@ -24,19 +24,20 @@ def _cell(fig: dict[str, Any], pct: bool) -> str:
     return f"{f(fig['value'])}{'%' if pct else ''} [{f(fig['ci_low'])}, {f(fig['ci_high'])}]"
 
 
-async def _overview(app: Any, pilot: Any) -> DataTable:
+async def _overview(app: Any, pilot: Any) -> DataTable[Any]:
     await pilot.press("o")
     await until(pilot, lambda: isinstance(app.screen, OverviewScreen), "the overview")
     await app.workers.wait_for_complete()
     await pilot.pause()
-    return app.screen.query_one("#ov-audit", DataTable)
+    table: DataTable[Any] = app.screen.query_one("#ov-audit", DataTable)
+    return table
 
 
 @run_async
 async def test_overview_shows_the_corrected_figures(tmp_path: Path) -> None:
     db, *_ = build(tmp_path)
-    _invoke("settings", str(db), "--allow-reviewer-override")
-    report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
+    invoke("settings", str(db), "--allow-reviewer-override")
+    report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     (crit,) = report["audit"]["criteria"]
     app = make_app(db, reviewer="drchen", poll_interval=None)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -67,7 +68,7 @@ async def test_overview_shows_the_corrected_figures(tmp_path: Path) -> None:
 @run_async
 async def test_no_sample_no_audit_table(tmp_path: Path) -> None:
     db, *_ = build(tmp_path, sample=False)
-    _invoke("settings", str(db), "--allow-reviewer-override")
+    invoke("settings", str(db), "--allow-reviewer-override")
     app = make_app(db, reviewer="drchen", poll_interval=None)
     async with app.run_test(size=(160, 50)) as pilot:
         table = await _overview(app, pilot)

@@ -11,8 +11,8 @@ from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 from medjudge.tui.read_screen import ReadScreen
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text, until
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import run_async, screen_text, until
 
 LONG = " ".join(f"sentence{i} of a long answer about dosing." for i in range(200))
 
@@ -59,7 +59,10 @@ async def test_an_answer_pane_says_its_length_and_that_it_continues(tmp_path: Pa
     the words and says it continues; the short answer's title says its words only."""
     app = make_app(_study(tmp_path), reviewer="alice", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        titles = lambda: [str(app.screen.query_one(f"#pane-{n}").border_title) for n in (1, 2)]  # noqa: E731
+
+        def titles() -> list[str]:
+            return [str(app.screen.query_one(f"#pane-{n}").border_title) for n in (1, 2)]
+
         await until(pilot, lambda: any("continues" in t for t in titles()), "the length mark")
         long_title = next(t for t in titles() if "continues" in t)
         short_title = next(t for t in titles() if "continues" not in t)

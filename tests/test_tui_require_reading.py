@@ -14,8 +14,8 @@ from medjudge.tui.app import make_app
 from medjudge.tui.read_screen import ReadScreen
 from medjudge.tui.review.screen import ReviewScreen
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import run_async, screen_text, until
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import run_async, screen_text, until
 
 LONG = " ".join(f"word{i}" for i in range(2000)) + " THE-END"
 

@@ -9,7 +9,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 
-from .test_tui_support import add_verdicts, build_study, run_async, screen_text, until
+from .support.tui import add_verdicts, build_study, run_async, screen_text, until
 
 CRITERIA = ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
 REASON = "Answer A cites the guideline dose; B omits the renal adjustment."

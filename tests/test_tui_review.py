@@ -5,16 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Collapsible, Input
 
 from medjudge.store.db import StudyError
-from medjudge.store.labels import set_label
+from medjudge.store.labels import Saved, set_label
 from medjudge.store.study import Study
-from medjudge.tui.app import ReviewSetupError, make_app
+from medjudge.tui.app import ReviewApp, ReviewSetupError, make_app
 from medjudge.tui.dialogs import HelpScreen, PromptDialog
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.widgets import Pane
 
-from .test_tui_support import (
+from .support.checks import some
+from .support.tui import (
     add_verdicts,
     build_study,
     history,
@@ -36,7 +38,7 @@ def stored(path: Path, ext_id: str, shown: str) -> str:
     return shown
 
 
-def review(app) -> ReviewScreen:  # noqa: ANN001
+def review(app: ReviewApp) -> ReviewScreen:
     screen = app.screen_stack[0]
     assert isinstance(screen, ReviewScreen)
     return screen
@@ -50,14 +52,14 @@ async def test_pairwise_keys_store_votes_in_display_order(tmp_path: Path) -> Non
     async with app.run_test(
         size=(100, 40), message_hook=lambda m: saved_messages.append(m)
     ) as pilot:
-        assert review(app).session.item.ext_id == "p0"
+        assert some(review(app).session.item).ext_id == "p0"
         await pilot.press("a", "b", "t", "n", "b", "a")
         await pilot.pause()
         got = labels(path, "alice")
         want = dict(zip(PAIRWISE, ["A", "B", "tie", "neither", "B", "A"], strict=True))
         assert got == {("p0", c): stored(path, "p0", v) for c, v in want.items()}
         # No verdicts or other labels: nothing to reveal, so the app went straight on.
-        assert review(app).session.item.ext_id == "p1"
+        assert some(review(app).session.item).ext_id == "p1"
         assert "saved" in static_text(app, "#saved")
         rows = history(path, "alice")
         assert [r[3] for r in rows] == ["label"] * 6 and not any(r[4] for r in rows)
@@ -81,7 +83,7 @@ async def test_saved_is_shown_only_after_the_commit(tmp_path: Path) -> None:
         assert seen == [("label", 1)]
         screen = review(app)
 
-        def broken(*args: object, **kwargs: object) -> None:
+        def broken(unit_id: int, value: str) -> Saved:
             raise StudyError("the disk is full; nothing was saved by this step")
 
         screen.session.vote = broken  # type: ignore[method-assign]
@@ -89,7 +91,7 @@ async def test_saved_is_shown_only_after_the_commit(tmp_path: Path) -> None:
         await pilot.pause()
         text = static_text(app, "#saved")
         assert "NOT saved" in text and "disk is full" in text
-        assert screen.session.item.ext_id == "p0" and screen.cursor == 1
+        assert some(screen.session.item).ext_id == "p0" and screen.cursor == 1
     assert scalar(path, "SELECT count(*) FROM labels") == 1
 
 
@@ -101,15 +103,15 @@ async def test_undo_takes_back_labels_one_by_one_across_items(tmp_path: Path) ->
         await pilot.press(*"aaaaaa")  # all of p0, then p1 is shown
         await pilot.press("t")  # p1 correctness
         await pilot.pause()
-        assert review(app).session.item.ext_id == "p1"
+        assert some(review(app).session.item).ext_id == "p1"
         await pilot.press("u")
         await pilot.pause()
         assert ("p1", "correctness") not in labels(path, "alice")
         await pilot.press("u")  # the last label of p0: the app goes back there
         await pilot.pause()
         screen = review(app)
-        assert screen.session.item.ext_id == "p0"
-        assert screen.view.rows[screen.cursor].criterion.name == "bias"
+        assert some(screen.session.item).ext_id == "p0"
+        assert some(screen.view).rows[screen.cursor].criterion.name == "bias"
         assert ("p0", "bias") not in labels(path, "alice")
         assert ("p0", "efficiency") in labels(path, "alice")
         assert "undone" in static_text(app, "#saved")
@@ -151,7 +153,7 @@ async def test_blind_review_reveals_the_verdict_only_when_every_label_is_saved(
         await pilot.press("b")  # the sixth label: reveal
         await pilot.pause()
         assert scalar(path, "SELECT count(*) FROM reveals") == 1
-        assert screen.session.locked() and screen.session.item.ext_id == "p0"
+        assert screen.session.locked() and some(screen.session.item).ext_id == "p0"
         detail = static_text(app, "#detail")
         assert "Judge openai:fake-judge" in detail
         assert "AB:" in detail and "BA:" in detail
@@ -181,7 +183,7 @@ async def test_blind_review_reveals_the_verdict_only_when_every_label_is_saved(
         await pilot.press("E", "escape", "t", "enter")
         await pilot.pause()
         assert labels(path, "alice")[("p0", "bias")] == "tie"
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
 
 
 @run_async
@@ -230,7 +232,7 @@ async def test_note_is_saved_edited_and_removed(tmp_path: Path) -> None:
         assert "note saved" in static_text(app, "#saved")
         await pilot.press("m")
         await pilot.pause()
-        assert app.screen.query_one("Input").value == "check dose"
+        assert app.screen.query_one("Input", Input).value == "check dose"
         await pilot.press("escape")  # cancel: unchanged
         await pilot.pause()
         assert scalar(path, sql) == "check dose"
@@ -249,22 +251,22 @@ async def test_next_previous_jump_and_go_to(tmp_path: Path) -> None:
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = review(app)
-        assert screen.session.item.ext_id == "p0"
+        assert some(screen.session.item).ext_id == "p0"
         await pilot.press("right_square_bracket")
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
         await pilot.press("right", "left", "left_square_bracket")
-        assert screen.session.item.ext_id == "p0"
+        assert some(screen.session.item).ext_id == "p0"
         await pilot.press("j")  # skips p1, which is done
-        assert screen.session.item.ext_id == "p2"
+        assert some(screen.session.item).ext_id == "p2"
         await pilot.press("g", *"s1", "enter")
         await pilot.pause()
-        assert screen.session.item.ext_id == "s1"
+        assert some(screen.session.item).ext_id == "s1"
         await pilot.press("g", *"#2", "enter")
         await pilot.pause()
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
         await pilot.press("g", *"nope", "enter")
         await pilot.pause()
-        assert screen.session.item.ext_id == "p1"
+        assert some(screen.session.item).ext_id == "p1"
     # Time spent was recorded for each item left.
     assert scalar(path, "SELECT count(*) FROM item_time") >= 3
     assert scalar(path, "SELECT sum(visits) FROM item_time") >= 5
@@ -276,12 +278,12 @@ async def test_statements_keys_label_each_statement_in_turn(tmp_path: Path) -> N
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = review(app)
-        assert screen.session.item.ext_id == "s0"
+        assert some(screen.session.item).ext_id == "s0"
         text = screen_text(app)
         assert "MUST" in text and "nice" in text and "Must 0.1" in text
         await pilot.press("e", "n", "c")
         await pilot.pause()
-        assert screen.session.item.ext_id == "s1"
+        assert some(screen.session.item).ext_id == "s1"
     assert labels(path, "alice") == {
         ("s0", "0"): "entailed",
         ("s0", "1"): "neutral",
@@ -306,7 +308,7 @@ async def test_rating_options_and_scales(tmp_path: Path) -> None:
         assert labels(path, "alice") == {("r0", "completeness"): "A,C,D"}
         await pilot.press("4", "5")
         await pilot.pause()
-        assert screen.session.item.ext_id == "r1"
+        assert some(screen.session.item).ext_id == "r1"
         # Nothing ticked and confirmed is stored as '-'; ticks left unconfirmed are saved
         # when leaving the item rather than lost.
         await pilot.press("enter", "3", "b")
@@ -345,7 +347,7 @@ async def test_context_documents_fold_out_with_x(tmp_path: Path) -> None:
     path = build_study(tmp_path, context=True)
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(120, 40)) as pilot:
-        context = app.screen.query_one("#context")
+        context = app.screen.query_one("#context", Collapsible)
         assert context.display and context.collapsed
         assert "Document one" not in screen_text(app)
         await pilot.press("x")

@@ -13,12 +13,13 @@ from medjudge.store.items import find_item
 from medjudge.store.roles import grant
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
-from medjudge.tui.app import make_app
+from medjudge.tui.app import ReviewApp, make_app
 from medjudge.tui.review.screen import ReviewScreen
 from medjudge.tui.search_screen import SearchScreen
 
-from .conftest import pairwise_row, write_jsonl
-from .test_tui_support import HOSTILE, run_async, screen_text, static_text, until
+from .support.checks import some
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.tui import HOSTILE, run_async, screen_text, static_text, top_screen, until
 
 
 def _study(tmp_path: Path) -> Path:
@@ -43,7 +44,7 @@ def _study(tmp_path: Path) -> Path:
     return path
 
 
-def _review(app) -> ReviewScreen:  # noqa: ANN001
+def _review(app: ReviewApp) -> ReviewScreen:
     screen = app.screen_stack[0]
     assert isinstance(screen, ReviewScreen)
     return screen
@@ -57,7 +58,7 @@ async def test_search_lists_the_queue_matches_and_jumps_to_the_chosen_item(
     app = make_app(path, reviewer="alice", poll_interval=None)
     async with app.run_test(size=(120, 45)) as pilot:
         await until(pilot, lambda: _review(app).session.item is not None, "the first item")
-        assert _review(app).session.item.ext_id == "p0"
+        assert some(_review(app).session.item).ext_id == "p0"
         await pilot.press("slash")
         await until(pilot, lambda: isinstance(app.screen, SearchScreen), "the search box")
         await pilot.press(*"pneumothorax", "enter")
@@ -68,9 +69,9 @@ async def test_search_lists_the_queue_matches_and_jumps_to_the_chosen_item(
         assert "p3" in text and "p5" not in text and "1 of your 5 items match" in text
         assert "sourcename" not in text  # no answer's source
         await pilot.press("enter")
-        await until(pilot, lambda: app.screen is _review(app), "the review screen")
+        await until(pilot, lambda: top_screen(app) is _review(app), "the review screen")
         screen = _review(app)
-        assert screen.session.item.ext_id == "p3"
+        assert some(screen.session.item).ext_id == "p3"
         shown = static_text(app, "#pane-1") + static_text(app, "#pane-2")
         assert "pneumothorax" in shown
 
@@ -88,8 +89,8 @@ async def test_a_bad_query_is_named_in_the_box_and_escape_goes_back(tmp_path: Pa
         assert isinstance(app.screen, SearchScreen)
         assert 'double quotes, e.g. "covid-19"' in static_text(app, "#search-status")
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is _review(app), "the review screen")
-        assert _review(app).session.item.ext_id == "p0"
+        await until(pilot, lambda: top_screen(app) is _review(app), "the review screen")
+        assert some(_review(app).session.item).ext_id == "p0"
 
 
 @run_async

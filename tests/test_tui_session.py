@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from medjudge.store.frames import convert, is_swapped
+from medjudge.store.ledger import IDLE_GAP_S
 from medjudge.store.study import Study
 from medjudge.tui.rows import ItemView
-from medjudge.tui.session import IDLE_GAP_S, ReviewSession
+from medjudge.tui.session import ReviewSession
 
-from .test_tui_support import add_verdicts, build_study, item_swap, scalar
+from .support.checks import some
+from .support.tui import add_verdicts, build_study, item_swap, scalar
 
 
 class Clock:
@@ -41,9 +43,9 @@ def test_queue_find_and_next_unlabelled_wrap(tmp_path: Path) -> None:
         assert s.first_index() == 0 and s.find("s1") == 5 and s.find("3") == 2
         assert s.find("#7") == 6 and s.find("0") is None and s.find("zz") is None
         s.load(0)
-        for u in s.item.units:
+        for u in some(s.item).units:
             s.vote(u.id, "tie")
-        assert s.items_done() == 1 and s.is_done(s.item.id)
+        assert s.items_done() == 1 and s.is_done(some(s.item).id)
         assert s.next_unlabelled(6) == 1  # wraps past the end, skips the finished p0
         s.undo()
         assert s.items_done() == 0
@@ -60,7 +62,7 @@ def test_time_counts_activity_and_leaves_out_idle_stretches(tmp_path: Path) -> N
         clock.now += 3600  # an hour away from the keyboard: not review time
         s.touch()
         clock.now += IDLE_GAP_S  # a long read, at the limit: counted
-        item_id, seconds = s.leave()
+        item_id, seconds = some(s.leave())
         assert seconds == 10 + IDLE_GAP_S
         s.record_time(item_id, seconds)
     assert scalar(path, "SELECT seconds FROM item_time") == 10 + IDLE_GAP_S
@@ -78,16 +80,16 @@ def test_time_on_a_finished_item_and_on_other_screens_is_not_counted(tmp_path: P
         clock.now += 120
         s.resume()
         clock.now += 5
-        for u in s.item.units:  # every label given: the item is finished
+        for u in some(s.item).units:  # every label given: the item is finished
             s.touch()
             s.vote(u.id, "tie")
         s.touch()
         clock.now += 200  # parked on the finished item
-        _, seconds = s.leave()
+        _, seconds = some(s.leave())
         assert seconds == 25
         s.load(0)  # coming back to a finished item to look
         clock.now += 30
-        assert s.leave()[1] == 0
+        assert some(s.leave())[1] == 0
 
 
 def test_reveal_waits_for_every_label_then_marks_once(tmp_path: Path) -> None:
@@ -98,7 +100,7 @@ def test_reveal_waits_for_every_label_then_marks_once(tmp_path: Path) -> None:
         s.load(0)
         view = ItemView.of(s)
         assert not view.revealed and s.verdicts() == [] and not s.reveal_if_due()
-        for u in s.item.units:
+        for u in some(s.item).units:
             s.vote(u.id, "A")
         assert s.reveal_if_due() and not s.reveal_if_due()
         view.refresh_reveal()

@@ -8,6 +8,7 @@ Nothing on these screens depends on the clock, and Input cursors do not blink.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,10 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from medjudge.demo.build import build_demo
-from medjudge.tui.app import make_app
+from medjudge.tui.app import ReviewApp, make_app
+
+SnapCompare = Callable[..., bool]
+"""pytest-textual-snapshot's fixture: it takes a file or an App (its annotation says only a file)."""
 
 NARROW = (80, 24)
 WIDE = (140, 40)
@@ -36,43 +40,43 @@ def demo(demo_master: Path, tmp_path: Path) -> Path:
     return path
 
 
-def app_on(path: Path):  # noqa: ANN201
+def app_on(path: Path) -> ReviewApp:
     return make_app(path, reviewer="dr_demo", poll_interval=None)
 
 
-def test_pairwise_first_item_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_pairwise_first_item_narrow(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(app_on(demo), terminal_size=NARROW)
 
 
-def test_pairwise_first_item_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_pairwise_first_item_wide(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(app_on(demo), terminal_size=WIDE)
 
 
-def test_pairwise_revealed_after_the_last_label_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_pairwise_revealed_after_the_last_label_wide(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(app_on(demo), terminal_size=WIDE, press=["a", "b", "t", "n", "a", "b"])
 
 
-def test_pairwise_revealed_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_pairwise_revealed_narrow(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(app_on(demo), terminal_size=NARROW, press=["a", "b", "t", "n", "a", "b"])
 
 
-def test_statements_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_statements_narrow(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(
         app_on(demo), terminal_size=NARROW, press=["g", "s", "t", "-", "0", "1", "enter", "e", "c"]
     )
 
 
-def test_rating_with_ticks_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_rating_with_ticks_wide(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(
         app_on(demo), terminal_size=WIDE, press=["g", "r", "t", "-", "0", "2", "enter", "a", "c"]
     )
 
 
-def test_help_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_help_narrow(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(app_on(demo), terminal_size=NARROW, press=["question_mark"])
 
 
-async def _overview(pilot: Pilot) -> None:
+async def _overview(pilot: Pilot[None]) -> None:
     await pilot.press("o")
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
@@ -81,9 +85,9 @@ async def _overview(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def test_overview_wide(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_overview_wide(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(app_on(demo), terminal_size=WIDE, run_before=_overview)
 
 
-def test_overview_narrow(snap_compare, demo: Path) -> None:  # noqa: ANN001
+def test_overview_narrow(snap_compare: SnapCompare, demo: Path) -> None:
     assert snap_compare(app_on(demo), terminal_size=NARROW, run_before=_overview)

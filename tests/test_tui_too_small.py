@@ -8,7 +8,7 @@ from pathlib import Path
 from medjudge.tui.app import make_app
 from medjudge.tui.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 
-from .test_tui_support import build_study, labels, run_async, screen_text
+from .support.tui import build_study, labels, run_async, screen_text
 
 
 @run_async

@@ -15,7 +15,7 @@ from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 from medjudge.tui.dialogs import PromptDialog
 
-from .test_tui_support import build_study, run_async, screen_text, until
+from .support.tui import build_study, run_async, screen_text, until
 
 cli = CliRunner()
 

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 from medjudge.judging.llm.provider_types import MAX_TOKENS_PER_CALL, read_usage
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
+from .support.studies import small_study
 
 cli = CliRunner()
 KEY = "sk-test-usage-bounds"

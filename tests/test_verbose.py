@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import small_study
-from .fakellm import FakeLLMServer, FakeRequest, Reply
-from .judges import pairwise_responder, prefer_marked, routing
+from .support.fakellm import FakeLLMServer, FakeRequest, Reply
+from .support.judges import pairwise_responder, prefer_marked, routing
+from .support.studies import small_study
 
 GOOD = routing(pairwise_responder(prefer_marked("Answer A")))
 

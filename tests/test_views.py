@@ -18,81 +18,17 @@ from medjudge.judging.analysis.views import (
     unresolved_disagreements,
 )
 from medjudge.judging.stats.agreement.core import two_rater_stats, without_ties
-from medjudge.kinds import votes as protocol
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.labels import revert, set_label
-from medjudge.store.study import Study, utcnow
+from medjudge.store.study import Study
 
-from .conftest import as_json, pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row, write_jsonl
+from .support.studies import as_json
+from .support.trails import CONFIG, JUDGE, adjudicate, pairwise_trail
 
-JUDGE = "openai:gpt-4o-mini"
-CONFIG = {
-    "spec": JUDGE,
-    "provider": "openai",
-    "model": "gpt-4o-mini",
-    "samples": 3,
-    "temperature": 0.7,
-    "max_tokens": 800,
-    "statements_protocol": "nli",
-}
 PW = ["A", "B", "tie", "neither"]
-
-
-def pairwise_trail(
-    study: Study, criterion: str, ab: list[str], ba: list[str], judge: str = JUDGE, failed: int = 0
-) -> tuple[str | None, dict[str, Any]]:
-    """A pairwise verdict and its trail exactly as the runner builds them (docs/design.md §3)."""
-    null = study.settings.criterion(criterion).null_verdict
-    orders: dict[str, Any] = {}
-    per: dict[str, str | None] = {}
-    for name, votes in (("AB", ab), ("BA", ba)):
-        res = protocol.order_majority(votes, null)
-        per[name] = res.verdict
-        orders[name] = {
-            "calls": [f"{judge}-{name}-{i}" for i in range(len(votes))],
-            "votes": votes,
-            "shown_votes": votes if name == "AB" else [protocol.unswap(v) for v in votes],
-            "reasons": ["because"] * len(votes),
-            "failed": [
-                {
-                    "key": f"{judge}-{name}-f{i}",
-                    "sample": len(votes) + i,
-                    "error": "unparseable reply",
-                    "status": "failed",
-                }
-                for i in range(failed if name == "AB" else 0)
-            ],
-            "verdict": res.verdict,
-            "rule": res.rule,
-            "samples_disagreed": res.disagreed,
-        }
-    rec = protocol.reconcile(per["AB"], per["BA"], null)
-    trail = {
-        "protocol": "pairwise AB/BA majority",
-        "criterion": criterion,
-        "null_verdict": null,
-        "orders": orders,
-        "verdict": rec.verdict,
-        "rule": rec.rule,
-        "position_inconsistent": rec.position_inconsistent,
-        "judge": judge,
-        "template": "pairwise_v1",
-        "template_hash": "3f2a9c1d",
-        "samples": 3,
-    }
-    return rec.verdict, trail
-
-
-def adjudicate(study: Study, unit_id: int, value: str) -> None:
-    """Record an adjudication the way the adjudication feature stores it (append-only rows)."""
-    with study.tx() as conn:
-        conn.execute(
-            "INSERT INTO adjudications (unit_id, value, rationale, settles, actor, at) "
-            "VALUES (?, ?, 'per guideline', '[]', 'senior', ?)",
-            (unit_id, value, utcnow()),
-        )
 
 
 def _pairwise_study(tmp_path: Path, n: int = 8) -> Study:
@@ -192,8 +128,8 @@ def test_live_three_reviewers_use_fleiss(tmp_path: Path) -> None:
         ["neither", "neither", "tie"],
         ["B", "B", "B"],
     ]
-    for u, row in zip(_units(s, "bias"), table, strict=True):
-        for name, v in zip(("ann", "bob", "cy"), row, strict=True):
+    for u, votes in zip(_units(s, "bias"), table, strict=True):
+        for name, v in zip(("ann", "bob", "cy"), votes, strict=True):
             set_label(s, u, name, v)
     (row,) = LiveAgreement(s).rows()
     counts, _ = aggregate_raters([[PW.index(v) for v in r] for r in table], n_cat=4)

@@ -1,15 +1,62 @@
-"""One valid import row per item kind, for tests that run over every registered kind.
+"""One valid import row per item kind, and the JSONL file that carries rows to an import.
 
 A kind added to ``medjudge.kinds`` without a row here fails ``test_every_kind_has_a_row``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from ..conftest import pairwise_row, statements_row
-from ..test_tui_support import rating_row
+
+def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
+    """Write rows as JSONL and return the path."""
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    return path
+
+
+def pairwise_row(i: int, **extra: object) -> dict[str, Any]:
+    """A valid pairwise record."""
+    row: dict[str, Any] = {
+        "id": f"p{i}",
+        "question": f"Question {i}?",
+        "answer_a": f"Answer A {i}.",
+        "answer_b": f"Answer B {i}.",
+        "source_a": "model-x",
+        "source_b": "model-y",
+    }
+    row.update(extra)
+    return row
+
+
+def statements_row(i: int, **extra: object) -> dict[str, Any]:
+    """A valid statements record with two must-have and one nice-to-have statement."""
+    row: dict[str, Any] = {
+        "id": f"s{i}",
+        "question": f"Question {i}?",
+        "answer": f"Answer {i}.",
+        "source": "model-x",
+        "must_have": [f"Must {i}.1", f"Must {i}.2"],
+        "nice_to_have": [f"Nice {i}.1"],
+    }
+    row.update(extra)
+    return row
+
+
+def rating_row(i: int) -> dict[str, Any]:
+    """A valid rating record with four options."""
+    return {
+        "id": f"r{i}",
+        "question": f"Case {i}: which next step?",
+        "options": {"A": "Treat now", "B": "Test first", "C": "Wait", "D": "Refer"},
+        "correct": "A",
+        "explanation": f"Explanation {i}: A because it is urgent.",
+        "source": "model-x",
+    }
 
 
 def match_row(i: int) -> dict[str, Any]:

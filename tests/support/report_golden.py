@@ -1,6 +1,6 @@
 """The report of three fixed studies in every format, for the golden-file test.
 
-``python -m tests.report_golden`` rewrites ``tests/golden/`` after an intended change of the
+``python -m tests.support.report_golden`` rewrites ``tests/golden/`` after an intended change of the
 report (look at the diff before committing it). The studies: the demo study, the rich study of
 ``test_report`` (hostile names, three reviewers, a judge, adjudications, slices by a metadata
 field), a MedRGB ``match`` study with two reviewers, a rating study with two reviewers and an
@@ -15,13 +15,14 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from medjudge.demo.build import build_demo
 from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.store.labels import set_label
 from medjudge.store.study import Study
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 FORMATS = ("md", "json", "csv")
 # The rich study's outputs are megabytes: kept as hashes, the others as files.
 HASHED = ("rich",)
@@ -40,15 +41,15 @@ def html_text(page: str) -> str:
 
 def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
     """Build the three studies under ``tmp``; their paths and report options."""
-    from tests.test_match import make_study
-    from tests.test_report import build_rich_study
+    from tests.support.match import match_study
+    from tests.support.rich_study import build_rich_study
 
     demo = build_demo(tmp / "demo.sqlite", actor="lead")
     with demo.tx() as conn:  # the demo's judge run took however long it took: fix it
         conn.execute("UPDATE judge_runs SET finished_at = started_at")
     demo.close()
     (tmp / "m").mkdir()
-    s = make_study(tmp / "m")
+    s = match_study(tmp / "m")
     units = s.conn.execute(
         "SELECT u.id, a.text FROM units u JOIN answers a ON a.item_id = u.item_id "
         "AND a.position = 'answer' WHERE u.criterion = 'match' ORDER BY u.id"
@@ -71,15 +72,14 @@ def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
 def _rating_study(tmp: Path) -> Path:
     """Twelve rating items, two models; two reviewers and a judge on every criterion."""
     from medjudge.store.importing.run import import_file
-    from tests.conftest import write_jsonl
-    from tests.test_tui_support import rating_row
+    from tests.support.kind_rows import rating_row, write_jsonl
 
     ticks = ["A", "A,B", "A,C", "A,B,C", "B"]
     rows = []
     for i in range(12):
         row = rating_row(i)
         row["source"] = "model-x" if i % 2 else "model-y"
-        labels = []
+        labels: list[dict[str, Any]] = []
         for r, shift in (("ann", 0), ("bob", 1), ("judge-x", 2)):
             scale = 1 + (i + shift * (i % 3)) % 5
             labels += [
@@ -105,19 +105,19 @@ def _rating_study(tmp: Path) -> Path:
 def _rubric_study(tmp: Path) -> Path:
     """The rubric study of ``test_rubric``: four answers, two models, two reviewers, a judge."""
     from medjudge.store.importing.run import import_file
-    from tests.conftest import write_jsonl
-    from tests.test_rubric import MARKS, _row
+    from tests.support.kind_rows import write_jsonl
+    from tests.support.rubric import MARKS, rubric_item
 
     path = tmp / "rubric.sqlite"
     with Study.create(path, actor="lead") as s:
-        rows = [_row(e) for e in MARKS]
+        rows = [rubric_item(e) for e in MARKS]
         import_file(s, write_jsonl(tmp / "rubric.jsonl", rows), "rubric", actor="lead")
     return path
 
 
 def outputs(tmp: Path) -> dict[str, str]:
     """Every golden output by file name: ``demo.md`` … and ``<study>.html.txt``."""
-    from tests.test_report import NOW
+    from tests.support.rich_study import NOW
 
     out: dict[str, str] = {}
     for name, (path, options) in studies(tmp).items():

@@ -39,7 +39,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 __all__ = ["FakeLLMServer", "FakeRequest", "Reply", "example_from_schema"]
 
@@ -90,9 +90,8 @@ class FakeRequest:
     @property
     def model(self) -> str:
         """The ``model`` field of the body, or ``"fake-model"``."""
-        if isinstance(self.json, dict) and isinstance(self.json.get("model"), str):
-            return self.json["model"]
-        return "fake-model"
+        model = self.json.get("model") if isinstance(self.json, dict) else None
+        return model if isinstance(model, str) else "fake-model"
 
     @property
     def prompt_text(self) -> str:
@@ -106,7 +105,7 @@ class FakeRequest:
         return "\n".join(p for p in parts if p)
 
     @property
-    def json_schema(self) -> dict | None:
+    def json_schema(self) -> dict[str, Any] | None:
         """The JSON schema the reply must follow: an OpenAI ``response_format`` of type
         ``json_schema``, or the ``input_schema`` of the tool an Anthropic ``tool_choice``
         forces; ``None`` for neither."""
@@ -117,12 +116,11 @@ class FakeRequest:
             schema = spec.get("schema")
             return schema if isinstance(schema, dict) else None
         tool = self.forced_tool
-        if tool is not None and isinstance(tool.get("input_schema"), dict):
-            return tool["input_schema"]
-        return None
+        schema = tool.get("input_schema") if tool is not None else None
+        return schema if isinstance(schema, dict) else None
 
     @property
-    def forced_tool(self) -> dict | None:
+    def forced_tool(self) -> dict[str, Any] | None:
         """The tool an Anthropic request forces with ``tool_choice`` (``{"type": "tool",
         "name": ...}``), if it is among its ``tools``."""
         body = self.json if isinstance(self.json, dict) else {}
@@ -172,7 +170,7 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
-    body: dict | None = None
+    body: dict[str, Any] | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str | None = None
@@ -205,7 +203,7 @@ class Reply:
         return cls(drop=True, delay=delay)
 
 
-Responder = Callable[[FakeRequest], "Reply | str | dict"]
+Responder = Callable[[FakeRequest], "Reply | str | dict[str, Any]"]
 
 
 def example_from_schema(schema: Any) -> Any:
@@ -271,7 +269,7 @@ _ERROR_TYPES_ANTHROPIC = {
 }
 
 
-def _error_body(api: str, status: int, message: str) -> dict:
+def _error_body(api: str, status: int, message: str) -> dict[str, Any]:
     fallback = "invalid_request_error"
     if api == "anthropic":
         kind = _ERROR_TYPES_ANTHROPIC.get(status, "api_error" if status >= 500 else fallback)
@@ -378,7 +376,7 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
 
     # ----------------------------------------------------------------- lifecycle
-    def start(self) -> FakeLLMServer:
+    def start(self) -> Self:
         """Bind the socket and start serving in a daemon thread."""
         if self._httpd is not None:
             return self
@@ -403,7 +401,7 @@ class FakeLLMServer:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> FakeLLMServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -468,7 +466,7 @@ class FakeLLMServer:
             self._requests.append(request)
         return request
 
-    def _respond(self, request: FakeRequest) -> tuple[int, dict[str, str], dict, bool]:
+    def _respond(self, request: FakeRequest) -> tuple[int, dict[str, str], dict[str, Any], bool]:
         api = request.api
         if request.path == MODELS_PATH and request.method == "GET":
             reply: Reply = Reply(body=self._models_body(api))
@@ -495,7 +493,7 @@ class FakeLLMServer:
             payload = self._openai_body(request, reply)
         return reply.status, dict(reply.headers), payload, False
 
-    def _models_body(self, api: str) -> dict:
+    def _models_body(self, api: str) -> dict[str, Any]:
         if api == "anthropic":
             data = [
                 {
@@ -512,10 +510,10 @@ class FakeLLMServer:
                 "first_id": self.models[0] if self.models else None,
                 "last_id": self.models[-1] if self.models else None,
             }
-        data = [
+        models: list[dict[str, Any]] = [
             {"id": m, "object": "model", "created": 0, "owned_by": "fakellm"} for m in self.models
         ]
-        return {"object": "list", "data": data}
+        return {"object": "list", "data": models}
 
     @staticmethod
     def _usage(request: FakeRequest, reply: Reply) -> tuple[int, int]:
@@ -527,7 +525,7 @@ class FakeLLMServer:
             n_out = _count_tokens(reply.text)
         return n_in, n_out
 
-    def _openai_body(self, request: FakeRequest, reply: Reply) -> dict:
+    def _openai_body(self, request: FakeRequest, reply: Reply) -> dict[str, Any]:
         n_in, n_out = self._usage(request, reply)
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
@@ -549,7 +547,7 @@ class FakeLLMServer:
             },
         }
 
-    def _anthropic_body(self, request: FakeRequest, reply: Reply) -> dict:
+    def _anthropic_body(self, request: FakeRequest, reply: Reply) -> dict[str, Any]:
         """A message; when the request forces a tool and the reply's text is a JSON object,
         as the API answers then: one ``tool_use`` block whose ``input`` is that object."""
         n_in, n_out = self._usage(request, reply)
@@ -583,7 +581,7 @@ class FakeLLMServer:
         }
 
 
-def _as_reply(value: Reply | str | dict) -> Reply:
+def _as_reply(value: Reply | str | dict[str, Any]) -> Reply:
     if isinstance(value, Reply):
         return value
     if isinstance(value, str):

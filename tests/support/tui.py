@@ -1,4 +1,4 @@
-"""Builders shared by the review-app tests (no tests here).
+"""Builders and probes shared by the review-app tests.
 
 Studies are small, seeded and built through the real importers, so item ids, display order
 (``swap``) and units are what a user would get.
@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.screen import Screen
 
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
@@ -16,22 +19,10 @@ from medjudge.store.judgments import NewVerdict, write_verdicts
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 
-from .conftest import pairwise_row, statements_row, write_jsonl
+from .kind_rows import pairwise_row, rating_row, statements_row, write_jsonl
 
 HOSTILE = "[bold red]x[/] \x1b[2J \x1b]52;c;SGVsbG8=\x07 \u202eevil"
 """Rich markup, a clear-screen escape, an OSC 52 clipboard write and a bidi override."""
-
-
-def rating_row(i: int) -> dict[str, Any]:
-    """A valid rating record with four options."""
-    return {
-        "id": f"r{i}",
-        "question": f"Case {i}: which next step?",
-        "options": {"A": "Treat now", "B": "Test first", "C": "Wait", "D": "Refer"},
-        "correct": "A",
-        "explanation": f"Explanation {i}: A because it is urgent.",
-        "source": "model-x",
-    }
 
 
 def build_study(
@@ -212,3 +203,18 @@ async def until(
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await pilot.pause(0.05)
+
+
+S = TypeVar("S", bound=Screen[Any])
+
+
+def current(app: App[Any], kind: type[S]) -> S:
+    """The app's current screen, asserted to be a ``kind``."""
+    screen = app.screen
+    assert isinstance(screen, kind), f"expected {kind.__name__}, on {type(screen).__name__}"
+    return screen
+
+
+def top_screen(app: App[Any]) -> Screen[Any]:
+    """The screen on top now (a call, so a check made earlier does not narrow what it is)."""
+    return app.screen

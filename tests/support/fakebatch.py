@@ -1,7 +1,7 @@
 """A scriptable fake of the OpenAI Batch API and Anthropic Message Batches, on loopback.
 
 The real ``openai`` and ``anthropic`` SDKs reach it through ``base_url`` (no patching). It also
-answers synchronous chat calls exactly like :class:`~tests.fakellm.FakeLLMServer` (it is one),
+answers synchronous chat calls exactly like :class:`~tests.support.fakellm.FakeLLMServer` (it is one),
 so a batch run and a synchronous run can be compared on the same server and responder.
 
 Endpoints, as the SDKs call them:
@@ -14,7 +14,7 @@ Endpoints, as the SDKs call them:
   (``limit``, ``after_id``; newest first).
 
 Each request of a batch is answered by the same ``responder`` as a synchronous call (it gets a
-:class:`~tests.fakellm.FakeRequest` whose ``json`` is the request's body). How a batch goes is
+:class:`~tests.support.fakellm.FakeRequest` whose ``json`` is the request's body). How a batch goes is
 scripted per batch with :class:`BatchScript` (``server.script`` is one script for every batch,
 or a function of the batch's 0-based number): how many status polls it stays in progress, and
 whether it completes, expires (after answering ``done`` of its requests: a partial result) or
@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from .fakellm import (
@@ -109,7 +109,7 @@ class FakeBatchServer(FakeLLMServer):
 
     def __init__(
         self,
-        responder: Callable[[FakeRequest], Reply | str | dict] | None = None,
+        responder: Callable[[FakeRequest], Reply | str | dict[str, Any]] | None = None,
         *,
         script: BatchScript | Callable[[int], BatchScript] | None = None,
         max_requests: int = 100_000,
@@ -128,7 +128,7 @@ class FakeBatchServer(FakeLLMServer):
         self.fail_create: int | None = None
         """Answer every batch creation with this HTTP status, creating nothing."""
 
-    def start(self) -> FakeBatchServer:
+    def start(self) -> Self:
         """Bind and serve (with the batch-aware handler)."""
         if self._httpd is not None:
             return self
@@ -143,7 +143,7 @@ class FakeBatchServer(FakeLLMServer):
         self._thread.start()
         return self
 
-    def __enter__(self) -> FakeBatchServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     # ----------------------------------------------------------------- for tests
@@ -328,7 +328,8 @@ class FakeBatchServer(FakeLLMServer):
                 batch.status = "ended"
                 return
             batch.status = "expired" if expired else "completed"
-            ok, bad = [], []
+            ok: list[dict[str, Any]] = []
+            bad: list[dict[str, Any]] = []
             for res in results:
                 line = {
                     "id": f"batch_req_{uuid.uuid4().hex[:16]}",

@@ -1,0 +1,72 @@
+"""A real terminal: a detached tmux session at a fixed size, typed at and read."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+NEEDS_TMUX = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def tmux(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20)
+
+
+class Terminal:
+    """One detached tmux session running a command at a fixed size."""
+
+    def __init__(self, command: str, home: Path, width: int = 80, height: int = 24) -> None:
+        self.name = f"mj-e2e-{uuid.uuid4().hex[:8]}"
+        # tmux may apply -x/-y to a detached session just after the command starts; a program
+        # that starts faster than that reads 80×24 and can miss the resize. Start it once the
+        # pane has its size.
+        env = f"sleep 0.3; env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
+        r = tmux(
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"{env} {command}",
+        )
+        assert r.returncode == 0, r.stderr
+
+    def screen(self) -> str:
+        return tmux("capture-pane", "-p", "-t", self.name).stdout
+
+    def alive(self) -> bool:
+        return tmux("has-session", "-t", self.name).returncode == 0
+
+    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if condition(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
+            time.sleep(0.05)
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            tmux("send-keys", "-t", self.name, key)
+
+    def wait_closed(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.alive():
+            assert time.monotonic() < deadline, "the app did not quit"
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.alive():
+            tmux("kill-session", "-t", self.name)
