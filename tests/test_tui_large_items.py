@@ -175,7 +175,7 @@ async def test_the_adjudication_detail_of_a_100k_statement_item_reads_the_statem
     from medjudge.tui.adjudication.detail import AdjudicationDetailScreen
     from medjudge.tui.adjudication.render import STATEMENTS_AROUND
 
-    from .test_tui_adjudication import adjudicator_app, open_unit
+    from .support.adjudication import adjudicator_app, open_unit
 
     path = _statements(tmp_path)
     at = 60_000
