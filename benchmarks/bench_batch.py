@@ -1,4 +1,4 @@
-"""``judge --batch`` at scale against the loopback batch server (#14).
+"""``judge --batch`` at scale against the loopback batch server.
 
 4,800 pairwise calls (800 items × 2 orders × 3 samples) through the real command in a
 subprocess, once per provider: the submitting run (plan, record, upload, create), a polling run

@@ -1,4 +1,4 @@
-"""Benchmark: what users meet, through the real ``medjudge`` command in a real process (#12).
+"""Benchmark: what users meet, through the real ``medjudge`` command in a real process.
 
 Every figure runs the installed console script in a subprocess, several times, and reports
 min / median / max with the reference timed in the same run:

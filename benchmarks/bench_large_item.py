@@ -1,4 +1,4 @@
-"""The review app on items at the importer's limits, in a real terminal (#25): one item of
+"""The review app on items at the importer's limits, in a real terminal: one item of
 100,000 statements, and one pairwise item of two ~1M-character answers, against a small item
 (three statements) timed in the same run as the reference.
 

@@ -1,4 +1,4 @@
-"""Many reviewers at once (#27): 30 real ``medjudge review`` sessions on one study while a
+"""Many reviewers at once: 30 real ``medjudge review`` sessions on one study while a
 judge run writes to it, in the same run as a bare Textual app for reference.
 
 Setup: one study of 300 pairwise items (answers of 2–12 sentences, varying from item to item)
@@ -22,7 +22,7 @@ phase and had not finished):
   different first line (polled every 5 ms); interleaved key for key with the same key to the
   bare apps, so both see the same load; p50 / p95 and the ratio of the p95s.
 
-Targets (#27): idle ≤ 0.5 % of a core per session, ≤ 80 MB per session, key → screen p95
+Targets: idle ≤ 0.5 % of a core per session, ≤ 80 MB per session, key → screen p95
 within 2× the bare app. Every tmux session, the judge and the server are ended on the way
 out, whatever happened.
 """

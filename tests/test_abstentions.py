@@ -1,4 +1,4 @@
-"""No silent exclusion (#30): a decline phrase alone is a suggestion, not a verdict. An answer
+"""No silent exclusion: a decline phrase alone is a suggestion, not a verdict. An answer
 is an abstention only when it opens with a decline phrase and nobody labelled any of its
 statements entailed or contradicted; every excluded answer is listed with its rule."""
 

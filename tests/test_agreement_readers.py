@@ -1,4 +1,4 @@
-"""The definitions readers assume (#30), each against an independent implementation: Scott's π
+"""The definitions readers assume, each against an independent implementation: Scott's π
 and Fleiss' κ over all units against irrCAC, two-rater α against krippendorff, Light's κ and
 the unweighted pair mean against scikit-learn, macro precision / recall against scikit-learn,
 the majority including one's own vote by hand."""

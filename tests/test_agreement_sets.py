@@ -1,4 +1,4 @@
-"""Multi-select agreement (#24): MASI α against krippendorff with MASI as a custom distance,
+"""Multi-select agreement: MASI α against krippendorff with MASI as a custom distance,
 and the per-option binary units against the same package's nominal α."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The report's anchoring figure: labels changed after the reveal, and toward whom (#15)."""
+"""The report's anchoring figure: labels changed after the reveal, and toward whom."""
 
 from __future__ import annotations
 

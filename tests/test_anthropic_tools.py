@@ -1,4 +1,4 @@
-"""Anthropic structured output (#26): a request with a JSON schema asks for one tool whose
+"""Anthropic structured output: a request with a JSON schema asks for one tool whose
 input schema is the verdict's, forced by ``tool_choice`` (as the OpenAI path sends
 ``response_format``), and the reply is the ``tool_use`` block's input. Text replies (a
 compatible server that ignores tools, old replies) still parse; a server that refuses tools is

@@ -1,4 +1,4 @@
-"""``assign --items`` (#27): a pilot subset named by the import file's ids."""
+"""``assign --items``: a pilot subset named by the import file's ids."""
 
 from __future__ import annotations
 

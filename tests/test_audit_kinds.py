@@ -1,4 +1,4 @@
-"""Corrected figures per answer for the rating, match and rubric kinds (#28), end to end through
+"""Corrected figures per answer for the rating, match and rubric kinds, end to end through
 the real CLI: per kind a study of 160 answers by two models, a lenient judge on every answer
 and one physician on a random sample of 60 answers (``assign --sample 60 --seed 11``). Each
 model's corrected mean and its interval equal ppi_py's on the same vectors; the difference

@@ -1,4 +1,4 @@
-"""Corrected figures in the report (#28), end to end through the real CLI: a 300-item pairwise
+"""Corrected figures in the report, end to end through the real CLI: a 300-item pairwise
 study with a biased judge's verdict on every item and one physician's labels on a random sample
 of 80 drawn by ``assign --sample 80 --seed 7``. The report's corrected win share of a model and
 its interval equal ppi_py's on the same vectors; labels needed are in every format."""

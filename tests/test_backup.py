@@ -1,4 +1,4 @@
-"""`medjudge backup` (#11): a consistent, checked copy while reviewers write; never over the
+"""`medjudge backup`: a consistent, checked copy while reviewers write; never over the
 study; never over an existing file without --force; no half-written copy."""
 
 from __future__ import annotations

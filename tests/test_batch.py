@@ -1,4 +1,4 @@
-"""`judge --batch` (#14): the real openai and anthropic SDKs against a loopback server that
+"""`judge --batch`: the real openai and anthropic SDKs against a loopback server that
 implements the files and batches endpoints (tests/support/fakebatch.py), a real study file."""
 
 from __future__ import annotations

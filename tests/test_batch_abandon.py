@@ -1,4 +1,4 @@
-"""A batch can no longer block a judge version (#25): ``judge --abandon-batch ID`` releases its
+"""A batch can no longer block a judge version: ``judge --abandon-batch ID`` releases its
 calls, a batch the provider answers 404 for is abandoned by the next ``--batch`` run (said so),
 and a rejected upload or creation is rolled back. The real SDKs against tests/support/fakebatch.py, a
 real study file."""

@@ -1,4 +1,4 @@
-"""Blind means blind on the command line too (#11): while a study is blind, a reviewer who is
+"""Blind means blind on the command line too: while a study is blind, a reviewer who is
 neither lead nor adjudicator sees no judge verdicts and no other reviewer's labels through
 report, export or adjudicate --list; they export only their own labels."""
 
@@ -63,7 +63,7 @@ def test_a_reviewer_exports_only_their_own_labels(blind: Path) -> None:
     assert r.exit_code == 0, r.output
     raters = {json.loads(line)["rater"] for line in r.stdout.splitlines()}
     assert raters == {login_name()}
-    # The reviewer is not told which model wrote which answer (#27), in either format.
+    # The reviewer is not told which model wrote which answer, in either format.
     assert "model-x" not in r.stdout and "model-y" not in r.stdout
     r = cli.invoke(app, ["export", str(blind), "labels", "-f", "csv"])
     assert r.exit_code == 0 and "model-" not in r.stdout, r.stdout

@@ -1,4 +1,4 @@
-"""Reads with a stated limit (#25): `/dev/zero` as guidelines, a prompt template, an import
+"""Reads with a stated limit: `/dev/zero` as guidelines, a prompt template, an import
 file or standard input ends in one clear line naming the limit — not a MemoryError after
 eating every byte of memory. Each command runs in its own process under a 2 GiB address-space
 cap, so a reader that holds its input whole fails fast instead of swapping the machine."""

@@ -117,7 +117,7 @@ def test_demo_without_a_terminal_does_not_hang(tmp_path: Path) -> None:
 
 
 def test_version_and_enum_choices() -> None:
-    """#11: `medjudge --version`; options with fixed choices refuse others as usage errors."""
+    """`medjudge --version`; options with fixed choices refuse others as usage errors."""
     from importlib.metadata import version
 
     from typer.testing import CliRunner

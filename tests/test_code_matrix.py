@@ -1,4 +1,4 @@
-"""The live table's numpy path gives exactly the figures of the statistics functions (#12)."""
+"""The live table's numpy path gives exactly the figures of the statistics functions."""
 
 from __future__ import annotations
 

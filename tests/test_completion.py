@@ -1,4 +1,4 @@
-"""Shell completion (#29): `medjudge --show-completion bash` prints a script, and the installed
+"""Shell completion: `medjudge --show-completion bash` prints a script, and the installed
 command completes commands and their options through click's completion protocol."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Concurrent label imports (#11): every process either imports all its labels or exits 1 with
+"""Concurrent label imports: every process either imports all its labels or exits 1 with
 a clear message — never exit 0 with labels dropped, never a raw UNIQUE error."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The settings file with API keys lives in the config folder (#29): `$XDG_CONFIG_HOME/medjudge`
+"""The settings file with API keys lives in the config folder: `$XDG_CONFIG_HOME/medjudge`
 on Linux, not the data folder; one left in the data folder (medjudge 0.1's place) is still read,
 with a note to move it; `MEDJUDGE_HOME` keeps everything in one folder."""
 

@@ -1,5 +1,5 @@
 """The report's Dawid–Skene section: with three or more reviewers, each reviewer's estimated
-accuracy and where the consensus differs from the majority (#15)."""
+accuracy and where the consensus differs from the majority."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Environment conventions (#29): MEDJUDGE_STUDY names a default study for the commands that
+"""Environment conventions: MEDJUDGE_STUDY names a default study for the commands that
 take only a study; TERM=dumb is said (the app cannot draw there) instead of painting escape
 codes; NO_COLOR output carries no colour codes, on a real pseudo-terminal."""
 

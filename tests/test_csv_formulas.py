@@ -1,4 +1,4 @@
-"""No CSV medjudge writes lets a cell start a spreadsheet formula (#29).
+"""No CSV medjudge writes lets a cell start a spreadsheet formula.
 
 An item id, a note or a metadata field that starts with ``=``, ``+``, ``-``, ``@``, tab or
 carriage return opens in a spreadsheet as text (the cell starts with ``'``); numbers stay

@@ -1,4 +1,4 @@
-"""A reply that stopped at ``--max-tokens`` is recorded and reported as cut off (#26), not as the
+"""A reply that stopped at ``--max-tokens`` is recorded and reported as cut off, not as the
 parse error its truncated JSON gives ("no entry for 'correctness'"), for both providers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A damaged study gets one clear "damaged" line and exit 1 from every command (#11): a corrupt
+"""A damaged study gets one clear "damaged" line and exit 1 from every command: a corrupt
 schema text, invalid UTF-8 in the data, bad pages. No traceback; `judge` checks the study
 before it makes a single paid call."""
 

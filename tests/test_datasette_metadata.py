@@ -1,4 +1,4 @@
-"""docs/datasette-metadata.json (#29): Datasette's descriptions of every table, view and column
+"""docs/datasette-metadata.json: Datasette's descriptions of every table, view and column
 of a live study, generated from docs/schema.md so the two cannot drift, with a label column
 for every table a foreign key points to. Datasette itself is not a dependency: the checks are
 on the JSON's structure, as Datasette reads it (``databases`` → name → ``tables`` → name →

@@ -1,4 +1,4 @@
-"""Dawid–Skene consensus against simulations where the truth and every rater are known (#15)."""
+"""Dawid–Skene consensus against simulations where the truth and every rater are known."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A study declares each criterion's label set and order (``settings --categories``, #30): the
+"""A study declares each criterion's label set and order (``settings --categories``): the
 only labels reviewers and imports may give, and the categories every agreement figure counts.
 Pairwise criteria no longer always count ``neither``."""
 

@@ -1,4 +1,4 @@
-"""The generated references are up to date (#29): docs/cli.md is every command's ``--help`` and
+"""The generated references are up to date: docs/cli.md is every command's ``--help`` and
 the key tables in docs/guide.md are the review app's bindings (``tui/keys.py``). After changing
 a command or a key, ``python scripts/gen_docs.py`` (``make docs``) rewrites them."""
 

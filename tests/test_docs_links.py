@@ -1,5 +1,5 @@
 """Every relative link in the README, the CHANGELOG and docs/ points at a file that exists and,
-with ``#anchor``, at a heading in it (GitHub's anchor rule) (#29)."""
+with ``#anchor``, at a heading in it (GitHub's anchor rule)."""
 
 from __future__ import annotations
 

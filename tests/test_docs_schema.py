@@ -1,5 +1,5 @@
 """docs/schema.md lists every table and view a study has, each with all its columns, and
-nothing a study does not have (#29): a new table, view or column fails here until it is
+nothing a study does not have: a new table, view or column fails here until it is
 documented for the people who open the file in Datasette or pandas."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``medjudge doctor`` (#27) on a real shared folder: a Unix group, a setgid 2770 folder, a
+"""``medjudge doctor`` on a real shared folder: a Unix group, a setgid 2770 folder, a
 study made under the README's ``umask 007``, and a reviewer login in the group. Every check is
 named with its fix; running the printed fixes makes the study fine for the team."""
 

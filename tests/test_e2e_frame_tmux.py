@@ -1,4 +1,4 @@
-"""End to end (#11): the answer-letter frame in a real terminal (tmux).
+"""End to end: the answer-letter frame in a real terminal (tmux).
 
 A reviewer presses the key for the answer shown on the LEFT of a swapped item; the study must
 hold the file-frame letter of that answer, and the adjudication queue, another real process,

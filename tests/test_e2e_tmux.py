@@ -76,7 +76,7 @@ def test_typing_a_review_in_a_real_terminal(tmp_path: Path) -> None:
 
 
 def test_keys_after_the_reveal_never_change_the_revealed_item(tmp_path: Path) -> None:
-    """#11, in a real terminal: after the reveal, ↑/↓ and label keys meant for the next item
+    """in a real terminal: after the reveal, ↑/↓ and label keys meant for the next item
     leave the revealed item as it is; Enter moves on and those keys label the next item; E
     makes one deliberate change, recorded as after the reveal."""
     from .support.tui import add_verdicts
@@ -120,7 +120,7 @@ def test_keys_after_the_reveal_never_change_the_revealed_item(tmp_path: Path) ->
 
 
 def test_a_match_unit_gets_its_final_label_in_the_adjudication_app(tmp_path: Path) -> None:
-    """#24, in a real terminal: a MedRGB match unit that two reviewers scored 1 and 0 is settled
+    """in a real terminal: a MedRGB match unit that two reviewers scored 1 and 0 is settled
     in the adjudication app with the review key `1` and a typed rationale."""
     import sqlite3
 

@@ -1,5 +1,5 @@
 """`export STUDY labels --wide` writes exactly what `medjudge agreement` reads, and the figures
-`agreement` computes on it equal the study report's (#15)."""
+`agreement` computes on it equal the study report's."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_wide_applies_to_labels_only(labelled: Path) -> None:
 
 
 def test_chance_agreement_is_printed_beside_cohens_kappa(labelled: Path) -> None:
-    """#15: pₑ beside κ in the Markdown report's two-rater tables, equal to the JSON's chance."""
+    """pₑ beside κ in the Markdown report's two-rater tables, equal to the JSON's chance."""
     md = cli.invoke(app, ["report", str(labelled), "-f", "md"]).stdout
     header = next(line for line in md.splitlines() if "| Cohen's κ |" in line)
     cols = [c.strip() for c in header.strip("|").split("|")]
@@ -143,7 +143,7 @@ def test_chance_agreement_is_printed_beside_cohens_kappa(labelled: Path) -> None
 
 
 def test_chance_agreement_beside_every_kappa_in_the_summary_and_fleiss(labelled: Path) -> None:
-    """#15: the summary's κ cells and Fleiss' κ carry their pₑ in md and html; Fleiss' pₑ is
+    """the summary's κ cells and Fleiss' κ carry their pₑ in md and html; Fleiss' pₑ is
     Σ_j p_j² over the units every reviewer labelled (computed here from the JSON's labels)."""
     report = json.loads(cli.invoke(app, ["report", str(labelled), "-f", "json"]).stdout)
     crit = report["criteria"][0]

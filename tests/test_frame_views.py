@@ -1,4 +1,4 @@
-"""Issue #11: one answer-letter frame across the CLI, the app's screens and the exports.
+"""one answer-letter frame across the CLI, the app's screens and the exports.
 
 Every test uses the swapped item p0 of :func:`disputed` (reviewers saw answer B first), so a
 view that spoke in display letters would show the other letter.

@@ -1,4 +1,4 @@
-"""The answer-letter frame (#11): one conversion between file and display letters, both ways."""
+"""The answer-letter frame: one conversion between file and display letters, both ways."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Writing to a full standard output (`> file` on a full disk) ends in one clear line and exit
-1, never a traceback (#25). /dev/full fails every write with ENOSPC, as a full disk does."""
+1, never a traceback. /dev/full fails every write with ENOSPC, as a full disk does."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Gold items: an import may give an item's expected value; the report gives each rater's
-accuracy on gold with a Wilson interval; the review screen never marks them (#15)."""
+accuracy on gold with a Wilson interval; the review screen never marks them."""
 
 from __future__ import annotations
 

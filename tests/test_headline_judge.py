@@ -1,5 +1,5 @@
 """The headline judge is chosen by rule — the most complete judge, then by name — in the
-report and the app's live agreement alike, not by name sort (#11)."""
+report and the app's live agreement alike, not by name sort."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Start-up stays light (#12): `medjudge --help`, `--version` and `status` load none of the
+"""Start-up stays light: `medjudge --help`, `--version` and `status` load none of the
 heavy libraries (the statistics, the terminal UI, the provider SDKs); each command imports what
 it needs when it runs. Checked in a fresh process, as harlequin does."""
 
@@ -56,7 +56,7 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & heavy)))
 
 
 def test_the_review_app_opens_without_the_statistics_sdks_or_markdown(tmp_path: Path) -> None:
-    """#12: what `medjudge review` needs before the first item is the app and the store; the
+    """what `medjudge review` needs before the first item is the app and the store; the
     statistics (live agreement), the provider SDKs (judge runs) and the Markdown widget
     (guidelines) load when first used."""
     from medjudge.store.settings import StudySettings

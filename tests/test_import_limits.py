@@ -1,4 +1,4 @@
-"""The importer states its limits and refuses beyond them (#25): an item of more than 100,000
+"""The importer states its limits and refuses beyond them: an item of more than 100,000
 statements is refused with file, line and field, and the study stays unchanged."""
 
 from __future__ import annotations

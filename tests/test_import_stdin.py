@@ -1,4 +1,4 @@
-"""`medjudge import STUDY -` reads standard input (#15): JSONL by default, --format for others,
+"""`medjudge import STUDY -` reads standard input: JSONL by default, --format for others,
 errors name "standard input" and the line, and a failed import leaves no study behind."""
 
 from __future__ import annotations

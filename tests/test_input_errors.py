@@ -1,4 +1,4 @@
-"""Input errors get one clear message (#11): duplicated criteria at init, a K-QA entry without
+"""Input errors get one clear message: duplicated criteria at init, a K-QA entry without
 its answer (named by entry and line; an empty answer is skipped and said so), an unwritable
 folder (said so, not "not found")."""
 

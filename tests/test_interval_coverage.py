@@ -1,4 +1,4 @@
-"""Coverage of the two-rater intervals (#30): 1,000 data sets drawn from a known 3 × 3 joint
+"""Coverage of the two-rater intervals: 1,000 data sets drawn from a known 3 × 3 joint
 distribution of two raters' labels at n = 30, 100 and 400; each figure's interval must hold
 the population value 93–97 % of the time (Monte Carlo SE ≈ 0.7 points).
 

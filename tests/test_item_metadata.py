@@ -1,4 +1,4 @@
-"""Every extra field of an import row is kept as item metadata (#15)."""
+"""Every extra field of an import row is kept as item metadata."""
 
 from __future__ import annotations
 

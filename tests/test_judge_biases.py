@@ -1,4 +1,4 @@
-"""Judge biases beside the physicians' (#28), end to end through the real CLI: a 240-item
+"""Judge biases beside the physicians', end to end through the real CLI: a 240-item
 pairwise study whose answers have random lengths, a judge that prefers longer answers and its
 own model family (model-x) far more than the physician does, and one physician's labels on 150
 items. The figures equal statsmodels' Wilson intervals and HC1 least-squares slope on the same

@@ -1,4 +1,4 @@
-"""Every judge failure is said, with the right exit code (#11): an unreachable server, a 401, a
+"""Every judge failure is said, with the right exit code: an unreachable server, a 401, a
 wrong model name, a server where every call fails — each stops early, names the cause (status,
 provider message, URL, never the key), exits non-zero and leaves no run marked "running"."""
 
@@ -104,7 +104,7 @@ def test_occasional_errors_do_not_stop_a_run(study: Path, tmp_path: Path) -> Non
     with FakeLLMServer(flaky) as server:
         r = judge(study, f"openai:m@{server.openai_url}")
     # The run goes on to the end, but the units of the failed calls have no verdict: exit 4,
-    # counted (#25: it used to exit 0 with "missing: 0").
+    # counted (it used to exit 0 with "missing: 0").
     assert r.exit_code == 4, r.output
     assert "not judged: " in r.stdout and "bad luck" in r.stdout
     assert runs(study)[-1] == "done"

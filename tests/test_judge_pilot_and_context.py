@@ -1,4 +1,4 @@
-"""Pilots and requests too long for the context (#27).
+"""Pilots and requests too long for the context.
 
 - `judge --items ID,…` and `judge --first N` judge only those items (the server is asked about
   nothing else); an unknown id is named.

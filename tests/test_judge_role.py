@@ -1,4 +1,4 @@
-"""``judge`` needs the lead role (#27), as the app's ``J`` does: a run spends money and writes
+"""``judge`` needs the lead role, as the app's ``J`` does: a run spends money and writes
 verdicts. A dry run only counts, so anyone may ask for one."""
 
 from __future__ import annotations

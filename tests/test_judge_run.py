@@ -313,7 +313,7 @@ def test_worker_processes_do_not_import_the_programs_main_script(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A spawned worker re-imports the parent's main module; for `medjudge` that is the console
-    script and with it the whole CLI. Workers start from the runner's module instead (#12)."""
+    script and with it the whole CLI. Workers start from the runner's module instead."""
     import importlib.util
     import sys
 

@@ -1,4 +1,4 @@
-"""Judge versions (#14): each configuration of a judge is its own rater; nothing is replaced.
+"""Judge versions: each configuration of a judge is its own rater; nothing is replaced.
 
 Real SDKs against the scripted loopback server, a real study file.
 """
@@ -38,7 +38,7 @@ FLIPPED_FIRST = routing(pairwise_responder(flip_sample(prefer_marked("GOOD"), fl
 
 
 def test_two_versions_of_one_judge_keep_both_sets_of_verdicts(tmp_path: Path) -> None:
-    """#14: a re-run with other settings used to overwrite the rater's config and verdicts."""
+    """a re-run with other settings used to overwrite the rater's config and verdicts."""
     study = judged_study(tmp_path, n=3)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         run(study, [judge_for(server, samples=1)])
@@ -268,7 +268,7 @@ def test_bundled_templates_pass_their_own_check() -> None:
 
 
 def test_a_panel_is_recomputed_when_one_member_is_re_run(tmp_path: Path) -> None:
-    """#14: a panel used to stay stale after one of its members was re-run on its own."""
+    """a panel used to stay stale after one of its members was re-run on its own."""
     from .support.fakellm import FakeRequest, Reply
 
     study = judged_study(tmp_path, n=2)

@@ -1,4 +1,4 @@
-"""Every item kind on every surface (#24).
+"""Every item kind on every surface.
 
 For each kind in the registry, one study is built the way a team builds it: items imported
 with gold values and an imported (external) judge's labels; three reviewers' labels with

@@ -1,4 +1,4 @@
-"""The item kinds are one seam (#24): outside ``kinds/`` code asks a kind (``kinds.get(name)``)
+"""The item kinds are one seam: outside ``kinds/`` code asks a kind (``kinds.get(name)``)
 what differs instead of comparing an item's kind with a kind's name.
 
 Counted here: every comparison (``==``, ``!=``, ``in``, ``not in``, ``match`` cases) whose one

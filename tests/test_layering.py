@@ -57,7 +57,7 @@ def _sql_calls(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("package", ["judging", "tui", "medjudge/commands"])
 def test_only_the_store_speaks_sql(package: str) -> None:
-    """#13: every query lives in store/ and returns typed rows; the layers above call it."""
+    """every query lives in store/ and returns typed rows; the layers above call it."""
     bad = [
         f"{path.relative_to(REPO)}:{hit}"
         for path in sorted((REPO / package).rglob("*.py"))

@@ -1,5 +1,5 @@
 """The ledger: per item, each reviewer's active seconds and each judge's calls, tokens and
-cost; it sums to `status`'s spend, and the report summarises and projects it (#15)."""
+cost; it sums to `status`'s spend, and the report summarises and projects it."""
 
 from __future__ import annotations
 

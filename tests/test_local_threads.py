@@ -1,4 +1,4 @@
-"""The local judge's threads follow the free cores, not the core count (#12)."""
+"""The local judge's threads follow the free cores, not the core count."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MedRGB-style `match` items (#15): import, migration, judge (median rule), abstentions."""
+"""MedRGB-style `match` items: import, migration, judge (median rule), abstentions."""
 
 from __future__ import annotations
 
@@ -252,7 +252,7 @@ def test_report_means_by_model_test_and_p_with_abstentions_apart(tmp_path: Path)
         "AND a.position = 'answer' WHERE u.criterion = 'match'"
     ).fetchall()
     for unit_id, text in rows:
-        # the declining prediction scores 0 (a score above 0 would say it answered, #30)
+        # the declining prediction scores 0 (a score above 0 would say it answered)
         set_label(s, unit_id, "ann", "0" if "insufficient" in text.lower() else "1")
     model = build_report(s, ReportOptions(n_boot=500))
     report = model.model_dump(mode="json")

@@ -250,7 +250,7 @@ def test_rating_means_per_rater_and_model(tmp_path: Path) -> None:
 
 
 def test_kqa_answers_that_decline_are_abstentions(tmp_path: Path) -> None:
-    """#15: an answer that declines ("Insufficient information …") is counted apart, not scored
+    """an answer that declines ("Insufficient information …") is counted apart, not scored
     as an answer that missed every statement; in 'all questions' it counts 0."""
     from medjudge.store.abstentions import declines
 
@@ -274,7 +274,7 @@ def test_kqa_answers_that_decline_are_abstentions(tmp_path: Path) -> None:
     ]
     import_file(s, write_jsonl(tmp_path / "d.jsonl", rows), "statements", actor="t")
     # a2 opens with a decline phrase and nobody labelled its statement entailed or
-    # contradicted: an abstention (#30: a label saying it answered would make it an answer)
+    # contradicted: an abstention (a label saying it answered would make it an answer)
     for ext, values in (("a1", [E, E]), ("a2", [N]), ("a3", [N])):
         item = get_item(s, find_item(s, ext) or 0)
         for st, v in zip(item.statements, values, strict=True):

@@ -1,4 +1,4 @@
-"""Several processes opening an older study at once (#25): each migration is re-checked under
+"""Several processes opening an older study at once: each migration is re-checked under
 the write lock, so the one that waited finds it applied instead of failing with a misleading
 error ("cannot add the match kind"). The interleaving is made exact: the second opener read
 the applied list before the first one's migrations committed."""

@@ -1,4 +1,4 @@
-"""A judge run's exit code covers every unit (#25): a unit left without a verdict because a
+"""A judge run's exit code covers every unit: a unit left without a verdict because a
 call of its item ended in an error is counted as "not judged" (by reason) and makes the exit
 code 4, or 1 when no call of the run succeeded."""
 

@@ -1,4 +1,4 @@
-"""``settings --order per-reviewer`` (#27): each reviewer sees a pairwise item in their own
+"""``settings --order per-reviewer``: each reviewer sees a pairwise item in their own
 seeded order; the order seen is stored with the label, exported, used by the review app and
 search, and the report gives the reviewers' own position bias."""
 

@@ -1,4 +1,4 @@
-"""`-o` never destroys the study or what it names (#11): the study itself, through a symlink, a
+"""`-o` never destroys the study or what it names: the study itself, through a symlink, a
 hard link or its -wal/-shm is refused before anything is written; a FIFO or /dev/null is written
 in place, never replaced by a rename; a symlink to a regular file stays a symlink."""
 

@@ -1,5 +1,5 @@
 """Names are one normal form (NFC, stripped, never empty); a reviewer imports labels only under
-their own name; the last lead cannot be removed (#11)."""
+their own name; the last lead cannot be removed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prices are known or said to be unknown (#26), through the real CLI and the fake server.
+"""Prices are known or said to be unknown, through the real CLI and the fake server.
 
 - The list prices live in one dated file (judging/llm/prices.json); a model it does not list,
   a provider without a table and a hosted ``@URL`` endpoint have no price.

@@ -72,7 +72,7 @@ def test_other_tasks() -> None:
 
 
 def test_a_hostile_reply_of_braces_is_given_up_on_after_a_bounded_number_of_tries() -> None:
-    """#25: a 1 MB reply of "{" was tried at every brace, each failure costing time linear in
+    """a 1 MB reply of "{" was tried at every brace, each failure costing time linear in
     its position (minutes, deaf to Ctrl-C); now at most MAX_TRIES starts are tried."""
     from medjudge.judging.protocol.replies import MAX_TRIES, ReplyError, extract_json
 

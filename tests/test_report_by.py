@@ -1,4 +1,4 @@
-"""`report --by FIELD` (#15): every figure per value of an import row's extra field, numeric
+"""`report --by FIELD`: every figure per value of an import row's extra field, numeric
 fields in numeric order, each slice's figures computed on exactly its units."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The report CSV's `value` column holds numbers only (#29): text figures (a judge's key, the
+"""The report CSV's `value` column holds numbers only: text figures (a judge's key, the
 counted categories, flags) are in the `text` column, so a spreadsheet can sum `value`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The report's judges section (#14): two versions of one judge side by side, each with its
+"""The report's judges section: two versions of one judge side by side, each with its
 position bias, agreement with the reviewers' majority and cost. Real SDKs against the scripted
 loopback server, a real study file, the real command."""
 

@@ -1,4 +1,4 @@
-"""``medjudge retire`` (#27): an item stays in the study — labels, verdicts, calls kept — but
+"""``medjudge retire``: an item stays in the study — labels, verdicts, calls kept — but
 leaves every queue (review, adjudication, assign, judge, status) and every figure of the
 report, which lists it under "Retired items" in every format; ``--undo`` brings it back."""
 

@@ -1,4 +1,4 @@
-"""Reviewer guidelines and "come back to this" flags (#15): store, CLI and the real app."""
+"""Reviewer guidelines and "come back to this" flags: store, CLI and the real app."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fifth kind, ``rubric`` (HealthBench-style rubrics, #24): import, judge plan and voting,
+"""The fifth kind, ``rubric`` (HealthBench-style rubrics): import, judge plan and voting,
 scores per source and per tag in the report, the hidden-points setting, and an older study
 taking rubric items after the schema stopped listing kinds."""
 

@@ -1,4 +1,4 @@
-"""One judge run per judge version at a time (#25): a run holds a lease in the study; a second
+"""One judge run per judge version at a time: a run holds a lease in the study; a second
 run of the same judge version is refused before it sends anything, naming the holder; a lease
 whose holder is gone is taken over, said so. The fake server holds the first run's calls until
 the test lets them go (an Event), so the two runs overlap for sure."""

@@ -1,4 +1,4 @@
-"""Random physician samples (#28): ``assign --sample N --seed S`` draws, records and assigns a
+"""Random physician samples: ``assign --sample N --seed S`` draws, records and assigns a
 uniform random sample of the items not yet sampled; ``export assignments`` says how each item
 was assigned."""
 

@@ -339,7 +339,7 @@ def test_append_only_tables_refuse_update_and_delete_through_plain_sqlite(
 def test_note_frames_migrate_an_older_study(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """#11: a study made before 003_note_frames opens; its notes' frame is unknown (NULL)."""
+    """a study made before 003_note_frames opens; its notes' frame is unknown (NULL)."""
     from medjudge.store import migrations
 
     from .support.studies import small_study
@@ -372,7 +372,7 @@ def test_note_frames_migrate_an_older_study(
 def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """#14: a study judged before 004_judge_versions opens with its verdicts; each judge becomes
+    """a study judged before 004_judge_versions opens with its verdicts; each judge becomes
     a version whose key is unknown until a run with the same settings adopts it."""
     from medjudge.store import migrations
     from medjudge.store.judge_versions import list_versions
@@ -428,7 +428,7 @@ def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
 def test_batches_migrate_an_older_study_and_keep_their_contract(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """#14: a study made before 005_batches opens with the batch tables; a batch is recorded
+    """a study made before 005_batches opens with the batch tables; a batch is recorded
     with its calls before submission, and collecting stores its results in the call cache and
     clears the payloads in one step."""
     from medjudge.store import batches, migrations

@@ -1,4 +1,4 @@
-"""Full-text search (#29): the FTS5 index over questions, answers and listed entries, added to
+"""Full-text search: the FTS5 index over questions, answers and listed entries, added to
 by each import in its transaction, built for an older study by migration 013 (all or nothing, also when the
 process is killed halfway), and ``medjudge search`` — literal output, blind reviewers told
 neither sources nor file letters, bad queries named."""

@@ -1,4 +1,4 @@
-"""Slow and limited servers (#26): a run lowers its concurrency while a server answers 429/503
+"""Slow and limited servers: a run lowers its concurrency while a server answers 429/503
 or times out (AIMD: halve on overload, grow back slowly) and says so on its summary line;
 ``judge -v`` shows each retry; a run that gives up names ``--concurrency`` and ``--timeout``.
 

@@ -1,4 +1,4 @@
-"""Garbage collection is paused while medjudge starts and always resumes (#12): a command
+"""Garbage collection is paused while medjudge starts and always resumes: a command
 resumes it before it runs (and on the way out), the review app once its first frame is on
 screen."""
 

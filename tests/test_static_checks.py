@@ -1,6 +1,6 @@
-"""The typed core stays typed and clean (#13): mypy as configured in pyproject.toml (every
+"""The typed core stays typed and clean: mypy as configured in pyproject.toml (every
 module under its real ``medjudge.*`` name, strict for kinds/, store/ and judging/, and the tests
-and benchmarks too, #29), and ruff. Both are test dependencies, so CI's one test command runs
+and benchmarks too), and ruff. Both are test dependencies, so CI's one test command runs
 them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One statistic, one value and one interval: the CLI, the study report and the app agree (#16).
+"""One statistic, one value and one interval: the CLI, the study report and the app agree.
 
 The same labels are read three ways — `medjudge agreement` on the study's wide export (with the
 criterion's categories declared), `medjudge report -f json`, and the review app's agreement

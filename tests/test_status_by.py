@@ -1,5 +1,5 @@
 """`status --by FIELD`: every status figure per value of batch, kind or a metadata field;
-numeric fields sort numerically (#15)."""
+numeric fields sort numerically."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_sort_values() -> None:
 
 
 def test_status_shows_assignments_per_reviewer(tmp_path: Path) -> None:
-    """#11: assigned items per reviewer, also for one who has labelled nothing yet."""
+    """assigned items per reviewer, also for one who has labelled nothing yet."""
     from medjudge.store.assignments import assign
 
     path = _study(tmp_path)
@@ -85,7 +85,7 @@ def test_status_shows_assignments_per_reviewer(tmp_path: Path) -> None:
 
 
 def test_a_field_name_with_quotes_and_backslashes(tmp_path: Path) -> None:
-    """#25: a metadata field named with `"` or `\\` slices like any other (a JSON path could not
+    """a metadata field named with `"` or `\\` slices like any other (a JSON path could not
     quote it: every item fell in "(missing)")."""
     path = tmp_path / "q.db"
     s = Study.create(path, actor="t")

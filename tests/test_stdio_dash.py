@@ -1,4 +1,4 @@
-"""``-`` names standard output and input (#29): ``export … -o -`` and ``report -o -`` write to
+"""``-`` names standard output and input: ``export … -o -`` and ``report -o -`` write to
 standard output (never a file named ``-``), and ``agreement -`` reads its labels from standard
 input — so they pipe into each other."""
 

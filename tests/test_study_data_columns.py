@@ -1,4 +1,4 @@
-"""The report's study data as columns (#12): a few bytes per unit, the same answers.
+"""The report's study data as columns: a few bytes per unit, the same answers.
 
 :class:`CriterionLabels` is checked against :class:`LabelMatrix` (the live app's dict-based
 store, the reference) on random label sets; :class:`UnitTable` against the units it was

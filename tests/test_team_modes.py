@@ -1,4 +1,4 @@
-"""A study is as writable for the team as the umask allows (#27): under ``umask 007`` (the
+"""A study is as writable for the team as the umask allows: under ``umask 007`` (the
 README's recipe for a shared folder) a new study and its -wal/-shm files are 660, not 640."""
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ async def test_queue_lists_every_disagreement_with_counts_and_filters(tmp_path: 
         )
         assert item_swap(path, "p0")  # reviewers saw answer B first: letters must not follow
         assert "".join(str(c) for c in p0[:2]) == "p0/correctnessR↔R R↔J failed"
-        assert str(p0[4]) == "A×2  B×1"  # alice A, judge A; bob B (file frame, #11)
+        assert str(p0[4]) == "A×2  B×1"  # alice A, judge A; bob B (file frame)
         assert "(A = answer_a, B = answer_b)" in text
 
         await pilot.press("k")  # kinds cycle through those present: R↔R first
@@ -103,7 +103,7 @@ async def test_detail_shows_the_item_and_every_vote(tmp_path: Path) -> None:
     app = adjudicator_app(path)
     async with app.run_test(size=(110, 90)) as pilot:
         detail = await open_unit(pilot, "p0/correctness")
-        assert item_swap(path, "p0")  # shown in the file frame all the same (#11)
+        assert item_swap(path, "p0")  # shown in the file frame all the same
         a, b = "A", "B"
         text = screen_text(app)
         for piece in (
@@ -433,7 +433,7 @@ def test_snapshot_detail_wide(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_the_queue_puts_what_needs_a_physician_first(tmp_path: Path) -> None:
-    """#11: reviewers who disagree first, then a reviewer against a judge, then judges' own
+    """reviewers who disagree first, then a reviewer against a judge, then judges' own
     inconsistencies; failed judge samples last; a unit with a final label after all open ones."""
     from medjudge.judging.analysis.disagreements import NEED, queue
 

@@ -77,7 +77,7 @@ def test_importing_the_cli_does_not_load_textual() -> None:
 
 @pytest.mark.parametrize("command", ["review", "adjudicate"])
 def test_without_a_terminal_the_apps_stop_at_once(tmp_path: Path, command: str) -> None:
-    """#11: piped stdin/stdout used to spin at 100% CPU; now one line and exit 1."""
+    """piped stdin/stdout used to spin at 100% CPU; now one line and exit 1."""
     import time
 
     from medjudge.store.paths import login_name

@@ -1,4 +1,4 @@
-"""Guidelines before the first item (#27): a reviewer who types at once labels nothing while
+"""Guidelines before the first item: a reviewer who types at once labels nothing while
 the study's new guidelines are up; after they are dismissed the first item is unlabelled."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An open app stays quiet while others write what it does not show (#27).
+"""An open app stays quiet while others write what it does not show.
 
 Every commit by another process (a judge run, another reviewer) reaches each open app within a
 poll. When nothing on its screen differs — a blind study, another reviewer's label, a verdict

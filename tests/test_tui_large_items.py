@@ -1,4 +1,4 @@
-"""The review app pages what it renders (#25): an item with 100,000 statements shows a window
+"""The review app pages what it renders: an item with 100,000 statements shows a window
 of rows around the cursor (never 100,000 widgets), a 1M-character answer shows its first
 20,000 characters in the pane and the reader turns pages; a match item's import fields stay
 hidden in the reader until the reviewer's labels are saved. Speed and memory on such items are

@@ -1,4 +1,4 @@
-"""Open apps pick up what the lead changes (#27): an item assigned, or imported into an empty
+"""Open apps pick up what the lead changes: an item assigned, or imported into an empty
 study, while a reviewer's app is open reaches it within a poll, without a restart."""
 
 from __future__ import annotations

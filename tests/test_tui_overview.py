@@ -243,7 +243,7 @@ async def test_a_judge_whose_calls_fail_says_why_in_the_app(tmp_path: Path) -> N
 
 @run_async
 async def test_j_needs_a_lead_and_confirms_calls_and_cost(tmp_path: Path) -> None:
-    """#11: a paid run from the app is a lead's decision, shown with its call count and cost
+    """a paid run from the app is a lead's decision, shown with its call count and cost
     estimate (the planner's own dry run) before anything is sent."""
     from medjudge.store.paths import login_name
     from medjudge.store.roles import grant
@@ -341,7 +341,7 @@ async def test_a_judge_run_can_be_stopped_from_the_overview(tmp_path: Path) -> N
 
 @run_async
 async def test_overview_at_80x24_with_a_long_judge_name_and_plain_counts(tmp_path: Path) -> None:
-    """#11: a long judge name is clipped, not a broken layout; counts say what they count."""
+    """a long judge name is clipped, not a broken layout; counts say what they count."""
     path = build_study(tmp_path, statements=0, rating=0, pairwise=1)
     long = "openai:a-very-long-fine-tuned-model-name@http://127.0.0.1:8000/v1"
     add_verdicts(path, "p0", {"correctness": "A"}, judge=long)
@@ -361,7 +361,7 @@ async def test_overview_at_80x24_with_a_long_judge_name_and_plain_counts(tmp_pat
 
 @run_async
 async def test_agreement_detail_picks_the_judge_version_with_v(tmp_path: Path) -> None:
-    """#14: each judge version is its own rater; ``v`` cycles them in the columns, and the
+    """each judge version is its own rater; ``v`` cycles them in the columns, and the
     heading names the version with its key."""
     from medjudge.store.judge_versions import VersionSpec, register_version
 

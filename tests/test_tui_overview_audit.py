@@ -1,4 +1,4 @@
-"""The judge audit in the app's overview (#28): with a recorded random sample the overview shows
+"""The judge audit in the app's overview: with a recorded random sample the overview shows
 one row per corrected figure (judge only, physicians only, corrected, with intervals) — the
 same figures as the report — and without one no audit table at all."""
 

@@ -1,5 +1,5 @@
 """At 80×24 a reviewer can read a long answer in full: the reading key (v), shown in the
-footer, opens the whole item full screen and scrolls to its last word (#11)."""
+footer, opens the whole item full screen and scrolls to its last word."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ async def test_the_reading_key_shows_a_long_answer_in_full_at_80x24(tmp_path: Pa
 
 @run_async
 async def test_an_answer_pane_says_its_length_and_that_it_continues(tmp_path: Path) -> None:
-    """#27: a 1,400-word answer at 80×24 is not taken for a short one: its pane's title gives
+    """a 1,400-word answer at 80×24 is not taken for a short one: its pane's title gives
     the words and says it continues; the short answer's title says its words only."""
     app = make_app(_study(tmp_path), reviewer="alice", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -1,4 +1,4 @@
-"""`settings --require-reading` (#27): labelling waits until every answer on screen has been
+"""`settings --require-reading`: labelling waits until every answer on screen has been
 seen to its end — scrolled through in its pane, or read to the bottom of the reader's last
 page (`v`). Short answers that fit are seen at once."""
 

@@ -1,4 +1,4 @@
-"""At 80×24 the reveal keeps the judge's reason and the other reviewers' labels in view (#27):
+"""At 80×24 the reveal keeps the judge's reason and the other reviewers' labels in view:
 they were below the fold of a three-line detail box, with no sign that it scrolls."""
 
 from __future__ import annotations

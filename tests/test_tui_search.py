@@ -1,4 +1,4 @@
-"""``/`` in the review app (#29): search the reviewer's own queue, choose a match, land on it;
+"""``/`` in the review app: search the reviewer's own queue, choose a match, land on it;
 a bad query is named in the box; study text in the results is literal; no answer's source."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A terminal smaller than the app can use gets a clear 'terminal too small' screen, which goes
-away when the terminal is made larger; no key labels anything meanwhile (#11)."""
+away when the terminal is made larger; no key labels anything meanwhile."""
 
 from __future__ import annotations
 

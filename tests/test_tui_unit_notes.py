@@ -1,4 +1,4 @@
-"""Notes per criterion as well as per item (#27): `M` writes a note on the criterion under the
+"""Notes per criterion as well as per item: `M` writes a note on the criterion under the
 cursor, kept with the reviewer's label (and exported with it); it needs the label first, and
 saving it is not a change of mind (anchoring does not count it)."""
 

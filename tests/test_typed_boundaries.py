@@ -1,4 +1,4 @@
-"""What crosses a package boundary is typed (#13): no public function or method of store/,
+"""What crosses a package boundary is typed: no public function or method of store/,
 judging/ or tui/ takes or returns ``dict[str, Any]`` or plain ``Any``. Records are
 dataclasses, ``TypedDict``s or pydantic models; a JSON document kept as it is (a judge's
 configuration, a request body, a verdict's trail) is named ``JsonObject``

@@ -1,4 +1,4 @@
-"""A reviewer whose Unix login cannot write the study (#27): the review app opens read-only
+"""A reviewer whose Unix login cannot write the study: the review app opens read-only
 with a banner naming the file, its owner and mode, before the first key; the guidelines show
 without a traceback; a label key says "NOT saved" and the app keeps running.
 

@@ -1,4 +1,4 @@
-"""Token usage outside sane bounds is not trusted (#25): a hostile server's −5 or 9e18 tokens
+"""Token usage outside sane bounds is not trusted: a hostile server's −5 or 9e18 tokens
 made the cost negative or overflowed `status` and `report`. Now such usage is recorded as
 unknown (0 tokens, $0) and the run says so; the real SDKs talk to the fake server."""
 

@@ -1,4 +1,4 @@
-"""`medjudge -v` (#29): any command says its time and peak memory on stderr at the end, and
+"""`medjudge -v`: any command says its time and peak memory on stderr at the end, and
 `judge` shows its retries as with its own `-v`."""
 
 from __future__ import annotations

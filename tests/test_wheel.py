@@ -1,5 +1,5 @@
-"""The wheel built from a clean checkout carries every module and data file (#13), and the
-LICENSE (#29).
+"""The wheel built from a clean checkout carries every module and data file, and the
+LICENSE.
 
 The package list is found, not kept by hand; this builds the wheel from the tracked files
 (what a clean checkout has, symlinks kept as links) and compares the wheel's members with

@@ -55,7 +55,7 @@ def studies(tmp: Path) -> dict[str, tuple[Path, ReportOptions]]:
         "AND a.position = 'answer' WHERE u.criterion = 'match' ORDER BY u.id"
     ).fetchall()
     for i, (unit, text) in enumerate(units):
-        refusal = "insufficient" in text.lower()  # scored 0 by both: an abstention (#30)
+        refusal = "insufficient" in text.lower()  # scored 0 by both: an abstention
         set_label(s, unit, "ann", "0" if refusal else "1")
         set_label(s, unit, "bob", "1" if i % 3 and not refusal else "0")
     match = s.path
