@@ -250,7 +250,7 @@ class ItemView:
             left = len(self.item.units) - len(self.session.labels)
             out.append(
                 "\nJudge verdicts and other reviewers' labels are hidden until you have "
-                f"labelled all {len(self.item.units)} units of this item ({left} to go).",
+                f"labelled all {len(self.item.units):,} units of this item ({left:,} to go).",
                 "dim",
             )
             return out
