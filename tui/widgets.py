@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
@@ -84,7 +85,30 @@ _SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
 ]
 
 
-class Pane(VerticalScroll, inherit_bindings=False):
+class _SizedOnce:
+    """A widget whose new size, found by a layout, does not ask for another layout.
+
+    Textual's layout records each widget's new virtual size through a reactive that asks for
+    a layout of the whole screen again: every pane whose text changed height cost a second
+    layout and a second frame per item shown, computing what the first one had. The size is
+    recorded without it (as Textual does itself when it lays out only the visible region);
+    the first layout has placed everything by then.
+    """
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        updated: bool = super()._size_updated(  # type: ignore[misc]  # a Widget's, mixed in
+            size, virtual_size, container_size, layout=False
+        )
+        return updated
+
+
+class _PaneBody(_SizedOnce, Static):
+    """A pane's text."""
+
+
+class Pane(_SizedOnce, VerticalScroll, inherit_bindings=False):
     """A titled, focusable, vertically scrolling block of literal text.
 
     Only vertical scroll keys are bound, so left/right still reach the screen (previous/next
@@ -98,7 +122,7 @@ class Pane(VerticalScroll, inherit_bindings=False):
         """A pane whose title is fixed text of ours (never data)."""
         super().__init__(id=id, classes=classes)
         self.border_title = title
-        self._body = Static("", markup=False, classes="pane-body")
+        self._body = _PaneBody("", markup=False, classes="pane-body")
         self._cut = False
 
     def compose(self) -> ComposeResult:
@@ -138,13 +162,21 @@ class Pane(VerticalScroll, inherit_bindings=False):
         text runs past the pane (``Answer A · 3,064 words · continues: v to read``)."""
         words = len(content.plain.split())
         title = f"{title} · {words:,} word{'s' if words != 1 else ''}"
+        continues = f"{title} · continues: v to read"
         self.show(content, title=title)
+        body, visible = self._body, self.scrollable_content_region.height
+        if body.content_size.width and visible:  # measured at the pane's size now: one frame
+            height = body.get_content_height(self.size, self.app.size, body.content_size.width)
+            right = continues if height > visible else title
+            if self.border_title != right:
+                self.border_title = right
 
-        def mark() -> None:
-            if self.max_scroll_y > 0 and self.border_title == title:
-                self.border_title = f"{title} · continues: v to read"
+        def check() -> None:  # and once laid out (the pane's size may have changed with it)
+            right = continues if self.max_scroll_y > 0 else title
+            if self.border_title in (title, continues) and self.border_title != right:
+                self.border_title = right  # (setting it at all repaints the pane)
 
-        self.call_after_refresh(mark)
+        self.call_after_refresh(check)
 
     @property
     def body(self) -> Static:
