@@ -20,6 +20,18 @@ PAGE = 500
 """Rows read at once for an index."""
 
 
+def position(index: int, length: int) -> int:
+    """A sequence index made non-negative (``-1`` is the last), as lists count them.
+
+    Raises:
+        IndexError: outside the sequence.
+    """
+    at = index + length if index < 0 else index
+    if not 0 <= at < length:
+        raise IndexError(index)
+    return at
+
+
 class Paged(Sequence[T]):
     """The rows of ``SELECT … WHERE item_id = ? ORDER BY position`` as a read-only sequence.
 
@@ -61,10 +73,7 @@ class Paged(Sequence[T]):
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._count))]
-        if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError(index)
+        index = position(index, self._count)
         if self._all is not None:
             return self._all[index]
         page, at = divmod(index, PAGE)

@@ -35,6 +35,20 @@ def _study(tmp_path: Path) -> Path:
     return path
 
 
+class Layouts:
+    """Counts the layouts of the whole screen (``Screen._refresh_layout``) from now on."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.n = 0
+        real = Screen._refresh_layout
+
+        def counted(screen: Screen[object], *args: object, **kwargs: object) -> None:
+            self.n += 1
+            real(screen, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+
+
 def _units(study: Study, ext_id: str) -> list[int]:
     return [
         r[0]
@@ -52,15 +66,7 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
 ) -> None:
     path = _study(tmp_path)
     other = Study.open(path)
-    layouts = 0
-    real = Screen._refresh_layout
-
-    def counted(self: Screen[object], *args: object, **kwargs: object) -> None:
-        nonlocal layouts
-        layouts += 1
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    layouts = Layouts(monkeypatch)
     repainted: list[str] = []
     refresh = Widget.refresh
 
@@ -73,11 +79,11 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
         for _ in range(20):  # settle: what the first screen scheduled is laid out
-            layouts = 0
+            layouts.n = 0
             repainted.clear()
             await pilot.pause(0.05)
             screen_text(app)
-            if layouts == 0 and not repainted:
+            if layouts.n == 0 and not repainted:
                 break
         for n, unit in enumerate(_units(other, "p1") + _units(other, "p0")):
             set_label(other, unit, "carol", "tie")  # another reviewer; blind: not shown to bob
@@ -85,7 +91,7 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
             await pilot.pause()
             screen_text(app)
             assert app.change_serial == n + 1, "the app saw the write"
-        assert layouts == 0, f"{layouts} layouts of the screen for writes it does not show"
+        assert layouts.n == 0, f"{layouts.n} layouts of the screen for writes it does not show"
         assert not repainted, f"repainted for writes it does not show: {repainted}"
 
         first = _units(other, "p0")[0]
@@ -94,7 +100,7 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
         await until(pilot, lambda: "(5 to go)" in screen_text(app), "bob's own label")
         assert repainted, "a write the screen shows repaints it"
         # … the row, the detail and the status line in place: none of them changed size
-        assert layouts == 0, f"{layouts} layouts for a change that keeps every size"
+        assert layouts.n == 0, f"{layouts.n} layouts for a change that keeps every size"
     other.close()
 
 
@@ -106,29 +112,21 @@ async def test_a_vote_repaints_in_place_without_a_layout(
     they are repainted where they are, and the screen is not laid out again (a layout of the
     whole screen was half of what a key cost)."""
     path = _study(tmp_path)
-    layouts = 0
-    real = Screen._refresh_layout
-
-    def counted(self: Screen[object], *args: object, **kwargs: object) -> None:
-        nonlocal layouts
-        layouts += 1
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    layouts = Layouts(monkeypatch)
     app = make_app(path, reviewer="bob", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
         await pilot.press("a")  # the first vote adds "u Undo" to the footer: laid out, rightly
         await until(pilot, lambda: "(5 to go)" in screen_text(app), "vote 1")
         for _ in range(20):  # settle
-            layouts = 0
+            layouts.n = 0
             await pilot.pause(0.05)
-            if layouts == 0:
+            if layouts.n == 0:
                 break
         for n in range(2, 5):  # three more of the item's six criteria: no reveal yet
             await pilot.press("a")
             await until(pilot, lambda n=n: f"({6 - n} to go)" in screen_text(app), f"vote {n}")
         assert "✓ saved" in screen_text(app)
-        assert layouts == 0, f"{layouts} layouts of the screen for three votes"
+        assert layouts.n == 0, f"{layouts.n} layouts of the screen for three votes"
     with Study.open(path) as s:
         assert s.conn.execute("SELECT count(*) FROM labels").fetchone()[0] == 4

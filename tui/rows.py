@@ -17,6 +17,7 @@ from rich.text import Text
 from medjudge import kinds
 from medjudge.store.items import Item, Statement, Unit, unit_index
 from medjudge.store.judgments import VerdictView
+from medjudge.store.paged import position
 from medjudge.store.settings import Criterion, StudySettings
 
 from . import render
@@ -74,10 +75,7 @@ class Rows(Sequence[Row]):
     def __getitem__(self, index: int | slice) -> Row | list[Row]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+        index = position(index, len(self))
         if index < len(self.head):
             return self.head[index]
         k = index - len(self.head)
