@@ -68,7 +68,6 @@ def _root(
     """Expert review of LLM answers to medical questions: import, judge, review, report."""
     if verbose:
         import atexit
-        import time
 
         from medjudge.commands.common import VERBOSE_ENV
 
@@ -83,7 +82,6 @@ _STARTED: list[float] = []
 def _timings(started: float) -> None:
     """``-v``: the command's wall time and peak memory, on stderr."""
     import resource
-    import time
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     sys.stderr.write(f"took {time.perf_counter() - started:.2f} s; peak memory {peak:.0f} MB\n")

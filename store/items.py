@@ -259,9 +259,7 @@ def count_items(study: Study) -> dict[str, int]:
 
 def unit_count(study: Study, item_id: int) -> int:
     """How many units an item has."""
-    return int(
-        study.conn.execute("SELECT count(*) FROM units WHERE item_id = ?", (item_id,)).fetchone()[0]
-    )
+    return _count(study.conn, "units", item_id)
 
 
 def unit_index(study: Study, item_id: int, unit_id: int) -> int | None:

@@ -130,7 +130,7 @@ def retire(
         unknown = [x for x in wanted if x not in found]
         if unknown:
             raise StudyError(f"no item {', '.join(map(repr, unknown))} in this study")
-        now = set(retired_ids(study))
+        now = retired_ids(study)
         changed: list[str] = []
         unchanged: list[str] = []
         at = utcnow()

@@ -279,13 +279,18 @@ class ItemView:
         return self._entry_row(first if first is not None else 0) if self.rows else 0
 
     def row_of(self, unit_id: int) -> int:
-        """The entry row of a unit: its first option row, else its own row."""
-        indices = self.unit_rows(unit_id) or [0]
-        return indices[1] if len(indices) > 1 and self.rows[indices[1]].option else indices[0]
+        """The entry row of a unit: its first option row, else its own row (0: no such
+        unit)."""
+        rows = self.unit_rows(unit_id)
+        return self._entry(rows[0]) if rows else 0
 
     def _entry_row(self, unit_index: int) -> int:
         """The entry row of the unit at this index of ``item.units``."""
-        row = self.rows.unit_row(unit_index)
+        return self._entry(self.rows.unit_row(unit_index))
+
+    def _entry(self, row: int) -> int:
+        """The entry row of the unit whose own row this is: the option row after it (a
+        completeness criterion's options follow it), else the row itself."""
         following = row + 1
         if following < len(self.rows.head) and self.rows.head[following].option is not None:
             return following

@@ -64,15 +64,25 @@ def update_in_place(widget: Static, content: RenderableType) -> None:
         return
     before = widget.content_size
     widget.update(content, layout=False)
-    parent = widget.parent
-    container = parent.size if isinstance(parent, Widget) else widget.app.size
-    viewport = widget.app.size
     width = before.width
     if widget.styles.width is not None and widget.styles.width.is_auto:
-        width = widget.get_content_width(container, viewport)
-    height = widget.get_content_height(container, viewport, before.width)
-    if width != before.width or height != before.height:
+        width = widget.get_content_width(_container(widget), widget.app.size)
+    if width != before.width or content_height(widget) != before.height:
         widget.refresh(layout=True)
+
+
+def _container(widget: Widget) -> Size:
+    parent = widget.parent
+    return parent.size if isinstance(parent, Widget) else widget.app.size
+
+
+def content_height(widget: Widget) -> int | None:
+    """The height a widget's present content takes at the width it was laid out with (None:
+    not laid out yet). Textual keeps the figure for the layout to use."""
+    width = widget.content_size.width
+    if not widget.is_mounted or not width:
+        return None
+    return widget.get_content_height(_container(widget), widget.app.size, width)
 
 
 _SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
@@ -164,9 +174,8 @@ class Pane(_SizedOnce, VerticalScroll, inherit_bindings=False):
         title = f"{title} · {words:,} word{'s' if words != 1 else ''}"
         continues = f"{title} · continues: v to read"
         self.show(content, title=title)
-        body, visible = self._body, self.scrollable_content_region.height
-        if body.content_size.width and visible:  # measured at the pane's size now: one frame
-            height = body.get_content_height(self.size, self.app.size, body.content_size.width)
+        height, visible = content_height(self._body), self.scrollable_content_region.height
+        if height is not None and visible:  # measured at the pane's size now: one frame
             right = continues if height > visible else title
             if self.border_title != right:
                 self.border_title = right

@@ -81,8 +81,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         key changes that one label, then the item is locked again."""
         self._binding_key: tuple[object, ...] = ()
         self._settings_serial = 0
-        self.read_to_end: int | None = None
         """The app's settings serial this screen has shown (a change re-shows the item)."""
+        self.read_to_end: int | None = None
+        """The item last read to its end in the reader (``settings --require-reading``)."""
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
