@@ -18,7 +18,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -66,6 +65,13 @@ class ProviderFromHell:
         self.auth_errors = True
         """401s stop a run at once (fast fail); the crash runs turn them off so the signal
         arrives mid-flight."""
+        self.calls = 0
+        self.hold_after: int | None = None
+        """Calls past this many wait for :attr:`released`: a run cannot finish before the
+        signal meant for it mid-flight is sent, however loaded the machine is."""
+        self.held = threading.Event()
+        """Set once a call is waiting."""
+        self.released = threading.Event()
 
     def __call__(self, req: FakeRequest) -> Reply:
         key = req.headers.get("authorization", "").removeprefix("Bearer ") or req.headers.get(
@@ -78,6 +84,11 @@ class ProviderFromHell:
             self.keys.add(key)
             first = ident not in self.seen
             self.seen.add(ident)
+            self.calls += 1
+            hold = self.hold_after is not None and self.calls > self.hold_after
+        if hold:
+            self.held.set()
+            self.released.wait(60)
         kind = item % 6
         if kind == 1 and self.auth_errors:
             return Reply.error(
@@ -192,12 +203,16 @@ def test_planted_keys_never_leave_the_process(
                 text=True,
                 env=cli_env(home, True),
             )
-            start = server.count()
-            deadline = time.monotonic() + 30
-            while server.count() < start + 10 and time.monotonic() < deadline:
-                time.sleep(0.01)
+            with hell.lock:
+                hell.hold_after = hell.calls + 10
+                hell.held.clear()
+                hell.released.clear()
+            assert hell.held.wait(60), "the judge run never got 10 calls in"
             proc.send_signal(sig)
             out, err = proc.communicate(timeout=60)
+            with hell.lock:
+                hell.hold_after = None
+                hell.released.set()
             outputs += [(f"{sig.name} stdout", out), (f"{sig.name} stderr", err)]
             if sig == signal.SIGINT:
                 assert proc.returncode == 130 and "interrupted" in err, (proc.returncode, err)
