@@ -11,6 +11,7 @@ the stack receives :class:`StudyChanged` and refreshes what it shows.
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import threading
@@ -124,7 +125,15 @@ class ReviewApp(JudgeControls, App[None]):
             self.pop_screen()
 
     def on_ready(self) -> None:
-        """The first frame is on screen: run what waited for it (``when_ready``)."""
+        """The first frame is on screen: run what waited for it (``when_ready``).
+
+        What exists now (modules, the app, its screens and widgets) lives as long as the app,
+        so it is moved out of the garbage collector's sight (``gc.freeze``): a full collection
+        otherwise walks all of it again: measured on the loaded 2-core machine, one fell on
+        about one key in fifty and took 77 ms on average (5 ms once frozen).
+        :meth:`on_unmount` gives it back.
+        """
+        gc.freeze()
         if self.when_ready is not None:
             self.when_ready()
 
@@ -148,9 +157,11 @@ class ReviewApp(JudgeControls, App[None]):
         super()._handle_exception(error)
 
     def on_unmount(self) -> None:
-        """Close connections."""
+        """Close connections; let the collector see what :meth:`on_ready` froze, so an ended
+        app is freed."""
         self.agreement.close()
         self.study.close()
+        gc.unfreeze()
 
     # -- live updates ----------------------------------------------------------------------
     def poll_study(self) -> None:
