@@ -52,6 +52,10 @@ def leaks(data: bytes | str) -> list[str]:
     return found
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class ProviderFromHell:
     """Every call of item i fails its first attempt according to i % 6, then answers:
     0 fine, 1 a 401 echoing the key (final), 2 a 500 echoing it, 3 a 429 echoing it,
@@ -202,6 +206,9 @@ def test_planted_keys_never_leave_the_process(
                 stderr=subprocess.PIPE,
                 text=True,
                 env=cli_env(home, True),
+                # SIGINT as a terminal delivers it, even when pytest itself was started as a
+                # background job (which ignores SIGINT, and a child inherits that)
+                preexec_fn=_default_sigint,
             )
             with hell.lock:
                 hell.hold_after = hell.calls + 10
