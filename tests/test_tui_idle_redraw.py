@@ -11,8 +11,10 @@ shows.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual._compositor import Compositor
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -21,6 +23,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.widgets import Pane
 
 from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import run_async, screen_text, until
@@ -130,3 +133,59 @@ async def test_a_vote_repaints_in_place_without_a_layout(
         assert layouts.n == 0, f"{layouts.n} layouts of the screen for three votes"
     with Study.open(path) as s:
         assert s.conn.execute("SELECT count(*) FROM labels").fetchone()[0] == 4
+
+
+class Frames:
+    """Counts the frames drawn (``Compositor.render_update``) from now on."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.n = 0
+        real = Compositor.render_update
+
+        def counted(compositor: Compositor, *args: Any, **kwargs: Any) -> Any:
+            self.n += 1
+            return real(compositor, *args, **kwargs)
+
+        monkeypatch.setattr(Compositor, "render_update", counted)
+
+
+@run_async
+async def test_the_next_item_lays_nothing_out_and_is_one_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next item's answers, of other lengths, change what the panes scroll over, not the
+    screen's layout: one frame and no layout per item (a pane made of a text widget in a
+    scrolling container laid the screen out whenever its text changed height, and drew its
+    scrollbar in a second frame). The titles still say which answer runs past its pane."""
+    path = tmp_path / "lengths.db"
+    s = Study.create(
+        path, StudySettings(name="lengths", allow_reviewer_override=True), actor="lead"
+    )
+    rows = [
+        pairwise_row(i, answer_a="word " * (4 + 60 * i), answer_b="other " * (3 + 35 * (i % 2)))
+        for i in range(4)
+    ]
+    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="lead")
+    s.close()
+    layouts, frames = Layouts(monkeypatch), Frames(monkeypatch)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "p0" in screen_text(app), "the first item")
+        continued = 0
+        for i in range(1, 4):
+            for _ in range(20):  # settle: the footer's start-up recomposes are over
+                frames.n = 0
+                await pilot.pause(0.25)
+                if frames.n == 0:
+                    break
+            layouts.n = frames.n = 0
+            await pilot.press("right_square_bracket")
+            await until(pilot, lambda i=i: f"p{i} " in screen_text(app), f"item p{i}")
+            assert (layouts.n, frames.n) == (0, 1), f"p{i}: {layouts.n} layouts, {frames.n} frames"
+            panes = [app.screen.query_one(f"#pane-{n}", Pane) for n in (1, 2)]
+            words = {f"{4 + 60 * i:,} words", f"{3 + 35 * (i % 2):,} words"}
+            assert {str(p.border_title).split(" · ")[1] for p in panes} == words
+            for pane in panes:  # "continues" exactly when the text runs past the pane
+                assert ("continues" in str(pane.border_title)) == (pane.max_scroll_y > 0)
+            continued += sum(pane.max_scroll_y > 0 for pane in panes)
+    assert continued >= 2  # the lengths were long enough to test the titles

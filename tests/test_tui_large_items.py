@@ -101,7 +101,7 @@ async def test_a_million_character_answer_is_cut_in_its_pane_and_paged_in_the_re
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "lorem ipsum dolor" in screen_text(app), "the first answer")
         pane = app.screen.query_one("#pane-1", Pane)
-        shown = str(pane.body.render())
+        shown = pane.plain
         assert len(shown) < PANE_CHARS + 100 and "END-OF" not in shown
         assert "more characters: v reads the whole item" in shown
         assert f"{len(LONG_A.split()):,} words" in str(pane.border_title)

@@ -16,6 +16,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
 from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -85,7 +89,8 @@ def content_height(widget: Widget) -> int | None:
     return widget.get_content_height(_container(widget), widget.app.size, width)
 
 
-_SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
+# The keys of a scrolling pane (vertical only: left/right still reach the screen).
+SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding("up", "scroll_up", "Scroll up", show=False),
     Binding("down", "scroll_down", "Scroll down", show=False),
     Binding("pageup", "page_up", "Page up", show=False),
@@ -95,102 +100,146 @@ _SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
 ]
 
 
-class _SizedOnce:
-    """A widget whose new size, found by a layout, does not ask for another layout.
+class Pane(ScrollView, inherit_bindings=False):
+    """A titled, focusable, vertically scrolling block of literal text, drawn line by line.
 
-    Textual's layout records each widget's new virtual size through a reactive that asks for
-    a layout of the whole screen again: every pane whose text changed height cost a second
-    layout and a second frame per item shown, computing what the first one had. The size is
-    recorded without it (as Textual does itself when it lays out only the visible region);
-    the first layout has placed everything by then.
-    """
-
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        updated: bool = super()._size_updated(  # type: ignore[misc]  # a Widget's, mixed in
-            size, virtual_size, container_size, layout=False
-        )
-        return updated
-
-
-class _PaneBody(_SizedOnce, Static):
-    """A pane's text."""
-
-
-class Pane(_SizedOnce, VerticalScroll, inherit_bindings=False):
-    """A titled, focusable, vertically scrolling block of literal text.
+    The text is wrapped once, at the pane's width, when it is shown (and again only when the
+    width changes); the lines on screen are cut from that. Showing the next item's text, of
+    another length, changes the scroll range and the lines drawn but lays nothing out (a text
+    widget inside a scrolling container laid the whole screen out whenever its text changed
+    height, wrapped the text three times, and drew the scrollbar in a second frame). A pane
+    whose height follows its text (``height: auto``, the question) asks for a layout when
+    its number of lines changes.
 
     Only vertical scroll keys are bound, so left/right still reach the screen (previous/next
     item) while a pane has focus.
     """
 
-    BINDINGS = _SCROLL_KEYS
+    BINDINGS = SCROLL_KEYS
     ALLOW_MAXIMIZE = True
 
     def __init__(self, title: str, *, id: str | None = None, classes: str | None = None) -> None:
         """A pane whose title is fixed text of ours (never data)."""
         super().__init__(id=id, classes=classes)
         self.border_title = title
-        self._body = _PaneBody("", markup=False, classes="pane-body")
+        self._text: RenderableType = Text()
         self._cut = False
+        self._wrapped_at = 0
+        """The width the text was wrapped at (0: not yet, the pane has no size)."""
+        self._lines: list[Strip] = []
+        self._drawn_with: VisualStyle | None = None
+        """The style ``_lines`` were drawn with (focus changes the background)."""
+        self._titles: tuple[str, str] | None = None
+        """An answer's two titles: as it is, and saying that it continues."""
 
-    def compose(self) -> ComposeResult:
-        """The one text block."""
-        yield self._body
+    @property
+    def text(self) -> RenderableType:
+        """What the pane shows (a long text cut as :func:`~medjudge.tui.render.shown_part`
+        cuts it)."""
+        return self._text
+
+    @property
+    def plain(self) -> str:
+        """What the pane shows, as plain text."""
+        return self._text.plain if isinstance(self._text, Text) else str(self._text)
 
     def show(self, content: RenderableType, *, title: str | None = None) -> None:
         """Replace the text (a long one cut: :func:`~medjudge.tui.render.shown_part`) and
         scroll back to the top."""
         if title is not None:
             self.border_title = title
-        update_in_place(self._body, shown_part(content) if isinstance(content, Text) else content)
-        self.seen_to_end = False
+        self._titles = None
+        self._text = shown_part(content) if isinstance(content, Text) else content
         # A text cut to PANE_CHARS shows its end only in the reader (v): never seen here.
         self._cut = isinstance(content, Text) and len(content) > PANE_CHARS
-        if not self._cut:
-            self.call_after_refresh(self._check_seen)
-        self.scroll_home(animate=False, immediate=True)
+        self.seen_to_end = False
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self._wrap()
+
+    def replace(self, content: RenderableType) -> None:
+        """Replace the text where the reader is (a re-read of the same thing, grown)."""
+        self._text = content
+        self._wrap()
+
+    def show_answer(self, content: Text, title: str) -> None:
+        """An answer: the title gives its length in words, and says when the text runs past
+        the pane (``Answer A · 3,064 words · continues: v to read``)."""
+        words = len(content.plain.split())
+        title = f"{title} · {words:,} word{'s' if words != 1 else ''}"
+        self.show(content, title=title)
+        self._titles = (title, f"{title} · continues: v to read")
+        self._retitle()
 
     seen_to_end: reactive[bool] = reactive(False, init=False, repaint=False)
     """Whether the pane's text has been on screen to its last line (it fits, or was scrolled
     to the bottom) since it was last shown (``settings --require-reading``). Read when a key
-    labels, never drawn: setting it repaints nothing (it is set after every item's first
-    frame, and a repaint then was a second frame per item)."""
+    labels, never drawn: setting it repaints nothing."""
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value >= self.max_scroll_y and not self._cut:
-            self.seen_to_end = True
+        self._check_seen()
 
     def _check_seen(self) -> None:
-        if self.max_scroll_y <= self.scroll_y and not self._cut:
+        if self._wrapped_at and not self._cut and self.scroll_y >= self.max_scroll_y:
             self.seen_to_end = True
 
-    def show_answer(self, content: Text, title: str) -> None:
-        """An answer: the title gives its length in words, and once laid out says when the
-        text runs past the pane (``Answer A · 3,064 words · continues: v to read``)."""
-        words = len(content.plain.split())
-        title = f"{title} · {words:,} word{'s' if words != 1 else ''}"
-        continues = f"{title} · continues: v to read"
-        self.show(content, title=title)
-        height, visible = content_height(self._body), self.scrollable_content_region.height
-        if height is not None and visible:  # measured at the pane's size now: one frame
-            right = continues if height > visible else title
-            if self.border_title != right:
-                self.border_title = right
+    def _retitle(self) -> None:
+        if self._titles is None or not self._wrapped_at:
+            return
+        plain, continues = self._titles
+        right = continues if self.max_scroll_y > 0 else plain
+        if self.border_title != right:
+            self.border_title = right
 
-        def check() -> None:  # and once laid out (the pane's size may have changed with it)
-            right = continues if self.max_scroll_y > 0 else title
-            if self.border_title in (title, continues) and self.border_title != right:
-                self.border_title = right  # (setting it at all repaints the pane)
+    # -- wrapping and drawing --------------------------------------------------------------
+    def _wrap(self) -> None:
+        """Wrap the text at the pane's width and set the scroll range to its lines."""
+        width = self.scrollable_content_region.width
+        self._wrapped_at = width
+        if width <= 0:  # not laid out yet: the first layout wraps it (_size_updated)
+            self._lines = []
+            return
+        self._lines = self._draw(width)
+        self._drawn_with = self.visual_style
+        size = Size(width, len(self._lines))
+        if size != self.virtual_size:
+            taller = size.height != self.virtual_size.height
+            # The scroll range changes, not the pane's size: no layout (see the class).
+            self.set_reactive(Pane.virtual_size, size)
+            self._scroll_update(size)
+            if taller and self.styles.height is not None and self.styles.height.is_auto:
+                self.refresh(layout=True)
+        self._check_seen()
+        self._retitle()
+        self.refresh()
 
-        self.call_after_refresh(check)
+    def _draw(self, width: int) -> list[Strip]:
+        visual = visualize(self, self._text, markup=False)
+        return Visual.to_strips(self, visual, width, None, self.visual_style)
 
-    @property
-    def body(self) -> Static:
-        """The Static holding the text (tests read its content)."""
-        return self._body
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        resized = super()._size_updated(size, virtual_size, container_size, layout=layout)
+        if self.scrollable_content_region.width != self._wrapped_at:
+            self._wrap()
+        return resized
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Its lines (a pane sized by its text)."""
+        return len(self._lines) if self._wrapped_at else 1
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of what is on screen, cut from the wrapped text."""
+        width = self.scrollable_content_region.width
+        style = self.visual_style
+        if style != self._drawn_with and self._wrapped_at:
+            self._lines = self._draw(self._wrapped_at)
+            self._drawn_with = style
+        index = y + self.scroll_offset.y
+        if 0 <= index < len(self._lines):
+            return self._lines[index].crop_extend(0, width, style.rich_style)
+        return Strip.blank(width, style.rich_style)
 
 
 WINDOW = 100

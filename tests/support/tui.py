@@ -184,10 +184,14 @@ def screen_text(app: Any) -> str:
 
 
 def static_text(app: Any, selector: str) -> str:
-    """The plain text a Static (or Pane body) holds."""
+    """The plain text a Static or a Pane holds."""
     from textual.widgets import Static
 
+    from medjudge.tui.widgets import Pane
+
     widget = app.screen.query_one(selector)
+    if isinstance(widget, Pane):
+        return widget.plain
     static = widget if isinstance(widget, Static) else widget.query_one(Static)
     return str(static.visual) if not hasattr(static.visual, "plain") else static.visual.plain
 

@@ -211,7 +211,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         except StudyError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.query_one("#adj-votes", Pane).body.update(votes_text(self.item, self.detail))
+        self.query_one("#adj-votes", Pane).replace(votes_text(self.item, self.detail))
         self._about()
 
     # -- which keys apply --------------------------------------------------------------------

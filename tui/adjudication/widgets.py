@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Input, Static
 
 from medjudge.store.literal import printable
 from medjudge.tui import render
 from medjudge.tui.dialogs import PromptDialog
-from medjudge.tui.widgets import Pane
+from medjudge.tui.widgets import SCROLL_KEYS
 
 
 class RationaleDialog(PromptDialog):
@@ -46,8 +48,20 @@ class RationaleDialog(PromptDialog):
         error.display = True
 
 
-class ItemPane(Pane):
-    """The item as reviewers saw it, with its context documents folded."""
+class ItemPane(VerticalScroll, inherit_bindings=False):
+    """The item as reviewers saw it, with its context documents folded: a titled, focusable,
+    scrolling block (styled as a :class:`~medjudge.tui.widgets.Pane`) holding the text and
+    the documents."""
+
+    BINDINGS = SCROLL_KEYS
+    ALLOW_MAXIMIZE = True
+
+    def __init__(self, title: str, *, id: str | None = None) -> None:
+        """A pane whose title is fixed text of ours (never data)."""
+        super().__init__(id=id)
+        self.border_title = title
+        self.body = Static("", markup=False)
+        """The item's text (tests read it)."""
 
     def compose(self) -> ComposeResult:
         """Text, then the context documents."""
@@ -59,3 +73,10 @@ class ItemPane(Pane):
         """x folds the documents; tab goes straight from this pane to the votes."""
         for title in self.query("CollapsibleTitle"):
             title.can_focus = False
+
+    def show(self, content: Text, *, title: str) -> None:
+        """Replace the text (a long one cut: :func:`~medjudge.tui.render.shown_part`) and
+        scroll back to the top."""
+        self.border_title = title
+        self.body.update(render.shown_part(content))
+        self.scroll_home(animate=False, immediate=True)
