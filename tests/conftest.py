@@ -10,6 +10,7 @@ import pytest
 
 from medjudge.store.study import Study
 
+from .support.reference import Reference
 from .support.studies import small_study
 
 
@@ -21,6 +22,15 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     return home
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[Reference]:
+    """The reference libraries (statsmodels, scikit-learn, krippendorff, irrCAC, ppi_py) in a
+    process of their own for this module's tests, ended with the module, so that they never
+    stay in the long-lived xdist workers (tests/support/reference.py)."""
+    with Reference() as ref:
+        yield ref
 
 
 @pytest.fixture
