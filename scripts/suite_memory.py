@@ -28,6 +28,7 @@ import ctypes
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -317,6 +318,10 @@ def main(argv: list[str]) -> int:
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         print("warning: not a subreaper; detached programs are not counted", file=sys.stderr)
+    # Started in the background (`nohup … &`), this process and so pytest would ignore SIGINT,
+    # and a test that interrupts a command it starts would see it run on: a handler of our own
+    # makes the child start with the default.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.monotonic()
     child = subprocess.Popen(
         [sys.executable, "-m", "pytest", *pytest_args],
