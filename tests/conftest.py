@@ -3,6 +3,10 @@ marks. Helpers that test modules import live in ``tests/support/``."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +14,7 @@ import pytest
 
 from medjudge.store.study import Study
 
+from .support.reference import Reference
 from .support.studies import small_study
 
 
@@ -21,6 +26,15 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     return home
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[Reference]:
+    """The reference libraries (statsmodels, scikit-learn, krippendorff, irrCAC, ppi_py) in a
+    process of their own for this module's tests, ended with the module, so that they never
+    stay in the long-lived xdist workers (tests/support/reference.py)."""
+    with Reference() as ref:
+        yield ref
 
 
 @pytest.fixture
@@ -75,3 +89,34 @@ def team() -> Iterator[tuple[str, str]]:
     from .support.unix import unix_team
 
     yield from unix_team()
+
+
+# Memory a test freed goes back to the system before the next test: the two xdist workers run
+# some 700 tests each, and a test that builds large values (a 50 MB import line, a report on
+# thousands of labels) left its peak resident until the worker exited. After a test whose
+# resident size grew by more than TRIM_AFTER_MB, cycles are collected (an exception's
+# traceback holds the frames that hold the values) and glibc's malloc_trim returns the free
+# heap. Only then: a collection costs tens of milliseconds in a full worker.
+TRIM_AFTER_MB = 16
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_libc_name = ctypes.util.find_library("c")
+_malloc_trim = getattr(ctypes.CDLL(_libc_name), "malloc_trim", None) if _libc_name else None
+
+
+def _resident_mb() -> float:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * _PAGE / 2**20
+    except OSError:  # not Linux: no trimming
+        return 0.0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Collect and trim after a test that grew the process by more than TRIM_AFTER_MB."""
+    before = _resident_mb()
+    yield
+    if _resident_mb() - before > TRIM_AFTER_MB:
+        gc.collect()
+        if _malloc_trim is not None:
+            _malloc_trim(0)

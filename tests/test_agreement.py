@@ -9,9 +9,6 @@ from typing import Any
 import numpy as np
 import pytest
 from scipy import stats
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import cohens_kappa
-from statsmodels.stats.proportion import proportion_confint
 
 from medjudge.judging.stats.agreement.core import (
     Estimate,
@@ -22,6 +19,8 @@ from medjudge.judging.stats.agreement.core import (
 from medjudge.judging.stats.bootstrap import UnitPatterns, bca_intervals, mean_bca
 
 from .support.checks import some
+from .support.reference import Reference, needs
+from .support.reference_calls import cohen_kappa, irrcac, statsmodels_kappa, wilson
 
 TOL = 1e-9
 
@@ -66,25 +65,25 @@ def assert_json_safe(obj: object) -> None:
 
 
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
-def test_matches_sklearn_and_statsmodels(seed: int, n: int, k: int) -> None:
+def test_matches_sklearn_and_statsmodels(seed: int, n: int, k: int, reference: Reference) -> None:
     a, b = random_pair(seed, n, k)
     s = two_rater_stats(a, b, scale="ordinal")
     table = crosstab(a, b)
 
     assert s.n == n
     assert s.percent.value == pytest.approx(np.mean(np.array(a) == np.array(b)), abs=TOL)
-    assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b), abs=TOL)
-    ref = cohens_kappa(table)
-    assert s.cohen.value == pytest.approx(ref.kappa, abs=TOL)
-    assert s.cohen.se == pytest.approx(ref.std_kappa, abs=TOL)
+    assert s.cohen.value == pytest.approx(reference(cohen_kappa, a, b), abs=TOL)
+    kappa, std_kappa = reference(statsmodels_kappa, table)
+    assert s.cohen.value == pytest.approx(kappa, abs=TOL)
+    assert s.cohen.se == pytest.approx(std_kappa, abs=TOL)
     z = stats.norm.ppf(0.975)
-    assert s.cohen.ci_low == pytest.approx(max(-1, ref.kappa - z * ref.std_kappa), abs=TOL)
-    assert s.cohen.ci_high == pytest.approx(min(1, ref.kappa + z * ref.std_kappa), abs=TOL)
+    assert s.cohen.ci_low == pytest.approx(max(-1, kappa - z * std_kappa), abs=TOL)
+    assert s.cohen.ci_high == pytest.approx(min(1, kappa + z * std_kappa), abs=TOL)
 
     p1, p2 = table.sum(1) / n, table.sum(0) / n
     assert s.chance == pytest.approx(float(p1 @ p2), abs=TOL)
 
-    lo, hi = proportion_confint(int(np.trace(table)), n, alpha=0.05, method="wilson")
+    lo, hi = reference(wilson, int(np.trace(table)), n, alpha=0.05)
     assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi), abs=TOL)
     assert s.percent.method == "wilson"
     assert s.cohen.method == "normal_se"
@@ -93,43 +92,41 @@ def test_matches_sklearn_and_statsmodels(seed: int, n: int, k: int) -> None:
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
 @pytest.mark.parametrize("weights", ["linear", "quadratic"])
 def test_weighted_kappa_matches_sklearn_and_statsmodels(
-    seed: int, n: int, k: int, weights: str
+    seed: int, n: int, k: int, weights: str, reference: Reference
 ) -> None:
     a, b = random_pair(seed, n, k)
     s = two_rater_stats(a, b, scale="ordinal")
     wk = getattr(s, f"weighted_kappa_{weights}")
-    assert wk.value == pytest.approx(cohen_kappa_score(a, b, weights=weights), abs=TOL)
-    ref = cohens_kappa(crosstab(a, b), wt=weights)
-    assert wk.value == pytest.approx(ref.kappa, abs=TOL)
-    assert wk.se == pytest.approx(ref.std_kappa, abs=TOL)
+    assert wk.value == pytest.approx(reference(cohen_kappa, a, b, weights=weights), abs=TOL)
+    kappa, std_kappa = reference(statsmodels_kappa, crosstab(a, b), wt=weights)
+    assert wk.value == pytest.approx(kappa, abs=TOL)
+    assert wk.se == pytest.approx(std_kappa, abs=TOL)
 
 
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
-def test_gwet_ac1_matches_irrcac(seed: int, n: int, k: int) -> None:
-    pd = pytest.importorskip("pandas")
-    cac_mod = pytest.importorskip("irrCAC.raw")
+def test_gwet_ac1_matches_irrcac(seed: int, n: int, k: int, reference: Reference) -> None:
+    needs("pandas", "irrCAC")
     a, b = random_pair(seed, n, k)
     s = two_rater_stats(a, b)
     cats = sorted(set(a) | set(b))
     # Pass the categories: with pandas >= 3 irrCAC otherwise counts NaN as a category.
-    ref = cac_mod.CAC(pd.DataFrame({"a": a, "b": b}), categories=cats, digits=15).gwet()["est"]
-    assert s.gwet_ac1.value == pytest.approx(float(ref["coefficient_value"]), abs=TOL)
-    assert s.gwet_ac1.se == pytest.approx(float(ref["se"]), abs=TOL)
+    ref = reference(irrcac, {"a": a, "b": b}, cats, "gwet")
+    assert s.gwet_ac1.value == pytest.approx(ref["coefficient_value"], abs=TOL)
+    assert s.gwet_ac1.se == pytest.approx(ref["se"], abs=TOL)
 
 
-def test_gwet_ac1_uses_given_categories_for_q() -> None:
-    pd = pytest.importorskip("pandas")
-    cac_mod = pytest.importorskip("irrCAC.raw")
+def test_gwet_ac1_uses_given_categories_for_q(reference: Reference) -> None:
+    needs("pandas", "irrCAC")
     a, b = random_pair(11, 30, 3)
     cats = [0, 1, 2, 3, 4]  # two categories nobody used: Q = 5
     s = two_rater_stats(a, b, categories=cats)
-    ref = cac_mod.CAC(pd.DataFrame({"a": a, "b": b}), categories=cats, digits=15).gwet()["est"]
-    assert s.gwet_ac1.value == pytest.approx(float(ref["coefficient_value"]), abs=TOL)
-    assert s.gwet_ac1.se == pytest.approx(float(ref["se"]), abs=TOL)
+    ref = reference(irrcac, {"a": a, "b": b}, cats, "gwet")
+    assert s.gwet_ac1.value == pytest.approx(ref["coefficient_value"], abs=TOL)
+    assert s.gwet_ac1.se == pytest.approx(ref["se"], abs=TOL)
     assert s.confusion.categories == cats
     assert len(s.confusion.matrix) == 5
     # Cohen's kappa does not depend on unused categories.
-    assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b), abs=TOL)
+    assert s.cohen.value == pytest.approx(reference(cohen_kappa, a, b), abs=TOL)
 
 
 @pytest.mark.parametrize(("seed", "n", "k"), CASES)
@@ -164,22 +161,22 @@ def test_pearson_uses_numeric_values_as_scores() -> None:
     assert some(s.spearman).value == pytest.approx(stats.spearmanr(a, b).statistic, abs=TOL)
 
 
-def test_string_labels_and_ordered_categories() -> None:
+def test_string_labels_and_ordered_categories(reference: Reference) -> None:
     scale = ["poor", "fair", "good", "excellent"]
     ia, ib = random_pair(21, 80, 4)
     a, b = [scale[i] for i in ia], [scale[i] for i in ib]
     nominal = two_rater_stats(a, b)
-    assert nominal.cohen.value == pytest.approx(cohen_kappa_score(a, b), abs=TOL)
+    assert nominal.cohen.value == pytest.approx(reference(cohen_kappa, a, b), abs=TOL)
     assert nominal.confusion.categories == sorted(scale)  # nominal: sorted labels
 
     ordered = two_rater_stats(a, b, categories=scale, scale="ordinal")
     assert ordered.confusion.categories == scale
-    expected = cohen_kappa_score(ia, ib, weights="quadratic")
+    expected = reference(cohen_kappa, ia, ib, weights="quadratic")
     assert some(ordered.weighted_kappa_quadratic).value == pytest.approx(expected, abs=TOL)
     assert some(ordered.spearman).value == pytest.approx(stats.spearmanr(ia, ib).statistic, abs=TOL)
 
 
-def test_missing_units_are_dropped() -> None:
+def test_missing_units_are_dropped(reference: Reference) -> None:
     a, b = random_pair(5, 50, 3)
     rng = np.random.default_rng(9)
     am = [None if rng.random() < 0.2 else x for x in a]
@@ -188,7 +185,7 @@ def test_missing_units_are_dropped() -> None:
     s = two_rater_stats(am, bm)
     assert s.n == len(keep)
     assert s.n_dropped == 50 - len(keep)
-    ref = cohen_kappa_score([a[i] for i in keep], [b[i] for i in keep])
+    ref = reference(cohen_kappa, [a[i] for i in keep], [b[i] for i in keep])
     assert s.cohen.value == pytest.approx(ref, abs=TOL)
     assert sum(map(sum, s.confusion.matrix)) == len(keep)
 
@@ -250,10 +247,10 @@ def test_one_category_only() -> None:
         assert_json_safe(stats_.to_dict())
 
 
-def test_one_rater_constant_gives_kappa_zero_not_nan() -> None:
+def test_one_rater_constant_gives_kappa_zero_not_nan(reference: Reference) -> None:
     s = two_rater_stats(["x"] * 5, ["x", "x", "x", "x", "y"], scale="nominal")
     assert s.cohen.value == pytest.approx(0.0)
-    assert s.cohen.value == pytest.approx(cohen_kappa_score(["x"] * 5, ["x"] * 4 + ["y"]))
+    assert s.cohen.value == pytest.approx(reference(cohen_kappa, ["x"] * 5, ["x"] * 4 + ["y"]))
     s2 = two_rater_stats([1] * 5, [1, 1, 1, 1, 2], scale="ordinal")
     assert some(s2.spearman).value is None and some(s2.pearson).value is None
 
@@ -283,13 +280,13 @@ def test_empty_input(intervals: bool) -> None:
     assert_json_safe(s.to_dict())
 
 
-def test_single_unit() -> None:
+def test_single_unit(reference: Reference) -> None:
     s = two_rater_stats([1], [1], scale="ordinal")
     assert s.n == 1
     assert s.percent.value == 1.0
     for e in (s.cohen, s.gwet_ac1, s.weighted_kappa_linear, s.spearman, s.pearson):
         assert some(e).value is None and some(e).reason == "n < 2"
-    lo, hi = proportion_confint(1, 1, method="wilson")
+    lo, hi = reference(wilson, 1, 1)
     assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
     as_dict: dict[str, Any] = s.to_dict()
     assert s.percent.unstable and as_dict["percent"]["unstable"] is True
@@ -299,13 +296,13 @@ def test_single_unit() -> None:
     assert_json_safe(s2.to_dict())
 
 
-def test_perfect_agreement_never_claims_a_zero_width_interval() -> None:
+def test_perfect_agreement_never_claims_a_zero_width_interval(reference: Reference) -> None:
     a = [1, 2, 3, 1, 2, 3, 3, 2]
     s = two_rater_stats(a, list(a), scale="ordinal")
     for e in (s.percent, s.cohen, s.gwet_ac1, s.weighted_kappa_linear, s.spearman, s.pearson):
         assert some(e).value == pytest.approx(1.0)
     # Wilson stays informative at n = 8: [0.68, 1], not [1, 1].
-    lo, hi = proportion_confint(8, 8, method="wilson")
+    lo, hi = reference(wilson, 8, 8)
     assert (s.percent.ci_low, s.percent.ci_high) == pytest.approx((lo, hi))
     assert some(s.percent.ci_low) < 0.7
     # Cohen's SE is 0 here: the [1, 1] interval it would give is withheld, with a reason.
@@ -314,13 +311,13 @@ def test_perfect_agreement_never_claims_a_zero_width_interval() -> None:
     assert_json_safe(s.to_dict())
 
 
-def test_complete_disagreement() -> None:
+def test_complete_disagreement(reference: Reference) -> None:
     # p_o = 0, marginals (.5, .5) for both -> p_e = .5, kappa = -1; AC1 p_e = .5 -> -1.
     a, b = [1, 2, 1, 2], [2, 1, 2, 1]
     s = two_rater_stats(a, b, scale="ordinal")
     assert s.percent.value == 0.0
     assert s.cohen.value == pytest.approx(-1.0)
-    assert s.cohen.value == pytest.approx(cohen_kappa_score(a, b))
+    assert s.cohen.value == pytest.approx(reference(cohen_kappa, a, b))
     assert s.gwet_ac1.value == pytest.approx(-1.0)
     assert s.bennett_s.value == pytest.approx(-1.0)
     assert some(s.spearman).value == pytest.approx(-1.0)
@@ -363,27 +360,27 @@ def test_nominal_mode_has_no_ordinal_figures() -> None:
 # --------------------------------------------------------------- declared scale, new figures
 
 
-def test_quadratic_kappa_on_a_declared_scale_with_an_unused_category() -> None:
+def test_quadratic_kappa_on_a_declared_scale_with_an_unused_category(reference: Reference) -> None:
     # A 1–5 scale on which nobody ever said 3: the weights must use the declared positions
     # (sklearn's `labels`), not the four observed values.
     a = [1, 2, 2, 4, 5, 5, 1, 4, 2, 5, 4, 1]
     b = [1, 2, 4, 4, 5, 4, 2, 5, 2, 5, 4, 1]
     s = two_rater_stats(a, b, categories=[1, 2, 3, 4, 5], scale="ordinal")
     for kind in ("linear", "quadratic"):
-        expected = cohen_kappa_score(a, b, labels=[1, 2, 3, 4, 5], weights=kind)
+        expected = reference(cohen_kappa, a, b, labels=[1, 2, 3, 4, 5], weights=kind)
         assert getattr(s, f"weighted_kappa_{kind}").value == pytest.approx(expected, abs=TOL)
-        observed_only = cohen_kappa_score(a, b, weights=kind)
+        observed_only = reference(cohen_kappa, a, b, weights=kind)
         assert abs(expected - observed_only) > 1e-3  # the declared scale matters here
     assert not s.categories_inferred and s.to_dict()["categories"] == [1, 2, 3, 4, 5]
 
 
-def test_bennett_s_by_hand_and_its_wilson_mapped_interval() -> None:
+def test_bennett_s_by_hand_and_its_wilson_mapped_interval(reference: Reference) -> None:
     a = ["A", "A", "B", "tie", "A", "B", "neither", "A", "B", "B"]
     b = ["A", "B", "B", "tie", "A", "B", "A", "A", "B", "tie"]
     s = two_rater_stats(a, b, categories=["A", "B", "tie", "neither"])
     po = 7 / 10
     assert s.bennett_s.value == pytest.approx((po - 1 / 4) / (1 - 1 / 4), abs=TOL)
-    lo, hi = proportion_confint(7, 10, method="wilson")
+    lo, hi = reference(wilson, 7, 10)
     assert s.bennett_s.ci_low == pytest.approx((lo - 0.25) / 0.75, abs=TOL)
     assert s.bennett_s.ci_high == pytest.approx((hi - 0.25) / 0.75, abs=TOL)
     assert s.bennett_s.method == "wilson_transform"

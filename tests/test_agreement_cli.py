@@ -7,16 +7,16 @@ import json
 import random
 from pathlib import Path
 
-import krippendorff
 import numpy as np
 import pytest
 from scipy import stats
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from typer.testing import CliRunner
 
 from medjudge.cli import app
 from medjudge.store.importing.readers import read_csv
+
+from .support.reference import Reference
+from .support.reference_calls import cohen_kappa, fleiss, krippendorff_alpha
 
 runner = CliRunner()
 RATERS = ["ann", "bob", "cy"]
@@ -45,27 +45,28 @@ def _write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
     return path
 
 
-def _reference(rows: list[dict[str, str]]) -> dict[str, float]:
+def _reference(reference: Reference, rows: list[dict[str, str]]) -> dict[str, float]:
     """Fleiss (statsmodels), Krippendorff (krippendorff) and Cohen per pair (sklearn)."""
     complete = [[r[x] for x in RATERS] for r in rows if all(r[x] for x in RATERS)]
-    counts, _ = aggregate_raters(np.asarray(complete))
     codes = {"A": 0.0, "B": 1.0, "C": 2.0}
     data = np.asarray([[codes[r[x]] if r[x] else np.nan for r in rows] for x in RATERS])
     out = {
-        "fleiss": float(fleiss_kappa(counts, method="fleiss")),
-        "alpha": float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")),
+        "fleiss": reference(fleiss, complete),
+        "alpha": reference(krippendorff_alpha, data, "nominal"),
     }
     for i, a in enumerate(RATERS):
         for b in RATERS[i + 1 :]:
             both = [(r[a], r[b]) for r in rows if r[a] and r[b]]
-            out[f"{a}-{b}"] = float(cohen_kappa_score([x for x, _ in both], [y for _, y in both]))
+            out[f"{a}-{b}"] = reference(cohen_kappa, [x for x, _ in both], [y for _, y in both])
     return out
 
 
-def test_three_raters_print_fleiss_alpha_and_the_pairwise_table(tmp_path: Path) -> None:
+def test_three_raters_print_fleiss_alpha_and_the_pairwise_table(
+    tmp_path: Path, reference: Reference
+) -> None:
     rows = _labels()
     path = _write_csv(tmp_path / "labels.csv", rows)
-    ref = _reference(rows)
+    ref = _reference(reference, rows)
     r = runner.invoke(app, ["agreement", str(path), "--raters", "ann,bob,cy", "--unit", "id"])
     assert r.exit_code == 0, r.output
     text = r.stdout
@@ -96,7 +97,7 @@ def test_three_raters_print_fleiss_alpha_and_the_pairwise_table(tmp_path: Path) 
     assert {v["rater"] for v in s["vs_majority"]} == set(RATERS)
 
 
-def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
+def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path, reference: Reference) -> None:
     rnd = random.Random(3)
     lines, a, b = [], [], []
     for i in range(40):
@@ -116,10 +117,10 @@ def test_two_raters_ordinal_jsonl_and_slices(tmp_path: Path) -> None:
     assert [s["slice"] for s in data["slices"]] == ["all", "g1", "g2"]
     s = data["slices"][0]["stats"]
     assert (s["n"], s["n_dropped"]) == (36, 4)
-    assert s["cohen"]["value"] == pytest.approx(cohen_kappa_score(a, b))
+    assert s["cohen"]["value"] == pytest.approx(reference(cohen_kappa, a, b))
     for kind in ("linear", "quadratic"):
         assert s[f"weighted_kappa_{kind}"]["value"] == pytest.approx(
-            cohen_kappa_score(a, b, weights=kind)
+            reference(cohen_kappa, a, b, weights=kind)
         )
     assert s["spearman"]["value"] == pytest.approx(stats.spearmanr(a, b).statistic)
     assert s["pearson"]["value"] == pytest.approx(stats.pearsonr(a, b).statistic)

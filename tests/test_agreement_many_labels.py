@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import krippendorff
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from typer.testing import CliRunner
 
 from medjudge.cli import app
+
+from .support.reference import Reference
+from .support.reference_calls import cohen_kappa, fleiss, krippendorff_alpha
 
 runner = CliRunner()
 RATERS = ["a", "b", "c"]
@@ -60,23 +60,22 @@ def _run(path: Path, *args: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("scale", ["nominal", "ordinal", "interval"])
 def test_hundreds_of_labels_give_the_reference_libraries_figures(
-    tmp_path: Path, scale: Literal["nominal", "ordinal", "interval"]
+    tmp_path: Path, scale: Literal["nominal", "ordinal", "interval"], reference: Reference
 ) -> None:
     rows = _write(tmp_path / "many.csv", 400, 300, seed=1, missing=0.1)
     out = _run(tmp_path / "many.csv", "-r", "a,b,c", "--scale", scale, "--n-boot", "200")
     stats = out["slices"][0]["stats"]
     assert len(stats["categories"]) > 200  # more than the full tables are written for
     data = np.array([[float(r[x]) if r[x] != "" else np.nan for r in rows] for x in RATERS])
-    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement=scale)
+    alpha = reference(krippendorff_alpha, data, scale)
     assert stats["krippendorff_alpha"]["value"] == pytest.approx(alpha, abs=TOL)
     complete = np.array([[r[x] for x in RATERS] for r in rows if all(r[x] != "" for x in RATERS)])
-    fleiss = fleiss_kappa(aggregate_raters(complete)[0], method="fleiss")
-    assert stats["fleiss"]["value"] == pytest.approx(fleiss, abs=TOL)
+    assert stats["fleiss"]["value"] == pytest.approx(reference(fleiss, complete), abs=TOL)
     for pair in stats["pairwise"]:
         a, b = pair["rater_a"], pair["rater_b"]
         both = [(r[a], r[b]) for r in rows if r[a] != "" and r[b] != ""]
         x, y = [p for p, _ in both], [q for _, q in both]
-        assert pair["cohen"]["value"] == pytest.approx(cohen_kappa_score(x, y), abs=TOL)
+        assert pair["cohen"]["value"] == pytest.approx(reference(cohen_kappa, x, y), abs=TOL)
         assert pair["confusion"]["matrix"] is None  # past 200 categories: the cells only
         assert sum(count for _, _, count in pair["confusion"]["cells"]) == len(both)
         if scale != "nominal":
@@ -85,7 +84,8 @@ def test_hundreds_of_labels_give_the_reference_libraries_figures(
                 # sklearn weighs by position in the labels it sees; ours by position in
                 # the categories every rater used: the same here once the unused are added.
                 positions = {c: i for i, c in enumerate(stats["categories"])}
-                ref = cohen_kappa_score(
+                ref = reference(
+                    cohen_kappa,
                     [positions[int(v)] for v in x],
                     [positions[int(v)] for v in y],
                     weights=kind,

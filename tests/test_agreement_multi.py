@@ -8,10 +8,8 @@ from collections import Counter
 from itertools import combinations
 from typing import Literal
 
-import krippendorff
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from medjudge.judging.stats.agreement.core import (
     LabelMatrix,
@@ -21,6 +19,14 @@ from medjudge.judging.stats.agreement.core import (
 )
 
 from .support.checks import some
+from .support.reference import Reference, needs
+from .support.reference_calls import (
+    category_counts,
+    fleiss,
+    irrcac,
+    krippendorff_alpha,
+    krippendorff_alphas,
+)
 
 TOL = 1e-9
 
@@ -59,24 +65,20 @@ def assert_json_safe(obj: object) -> None:
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
 def test_fleiss_matches_statsmodels_and_irrcac(
-    seed: int, n: int, r: int, k: int, missing: float
+    seed: int, n: int, r: int, k: int, missing: float, reference: Reference
 ) -> None:
     data = random_table(seed, n, r, k, missing)
     s = multi_rater_stats(as_rows(data), n_boot=200)
     complete = data[~np.isnan(data).any(axis=1)].astype(int)
     assert s.n_units == n
     assert s.n_complete == len(complete)
-    counts, _ = aggregate_raters(complete)
-    assert s.fleiss.value == pytest.approx(fleiss_kappa(counts, method="fleiss"), abs=TOL)
+    assert s.fleiss.value == pytest.approx(reference(fleiss, complete), abs=TOL)
     assert s.fleiss.n == len(complete)
     assert s.fleiss.method == "normal_se"
-    pd = pytest.importorskip("pandas")
-    cac_mod = pytest.importorskip("irrCAC.raw")
-    ref = cac_mod.CAC(
-        pd.DataFrame(complete), categories=sorted(set(complete.ravel().tolist())), digits=15
-    ).fleiss()["est"]
-    assert s.fleiss.value == pytest.approx(float(ref["coefficient_value"]), abs=TOL)
-    assert s.fleiss.se == pytest.approx(float(ref["se"]), abs=TOL)
+    needs("pandas", "irrCAC")
+    ref = reference(irrcac, complete, sorted(set(complete.ravel().tolist())), "fleiss")
+    assert s.fleiss.value == pytest.approx(ref["coefficient_value"], abs=TOL)
+    assert s.fleiss.se == pytest.approx(ref["se"], abs=TOL)
 
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
@@ -88,20 +90,21 @@ def test_alpha_matches_krippendorff(
     k: int,
     missing: float,
     level: Literal["nominal", "ordinal", "interval"],
+    reference: Reference,
 ) -> None:
     data = random_table(seed, n, r, k, missing)
     s = multi_rater_stats(as_rows(data), scale=level, intervals=False)
-    expected = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
+    expected = reference(krippendorff_alpha, data.T, level)
     assert s.krippendorff_alpha.value == pytest.approx(expected, abs=TOL)
     assert s.krippendorff_alpha.n == int(((~np.isnan(data)).sum(axis=1) >= 2).sum())
 
 
-def test_ordinal_alpha_with_named_ordered_categories() -> None:
+def test_ordinal_alpha_with_named_ordered_categories(reference: Reference) -> None:
     scale = ["low", "mid", "high", "top"]
     data = random_table(8, 70, 4, 4, 0.2)
     rows = [[None if x is None else scale[x] for x in row] for row in as_rows(data)]
     s = multi_rater_stats(rows, categories=scale, scale="ordinal", intervals=False)
-    expected = krippendorff.alpha(reliability_data=data.T, level_of_measurement="ordinal")
+    expected = reference(krippendorff_alpha, data.T, "ordinal")
     assert s.krippendorff_alpha.value == pytest.approx(expected, abs=TOL)
     assert s.categories == scale
 
@@ -235,7 +238,7 @@ def test_edge_cases_are_json_safe(name: str, intervals: bool) -> None:
         assert e.defined or e.reason
 
 
-def test_edge_case_reasons() -> None:
+def test_edge_case_reasons(reference: Reference) -> None:
     empty = multi_rater_stats([], ["a", "b", "c"])
     assert empty.n_units == 0 and empty.n_complete == 0
     assert empty.fleiss.reason == "no units labelled by all raters"
@@ -264,7 +267,7 @@ def test_edge_case_reasons() -> None:
     assert none_rater.vs_majority["c"].value is None
     # The other two raters' alpha is the two-rater alpha over all four units.
     two = np.array([[1, 2, 1, 3], [2, 2, 1, 1]], dtype=float)
-    expected = krippendorff.alpha(reliability_data=two, level_of_measurement="nominal")
+    expected = reference(krippendorff_alpha, two, "nominal")
     assert none_rater.krippendorff_alpha.value == pytest.approx(expected, abs=TOL)
     assert "4 units with at least two labels" in none_rater.units_note
     assert "0 units labelled by all 3 raters" in none_rater.units_note
@@ -294,12 +297,12 @@ def test_invalid_tables() -> None:
     ("seed", "n", "r", "k", "missing"), [c for c in CASES if c[4] == 0.0] + [(9, 80, 4, 3, 0.0)]
 )
 def test_randolph_matches_statsmodels_on_complete_data(
-    seed: int, n: int, r: int, k: int, missing: float
+    seed: int, n: int, r: int, k: int, missing: float, reference: Reference
 ) -> None:
     data = random_table(seed, n, r, k, missing)
-    counts, _ = aggregate_raters(data.astype(int), n_cat=k)
+    randolph = reference(fleiss, data.astype(int), method="randolph", n_cat=k)
     s = multi_rater_stats(as_rows(data), categories=list(range(k)), intervals=False)
-    assert s.randolph_kappa.value == pytest.approx(fleiss_kappa(counts, method="randolph"), abs=TOL)
+    assert s.randolph_kappa.value == pytest.approx(randolph, abs=TOL)
 
 
 def test_randolph_counts_declared_categories_not_observed_ones() -> None:
@@ -314,7 +317,7 @@ def test_randolph_counts_declared_categories_not_observed_ones() -> None:
 
 @pytest.mark.parametrize(("seed", "n", "r", "k", "missing"), CASES)
 def test_fleiss_per_category_recombines_to_fleiss(
-    seed: int, n: int, r: int, k: int, missing: float
+    seed: int, n: int, r: int, k: int, missing: float, reference: Reference
 ) -> None:
     # Fleiss (1971): κ = Σ_j p_j q_j κ_j / Σ_j p_j q_j; κ itself checked against statsmodels.
     data = random_table(seed, n, r, k, missing)
@@ -322,13 +325,13 @@ def test_fleiss_per_category_recombines_to_fleiss(
     complete = data[~np.isnan(data).any(axis=1)].astype(int)
     if len(complete) < 2:
         return
-    counts, _ = aggregate_raters(complete, n_cat=k)
+    counts = reference(category_counts, complete, n_cat=k)
     p = counts.sum(axis=0) / counts.sum()
     w = p * (1 - p)
     kappas = [s.fleiss_per_category[j].value for j in range(k)]
     used = [j for j in range(k) if w[j] > 0]
     combined = sum(w[j] * kappas[j] for j in used) / w[used].sum()
-    assert combined == pytest.approx(fleiss_kappa(counts, method="fleiss"), abs=1e-9)
+    assert combined == pytest.approx(reference(fleiss, complete, n_cat=k), abs=1e-9)
     # And each κ_j by the formula, computed here from the counts.
     for j in used:
         m = r
@@ -381,18 +384,14 @@ def test_bca_intervals_deterministic_and_contain_estimate() -> None:
     assert_json_safe(s1.to_dict())
 
 
-def test_bca_alpha_interval_close_to_a_brute_force_unit_bootstrap() -> None:
+def test_bca_alpha_interval_close_to_a_brute_force_unit_bootstrap(reference: Reference) -> None:
     # An independent percentile-free check: resample units with numpy, recompute α with the
     # krippendorff package, and compare the spread of the two bootstrap distributions.
     data = random_table(5, 120, 3, 3, 0.1)
     s = multi_rater_stats(as_rows(data), n_boot=2000, seed=0)
     rng = np.random.default_rng(1)
-    draws = []
-    for _ in range(300):
-        idx = rng.integers(0, len(data), len(data))
-        draws.append(
-            krippendorff.alpha(reliability_data=data[idx].T, level_of_measurement="nominal")
-        )
+    resamples = [data[rng.integers(0, len(data), len(data))].T for _ in range(300)]
+    draws = reference(krippendorff_alphas, resamples, "nominal")
     lo, hi = np.percentile(draws, [2.5, 97.5])
     assert s.krippendorff_alpha.ci_low == pytest.approx(lo, abs=0.04)
     assert s.krippendorff_alpha.ci_high == pytest.approx(hi, abs=0.04)

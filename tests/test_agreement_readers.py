@@ -10,16 +10,24 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score, precision_score, recall_score
 
 from medjudge.judging.stats.agreement.core import multi_rater_stats, two_rater_stats
 from medjudge.judging.stats.classification import classification_of_cells
 
 from .support.checks import some
+from .support.reference import Reference, missing
+from .support.reference_calls import (
+    Level,
+    cohen_kappa,
+    irrcac,
+    krippendorff_alpha,
+    precision_and_recall,
+)
 
-pd = pytest.importorskip("pandas")
-cac = pytest.importorskip("irrCAC.raw")
-krippendorff = pytest.importorskip("krippendorff")
+_absent = missing("pandas", "irrCAC", "krippendorff")
+pytestmark = pytest.mark.skipif(
+    _absent is not None, reason=f"{_absent} is not installed (a reference library)"
+)
 
 TOL = 1e-9
 
@@ -48,25 +56,26 @@ def _table(seed: int, n: int, raters: int, k: int, missing: float) -> list[list[
 
 
 @pytest.mark.parametrize(("seed", "n", "k"), [(1, 30, 2), (2, 80, 3), (3, 200, 5)])
-def test_scott_pi_equals_irrcac_fleiss_on_two_raters(seed: int, n: int, k: int) -> None:
+def test_scott_pi_equals_irrcac_fleiss_on_two_raters(
+    seed: int, n: int, k: int, reference: Reference
+) -> None:
     a, b = _pair(seed, n, k)
     s = two_rater_stats(a, b, categories=list(range(k)))
-    ref = cac.CAC(pd.DataFrame({"a": a, "b": b}), categories=list(range(k)), digits=15)
-    est = ref.fleiss()["est"]
+    est = reference(irrcac, {"a": a, "b": b}, list(range(k)), "fleiss")
     assert s.scott_pi is not None
-    assert s.scott_pi.value == pytest.approx(float(est["coefficient_value"]), abs=TOL)
-    assert s.scott_pi.se == pytest.approx(float(est["se"]), abs=TOL)
+    assert s.scott_pi.value == pytest.approx(est["coefficient_value"], abs=TOL)
+    assert s.scott_pi.se == pytest.approx(est["se"], abs=TOL)
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
 @pytest.mark.parametrize("seed", range(3))
-def test_two_rater_alpha_equals_krippendorff(level: str, seed: int) -> None:
+def test_two_rater_alpha_equals_krippendorff(level: Level, seed: int, reference: Reference) -> None:
     a, b = _pair(seed, 60, 5, agree=0.5)
     rng = random.Random(seed)
     a2: list[int | None] = [x if rng.random() > 0.1 else None for x in a]  # missing cells
     s = two_rater_stats(a2, b, categories=list(range(5)), scale=level, n_boot=300)
     data = np.array([[np.nan if x is None else x for x in a2], b], dtype=float)
-    ref = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+    ref = reference(krippendorff_alpha, data, level)
     assert s.krippendorff_alpha is not None
     assert s.krippendorff_alpha.value == pytest.approx(ref, abs=TOL)
     assert s.krippendorff_alpha.method == "bca_bootstrap"
@@ -80,27 +89,31 @@ def test_two_rater_alpha_equals_krippendorff(level: str, seed: int) -> None:
 
 
 @pytest.mark.parametrize(("seed", "missing"), [(1, 0.0), (2, 0.2), (3, 0.4)])
-def test_fleiss_over_all_units_equals_irrcac(seed: int, missing: float) -> None:
+def test_fleiss_over_all_units_equals_irrcac(
+    seed: int, missing: float, reference: Reference
+) -> None:
     rows = _table(seed, 70, 4, 3, missing)
     rows = [r for r in rows if any(x is not None for x in r)]
     m = multi_rater_stats(rows, categories=[0, 1, 2])
-    frame = pd.DataFrame([[np.nan if x is None else x for x in r] for r in rows])
-    est = cac.CAC(frame, categories=[0, 1, 2], digits=15).fleiss()["est"]
+    frame = [[np.nan if x is None else x for x in r] for r in rows]
+    est = reference(irrcac, frame, [0, 1, 2], "fleiss")
     assert m.fleiss_all_units is not None
-    assert m.fleiss_all_units.value == pytest.approx(float(est["coefficient_value"]), abs=TOL)
-    assert m.fleiss_all_units.se == pytest.approx(float(est["se"]), abs=TOL)
+    assert m.fleiss_all_units.value == pytest.approx(est["coefficient_value"], abs=TOL)
+    assert m.fleiss_all_units.se == pytest.approx(est["se"], abs=TOL)
     if missing == 0.0:  # complete data: the same as medjudge's complete-units Fleiss' κ
         assert m.fleiss_all_units.value == pytest.approx(m.fleiss.value, abs=TOL)
 
 
-def test_light_kappa_and_the_unweighted_pair_mean_equal_sklearn_per_pair() -> None:
+def test_light_kappa_and_the_unweighted_pair_mean_equal_sklearn_per_pair(
+    reference: Reference,
+) -> None:
     rows = _table(5, 90, 3, 3, 0.15)
     m = multi_rater_stats(rows, categories=[0, 1, 2])
     kappas, percents = [], []
     for i, j in combinations(range(3), 2):
         both = [(r[i], r[j]) for r in rows if r[i] is not None and r[j] is not None]
         x, y = [p[0] for p in both], [p[1] for p in both]
-        kappas.append(cohen_kappa_score(x, y))
+        kappas.append(reference(cohen_kappa, x, y))
         percents.append(np.mean([p == q for p, q in both]))
     assert m.light_kappa is not None and m.mean_pair_percent is not None
     assert m.light_kappa.value == pytest.approx(np.mean(kappas), abs=TOL)
@@ -123,7 +136,7 @@ def test_majority_including_the_raters_own_vote_by_hand() -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_macro_precision_and_recall_equal_sklearn(seed: int) -> None:
+def test_macro_precision_and_recall_equal_sklearn(seed: int, reference: Reference) -> None:
     rng = random.Random(seed)
     cats = ["A", "B", "tie", "neither"]
     ref = [rng.choice(cats[:3]) for _ in range(60)]
@@ -133,5 +146,6 @@ def test_macro_precision_and_recall_equal_sklearn(seed: int) -> None:
     present = sorted(set(ref))
     kw = {"labels": present, "average": "macro", "zero_division": 0}
     assert cl.macro_precision is not None and cl.macro_recall is not None
-    assert cl.macro_precision.value == pytest.approx(precision_score(ref, pred, **kw), abs=TOL)
-    assert cl.macro_recall.value == pytest.approx(recall_score(ref, pred, **kw), abs=TOL)
+    precision, recall = reference(precision_and_recall, ref, pred, **kw)
+    assert cl.macro_precision.value == pytest.approx(precision, abs=TOL)
+    assert cl.macro_recall.value == pytest.approx(recall, abs=TOL)

@@ -20,8 +20,12 @@ from medjudge.judging.stats.agreement.sets import (
 )
 
 from .support.checks import some
+from .support.reference import Reference, missing
+from .support.reference_calls import krippendorff_alpha, krippendorff_alpha_of_counts
 
-krippendorff = pytest.importorskip("krippendorff")
+pytestmark = pytest.mark.skipif(
+    missing("krippendorff") is not None, reason="krippendorff is not installed (the reference)"
+)
 
 
 def test_masi_distance_cases() -> None:
@@ -34,7 +38,9 @@ def test_masi_distance_cases() -> None:
     assert parse_ticks("A,C") == f("AC") and parse_ticks("-") == f() and parse_ticks(None) is None
 
 
-def _reference_alpha(columns: Sequence[Sequence[frozenset[str] | None]]) -> float:
+def _reference_alpha(
+    reference: Reference, columns: Sequence[Sequence[frozenset[str] | None]]
+) -> float:
     domain = sorted({v for col in columns for v in col if v is not None}, key=sorted)
     index = {v: i for i, v in enumerate(domain)}
     n_units = len(columns[0])
@@ -44,23 +50,13 @@ def _reference_alpha(columns: Sequence[Sequence[frozenset[str] | None]]) -> floa
             if v is not None:
                 counts[u, index[v]] += 1
     table = np.array([[masi(a, b) for b in domain] for a in domain])
-
-    def metric(
-        v1: Any, v2: Any, i1: Any, i2: Any, n_v: Any, dtype: Any = np.float64
-    ) -> Any:  # krippendorff's metric signature
-        return table[i1, i2].astype(dtype)
-
-    return float(
-        krippendorff.alpha(
-            value_counts=counts,
-            value_domain=list(range(len(domain))),
-            level_of_measurement=metric,
-        )
-    )
+    return reference(krippendorff_alpha_of_counts, counts, table)
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_masi_alpha_equals_krippendorff_with_a_masi_distance(seed: int) -> None:
+def test_masi_alpha_equals_krippendorff_with_a_masi_distance(
+    seed: int, reference: Reference
+) -> None:
     rng = random.Random(seed)
     letters = "ABCD"
     n_raters, n_units = rng.choice([2, 3, 4]), rng.choice([5, 12, 40])
@@ -77,11 +73,11 @@ def test_masi_alpha_equals_krippendorff_with_a_masi_distance(seed: int) -> None:
                 col.append(frozenset(x for x in letters if rng.random() < 0.4))
         columns.append(col)
     ours = masi_alpha(columns)
-    ref = _reference_alpha(columns)
+    ref = _reference_alpha(reference, columns)
     assert (math.isnan(ours) and math.isnan(ref)) or ours == pytest.approx(ref, abs=1e-12)
 
 
-def test_per_option_units_use_the_declared_options_only() -> None:
+def test_per_option_units_use_the_declared_options_only(reference: Reference) -> None:
     f = frozenset
     columns: dict[str, list[frozenset[str] | None]] = {
         "ann": [f("A"), f("AB"), None],
@@ -99,7 +95,7 @@ def test_per_option_units_use_the_declared_options_only() -> None:
     # Per option: the nominal α of the binary units (as krippendorff computes it).
     codes = {"ticked": 1.0, "not_ticked": 0.0, None: np.nan}
     data = [[codes[v] for v in units["A"][r]] for r in ("ann", "bob")]
-    alpha_a = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    alpha_a = reference(krippendorff_alpha, data, "nominal")
     assert alpha_a == pytest.approx(
         masi_alpha(
             [
@@ -116,7 +112,9 @@ def test_per_option_units_use_the_declared_options_only() -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_masi_alpha_estimate_is_the_point_figure_with_a_bca_interval(seed: int) -> None:
+def test_masi_alpha_estimate_is_the_point_figure_with_a_bca_interval(
+    seed: int, reference: Reference
+) -> None:
     from medjudge.judging.stats.agreement.sets import masi_alpha_estimate
 
     rng = random.Random(seed)
@@ -129,7 +127,7 @@ def test_masi_alpha_estimate_is_the_point_figure_with_a_bca_interval(seed: int) 
     ]
     est = masi_alpha_estimate(cols, n_boot=400, seed=1)
     assert est.value == pytest.approx(masi_alpha(cols), abs=1e-12)
-    assert est.value == pytest.approx(_reference_alpha(cols), abs=1e-9)
+    assert est.value == pytest.approx(_reference_alpha(reference, cols), abs=1e-9)
     assert est.method == "bca_bootstrap" and some(est.ci_low) <= some(est.value) <= some(
         est.ci_high
     )
@@ -209,7 +207,9 @@ def test_figures_do_not_move_when_a_new_combination_appears_elsewhere(tmp_path: 
     assert option(b, "B")["percent"]["value"] == pytest.approx(3 / 4)
 
 
-def test_study_figures_equal_krippendorff_on_hand_built_binary_units(tmp_path: Path) -> None:
+def test_study_figures_equal_krippendorff_on_hand_built_binary_units(
+    tmp_path: Path, reference: Reference
+) -> None:
     rng = random.Random(7)
     raters = ("ann", "bob", "cy")
     n = 25
@@ -225,17 +225,19 @@ def test_study_figures_equal_krippendorff_on_hand_built_binary_units(tmp_path: P
             for r in raters
         ]
     )
-    expected = krippendorff.alpha(reliability_data=binary, level_of_measurement="nominal")
+    expected = reference(krippendorff_alpha, binary, "nominal")
     assert groups["all"]["krippendorff_alpha"]["value"] == pytest.approx(expected, abs=1e-9)
     for k, letter in enumerate("ABCD"):
         part = binary[:, k::4]
         if len(np.unique(part)) < 2:
             continue
-        want = krippendorff.alpha(reliability_data=part, level_of_measurement="nominal")
+        want = reference(krippendorff_alpha, part, "nominal")
         got = groups[f"option={letter}"]["krippendorff_alpha"]["value"]
         assert got == pytest.approx(want, abs=1e-9), letter
     sets = [[frozenset(t.split(",")) - {""} for t in ticks[r]] for r in raters]
-    assert groups["all"]["masi_alpha"]["value"] == pytest.approx(_reference_alpha(sets), abs=1e-9)
+    assert groups["all"]["masi_alpha"]["value"] == pytest.approx(
+        _reference_alpha(reference, sets), abs=1e-9
+    )
 
 
 def test_the_app_row_counts_the_same_binary_units_as_the_report(tmp_path: Path) -> None:

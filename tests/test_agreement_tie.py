@@ -12,13 +12,14 @@ import random
 from pathlib import Path
 from typing import Any
 
-import krippendorff
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
 from medjudge.cli import app
+
+from .support.reference import Reference
+from .support.reference_calls import cohen_kappa, krippendorff_alpha
 
 runner = CliRunner()
 
@@ -51,7 +52,7 @@ def _run(path: Path, *args: str) -> dict[str, Any]:
     return result
 
 
-def test_tie_0_on_an_interval_scale_from_minus_2_to_2(tmp_path: Path) -> None:
+def test_tie_0_on_an_interval_scale_from_minus_2_to_2(tmp_path: Path, reference: Reference) -> None:
     rows = _ratings(tmp_path / "r.csv", [-2, -1, 0, 1, 2], 3, seed=1)
     out = _run(tmp_path / "r.csv", "-r", "r0,r1,r2", "--scale", "interval", "--tie", "0")
     assert out["tie"] == 0
@@ -60,19 +61,19 @@ def test_tie_0_on_an_interval_scale_from_minus_2_to_2(tmp_path: Path) -> None:
     assert 0 < len(kept) < len(rows)
     assert (every["n_rows"], untied["n_rows"], untied["without_ties"]) == (120, len(kept), True)
     data = np.array(kept, dtype=float).T
-    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
+    alpha = reference(krippendorff_alpha, data, "interval")
     assert untied["stats"]["krippendorff_alpha"]["value"] == pytest.approx(alpha, abs=1e-9)
     assert untied["stats"]["n_units"] == len(kept)
 
 
-def test_tie_3_on_an_ordinal_scale_from_1_to_5(tmp_path: Path) -> None:
+def test_tie_3_on_an_ordinal_scale_from_1_to_5(tmp_path: Path, reference: Reference) -> None:
     rows = _ratings(tmp_path / "r.csv", [1, 2, 3, 4, 5], 2, seed=2)
     out = _run(tmp_path / "r.csv", "-r", "r0,r1", "--scale", "ordinal", "--tie", "3.0")
     untied = out["slices"][1]
     kept = [row for row in rows if 3 not in row]
     assert untied["without_ties"] and untied["n_rows"] == untied["stats"]["n"] == len(kept)
     a, b = [x for x, _ in kept], [y for _, y in kept]
-    ref = cohen_kappa_score(a, b, weights="quadratic", labels=[1, 2, 4, 5])
+    ref = reference(cohen_kappa, a, b, weights="quadratic", labels=[1, 2, 4, 5])
     assert untied["stats"]["weighted_kappa_quadratic"]["value"] == pytest.approx(ref, abs=1e-9)
     text = runner.invoke(
         app, ["agreement", str(tmp_path / "r.csv"), "-r", "r0,r1", "--ordinal", "--tie", "3"]
@@ -109,12 +110,12 @@ def test_a_label_option_the_data_cannot_match_is_one_clear_line(
     assert "without ties" not in r.output
 
 
-def test_categories_are_read_as_the_labels_are(tmp_path: Path) -> None:
+def test_categories_are_read_as_the_labels_are(tmp_path: Path, reference: Reference) -> None:
     rows = _ratings(tmp_path / "r.csv", [1, 2, 3, 4], 2, seed=4)
     # "1.0" and " 2" declare the labels 1 and 2; 5 is a category nobody used.
     out = _run(tmp_path / "r.csv", "-r", "r0,r1", "--ordinal", "--categories", "1.0, 2,3,4,5")
     stats = out["slices"][0]["stats"]
     assert stats["categories"] == [1, 2, 3, 4, 5]
     a, b = [x for x, _ in rows], [y for _, y in rows]
-    ref = cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3, 4, 5])
+    ref = reference(cohen_kappa, a, b, weights="linear", labels=[1, 2, 3, 4, 5])
     assert stats["weighted_kappa_linear"]["value"] == pytest.approx(ref, abs=1e-9)

@@ -21,6 +21,8 @@ from medjudge.cli import app
 from medjudge.kinds.rubric import score as rubric_score
 
 from .support.kind_rows import match_row, rating_row, rubric_row, write_jsonl
+from .support.reference import Reference
+from .support.reference_calls import ppi_mean
 
 cli = CliRunner()
 N = 160
@@ -130,16 +132,10 @@ def build(tmp_path: Path, kind: str) -> tuple[Path, Any, Any, set[int]]:
     return db, truth, judge, sampled
 
 
-def _ppi_py(y: Any, yhat: Any, unl: Any) -> tuple[float, float, float]:
-    import ppi_py
-
-    point = float(np.asarray(ppi_py.ppi_mean_pointestimate(y, yhat, unl)).item())
-    low, high = (float(np.asarray(b).item()) for b in ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05))
-    return point, low, high
-
-
 @pytest.mark.parametrize("kind", ["rating", "match", "rubric"])
-def test_corrected_means_per_answer_equal_ppi_py(tmp_path: Path, kind: str) -> None:
+def test_corrected_means_per_answer_equal_ppi_py(
+    tmp_path: Path, kind: str, reference: Reference
+) -> None:
     db, truth, judge, sampled = build(tmp_path, kind)
     of = KINDS[kind][3]
     report = json.loads(_invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
@@ -155,7 +151,7 @@ def test_corrected_means_per_answer_equal_ppi_py(tmp_path: Path, kind: str) -> N
         yhat = np.array([of(judge[i]) for i in ids if i in sampled])
         unl = np.array([of(judge[i]) for i in ids if i not in sampled])
         vectors[source] = (y, yhat, unl)
-        point, low, high = _ppi_py(y, yhat, unl)
+        point, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
         got = rows[(source, METRIC[kind])]
         assert got["answers"] == len(ids)
         c = got["figures"]["corrected"]
@@ -178,7 +174,9 @@ def test_corrected_means_per_answer_equal_ppi_py(tmp_path: Path, kind: str) -> N
         METRIC[kind],
     )
     z = stats.norm.ppf(0.975)
-    (px, lx, hx), (py, ly, hy) = (_ppi_py(*vectors[s]) for s in ("model-x", "model-y"))
+    (px, lx, hx), (py, ly, hy) = (
+        reference(ppi_mean, *vectors[s], alpha=0.05) for s in ("model-x", "model-y")
+    )
     se = np.hypot((hx - lx) / (2 * z), (hy - ly) / (2 * z))
     d = diff["figures"]["corrected"]
     assert d["value"] == pytest.approx(px - py, abs=1e-6)

@@ -19,6 +19,8 @@ from medjudge.cli import app
 
 from .support.audit import N_ITEMS, build, invoke
 from .support.kind_rows import pairwise_row, write_jsonl
+from .support.reference import Reference
+from .support.reference_calls import ppi_mean
 
 cli = CliRunner()
 
@@ -40,9 +42,7 @@ def _vectors(
     return y, yhat, unl
 
 
-def test_corrected_win_share_equals_ppi_py(study: Any) -> None:
-    import ppi_py
-
+def test_corrected_win_share_equals_ppi_py(study: Any, reference: Reference) -> None:
     db, truth, judge, sampled = study
     report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     audit = report["audit"]
@@ -61,10 +61,7 @@ def test_corrected_win_share_equals_ppi_py(study: Any) -> None:
     ):
         y, yhat, unl = _vectors(truth, judge, sampled, lambda v, w=verdict: v == w)
         got = by_source[source][outcome]
-        point = float(np.asarray(ppi_py.ppi_mean_pointestimate(y, yhat, unl)).item())
-        low, high = (
-            float(np.asarray(b).item()) for b in ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05)
-        )
+        point, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
         c = got["corrected"]
         assert c["value"] == pytest.approx(point, abs=1e-6), (source, outcome)
         assert c["ci_low"] == pytest.approx(low, abs=1e-6)
@@ -87,7 +84,7 @@ def test_corrected_win_share_equals_ppi_py(study: Any) -> None:
     (diff,) = crit["differences"]
     assert (diff["source_a"], diff["source_b"], diff["units"]) == ("model-x", "model-y", 300)
     y, yhat, unl = _vectors(truth, judge, sampled, lambda v: (v == "A") - (v == "B"))
-    low, high = (float(np.asarray(b).item()) for b in ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05))
+    _, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
     d = diff["win_difference"]["corrected"]
     assert (d["ci_low"], d["ci_high"]) == pytest.approx((low, high), abs=1e-6)
     assert audit["target_halfwidth"] == 0.05
@@ -222,9 +219,7 @@ def _kqa_study(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     return db, {"truth": truth, "judge": lenient, "sampled": sampled}
 
 
-def test_kqa_figures_are_corrected_too(tmp_path: Path) -> None:
-    import ppi_py
-
+def test_kqa_figures_are_corrected_too(tmp_path: Path, reference: Reference) -> None:
     db, facts = _kqa_study(tmp_path)
     report = json.loads(invoke("report", str(db), "-f", "json", "--n-boot", "100").stdout)
     (crit,) = report["audit"]["criteria"]
@@ -247,13 +242,9 @@ def test_kqa_figures_are_corrected_too(tmp_path: Path) -> None:
             y = np.array([of(truth[i]) for i in lab])
             yhat = np.array([of(judge[i]) for i in lab])
             unl = np.array([of(judge[i]) for i in rest])
-            low, high = (
-                float(np.asarray(b).item()) for b in ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05)
-            )
+            point, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
             got = rows[(source, metric)]["figures"]
-            assert got["corrected"]["value"] == pytest.approx(
-                float(np.asarray(ppi_py.ppi_mean_pointestimate(y, yhat, unl)).item()), abs=1e-6
-            )
+            assert got["corrected"]["value"] == pytest.approx(point, abs=1e-6)
             assert (got["corrected"]["ci_low"], got["corrected"]["ci_high"]) == pytest.approx(
                 (low, high), abs=1e-6
             )

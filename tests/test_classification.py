@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
-from statsmodels.stats.proportion import proportion_confint
 
 from medjudge.judging.stats.classification import classification
 
 from .support.checks import some
+from .support.reference import Reference
+from .support.reference_calls import confusion, precision_recall_f1, wilson
 
 LABELS = ["A", "B", "tie", "neither"]
 
@@ -24,16 +24,16 @@ def _pairs(seed: int, n: int) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.parametrize(("seed", "n"), [(0, 40), (1, 200), (2, 15)])
-def test_matches_sklearn(seed: int, n: int) -> None:
+def test_matches_sklearn(seed: int, n: int, reference: Reference) -> None:
     truth, guess = _pairs(seed, n)
-    table = confusion_matrix(truth, guess, labels=LABELS)
-    c = classification(table.tolist(), LABELS)
-    p, r, f, support = precision_recall_fscore_support(
-        truth, guess, labels=LABELS, zero_division=np.nan
+    table = reference(confusion, truth, guess, LABELS)
+    c = classification(table, LABELS)
+    p, r, f, support = reference(
+        precision_recall_f1, truth, guess, labels=LABELS, zero_division=np.nan
     )
     assert c.n == n
     assert c.accuracy.value == pytest.approx(np.mean(np.array(truth) == np.array(guess)))
-    lo, hi = proportion_confint(int(np.trace(table)), n, method="wilson")
+    lo, hi = reference(wilson, int(np.trace(table)), n)
     assert (c.accuracy.ci_low, c.accuracy.ci_high) == pytest.approx((lo, hi))
     for j, s in enumerate(c.labels):
         assert s.support == support[j]
@@ -44,17 +44,17 @@ def test_matches_sklearn(seed: int, n: int) -> None:
                 assert mine.value == pytest.approx(ref)
     # Macro-F1 over the labels the reference uses (sklearn: labels= those present).
     present = [lab for lab in LABELS if lab in truth]
-    macro = precision_recall_fscore_support(
-        truth, guess, labels=present, average="macro", zero_division=0
+    macro = reference(
+        precision_recall_f1, truth, guess, labels=present, average="macro", zero_division=0
     )[2]
     assert c.macro_f1.value == pytest.approx(macro)
     assert c.labels[3].recall.value is None  # the majority never says neither
     assert "never says" in some(c.labels[3].recall.reason)
 
 
-def test_f1_interval_is_bca_and_contains_the_estimate() -> None:
+def test_f1_interval_is_bca_and_contains_the_estimate(reference: Reference) -> None:
     truth, guess = _pairs(5, 300)
-    c = classification(confusion_matrix(truth, guess, labels=LABELS).tolist(), LABELS, seed=1)
+    c = classification(reference(confusion, truth, guess, LABELS), LABELS, seed=1)
     f1 = c.labels[0].f1
     assert f1.method == "bca_bootstrap" and some(f1.ci_low) < some(f1.value) < some(f1.ci_high)
     assert c.labels[0].precision.method == "wilson"

@@ -18,6 +18,8 @@ from medjudge.store.labels import LabelError, set_label
 from medjudge.store.study import Study
 
 from .support.kind_rows import write_jsonl
+from .support.reference import Reference, needs
+from .support.reference_calls import irrcac
 from .support.studies import small_study
 
 RUN = CliRunner()
@@ -68,15 +70,16 @@ def figures(c: dict[str, Any], view: str, a: str, b: str | None = None) -> dict[
     return result
 
 
-def irrcac(rows: list[list[str]], cats: list[str]) -> Any:  # irrCAC's own (untyped) object
-    pd = pytest.importorskip("pandas")
-    raw = pytest.importorskip("irrCAC.raw")
-    frame = pd.DataFrame(rows, columns=[f"r{i}" for i in range(len(rows[0]))])
-    return raw.CAC(frame, categories=cats, digits=15)
+def cac(reference: Reference, rows: list[list[str]], cats: list[str], method: str) -> float:
+    """irrCAC's coefficient ``method`` of the units × raters ``rows``."""
+    needs("pandas", "irrCAC")
+    columns = [f"r{i}" for i in range(len(rows[0]))]
+    return reference(irrcac, rows, cats, method, columns)["coefficient_value"]
 
 
 def test_pairwise_benefit_criterion_counts_three_categories_unless_neither_is_declared(
     tmp_path: Path,
+    reference: Reference,
 ) -> None:
     path = tmp_path / "three.db"
     rows = three_option_study(path)
@@ -88,11 +91,10 @@ def test_pairwise_benefit_criterion_counts_three_categories_unless_neither_is_de
     assert "Categories (q = 3): A, B, tie (the default" in c["categories_note"]
     # Randolph's κ of the three reviewers = irrCAC's Brennan-Prediger with q = 3
     randolph3 = figures(c, "reviewers", "3 reviewers")["randolph_kappa"]["value"]
-    assert randolph3 == pytest.approx(float(irrcac(rows, CATS3).bp()["est"]["coefficient_value"]))
+    assert randolph3 == pytest.approx(cac(reference, rows, CATS3, "bp"))
     two = figures(c, "human_human", "ann", "bob")
-    ref = irrcac(pairs, CATS3)
-    assert two["gwet_ac1"]["value"] == pytest.approx(float(ref.gwet()["est"]["coefficient_value"]))
-    assert two["bennett_s"]["value"] == pytest.approx(float(ref.bp()["est"]["coefficient_value"]))
+    assert two["gwet_ac1"]["value"] == pytest.approx(cac(reference, pairs, CATS3, "gwet"))
+    assert two["bennett_s"]["value"] == pytest.approx(cac(reference, pairs, CATS3, "bp"))
 
     r = RUN.invoke(app, ["settings", str(path), "--categories", "correctness=A,B,tie,neither"])
     assert r.exit_code == 0, r.output
@@ -100,12 +102,11 @@ def test_pairwise_benefit_criterion_counts_three_categories_unless_neither_is_de
     c = section(report_json(path), "correctness")
     assert c["categories"] == CATS4 and c["categories_declared"] is True
     randolph4 = figures(c, "reviewers", "3 reviewers")["randolph_kappa"]["value"]
-    assert randolph4 == pytest.approx(float(irrcac(rows, CATS4).bp()["est"]["coefficient_value"]))
+    assert randolph4 == pytest.approx(cac(reference, rows, CATS4, "bp"))
     assert randolph4 > randolph3 + 0.01, "a fourth, unused category inflates the figure"
     two = figures(c, "human_human", "ann", "bob")
-    ref = irrcac(pairs, CATS4)
-    assert two["gwet_ac1"]["value"] == pytest.approx(float(ref.gwet()["est"]["coefficient_value"]))
-    assert two["bennett_s"]["value"] == pytest.approx(float(ref.bp()["est"]["coefficient_value"]))
+    assert two["gwet_ac1"]["value"] == pytest.approx(cac(reference, pairs, CATS4, "gwet"))
+    assert two["bennett_s"]["value"] == pytest.approx(cac(reference, pairs, CATS4, "bp"))
 
     # the same categories in the Markdown, HTML and CSV reports, the app and `agreement`
     for fmt in ("md", "html"):

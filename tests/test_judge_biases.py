@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from statsmodels.api import OLS, add_constant
-from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from medjudge.cli import app
 
 from .support.kind_rows import pairwise_row, write_jsonl
+from .support.reference import Reference
+from .support.reference_calls import ols_hc1, wilson
 
 cli = CliRunner()
 N = 240
@@ -89,11 +89,6 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
     return db, f
 
 
-def _wilson(count: int, n: int) -> tuple[float, float]:
-    low, high = proportion_confint(count, n, alpha=0.05, method="wilson")
-    return float(low), float(high)
-
-
 def _length_vectors(f: dict[str, Any], verdicts: list[str]) -> tuple[int, int, Any, Any]:
     """(longer wins, decisive on different lengths), and the slope's x and y, over the
     labelled items."""
@@ -117,7 +112,7 @@ def _biases(db: Path, *extra: str) -> dict[tuple[str, str], Any]:
     return {(b["judge_version"], b["bias"]): b for b in report["judges"]["biases"]}
 
 
-def test_length_bias_beside_the_physicians(study: Any) -> None:
+def test_length_bias_beside_the_physicians(study: Any, reference: Reference) -> None:
     db, f = study
     got = _biases(db)
     row = got[("judge-x", "longer_answer_wins")]
@@ -126,7 +121,7 @@ def test_length_bias_beside_the_physicians(study: Any) -> None:
         longer, decisive, _, _ = _length_vectors(f, verdicts)
         fig = row[who]
         assert (fig["value"], fig["n"]) == (pytest.approx(longer / decisive), decisive)
-        assert (fig["ci_low"], fig["ci_high"]) == pytest.approx(_wilson(longer, decisive))
+        assert (fig["ci_low"], fig["ci_high"]) == pytest.approx(reference(wilson, longer, decisive))
     equal = sum(
         1 for i in range(12) if f["judge"][i] in ("A", "B")
     )  # equal lengths among the decisive verdicts
@@ -136,18 +131,21 @@ def test_length_bias_beside_the_physicians(study: Any) -> None:
     slope = got[("judge-x", "per_100_words")]
     for who, verdicts in (("judge", f["judge"]), ("physicians", f["physician"])):
         _, _, x, y = _length_vectors(f, verdicts)
-        fit = OLS(y, add_constant(x)).fit(cov_type="HC1")
-        low, high = fit.conf_int(alpha=0.05)[1]
+        fit = reference(ols_hc1, y, x, alpha=0.05)
         fig = slope[who]
-        assert fig["value"] == pytest.approx(fit.params[1], abs=1e-9)
-        assert fig["se"] == pytest.approx(fit.bse[1], abs=1e-9)
-        assert (fig["ci_low"], fig["ci_high"]) == pytest.approx((low, high), abs=1e-9)
+        assert fig["value"] == pytest.approx(fit["slope"], abs=1e-9)
+        assert fig["se"] == pytest.approx(fit["se"], abs=1e-9)
+        assert (fig["ci_low"], fig["ci_high"]) == pytest.approx(
+            (fit["ci_low"], fit["ci_high"]), abs=1e-9
+        )
         assert fig["n"] == y.size
     assert slope["flagged"] is True
     assert ("judge-x", "self_preference") not in got  # no family declared yet
 
 
-def test_self_preference_needs_a_declared_family(study: Any, tmp_path: Path) -> None:
+def test_self_preference_needs_a_declared_family(
+    study: Any, tmp_path: Path, reference: Reference
+) -> None:
     db, f = study
     mine = tmp_path / "copy.db"
     mine.write_bytes(db.read_bytes())
@@ -167,7 +165,9 @@ def test_self_preference_needs_a_declared_family(study: Any, tmp_path: Path) -> 
     for who, verdicts in (("judge", f["judge"]), ("physicians", f["physician"])):
         fig = row[who]
         assert fig["value"] == pytest.approx(wins(verdicts) / LABELLED)
-        assert (fig["ci_low"], fig["ci_high"]) == pytest.approx(_wilson(wins(verdicts), LABELLED))
+        assert (fig["ci_low"], fig["ci_high"]) == pytest.approx(
+            reference(wilson, wins(verdicts), LABELLED)
+        )
     assert row["flagged"] is True
     # every format shows the table
     md = _invoke("report", str(mine), "--n-boot", "100").stdout

@@ -5,21 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from statsmodels.api import OLS, add_constant
 
 from medjudge.judging.stats.slope import linear_slope
 
+from .support.reference import Reference
+from .support.reference_calls import ols_hc1
+
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_slope_and_interval_equal_statsmodels_hc1(seed: int) -> None:
+def test_slope_and_interval_equal_statsmodels_hc1(seed: int, reference: Reference) -> None:
     rng = np.random.default_rng(seed)
     x = rng.normal(0, 1.5, 200)
     y = (rng.random(200) < np.clip(0.5 + 0.1 * x, 0, 1)).astype(float)
-    fit = OLS(y, add_constant(x)).fit(cov_type="HC1")
+    fit = reference(ols_hc1, y, x, alpha=0.1)
     got = linear_slope(x, y, 0.9)
-    low, high = fit.conf_int(alpha=0.1)[1]
-    assert (got.value, got.se) == pytest.approx((fit.params[1], fit.bse[1]), abs=1e-12)
-    assert (got.ci_low, got.ci_high) == pytest.approx((low, high), abs=1e-12)
+    assert (got.value, got.se) == pytest.approx((fit["slope"], fit["se"]), abs=1e-12)
+    assert (got.ci_low, got.ci_high) == pytest.approx((fit["ci_low"], fit["ci_high"]), abs=1e-12)
     assert got.n == 200 and got.method == "normal_se"
 
 

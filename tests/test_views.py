@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from medjudge.judging.analysis.consistency import judge_consistency
 from medjudge.judging.analysis.live import MAJORITY, LiveAgreement
@@ -25,6 +24,8 @@ from medjudge.store.labels import revert, set_label
 from medjudge.store.study import Study
 
 from .support.kind_rows import pairwise_row, write_jsonl
+from .support.reference import Reference
+from .support.reference_calls import fleiss
 from .support.studies import as_json
 from .support.trails import CONFIG, JUDGE, adjudicate, pairwise_trail
 
@@ -118,7 +119,7 @@ def test_live_recomputes_only_the_touched_criterion_and_follows_undo(tmp_path: P
     assert "cy" not in live.raters("helpfulness")  # the undone label is gone again
 
 
-def test_live_three_reviewers_use_fleiss(tmp_path: Path) -> None:
+def test_live_three_reviewers_use_fleiss(tmp_path: Path, reference: Reference) -> None:
     s = _pairwise_study(tmp_path, n=6)
     table = [
         ["A", "A", "A"],
@@ -132,8 +133,8 @@ def test_live_three_reviewers_use_fleiss(tmp_path: Path) -> None:
         for name, v in zip(("ann", "bob", "cy"), votes, strict=True):
             set_label(s, u, name, v)
     (row,) = LiveAgreement(s).rows()
-    counts, _ = aggregate_raters([[PW.index(v) for v in r] for r in table], n_cat=4)
-    assert row.human_kappa.value == pytest.approx(fleiss_kappa(counts, method="fleiss"))
+    codes = [[PW.index(v) for v in r] for r in table]
+    assert row.human_kappa.value == pytest.approx(reference(fleiss, codes, n_cat=4))
     pairs = [(0, 1), (0, 2), (1, 2)]
     mean_pp = sum(sum(r[i] == r[j] for r in table) / 6 for i, j in pairs) / 3
     assert row.human_human.value == pytest.approx(mean_pp)

@@ -10,12 +10,13 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from ..bounded import MAX_JSON_BYTES, TooLarge, is_stdin, read_line, size_text, spool_stdin
-from .problems import ImportProblem, Record, type_name, unstorable_field
+from .problems import MAX_TEXT, ImportProblem, Record, type_name, unstorable_field
 
 STDIN = Path("-")
 """The path that means standard input (``medjudge import STUDY - --kind …``)."""
@@ -84,9 +85,9 @@ def _unreadable(path: Path, exc: OSError) -> ImportProblem:
 _BOM = b"\xef\xbb\xbf"
 
 
-def _decode(path: Path, line: bytes, n: int) -> str:
+def _decode(path: Path, line: bytes | memoryview, n: int) -> str:
     try:
-        return line.decode("utf-8")
+        return str(line, "utf-8")
     except UnicodeDecodeError as exc:
         raise ImportProblem(
             path,
@@ -101,23 +102,23 @@ def _decode_lines(path: Path, raw: bytes) -> list[str]:
     return [_decode(path, line, n) for n, line in enumerate(raw.split(b"\n"), start=1)]
 
 
-def _stream_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """A file's lines (numbered from 1, without the newline), read one at a time and each at
-    most :data:`~medjudge.store.bounded.MAX_LINE_BYTES`: a large import never holds the whole
-    file (standard input is first spooled to a temporary file, since the import also hashes
-    it)."""
+def _stream_lines(path: Path, ends: bool = False) -> Iterator[tuple[int, str]]:
+    """A file's lines (numbered from 1, without the newline unless ``ends``), read one at a
+    time and each at most :data:`~medjudge.store.bounded.MAX_LINE_BYTES`: a large import never
+    holds the whole file (standard input is first spooled to a temporary file, since the
+    import also hashes it)."""
     if is_stdin(path):
-        yield from _lines_of(path, _stdin_file())
+        yield from _lines_of(path, _stdin_file(), ends)
         return
     _check_file(path)
     try:
         with path.open("rb") as fh:
-            yield from _lines_of(path, fh)
+            yield from _lines_of(path, fh, ends)
     except OSError as exc:
         raise _unreadable(path, exc) from None
 
 
-def _lines_of(path: Path, fh: BinaryIO) -> Iterator[tuple[int, str]]:
+def _lines_of(path: Path, fh: BinaryIO, ends: bool = False) -> Iterator[tuple[int, str]]:
     n = 1
     while True:
         try:
@@ -128,7 +129,13 @@ def _lines_of(path: Path, fh: BinaryIO) -> Iterator[tuple[int, str]]:
             return
         if n == 1 and line.startswith(_BOM):
             line = line[len(_BOM) :]
-        yield n, _decode(path, line[:-1] if line.endswith(b"\n") else line, n)
+        # decoded through a view (no copy of the bytes), which is dropped before the yield:
+        # a line of tens of MB is held once, as text
+        view = memoryview(line)
+        text = _decode(path, view if ends or not line.endswith(b"\n") else view[:-1], n)
+        view.release()
+        del view, line
+        yield n, text
         n += 1
 
 
@@ -182,23 +189,37 @@ def read_jsonl(path: Path) -> Iterator[Record]:
 def _csv_lines(path: Path) -> Iterator[str]:
     """The file's lines for :mod:`csv`, read one at a time, split as a text file opened with
     ``newline=""`` splits them (at LF, CR LF and a lone CR, endings kept)."""
-    for _, line in _stream_lines(path):
+    for _, line in _stream_lines(path, ends=True):
         if "\r" in line:
-            yield from io.StringIO(line + "\n", newline="")
+            yield from io.StringIO(line, newline="")
         else:
-            yield line + "\n"
+            yield line
 
 
 def read_csv(path: Path) -> Iterator[Record]:
-    """A CSV file with a header row; a record's line is where it starts."""
-    reader = csv.reader(_csv_lines(path), strict=True)
-    csv.field_size_limit(50_000_000)
+    """A CSV file with a header row; a record's line is where it starts.
+
+    A cell holds at most :data:`~medjudge.store.importing.problems.MAX_TEXT` characters. The
+    csv module's own field limit stops a longer one while it reads it: it builds a cell at 4
+    bytes a character, so a 50-million-character cell read whole before the text check took
+    hundreds of MB. The message names the line and the column.
+    """
+    pending: list[str] = []  # the lines of the record being read, to name a cell too long
+
+    def lines() -> Iterator[str]:
+        for line in _csv_lines(path):
+            pending.append(line)
+            yield line
+
+    reader = csv.reader(lines(), strict=True)
+    csv.field_size_limit(MAX_TEXT)
     try:
         header = next(reader)
     except StopIteration:
         raise ImportProblem(path, "is empty (expected a header row)") from None
     except csv.Error as exc:
-        raise ImportProblem(path, f"not valid CSV ({exc})", line=1) from None
+        raise _csv_problem(path, exc, 1, pending, None) from None
+    pending.clear()
     header = [h.strip() for h in header]
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
@@ -210,7 +231,8 @@ def read_csv(path: Path) -> Iterator[Record]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise ImportProblem(path, f"not valid CSV ({exc})", line=start) from None
+            raise _csv_problem(path, exc, start, pending, header) from None
+        pending.clear()
         if row and any(cell.strip() for cell in row):
             if len(row) != len(header):
                 raise ImportProblem(
@@ -218,6 +240,62 @@ def read_csv(path: Path) -> Iterator[Record]:
                 )
             yield Record(str(path), start, dict(zip(header, row, strict=True)))
         start = reader.line_num + 1
+
+
+def _csv_problem(
+    path: Path, exc: csv.Error, line: int, record: list[str], header: list[str] | None
+) -> ImportProblem:
+    """The csv module's error as an ImportProblem; its field limit names the cell's column."""
+    if "field larger than field limit" not in str(exc):
+        return ImportProblem(path, f"not valid CSV ({exc})", line=line)
+    column = _long_cell(record, MAX_TEXT)
+    field = None
+    if header is not None and column is not None and column < len(header):
+        field = header[column]
+    return ImportProblem(
+        path, f"a cell is longer than {MAX_TEXT:,} characters", line=line, field=field
+    )
+
+
+_CELL_END = re.compile("[,\r\n]")
+
+
+def _long_cell(lines: list[str], limit: int) -> int | None:
+    """The column of the first cell of a CSV record (its lines, endings kept) longer than
+    ``limit`` characters as the csv module counts them (a doubled quote in a quoted cell is
+    one), found line by line, jumping from quote to quote and from comma to comma."""
+    column = length = 0
+    quoted, fresh = False, True  # inside a quoted cell; at the start of a cell
+    for text in lines:
+        pos, end = 0, len(text)
+        while pos < end:
+            if fresh:
+                fresh, length = False, 0
+                if text[pos] == '"':
+                    quoted, pos = True, pos + 1
+                    continue
+            if quoted:
+                quote = text.find('"', pos)
+                if quote < 0:
+                    length, pos = length + end - pos, end
+                elif text.startswith('""', quote):
+                    length, pos = length + quote - pos + 1, quote + 2
+                else:
+                    length, pos, quoted = length + quote - pos, quote + 1, False
+                if length > limit:
+                    return column
+                continue
+            stop = _CELL_END.search(text, pos)
+            length += (stop.start() if stop else end) - pos
+            if length > limit:
+                return column
+            if stop is None:
+                pos = end
+            elif stop.group() == ",":
+                column, pos, fresh = column + 1, stop.end(), True
+            else:
+                return None  # the record ended
+    return None
 
 
 def read_json_array(path: Path) -> Iterator[Record]:
