@@ -320,6 +320,33 @@ async def test_rating_options_and_scales(tmp_path: Path) -> None:
 
 
 @run_async
+async def test_an_answer_rewraps_on_resize_and_its_text_can_be_selected(tmp_path: Path) -> None:
+    """A pane wraps its text at its width (again when the terminal is resized: more lines when
+    narrower), and a mouse drag over it selects its words, to copy (the pane draws its own
+    lines)."""
+    long_answer = " ".join(f"word{i}" for i in range(120))
+    path = build_study(tmp_path)
+    with Study.open(path) as s:
+        s.conn.execute("UPDATE answers SET text = ?", (long_answer,))
+        s.conn.commit()
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one("#pane-1", Pane)
+        wide = pane.virtual_size
+        await pilot.resize_terminal(100, 24)  # still side by side, each pane narrower
+        await pilot.pause()
+        assert pane.virtual_size.width < wide.width and pane.virtual_size.height > wide.height
+        assert "continues: v to read" in str(pane.border_title)
+        await pilot.mouse_down("#pane-1", offset=(3, 1))
+        await pilot.hover("#pane-1", offset=(30, 2))
+        await pilot.mouse_up("#pane-1", offset=(30, 2))
+        await pilot.pause()
+        selected = app.screen.get_selected_text() or ""
+        assert len(selected.split()) >= 3 and " ".join(selected.split()) in long_answer
+
+
+@run_async
 async def test_layout_stacks_when_narrow_and_survives_resizing(tmp_path: Path) -> None:
     path = build_study(tmp_path, context=True)
     app = make_app(path, reviewer="alice", poll_interval=None)

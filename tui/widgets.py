@@ -17,6 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
@@ -213,6 +214,16 @@ class Pane(ScrollView, inherit_bindings=False):
         self._retitle()
         self.refresh()
 
+    def render(self) -> RenderableType:
+        """The whole text: what a mouse selection is taken from (the lines are drawn by
+        :meth:`render_line`)."""
+        return self._text
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        """Draw the lines again, with the selection highlighted."""
+        self._drawn_with = None
+        self.refresh()
+
     def _draw(self, width: int) -> list[Strip]:
         visual = visualize(self, self._text, markup=False)
         return Visual.to_strips(self, visual, width, None, self.visual_style)
@@ -233,7 +244,7 @@ class Pane(ScrollView, inherit_bindings=False):
         """Line ``y`` of what is on screen, cut from the wrapped text."""
         width = self.scrollable_content_region.width
         style = self.visual_style
-        if style != self._drawn_with and self._wrapped_at:
+        if style != self._drawn_with and self._wrapped_at:  # focus, or a selection
             self._lines = self._draw(self._wrapped_at)
             self._drawn_with = style
         index = y + self.scroll_offset.y
