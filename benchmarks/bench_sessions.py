@@ -19,7 +19,8 @@ phase and had not finished):
 - key → screen: ``]`` (next item), then ``a`` (label; five per item, then an untimed ``]``,
   so no item is completed and revealed), ``KEYS`` of each, sent with ``tmux send-keys`` to one
   session at a time, round robin over the 30, timed until ``tmux capture-pane`` shows a
-  different first line (polled every 5 ms); interleaved key for key with the same key to the
+  different first line (polled every 5 ms; both commands go through one control-mode client,
+  ``benchmarks/tmux.py``, not a ``tmux`` process each); interleaved key for key with the same key to the
   bare apps, so both see the same load; p50 / p95 and the ratio of the p95s.
 
 Targets: idle ≤ 0.5 % of a core per session, ≤ 80 MB per session, key → screen p95
@@ -121,7 +122,7 @@ def _key_to_screen(tmux: Tmux, name: str, key: str, timeout: float = 10.0) -> fl
     """Seconds from ``send-keys KEY`` to a different first line on the pane."""
     before = _first_line(tmux.screen(name))
     t0 = time.perf_counter()
-    tmux("send-keys", "-t", name, "-l", key)
+    tmux.send(name, key)
     while True:
         if _first_line(tmux.screen(name)) != before:
             return time.perf_counter() - t0
