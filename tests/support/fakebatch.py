@@ -36,8 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from .fakellm import (
@@ -48,6 +47,7 @@ from .fakellm import (
     Reply,
     _as_reply,
     _error_body,
+    _Handler,
     default_responder,
 )
 
@@ -97,6 +97,40 @@ def _iso(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+class _Drop(Exception):
+    """Close the connection without an answer."""
+
+
+class _BatchHandler(_Handler):
+    """``_Handler`` plus the files and batches endpoints (``FakeBatchServer.handle_batch``)."""
+
+    def _handle(self) -> None:
+        fake = self.server.fake
+        assert isinstance(fake, FakeBatchServer)
+        raw, parsed = self._body()
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = fake._record(
+            method=self.command, path=self.path.split("?", 1)[0], body=parsed, headers=headers
+        )
+        fake._extra_headers.value = {}
+        try:
+            answer = fake.handle_batch(self.command, self.path, headers, raw)
+        except _Drop:
+            self.close_connection = True
+            return
+        if answer is not None and fake.latency:
+            time.sleep(fake.latency)
+        if answer is None:
+            status, extra, payload, drop = fake._respond(request)
+            if drop:
+                self.close_connection = True
+                return
+            answer = (status, "application/json", json.dumps(payload).encode())
+        else:
+            extra = fake._extra_headers.value
+        self._reply(*answer, extra)
+
+
 class FakeBatchServer(FakeLLMServer):
     """:class:`FakeLLMServer` plus the files and batches endpoints of both providers.
 
@@ -106,6 +140,8 @@ class FakeBatchServer(FakeLLMServer):
         max_requests: Requests a batch may carry (the providers: 50,000 / 100,000).
         latency: Seconds every HTTP reply is delayed by.
     """
+
+    handler = _BatchHandler
 
     def __init__(
         self,
@@ -127,24 +163,6 @@ class FakeBatchServer(FakeLLMServer):
         self._extra_headers = threading.local()
         self.fail_create: int | None = None
         """Answer every batch creation with this HTTP status, creating nothing."""
-
-    def start(self) -> Self:
-        """Bind and serve (with the batch-aware handler)."""
-        if self._httpd is not None:
-            return self
-        self._httpd = _BatchHTTPServer(("127.0.0.1", 0), self)  # type: ignore[assignment]
-        assert self._httpd is not None
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.02},
-            name="FakeBatchServer",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def __enter__(self) -> Self:
-        return self.start()
 
     # ----------------------------------------------------------------- for tests
     def created(self, api: str | None = None) -> list[_Batch]:
@@ -466,78 +484,3 @@ class FakeBatchServer(FakeLLMServer):
         if api == "openai":
             body["object"] = "list"
         return self._json(200, body)
-
-
-class _Drop(Exception):
-    """Close the connection without an answer."""
-
-
-class _BatchHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-    request_queue_size = 512
-
-    def __init__(self, address: tuple[str, int], fake: FakeBatchServer) -> None:
-        self.fake = fake
-        super().__init__(address, _BatchHandler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:  # noqa: ARG002
-        """Stay quiet: clients that are killed mid-request are expected in tests."""
-        return
-
-
-class _BatchHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    server: _BatchHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        return
-
-    def do_GET(self) -> None:  # noqa: N802
-        self._handle()
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._handle()
-
-    def _handle(self) -> None:
-        fake = self.server.fake
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        try:
-            parsed = json.loads(raw) if raw else None
-        except ValueError:
-            parsed = None
-        request = fake._record(
-            method=self.command, path=self.path.split("?", 1)[0], body=parsed, headers=headers
-        )
-        fake._extra_headers.value = {}
-        try:
-            answer = fake.handle_batch(self.command, self.path, headers, raw)
-        except _Drop:
-            self.close_connection = True
-            return
-        if answer is not None and fake.latency:
-            time.sleep(fake.latency)
-        if answer is None:
-            status, extra, payload, drop = fake._respond(request)
-            if drop:
-                self.close_connection = True
-                return
-            answer = (status, "application/json", json.dumps(payload).encode())
-        else:
-            extra = fake._extra_headers.value
-        status, content_type, data = answer
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in extra.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-            self.wfile.flush()
-        except OSError:
-            self.close_connection = True

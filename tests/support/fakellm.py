@@ -39,7 +39,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 __all__ = ["FakeLLMServer", "FakeRequest", "Reply", "example_from_schema"]
 
@@ -288,12 +288,14 @@ class _HTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 512
 
-    def __init__(self, address: tuple[str, int], fake: FakeLLMServer) -> None:
+    def __init__(
+        self, address: tuple[str, int], fake: FakeLLMServer, handler: type[_Handler]
+    ) -> None:
         self.fake = fake
-        super().__init__(address, _Handler)
+        super().__init__(address, handler)
 
     def handle_error(self, request: Any, client_address: Any) -> None:  # noqa: ARG002
-        """Stay quiet: clients that time out and hang up are expected in tests."""
+        """Stay quiet: clients that time out, hang up or are killed are expected in tests."""
         return
 
 
@@ -313,14 +315,31 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         self._handle()
 
-    def _handle(self) -> None:
-        fake = self.server.fake
+    def _body(self) -> tuple[bytes, Any]:
+        """The request body, raw and as JSON (None when it is not JSON)."""
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
-            parsed = json.loads(raw) if raw else None
+            return raw, json.loads(raw) if raw else None
         except ValueError:
-            parsed = None
+            return raw, None
+
+    def _reply(self, status: int, content_type: str, data: bytes, headers: dict[str, str]) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:  # client gave up (timeout) -- expected in tests
+            self.close_connection = True
+
+    def _handle(self) -> None:
+        fake = self.server.fake
+        _, parsed = self._body()
         path, _, query = self.path.partition("?")
         request = fake._record(
             method=self.command,
@@ -333,18 +352,7 @@ class _Handler(BaseHTTPRequestHandler):
         if drop:
             self.close_connection = True
             return
-        data = json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-            self.wfile.flush()
-        except OSError:  # client gave up (timeout) -- expected in tests
-            self.close_connection = True
+        self._reply(status, "application/json", json.dumps(payload).encode(), headers)
 
 
 class FakeLLMServer:
@@ -359,6 +367,9 @@ class FakeLLMServer:
 
     Use as a context manager, or call :meth:`start` / :meth:`stop`.
     """
+
+    handler: ClassVar[type[_Handler]] = _Handler
+    """Answers each HTTP request (a subclass serves more endpoints)."""
 
     def __init__(
         self,
@@ -380,11 +391,11 @@ class FakeLLMServer:
         """Bind the socket and start serving in a daemon thread."""
         if self._httpd is not None:
             return self
-        self._httpd = _HTTPServer(("127.0.0.1", 0), self)
+        self._httpd = _HTTPServer(("127.0.0.1", 0), self, self.handler)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.02},
-            name="FakeLLMServer",
+            name=type(self).__name__,
             daemon=True,
         )
         self._thread.start()
