@@ -221,6 +221,13 @@ class Reaper:
                 self.exited_at = time.monotonic()
 
 
+def _peaks(procs: list[Proc]) -> list[dict[str, int]]:
+    return [
+        {"pid": p.pid, "pss_peak_mb": round(p.peak_pss_kb / 1024), "hwm_mb": round(p.hwm_kb / 1024)}
+        for p in procs
+    ]
+
+
 def mb(kb: int) -> str:
     return f"{kb / 1024:.0f} MB"
 
@@ -237,22 +244,8 @@ def report(
         "samples": samples.count,
         "pytest_pss_peak_mb": round(samples.pytest_peak_kb / 1024),
         "pytest_pss_peak_at_s": round(samples.pytest_peak_at - started, 1),
-        "controller": [
-            {
-                "pid": p.pid,
-                "pss_peak_mb": round(p.peak_pss_kb / 1024),
-                "hwm_mb": round(p.hwm_kb / 1024),
-            }
-            for p in controller
-        ],
-        "workers": [
-            {
-                "pid": p.pid,
-                "pss_peak_mb": round(p.peak_pss_kb / 1024),
-                "hwm_mb": round(p.hwm_kb / 1024),
-            }
-            for p in workers
-        ],
+        "controller": _peaks(controller),
+        "workers": _peaks(workers),
         "others_pss_peak_mb": round(samples.others_peak_kb / 1024),
         "others": {
             name: round(kb / 1024)
