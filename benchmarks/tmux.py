@@ -22,6 +22,7 @@ class Tmux:
         # a keeper holds the server up, so that starting the first session never races its exit
         self("new-session", "-d", "-s", "keeper", "sleep 3600")
         self._control: subprocess.Popen[str] | None = None
+        self._serial = 0
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*self.base, *args], capture_output=True, text=True, timeout=20)
@@ -45,12 +46,25 @@ class Tmux:
         self.command(f"send-keys -t {_quoted(name)} -l {_quoted(keys)}")
 
     def command(self, line: str) -> str:
-        """Run one tmux command through the control client; its output (error: raised)."""
+        """Run one tmux command through the control client; its output (error: raised).
+
+        The command is followed by a ``display-message`` of a token of its own, and its reply
+        is the one just before the token's: a reply left unread (the attach's own, arriving
+        late; one after an error) is passed over instead of being taken, from then on, for
+        every next command's (each screen read returned the one before's).
+        """
         control = self._client()
         assert control.stdin is not None
-        control.stdin.write(line + "\n")
+        self._serial += 1
+        token = f"mj-{self._serial}"
+        control.stdin.write(f"{line}\ndisplay-message -p {token}\n")
         control.stdin.flush()
-        return self._reply(control, line)
+        replies: list[str] = []
+        while (reply := self._reply(control, line)) != f"{token}\n":
+            replies.append(reply)
+        if not replies:
+            raise RuntimeError(f"tmux {line!r}: no reply")
+        return replies[-1]
 
     @staticmethod
     def _reply(control: subprocess.Popen[str], line: str) -> str:

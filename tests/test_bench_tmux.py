@@ -1,0 +1,43 @@
+"""The benchmarks' terminal harness (``benchmarks/tmux.py``): every command it sends through
+its tmux control client gets that command's own reply, even after a reply nobody read (one
+such reply once made every screen read return the previous command's, and the sessions
+benchmark timed keys at 0.3 ms)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+from benchmarks.tmux import Tmux
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+
+
+def _shown(tmux: Tmux, name: str, text: str) -> None:
+    deadline = time.monotonic() + 20
+    while text not in tmux.screen(name):
+        assert time.monotonic() < deadline, f"{name} never showed {text!r}"
+        time.sleep(0.05)
+
+
+def test_a_reply_left_unread_is_not_taken_for_the_next_commands() -> None:
+    tmux = Tmux()
+    try:
+        tmux.start("one", "printf 'first pane\\n'; sleep 60")
+        tmux.start("two", "printf 'second pane\\n'; sleep 60")
+        _shown(tmux, "one", "first pane")
+        _shown(tmux, "two", "second pane")
+        control = tmux._client()
+        assert control.stdin is not None
+        control.stdin.write("display-message -p stray\n")  # its reply is never read
+        control.stdin.flush()
+        assert "first pane" in tmux.screen("one")
+        assert "second pane" in tmux.screen("two")
+        assert tmux.command("display-message -p hello") == "hello\n"
+        with pytest.raises(RuntimeError, match="no-such-session"):
+            tmux.screen("no-such-session")
+        assert "first pane" in tmux.screen("one")  # an error's leftovers are passed over too
+    finally:
+        tmux.kill()
