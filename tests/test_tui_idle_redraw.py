@@ -23,6 +23,7 @@ from medjudge.store.labels import set_label
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
+from medjudge.tui.session import ReviewSession
 from medjudge.tui.widgets import Pane
 
 from .support.kind_rows import pairwise_row, write_jsonl
@@ -189,3 +190,60 @@ async def test_the_next_item_lays_nothing_out_and_is_one_frame(
                 assert ("continues" in str(pane.border_title)) == (pane.max_scroll_y > 0)
             continued += sum(pane.max_scroll_y > 0 for pane in panes)
     assert continued >= 2  # the lengths were long enough to test the titles
+
+
+@run_async
+async def test_after_the_next_items_frame_the_time_is_written_and_the_one_after_wrapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key that shows the next item does no more than show it: the time spent on the item
+    left is committed, and the texts of the item after are wrapped for the panes, once the
+    frame is written (the time's commit ran before the frame). The next key then wraps
+    nothing, and its panes hold the lines a wrap at that moment gives."""
+    path = tmp_path / "ahead.db"
+    s = Study.create(path, StudySettings(name="ahead", allow_reviewer_override=True), actor="lead")
+    rows = [
+        pairwise_row(i, answer_a="word " * (4 + 60 * i), answer_b="other " * (3 + 35 * (i % 2)))
+        for i in range(4)
+    ]
+    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="lead")
+    s.close()
+    events: list[str] = []
+    real_strips, real_render = Pane._strips, Compositor.render_update
+
+    def strips(pane: Pane, text: Any, width: int, *, selection: bool) -> Any:
+        events.append("wrap")
+        return real_strips(pane, text, width, selection=selection)
+
+    def render(compositor: Compositor, *args: Any, **kwargs: Any) -> Any:
+        events.append("frame")
+        return real_render(compositor, *args, **kwargs)
+
+    real_time = ReviewSession.record_time
+
+    def record_time(session: ReviewSession, item_id: int, seconds: float) -> None:
+        events.append("time")
+        real_time(session, item_id, seconds)
+
+    monkeypatch.setattr(Pane, "_strips", strips)
+    monkeypatch.setattr(Compositor, "render_update", render)
+    monkeypatch.setattr(ReviewSession, "record_time", record_time)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "p0" in screen_text(app), "the first item")
+        for i in range(1, 4):
+            for _ in range(20):  # settle: start-up recomposes and the wrapping ahead are over
+                events.clear()
+                await pilot.pause(0.25)
+                if not events:
+                    break
+            await pilot.press("right_square_bracket")
+            await until(pilot, lambda i=i: f"p{i} " in screen_text(app), f"item p{i}")
+            await pilot.pause(0.25)
+            ahead = 3 if i < 3 else 0  # the question and both answers of the next item
+            assert events[0] == "frame", f"p{i}: {events}"
+            assert sorted(events[1:]) == ["time"] + ["wrap"] * ahead, f"p{i}: {events}"
+            for pane in app.screen.query(Pane):
+                if pane.display:
+                    drawn = [list(line) for line in pane._draw(pane._wrapped_at)]
+                    assert [list(line) for line in pane._lines] == drawn, pane.id

@@ -74,9 +74,9 @@ async def test_an_item_of_100k_statements_shows_a_window_of_rows(tmp_path: Path)
             await pilot.press("down")
         await until(pilot, lambda: _review(app).cursor == WINDOW + 20, "the cursor")
         assert WINDOW + 20 in rows.window and rows.border_subtitle != f"1–{WINDOW} of {N:,}"
-        current = [r for r in rows.rows if r.has_class("-current")]
-        assert len(current) == 1
-        assert rows.window.start + rows.rows.index(current[0]) == WINDOW + 20
+        current = rows.current_row
+        assert current is not None and rows.rows.count(current) == 1
+        assert rows.window.start + rows.rows.index(current) == WINDOW + 20
         await until(pilot, lambda: f"S{WINDOW + 21} text." in screen_text(app), "row 121")
         await pilot.press("e")  # entailed, on statement 121
         await until(pilot, lambda: "saved" in screen_text(app), "the save")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.geometry import Region
 from textual.widgets import Collapsible, Input
 
 from medjudge.store.db import StudyError
@@ -344,6 +345,46 @@ async def test_an_answer_rewraps_on_resize_and_its_text_can_be_selected(tmp_path
         await pilot.pause()
         selected = app.screen.get_selected_text() or ""
         assert len(selected.split()) >= 3 and " ".join(selected.split()) in long_answer
+
+
+@run_async
+async def test_an_answers_scrollbar_shows_where_the_pane_is_and_takes_the_mouse(
+    tmp_path: Path,
+) -> None:
+    """The pane's scrollbar (drawn line by line) has its thumb at the top, then lower once the
+    pane scrolls; a click on the bar below the thumb scrolls the pane down, and dragging the
+    thumb back to the top scrolls it back."""
+    long_answer = " ".join(f"word{i}" for i in range(400))
+    path = build_study(tmp_path)
+    with Study.open(path) as s:
+        s.conn.execute("UPDATE answers SET text = ?", (long_answer,))
+        s.conn.commit()
+    app = make_app(path, reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one("#pane-1", Pane)
+        bar = pane.vertical_scrollbar
+        assert pane.max_scroll_y > 0 and bar.display
+
+        def thumb() -> list[int]:
+            """The bar's rows drawn as thumb (the bar's colour, reversed)."""
+            rows = bar.render_lines(Region(0, 0, 1, bar.size.height))
+            return [
+                y for y, line in enumerate(rows) if any(s.style and s.style.reverse for s in line)
+            ]
+
+        top = thumb()
+        assert top and top[0] == 0 and len(top) < bar.size.height
+        await pilot.click(bar, offset=(0, bar.size.height - 1))
+        await pilot.pause()
+        assert pane.scroll_y > 0
+        lower = thumb()
+        assert lower and lower[0] > 0
+        await pilot.mouse_down(bar, offset=(0, lower[0]))
+        await pilot.hover(bar, offset=(0, -5))
+        await pilot.mouse_up(bar, offset=(0, -5))
+        await pilot.pause()
+        assert pane.scroll_y == 0 and thumb()[0] == 0
 
 
 @run_async

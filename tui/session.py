@@ -244,15 +244,19 @@ class ReviewSession:
         """The queue position of an item (None when it is not in this reviewer's queue)."""
         return self._position.get(item_id)
 
-    def load(self, index: int) -> Item:
-        """Make the item at a queue position current and read the reviewer's labels on it."""
-        self.index = index
-        # as this reviewer sees it: with settings --order per-reviewer, their own answer order
-        self.item = seen_by(
+    def peek(self, index: int) -> Item:
+        """The item at a queue position as this reviewer sees it (with ``settings --order
+        per-reviewer``, their own answer order), without making it current."""
+        return seen_by(
             get_item(self.study, self.refs[index].id, paged=True),
             self.study.settings,
             self.reviewer,
         )
+
+    def load(self, index: int) -> Item:
+        """Make the item at a queue position current and read the reviewer's labels on it."""
+        self.index = index
+        self.item = self.peek(index)
         self.labels = item_labels(self.study, self.item.id, self.reviewer)
         self._set_mine(self.item.id, len(self.labels))
         self._active_s = 0.0

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.color import Color as RichColor
 from rich.console import RenderableType
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
@@ -27,17 +32,28 @@ from textual.widgets import Static
 from .render import PANE_CHARS, progress_text, shown_part
 
 
+def text_key(text: object) -> tuple[object, ...] | None:
+    """A Rich text as a hashable value: characters, spans and how it is laid out (None for
+    anything that is not a Rich text)."""
+    if not isinstance(text, Text):
+        return None
+    return (
+        text.plain,
+        tuple(text.spans),
+        text.style,
+        text.justify,
+        text.overflow,
+        text.no_wrap,
+        text.end,
+        text.tab_size,
+    )
+
+
 def same_text(a: object, b: object) -> bool:
     """Whether two renderables are the same Rich text: characters, spans and how it is laid
     out (anything else counts as different)."""
-    return (
-        isinstance(a, Text)
-        and isinstance(b, Text)
-        and a.plain == b.plain
-        and a.spans == b.spans
-        and (a.style, a.justify, a.overflow, a.no_wrap, a.end, a.tab_size)
-        == (b.style, b.justify, b.overflow, b.no_wrap, b.end, b.tab_size)
-    )
+    key = text_key(a)
+    return key is not None and key == text_key(b)
 
 
 def update_if_changed(widget: Static, content: RenderableType) -> bool:
@@ -69,6 +85,9 @@ def update_in_place(widget: Static, content: RenderableType) -> None:
         return
     before = widget.content_size
     widget.update(content, layout=False)
+    height, width_rule = widget.styles.height, widget.styles.width
+    if height is not None and not height.is_auto and (width_rule is None or not width_rule.is_auto):
+        return  # its size is set by the stylesheet, whatever it shows: nothing to measure
     width = before.width
     if widget.styles.width is not None and widget.styles.width.is_auto:
         width = widget.get_content_width(_container(widget), widget.app.size)
@@ -101,6 +120,61 @@ SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
 ]
 
 
+class LineScrollBar(ScrollBar):
+    """Textual's vertical scrollbar (the same glyphs, colours and mouse actions), drawn line
+    by line from segments worked out once per thumb position: the generic path renders the bar
+    through Rich on every change, and each answer's length changes it on every item (three
+    bars were a fifth of the frame showing the next item)."""
+
+    def __init__(self, *, thickness: int = 1) -> None:
+        """A vertical bar."""
+        super().__init__(vertical=True, name="vertical", thickness=thickness)
+        self._bar: tuple[tuple[object, ...], list[Segment]] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines of the bar in ``crop`` (its segments worked out once for them)."""
+        self._segments()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the bar."""
+        segments = self._bar[1] if self._bar is not None else self._segments()
+        if 0 <= y < len(segments):
+            return Strip([segments[y]], self.thickness)
+        return Strip.blank(self.thickness)
+
+    def _segments(self) -> list[Segment]:
+        style = self.render()  # the colours, as the bar works them out
+        assert isinstance(style, ScrollBarRender)
+        rich = style.style if isinstance(style.style, RichStyle) else RichStyle.parse(style.style)
+        key = (
+            self.size.height,
+            style.virtual_size,
+            style.window_size,
+            style.position,
+            self.thickness,
+            rich,
+        )
+        if self._bar is None or self._bar[0] != key:
+            bar = ScrollBarRender.render_bar(
+                size=self.size.height,
+                virtual_size=style.virtual_size,
+                window_size=style.window_size,
+                position=style.position,
+                thickness=self.thickness,
+                vertical=True,
+                back_color=rich.bgcolor or RichColor.parse("#555555"),
+                bar_color=rich.color or RichColor.parse("bright_magenta"),
+            )
+            self._bar = (key, list(bar.segments))
+        return self._bar[1]
+
+
+PREPARED = 2
+"""Texts a pane keeps wrapped ahead of showing them (:meth:`Pane.prepare`): the next item's,
+and one more in case the reviewer went back meanwhile."""
+
+
 class Pane(ScrollView, inherit_bindings=False):
     """A titled, focusable, vertically scrolling block of literal text, drawn line by line.
 
@@ -112,12 +186,32 @@ class Pane(ScrollView, inherit_bindings=False):
     whose height follows its text (``height: auto``, the question) asks for a layout when
     its number of lines changes.
 
+    A text can be wrapped before it is shown (:meth:`prepare`: the review screen does so for
+    the next item once the current one is drawn), so the key that shows it only swaps lines.
+
     Only vertical scroll keys are bound, so left/right still reach the screen (previous/next
     item) while a pane has focus.
     """
 
     BINDINGS = SCROLL_KEYS
     ALLOW_MAXIMIZE = True
+
+    class Drawn(Message):
+        """A text just shown (or wrapped again at a new width) is on screen: posted while
+        the frame holding its first lines is drawn, so handled once that frame is written."""
+
+        def __init__(self, pane: Pane) -> None:
+            self.pane = pane
+            super().__init__()
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The pane's scrollbar, a :class:`LineScrollBar` (made as Textual makes its own)."""
+        if self._vertical_scrollbar is None:
+            bar = self._vertical_scrollbar = LineScrollBar(thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def __init__(self, title: str, *, id: str | None = None, classes: str | None = None) -> None:
         """A pane whose title is fixed text of ours (never data)."""
@@ -132,6 +226,10 @@ class Pane(ScrollView, inherit_bindings=False):
         """The style ``_lines`` were drawn with (focus changes the background)."""
         self._titles: tuple[str, str] | None = None
         """An answer's two titles: as it is, and saying that it continues."""
+        self._prepared: dict[tuple[object, ...], list[Strip]] = {}
+        """Texts wrapped ahead (:meth:`prepare`), by text, width and style."""
+        self._undrawn = False
+        """A text was shown or wrapped again and no frame has drawn it yet (:class:`Drawn`)."""
 
     @property
     def text(self) -> RenderableType:
@@ -154,8 +252,28 @@ class Pane(ScrollView, inherit_bindings=False):
         # A text cut to PANE_CHARS shows its end only in the reader (v): never seen here.
         self._cut = isinstance(content, Text) and len(content) > PANE_CHARS
         self.seen_to_end = False
+        self._undrawn = True
         self.scroll_to(y=0, animate=False, immediate=True)
         self._wrap()
+
+    def prepare(self, content: RenderableType) -> None:
+        """Wrap a text the pane is likely to show next, at its present width and style, so
+        that :meth:`show` takes the lines from here. Only :data:`PREPARED` texts are kept;
+        a text shown at another width or style is wrapped then, as without this."""
+        width = self._wrapped_at
+        text = shown_part(content) if isinstance(content, Text) else content
+        key = self._prepared_key(text, width)
+        if key is None or key in self._prepared:
+            return
+        self._prepared[key] = self._strips(text, width, selection=False)
+        while len(self._prepared) > PREPARED:
+            del self._prepared[next(iter(self._prepared))]
+
+    def _prepared_key(self, text: RenderableType, width: int) -> tuple[object, ...] | None:
+        key = text_key(text)
+        if key is None or width <= 0:
+            return None
+        return (*key, width, self.visual_style)
 
     def replace(self, content: RenderableType) -> None:
         """Replace the text where the reader is (a re-read of the same thing, grown)."""
@@ -200,7 +318,9 @@ class Pane(ScrollView, inherit_bindings=False):
         if width <= 0:  # not laid out yet: the first layout wraps it (_size_updated)
             self._lines = []
             return
-        self._lines = self._draw(width)
+        key = self._prepared_key(self._text, width)
+        prepared = self._prepared.pop(key, None) if key is not None else None
+        self._lines = prepared if prepared is not None else self._draw(width)
         self._drawn_with = self.visual_style
         size = Size(width, len(self._lines))
         if size != self.virtual_size:
@@ -225,8 +345,13 @@ class Pane(ScrollView, inherit_bindings=False):
         self.refresh()
 
     def _draw(self, width: int) -> list[Strip]:
-        visual = visualize(self, self._text, markup=False)
-        return Visual.to_strips(self, visual, width, None, self.visual_style)
+        return self._strips(self._text, width, selection=True)
+
+    def _strips(self, text: RenderableType, width: int, *, selection: bool) -> list[Strip]:
+        visual = visualize(self, text, markup=False)
+        return Visual.to_strips(
+            self, visual, width, None, self.visual_style, apply_selection=selection
+        )
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
@@ -234,6 +359,7 @@ class Pane(ScrollView, inherit_bindings=False):
         resized = super()._size_updated(size, virtual_size, container_size, layout=layout)
         if self.scrollable_content_region.width != self._wrapped_at:
             self._wrap()
+            self._undrawn = True  # what was prepared at the old width is of no use now
         return resized
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -242,6 +368,9 @@ class Pane(ScrollView, inherit_bindings=False):
 
     def render_line(self, y: int) -> Strip:
         """Line ``y`` of what is on screen, cut from the wrapped text."""
+        if self._undrawn:
+            self._undrawn = False
+            self.post_message(self.Drawn(self))
         width = self.scrollable_content_region.width
         style = self.visual_style
         if style != self._drawn_with and self._wrapped_at:  # focus, or a selection
@@ -264,7 +393,9 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
     The list draws at most :data:`WINDOW` rows at a time, the window that holds the cursor;
     moving the cursor past either end moves the window (the border's subtitle gives the rows
     shown). Row widgets are Statics kept in a pool and reused from item to item and window to
-    window; the row under the cursor carries the ``-current`` class (styled in the .tcss).
+    window; the row under the cursor takes the look of the ``unit-rows--current`` component
+    class (in the .tcss) as inline styles: giving it a CSS class instead matched the whole
+    stylesheet against the row again, ten times dearer, on every move of the cursor.
     Up/down move the cursor through the screen's ``move`` action so the same keys work whether
     or not the list has focus.
     """
@@ -276,15 +407,19 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
         Binding("pagedown", "page_down", "Page down", show=False),
     ]
     ALLOW_MAXIMIZE = True
+    COMPONENT_CLASSES = {"unit-rows--current"}
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
-    """The row under the cursor: setting it moves the highlight and scrolls it into view."""
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
+    """The row under the cursor: setting it moves the highlight and scrolls it into view;
+    the list's own border and background are not drawn again."""
 
     def __init__(self, title: str, *, id: str | None = None) -> None:
         """An empty list."""
         super().__init__(id=id)
         self.border_title = title
         self._pool: list[Static] = []
+        self._current: set[Static] = set()
+        """The rows drawn as the current one (one at most)."""
         self._count = 0
         self._start = 0
         self._shown = 0
@@ -360,15 +495,31 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
             self._start = start
             self._fill()
         for i, row in enumerate(self._pool[: self._shown]):
-            row.set_class(self._start + i == index, "-current")
+            self._highlight(row, self._start + i == index)
         if self._start <= index < self._start + self._shown:
             target = self._pool[index - self._start]
             self.call_after_refresh(self.scroll_to_widget, target, animate=False)
+
+    def _highlight(self, row: Static, current: bool) -> None:
+        if (row in self._current) == current:
+            return
+        look = self.get_component_styles("unit-rows--current")
+        row.styles.background = look.background if current else None
+        row.styles.text_style = look.text_style if current else None
+        if current:
+            self._current.add(row)
+        else:
+            self._current.discard(row)
 
     @property
     def rows(self) -> list[Static]:
         """The row widgets drawn now (the window)."""
         return self._pool[: self._shown]
+
+    @property
+    def current_row(self) -> Static | None:
+        """The row widget drawn as the one under the cursor (None: not in the window)."""
+        return next((row for row in self.rows if row in self._current), None)
 
 
 class ProgressLine(Widget):

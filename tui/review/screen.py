@@ -19,6 +19,7 @@ from textual.widgets import Collapsible, Footer, Static
 from medjudge import kinds
 from medjudge.store.abstentions import declines
 from medjudge.store.db import StudyError
+from medjudge.store.items import Item
 from medjudge.store.labels import Saved
 from medjudge.tui import render
 from medjudge.tui.messages import StudyChanged
@@ -83,6 +84,10 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._settings_serial = 0
         """The app's settings serial this screen has shown (a change re-shows the item)."""
         self.read_to_end: int | None = None
+        self._unrecorded: list[tuple[int, float]] = []
+        """(item id, seconds) of the item left, written once the next one is on screen."""
+        self._ahead: tuple[int, dict[str, Text]] | None = None
+        """The next item's pane texts, by pane id, and its queue position (read once)."""
         """The item last read to its end in the reader (``settings --require-reading``)."""
 
     # -- layout ------------------------------------------------------------------------------
@@ -136,6 +141,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     def show_index(self, index: int, *, cursor_unit: int | None = None) -> None:
         """Leave the current item (its time, unsaved ticks) and show the one at ``index``."""
         self.leave_item()
+        self._ahead = None
         self.changing = None
         s = self.session
         item = s.load(index)
@@ -143,23 +149,17 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         if s.reveal_if_due():
             view.refresh_reveal()
         kind = kinds.get(item.kind)
+        asked, answers = self._pane_texts(item)
         question = self.query_one("#question", Pane)
-        panes = list(kind.panes)
-        question.display = bool(panes) and panes[0].content == "question"
-        if question.display:
-            first = panes.pop(0)
-            question.show(render.pane_text(item, first.content), title=first.title)
+        question.display = asked is not None
+        if asked is not None:
+            question.show(asked[1], title=asked[0])
         for n in (1, 2):
             pane = self.query_one(f"#pane-{n}", Pane)
-            pane.display = len(panes) >= n
+            pane.display = len(answers) >= n
             if pane.display:
-                spec = panes[n - 1]
-                title = spec.title
-                if kind.abstains and spec.content == "answer" and item.answers.get("answer"):
-                    # a hint only: the labels decide (store.abstentions)
-                    if declines(item.answers["answer"].text, s.settings.decline_phrases):
-                        title += " · looks like a refusal?"
-                pane.show_answer(render.pane_text(item, spec.content), title)
+                title, text = answers[n - 1]
+                pane.show_answer(text, title)
         self.query_one("#statements").display = kind.lists_entries
         self.query_one("#criteria").display = not kind.lists_entries
         self._show_context()
@@ -185,11 +185,58 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._bindings_changed()
         self.post_message(self.ItemShown(item.id))
 
+    def _pane_texts(self, item: Item) -> tuple[tuple[str, Text] | None, list[tuple[str, Text]]]:
+        """What an item's panes show, as (title, text): the question pane's (None when its kind
+        has none) and the answer panes' (at most two)."""
+        kind = kinds.get(item.kind)
+        panes = list(kind.panes)
+        asked = None
+        if panes and panes[0].content == "question":
+            first = panes.pop(0)
+            asked = (first.title, render.pane_text(item, first.content))
+        answers: list[tuple[str, Text]] = []
+        for spec in panes[:2]:
+            title = spec.title
+            if kind.abstains and spec.content == "answer" and item.answers.get("answer"):
+                # a hint only: the labels decide (store.abstentions)
+                if declines(item.answers["answer"].text, self.session.settings.decline_phrases):
+                    title += " · looks like a refusal?"
+            answers.append((title, render.pane_text(item, spec.content)))
+        return asked, answers
+
+    @on(Pane.Drawn)
+    def _after_frame(self, event: Pane.Drawn) -> None:
+        """An item's text is on screen (handled once the frame is written): now record the
+        time on the item left, and wrap what the pane will show for the next item."""
+        self._record_times()
+        self._prepare_next(event.pane)
+
+    def _prepare_next(self, pane: Pane) -> None:
+        """Wrap what ``pane`` will show for the next item (:meth:`Pane.prepare`), so the key
+        that shows it only swaps lines in: wrapping was a third of that key's work."""
+        s = self.session
+        if s.item is None or s.index + 1 >= len(s.refs):
+            return
+        if self._ahead is None or self._ahead[0] != s.index + 1:
+            try:
+                item = s.peek(s.index + 1)
+            except StudyError:  # the key that shows it reports the same error
+                return
+            asked, answers = self._pane_texts(item)
+            texts = {f"pane-{n}": text for n, (_, text) in enumerate(answers, 1)}
+            if asked is not None:
+                texts["question"] = asked[1]
+            self._ahead = (s.index + 1, texts)
+        text = self._ahead[1].get(pane.id or "")
+        if text is not None:
+            pane.prepare(text)
+
     def leave_item(self, *, now: bool = False) -> None:
         """Save ticked-but-unconfirmed options and record the time spent on the current item.
 
-        The time is written after the next item is drawn (``now=False``) so moving on is
-        never slowed by it; on quit it is written at once.
+        The time is written once the next item's frame is out (``now=False``: on its
+        :class:`Pane.Drawn`), so moving on never waits for that commit; on quit it is written
+        at once. A time still waiting when the reviewer moves on again is written first.
         """
         view = self.view
         if view is None:
@@ -201,16 +248,18 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         visit = self.session.leave()
         if visit is None:
             return
+        self._record_times()
+        self._unrecorded.append(visit)
         if now:
-            self._record_time(*visit)
-        else:
-            self.call_after_refresh(self._record_time, *visit)
+            self._record_times()
 
-    def _record_time(self, item_id: int, seconds: float) -> None:
-        try:
-            self.session.record_time(item_id, seconds)
-        except StudyError as exc:
-            self.notify(str(exc), title="time not recorded", severity="warning", markup=False)
+    def _record_times(self) -> None:
+        while self._unrecorded:
+            item_id, seconds = self._unrecorded.pop(0)
+            try:
+                self.session.record_time(item_id, seconds)
+            except StudyError as exc:
+                self.notify(str(exc), title="time not recorded", severity="warning", markup=False)
 
     def _show_empty(self) -> None:
         why = "the study has no items yet (medjudge import ...)"
