@@ -16,12 +16,14 @@ from typing import Any
 import pytest
 from textual._compositor import Compositor
 from textual.screen import Screen
+from textual.visual import visualize
 from textual.widget import Widget
 
 from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
+from medjudge.tui import widgets
 from medjudge.tui.app import make_app
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.widgets import Pane
@@ -134,6 +136,46 @@ async def test_a_vote_repaints_in_place_without_a_layout(
         assert layouts.n == 0, f"{layouts.n} layouts of the screen for three votes"
     with Study.open(path) as s:
         assert s.conn.execute("SELECT count(*) FROM labels").fetchone()[0] == 4
+
+
+@run_async
+async def test_the_cursor_and_a_vote_redraw_rows_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moving the cursor down the criteria and back lays nothing out, and a vote wraps again
+    only the rows whose text changed (the one labelled, the one the cursor moves to), not the
+    whole list: the list draws its rows' lines itself."""
+    path = _study(tmp_path)
+    layouts = Layouts(monkeypatch)
+    wrapped: list[str] = []
+    real = visualize
+
+    def noted(widget: Widget, *args: Any, **kwargs: Any) -> Any:
+        wrapped.append(widget.id or "")
+        return real(widget, *args, **kwargs)
+
+    monkeypatch.setattr(widgets, "visualize", noted)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
+        await pilot.press("a")  # the first vote adds "u Undo" to the footer: laid out, rightly
+        await until(pilot, lambda: "(5 to go)" in screen_text(app), "vote 1")
+        for _ in range(20):  # settle
+            layouts.n = 0
+            await pilot.pause(0.05)
+            if layouts.n == 0:
+                break
+        details = set()
+        for key in ["down"] * 4 + ["up"] * 4:
+            await pilot.press(key)
+            await pilot.pause()
+            details.add(screen_text(app).split("\n")[-4:-1].__repr__())
+        assert len(details) > 2  # the detail did change with the cursor
+        assert layouts.n == 0, f"{layouts.n} layouts for moving the cursor"
+        wrapped.clear()
+        await pilot.press("a")
+        await until(pilot, lambda: "(4 to go)" in screen_text(app), "vote 2")
+        assert wrapped.count("criteria") == 2, wrapped
 
 
 class Frames:

@@ -7,6 +7,7 @@ never markup) and is updated in place, so moving to the next item repaints only 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 
 from rich.color import Color as RichColor
@@ -16,7 +17,8 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
+from textual.css.styles import RenderStyles
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -93,6 +95,16 @@ def update_in_place(widget: Static, content: RenderableType) -> None:
         width = widget.get_content_width(_container(widget), widget.app.size)
     if width != before.width or content_height(widget) != before.height:
         widget.refresh(layout=True)
+
+
+def wear(widget: Widget, look: RenderStyles | None) -> None:
+    """Give a widget the colours and text style a component class sets (``look``: from
+    ``get_component_styles``; None: the widget's own again) as inline styles. A CSS class
+    instead would match the whole stylesheet against the widget again, about ten times
+    dearer, each time it changes (for the row under the cursor, on every key)."""
+    for rule in ("background", "color", "text_style"):
+        value = getattr(look, rule) if look is not None and look.has_rule(rule) else None
+        setattr(widget.styles, rule, value)
 
 
 def _container(widget: Widget) -> Size:
@@ -245,15 +257,19 @@ class Pane(ScrollView, inherit_bindings=False):
     def show(self, content: RenderableType, *, title: str | None = None) -> None:
         """Replace the text (a long one cut: :func:`~medjudge.tui.render.shown_part`) and
         scroll back to the top."""
-        if title is not None:
-            self.border_title = title
         self._titles = None
+        self._show(content, title)
+
+    def _show(self, content: RenderableType, title: str | None) -> None:
+        if title is not None and self.border_title != title:
+            self.border_title = title  # (setting it repaints the pane, even to the same)
         self._text = shown_part(content) if isinstance(content, Text) else content
         # A text cut to PANE_CHARS shows its end only in the reader (v): never seen here.
         self._cut = isinstance(content, Text) and len(content) > PANE_CHARS
         self.seen_to_end = False
         self._undrawn = True
-        self.scroll_to(y=0, animate=False, immediate=True)
+        if self.scroll_y or self.scroll_target_y:
+            self.scroll_to(y=0, animate=False, immediate=True)
         self._wrap()
 
     def prepare(self, content: RenderableType) -> None:
@@ -285,8 +301,8 @@ class Pane(ScrollView, inherit_bindings=False):
         the pane (``Answer A · 3,064 words · continues: v to read``)."""
         words = len(content.plain.split())
         title = f"{title} · {words:,} word{'s' if words != 1 else ''}"
-        self.show(content, title=title)
         self._titles = (title, f"{title} · continues: v to read")
+        self._show(content, None)
         self._retitle()
 
     seen_to_end: reactive[bool] = reactive(False, init=False, repaint=False)
@@ -303,10 +319,10 @@ class Pane(ScrollView, inherit_bindings=False):
             self.seen_to_end = True
 
     def _retitle(self) -> None:
-        if self._titles is None or not self._wrapped_at:
+        if self._titles is None:
             return
         plain, continues = self._titles
-        right = continues if self.max_scroll_y > 0 else plain
+        right = continues if self._wrapped_at and self.max_scroll_y > 0 else plain
         if self.border_title != right:
             self.border_title = right
 
@@ -387,15 +403,16 @@ WINDOW = 100
 a window of them around the cursor (its title says which), never 100,000 widgets."""
 
 
-class UnitRows(VerticalScroll, inherit_bindings=False):
-    """The list the reviewer labels: criteria, statements or options, one row each.
+class UnitRows(ScrollView, inherit_bindings=False):
+    """The list the reviewer labels: criteria, statements or options, one row each, drawn
+    line by line.
 
     The list draws at most :data:`WINDOW` rows at a time, the window that holds the cursor;
     moving the cursor past either end moves the window (the border's subtitle gives the rows
-    shown). Row widgets are Statics kept in a pool and reused from item to item and window to
-    window; the row under the cursor takes the look of the ``unit-rows--current`` component
-    class (in the .tcss) as inline styles: giving it a CSS class instead matched the whole
-    stylesheet against the row again, ten times dearer, on every move of the cursor.
+    shown). Each row's text is wrapped once, at the list's width (again when a row changes or
+    the width does); the row under the cursor is drawn in the look of the ``unit-rows--current``
+    component class of the .tcss. A vote redraws one or two rows' lines, not row widgets (a
+    Static per row measured, laid out and rendered each changed row through the stylesheet).
     Up/down move the cursor through the screen's ``move`` action so the same keys work whether
     or not the list has focus.
     """
@@ -408,22 +425,29 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
     ]
     ALLOW_MAXIMIZE = True
     COMPONENT_CLASSES = {"unit-rows--current"}
+    PAD = 1
+    """Blank cells either side of a row's text (inside the row's highlight)."""
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
-    """The row under the cursor: setting it moves the highlight and scrolls it into view;
-    the list's own border and background are not drawn again."""
+    """The row under the cursor: setting it moves the highlight and scrolls it into view."""
 
     def __init__(self, title: str, *, id: str | None = None) -> None:
         """An empty list."""
         super().__init__(id=id)
         self.border_title = title
-        self._pool: list[Static] = []
-        self._current: set[Static] = set()
-        """The rows drawn as the current one (one at most)."""
         self._count = 0
         self._start = 0
-        self._shown = 0
         self._draw: Callable[[int], RenderableType] = lambda _: ""
+        self._texts: list[RenderableType] = []
+        """The window's rows, as drawn by ``draw``."""
+        self._lines: list[list[Strip] | None] = []
+        """Each window row's lines, wrapped and padded (None: not wrapped yet)."""
+        self._offsets: list[int] = [0]
+        """The first line of each window row, then the number of lines."""
+        self._width = 0
+        """The width the rows are wrapped at (0: not laid out yet)."""
+        self._lit: int | None = None
+        """The window row drawn as the current one."""
         self._subtitle: str | None = None
 
     def set_rows(self, count: int, draw: Callable[[int], RenderableType], cursor: int) -> None:
@@ -443,33 +467,26 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
         return max(0, min(cursor - WINDOW // 2, self._count - WINDOW))
 
     def _fill(self) -> None:
-        """(Re)draw every row of the window, reusing row widgets."""
-        self._shown = min(WINDOW, self._count - self._start)
-        new: list[Static] = []
-        for i in range(self._shown):
-            content = self._draw(self._start + i)
-            if i < len(self._pool):
-                row = self._pool[i]
-                update_if_changed(row, content)
-                if not row.display:  # setting it at all lays the screen out again
-                    row.display = True
-            else:
-                row = Static(content, markup=False, classes="row")
-                self._pool.append(row)
-                new.append(row)
-        for row in self._pool[self._shown :]:
-            if row.display:
-                row.display = False
-        if new:
-            self.mount_all(new)
+        """(Re)draw every row of the window; a row showing the same text keeps its lines."""
+        shown = min(WINDOW, self._count - self._start)
+        texts = [self._draw(self._start + i) for i in range(shown)]
+        keep = len(texts) == len(self._texts)
+        lines: list[list[Strip] | None] = [
+            self._lines[i] if keep and same_text(text, self._texts[i]) else None
+            for i, text in enumerate(texts)
+        ]
+        changed = not keep or None in lines
+        self._texts, self._lines = texts, lines
         subtitle = (
-            f"{self._start + 1:,}–{self._start + self._shown:,} of {self._count:,}"
+            f"{self._start + 1:,}–{self._start + shown:,} of {self._count:,}"
             if self._count > WINDOW
             else ""
         )
         if subtitle != self._subtitle:  # setting it repaints the list, even to the same text
             self._subtitle = subtitle
             self.border_subtitle = subtitle
+        if changed:  # the same rows again (a write this list does not show) draw nothing
+            self._measure()
 
     def redraw(self) -> None:
         """Draw the window's rows again (the state behind them changed)."""
@@ -477,13 +494,26 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
 
     def set_row(self, index: int, content: RenderableType) -> None:
         """Replace one row's text (a row outside the window is drawn when it comes in)."""
-        if self._start <= index < self._start + self._shown:
-            update_if_changed(self._pool[index - self._start], content)
+        k = index - self._start
+        if 0 <= k < len(self._texts) and not same_text(content, self._texts[k]):
+            self._texts[k], self._lines[k] = content, None
+            self._measure()
 
     @property
     def window(self) -> range:
         """The rows drawn now."""
-        return range(self._start, self._start + self._shown)
+        return range(self._start, self._start + len(self._texts))
+
+    @property
+    def current_row(self) -> int | None:
+        """The row drawn as the one under the cursor (None: none in the window)."""
+        return None if self._lit is None else self._start + self._lit
+
+    def row_text(self, index: int) -> str:
+        """A row of the window as drawn, in plain text (empty before the list is laid out)."""
+        if not self._width:
+            return ""
+        return "\n".join(line.text for line in self._row_lines(index - self._start))
 
     def set_cursor(self, index: int) -> None:
         """Move the highlight to a row and keep it in view."""
@@ -494,32 +524,83 @@ class UnitRows(VerticalScroll, inherit_bindings=False):
         if start != self._start:
             self._start = start
             self._fill()
-        for i, row in enumerate(self._pool[: self._shown]):
-            self._highlight(row, self._start + i == index)
-        if self._start <= index < self._start + self._shown:
-            target = self._pool[index - self._start]
-            self.call_after_refresh(self.scroll_to_widget, target, animate=False)
+        k = index - self._start
+        lit = k if 0 <= k < len(self._texts) else None
+        if lit != self._lit:
+            self._lit = lit
+            self.refresh()
+        self._scroll_to_current()
 
-    def _highlight(self, row: Static, current: bool) -> None:
-        if (row in self._current) == current:
+    # -- wrapping and drawing --------------------------------------------------------------
+    def _measure(self) -> None:
+        """Wrap the rows not wrapped yet, and set the scroll range to all the rows' lines."""
+        width = self.scrollable_content_region.width
+        self._width = width
+        if width <= 0:  # not laid out yet: the first layout wraps them (_size_updated)
             return
-        look = self.get_component_styles("unit-rows--current")
-        row.styles.background = look.background if current else None
-        row.styles.text_style = look.text_style if current else None
-        if current:
-            self._current.add(row)
-        else:
-            self._current.discard(row)
+        offsets = [0]
+        for k in range(len(self._texts)):
+            offsets.append(offsets[-1] + len(self._row_lines(k)))
+        self._offsets = offsets
+        size = Size(width, offsets[-1])
+        if size != self.virtual_size:
+            taller = size.height != self.virtual_size.height
+            self.set_reactive(UnitRows.virtual_size, size)
+            self._scroll_update(size)
+            if taller and self.styles.height is not None and self.styles.height.is_auto:
+                self.refresh(layout=True)
+        self._scroll_to_current()
+        self.refresh()
 
-    @property
-    def rows(self) -> list[Static]:
-        """The row widgets drawn now (the window)."""
-        return self._pool[: self._shown]
+    def _row_lines(self, k: int) -> list[Strip]:
+        lines = self._lines[k]
+        if lines is None:
+            style = self.visual_style
+            inner = max(1, self._width - 2 * self.PAD)
+            visual = visualize(self, self._texts[k], markup=False)
+            pad = Strip.blank(self.PAD, style.rich_style)
+            lines = [
+                Strip.join([pad, line.crop_extend(0, inner, style.rich_style), pad])
+                for line in Visual.to_strips(self, visual, inner, None, style)
+            ] or [Strip.blank(self._width, style.rich_style)]
+            self._lines[k] = lines
+        return lines
 
-    @property
-    def current_row(self) -> Static | None:
-        """The row widget drawn as the one under the cursor (None: not in the window)."""
-        return next((row for row in self.rows if row in self._current), None)
+    def _scroll_to_current(self) -> None:
+        if self._lit is None or not self._width or len(self._offsets) <= self._lit + 1:
+            return
+        top, bottom = self._offsets[self._lit], self._offsets[self._lit + 1]
+        height = self.scrollable_content_region.height
+        if top < self.scroll_y:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif height and bottom > self.scroll_y + height:
+            self.scroll_to(y=max(top, bottom - height), animate=False, immediate=True)
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        resized = super()._size_updated(size, virtual_size, container_size, layout=layout)
+        if self.scrollable_content_region.width != self._width:
+            self._lines = [None] * len(self._texts)
+            self._measure()
+        return resized
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Its rows' lines (a list sized by its rows)."""
+        return self._offsets[-1] if self._width else max(1, len(self._texts))
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of what is on screen: a line of the row it falls in."""
+        width = self.scrollable_content_region.width
+        index = y + self.scroll_offset.y
+        if width != self._width or not 0 <= index < self._offsets[-1]:
+            return Strip.blank(width, self.visual_style.rich_style)
+        k = bisect_right(self._offsets, index) - 1
+        line = self._row_lines(k)[index - self._offsets[k]]
+        if k == self._lit:  # the current row's look over its own (its background, bold)
+            look = self.get_component_rich_style("unit-rows--current")
+            line = Strip(Segment.apply_style(line, post_style=look), line.cell_length)
+        return line
 
 
 class ProgressLine(Widget):
@@ -538,8 +619,16 @@ class ProgressLine(Widget):
 class StatusLine(Horizontal):
     """Where the reviewer is (left) and whether their last action is saved (right)."""
 
+    COMPONENT_CLASSES = {
+        "status-line--saved",
+        "status-line--error",
+        "status-line--pending",
+        "status-line--info",
+    }
+
     state: reactive[str] = reactive("", init=False)
-    """saved, error, pending, info or empty: the right side's look follows it (a CSS class)."""
+    """saved, error, pending, info or empty: the right side wears (:func:`wear`) the
+    component class of that name."""
 
     def compose(self) -> ComposeResult:
         """Two text blocks."""
@@ -547,12 +636,15 @@ class StatusLine(Horizontal):
         yield Static("", markup=False, id="saved")
 
     def show(self, where: RenderableType, saved: RenderableType, *, state: str = "") -> None:
-        """Update both sides; ``state`` (saved, error, pending, ...) becomes a CSS class."""
-        update_in_place(self.query_one("#where", Static), where)
-        update_in_place(self.query_one("#saved", Static), saved)
+        """Update both sides (a side showing the same text already is left alone);
+        ``state`` (saved, error, pending, ...) sets the right side's look."""
+        update_if_changed(self.query_one("#where", Static), where)
+        update_if_changed(self.query_one("#saved", Static), saved)
         self.state = state
 
     def watch_state(self, state: str) -> None:
-        s = self.query_one("#saved", Static)
-        for name in ("saved", "error", "pending", "info"):
-            s.set_class(state == name, f"-{name}")
+        look = f"status-line--{state}"
+        wear(
+            self.query_one("#saved", Static),
+            self.get_component_styles(look) if look in self.COMPONENT_CLASSES else None,
+        )
