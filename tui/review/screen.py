@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Container, VerticalScroll
+from textual.containers import Container
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
@@ -29,7 +29,7 @@ from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
 from medjudge.tui.rows import ItemView
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.value_keys import applies
-from medjudge.tui.widgets import Pane, ProgressLine, StatusLine, UnitRows, update_if_changed
+from medjudge.tui.widgets import Pane, ProgressLine, StatusLine, UnitRows, same_text
 
 
 class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
@@ -110,8 +110,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             yield Pane("Answer B", id="pane-2")
             yield UnitRows("Statements", id="statements")
         yield UnitRows("Criteria", id="criteria")
-        with VerticalScroll(id="detail-box"):
-            yield Static("", markup=False, id="detail")
+        yield Pane("", id="detail")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -295,7 +294,10 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     def _detail(self) -> None:
         if self.view is None or not self.view.rows:
             return
-        update_if_changed(self.query_one("#detail", Static), self.view.render_detail(self.cursor))
+        detail = self.query_one("#detail", Pane)
+        content = self.view.render_detail(self.cursor)
+        if not same_text(detail.text, content):
+            detail.show(content)
         shown = self.view.revealed and bool(self.view.verdicts or self.view.others)
         self.set_class(shown, "-revealed")
 
