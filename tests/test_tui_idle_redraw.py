@@ -18,6 +18,7 @@ from textual._compositor import Compositor
 from textual.screen import Screen
 from textual.visual import visualize
 from textual.widget import Widget
+from textual.widgets._footer import FooterKey
 
 from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
@@ -26,7 +27,7 @@ from medjudge.store.study import Study
 from medjudge.tui import widgets
 from medjudge.tui.app import make_app
 from medjudge.tui.session import ReviewSession
-from medjudge.tui.widgets import Pane
+from medjudge.tui.widgets import KeyFooter, Pane
 
 from .support.kind_rows import pairwise_row, write_jsonl
 from .support.tui import run_async, screen_text, until
@@ -239,9 +240,10 @@ async def test_after_the_next_items_frame_the_time_is_written_and_the_one_after_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The key that shows the next item does no more than show it: the time spent on the item
-    left is committed, and the texts of the item after are wrapped for the panes, once the
-    frame is written (the time's commit ran before the frame). The next key then wraps
-    nothing, and its panes hold the lines a wrap at that moment gives."""
+    left is committed, and the texts of the item after are wrapped for the panes, after the
+    frame is written and the screen has been left alone for a moment (the time's commit ran
+    before the frame). The next key then wraps nothing, and its panes hold the lines a wrap
+    at that moment gives."""
     path = tmp_path / "ahead.db"
     s = Study.create(path, StudySettings(name="ahead", allow_reviewer_override=True), actor="lead")
     rows = [
@@ -281,11 +283,93 @@ async def test_after_the_next_items_frame_the_time_is_written_and_the_one_after_
                     break
             await pilot.press("right_square_bracket")
             await until(pilot, lambda i=i: f"p{i} " in screen_text(app), f"item p{i}")
-            await pilot.pause(0.25)
             ahead = 3 if i < 3 else 0  # the question and both answers of the next item
+            await until(
+                pilot, lambda ahead=ahead: events.count("wrap") == ahead and "time" in events
+            )
             assert events[0] == "frame", f"p{i}: {events}"
             assert sorted(events[1:]) == ["time"] + ["wrap"] * ahead, f"p{i}: {events}"
             for pane in app.screen.query(Pane):
                 if pane.display:
                     drawn = [list(line) for line in pane._draw(pane._wrapped_at)]
                     assert [list(line) for line in pane._lines] == drawn, pane.id
+
+
+@run_async
+async def test_bindings_that_keep_the_keys_shown_leave_the_footer_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A label changes what the screen's keys may do, not the keys the footer shows: the
+    footer keeps its keys (Textual's own removed and mounted every one of them before the
+    frame, the first label on each item a fifth of a second slower at the tail). Keys that
+    come with the reveal (Enter, E to change) are shown when it comes."""
+    path = _study(tmp_path)
+    with Study.open(path) as other:  # another reviewer's labels: bob's last one reveals them
+        for unit in _units(other, "p0"):
+            set_label(other, unit, "carol", "tie")
+    rebuilt: list[str] = []
+    real = KeyFooter.recompose
+
+    async def noted(footer: KeyFooter) -> None:
+        rebuilt.append(footer.screen.__class__.__name__)
+        await real(footer)
+
+    monkeypatch.setattr(KeyFooter, "recompose", noted)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+
+    def keys() -> list[str]:
+        return [k.description for k in app.screen.query(FooterKey)]
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
+        for _ in range(20):  # settle: the footer's start-up recomposes are over
+            rebuilt.clear()
+            await pilot.pause(0.25)
+            if not rebuilt:
+                break
+        shown = keys()
+        for n in range(1, 6):
+            await pilot.press("a")
+            await until(pilot, lambda n=n: f"({6 - n} to go)" in screen_text(app), f"vote {n}")
+        await pilot.pause(0.25)
+        assert rebuilt == [] and keys() == shown
+        await pilot.press("a")  # the last unit: the reveal brings its keys
+        await until(pilot, lambda: "Change" in keys(), "the reveal's keys in the footer")
+        assert "Next item" in keys() and rebuilt
+
+
+@run_async
+async def test_a_key_right_after_the_next_item_comes_before_the_work_the_item_leaves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A label typed as soon as the next item appears is saved and shown first; the time on
+    the item left and the wrapping of the item after wait until the keys stop."""
+    path = _study(tmp_path)
+    events: list[str] = []
+    real_time, real_vote = ReviewSession.record_time, ReviewSession.vote
+    real_strips = Pane._strips
+
+    def record_time(session: ReviewSession, item_id: int, seconds: float) -> None:
+        events.append("time")
+        real_time(session, item_id, seconds)
+
+    def vote(session: ReviewSession, *args: Any, **kwargs: Any) -> Any:
+        events.append("vote")
+        return real_vote(session, *args, **kwargs)
+
+    def strips(pane: Pane, text: Any, width: int, *, selection: bool) -> Any:
+        events.append("shown" if selection else "prepared")  # (prepared: drawn ahead)
+        return real_strips(pane, text, width, selection=selection)
+
+    monkeypatch.setattr(ReviewSession, "record_time", record_time)
+    monkeypatch.setattr(ReviewSession, "vote", vote)
+    monkeypatch.setattr(Pane, "_strips", strips)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
+        await pilot.press("right_square_bracket", "a")
+        await until(pilot, lambda: "p1 " in screen_text(app) and "(5 to go)" in screen_text(app))
+        await until(pilot, lambda: "time" in events, "the time on p0")
+        await until(pilot, lambda: "prepared" in events, "p2's texts wrapped ahead")
+        assert events.index("vote") < events.index("time"), events
+        assert events.index("vote") < events.index("prepared"), events

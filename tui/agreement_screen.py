@@ -21,10 +21,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from medjudge import kinds
 from medjudge.store.frames import FRAME_HINT
+from medjudge.tui.widgets import KeyFooter
 
 from . import render
 from .messages import StudyChanged
@@ -91,7 +92,7 @@ class AgreementScreen(Screen[None]):
         yield Static("", id="ag-head")
         with VerticalScroll(id="ag-body"):
             yield Static(Text("computing…"), id="ag-figures")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """Compute the first pair."""

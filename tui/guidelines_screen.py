@@ -11,9 +11,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from medjudge.store.literal import printable
+from medjudge.tui.widgets import KeyFooter
 
 from .scroll_screen import ScrollScreen
 
@@ -43,4 +44,4 @@ class GuidelinesScreen(ScrollScreen):
 
         with VerticalScroll(id="guidelines"):
             yield Markdown(printable(self.text), id="guidelines-text")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)

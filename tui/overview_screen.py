@@ -22,10 +22,11 @@ from textual.binding import Binding
 from textual.containers import Container, Horizontal
 from textual.coordinate import Coordinate
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, ProgressBar, Static
+from textual.widgets import DataTable, ProgressBar, Static
 
 from medjudge.store.literal import plural
 from medjudge.store.study import Study
+from medjudge.tui.widgets import KeyFooter
 
 from . import render
 from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
@@ -129,7 +130,7 @@ class OverviewScreen(Screen[int | None]):
         items: DataTable[Text] = DataTable(id="ov-items", cursor_type="row")
         items.border_title = "Your items (enter: open)"
         yield items
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """Fill the tables: the item list now, the figures from a worker."""

@@ -22,6 +22,7 @@ from textual.css.styles import RenderStyles
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.selection import Selection
@@ -29,7 +30,8 @@ from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
 from .render import PANE_CHARS, progress_text, shown_part
 
@@ -601,6 +603,38 @@ class UnitRows(ScrollView, inherit_bindings=False):
             look = self.get_component_rich_style("unit-rows--current")
             line = Strip(Segment.apply_style(line, post_style=look), line.cell_length)
         return line
+
+
+class KeyFooter(Footer):
+    """Textual's footer (the screen's keys, a disabled one dimmed), redrawn in place when the
+    keys shown stay the same: the stock footer removes and mounts every key whenever the
+    screen's bindings may have changed (the first label on each item, for one), about 15 ms
+    before the frame, even when the same keys come back."""
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        if self.is_attached and screen is self.screen and self._same_keys(screen):
+            return
+        super().bindings_changed(screen)
+
+    def _same_keys(self, screen: Screen[object]) -> bool:
+        """Whether the keys to show are the ones shown (each key's being enabled or not is
+        then set in place)."""
+        shown: dict[str, tuple[Binding, bool]] = {}
+        for _node, binding, enabled, _tooltip in screen.active_bindings.values():
+            if binding.show:
+                if binding.group is not None:
+                    return False  # grouped keys: left to the stock footer
+                shown.setdefault(binding.action, (binding, enabled))
+        keys = list(self.query(FooterKey))
+        if [(k.key, k.description) for k in keys] != [
+            (b.key, b.description) for b, _ in shown.values()
+        ]:
+            return False
+        for key, (_, enabled) in zip(keys, shown.values(), strict=True):
+            if key.has_class("-disabled") == enabled:
+                key.set_class(not enabled, "-disabled")
+                key._disabled = not enabled  # what a click on the key checks
+        return True
 
 
 class ProgressLine(Widget):

@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Collapsible, Footer, Static
+from textual.widgets import Collapsible, Static
 
 from medjudge import kinds
 from medjudge.judging.analysis.disagreements import Disagreement, UnitDetail, unit_detail
@@ -37,7 +37,7 @@ from medjudge.tui.adjudication.render import KIND_NAMES, item_text, shown, votes
 from medjudge.tui.adjudication.widgets import ItemPane, RationaleDialog
 from medjudge.tui.messages import StudyChanged
 from medjudge.tui.value_keys import applies, value_bindings
-from medjudge.tui.widgets import Pane, StatusLine
+from medjudge.tui.widgets import KeyFooter, Pane, StatusLine
 
 if TYPE_CHECKING:
     from medjudge.tui.app import ReviewApp
@@ -114,7 +114,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         with Container(id="adj-panes"):
             yield ItemPane(ITEM_TITLE, id="adj-item")
             yield Pane("Votes, reasons, history", id="adj-votes")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """The first unit."""

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from medjudge.judging.analysis.disagreements import Disagreement, counts, queue
 from medjudge.judging.analysis.queue_kinds import KINDS
@@ -37,6 +37,7 @@ from medjudge.tui.adjudication.render import (
     votes_summary,
 )
 from medjudge.tui.messages import StudyChanged
+from medjudge.tui.widgets import KeyFooter
 
 if TYPE_CHECKING:
     from medjudge.tui.adjudication.detail import DetailClosed
@@ -144,7 +145,7 @@ class AdjudicationScreen(Screen[None]):
         table: DataTable[Any] = DataTable(id="aq-table", cursor_type="row")
         table.border_title = "Disagreements, most split first (enter: open)"
         yield table
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """Columns now, rows from a worker."""

@@ -14,7 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import Container
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Collapsible, Footer, Static
+from textual.timer import Timer
+from textual.widgets import Collapsible, Static
 
 from medjudge import kinds
 from medjudge.store.abstentions import declines
@@ -29,7 +30,10 @@ from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
 from medjudge.tui.rows import ItemView
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.value_keys import applies
-from medjudge.tui.widgets import Pane, ProgressLine, StatusLine, UnitRows, same_text
+from medjudge.tui.widgets import KeyFooter, Pane, ProgressLine, StatusLine, UnitRows, same_text
+
+IDLE_WORK_S = 0.15
+"""How long after the last text drawn the screen does what showing an item left for later."""
 
 
 class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
@@ -85,6 +89,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         """The app's settings serial this screen has shown (a change re-shows the item)."""
         self.read_to_end: int | None = None
         self._unrecorded: list[tuple[int, float]] = []
+        self._to_prepare: list[Pane] = []
+        """Panes drawn since the last idle work, whose next texts are to be wrapped."""
+        self._idle_work_timer: Timer | None = None
         """(item id, seconds) of the item left, written once the next one is on screen."""
         self._ahead: tuple[int, dict[str, Text]] | None = None
         """The next item's pane texts, by pane id, and its queue position (read once)."""
@@ -111,7 +118,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             yield UnitRows("Statements", id="statements")
         yield UnitRows("Criteria", id="criteria")
         yield Pane("", id="detail")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """Show new guidelines first (every key goes to them until they are dismissed), and
@@ -205,10 +212,21 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
 
     @on(Pane.Drawn)
     def _after_frame(self, event: Pane.Drawn) -> None:
-        """An item's text is on screen (handled once the frame is written): now record the
-        time on the item left, and wrap what the pane will show for the next item."""
+        """A text is on screen (handled once the frame is written). What showing an item
+        leaves for later (the time on the item left, wrapping the next item's texts) is done
+        once no new text has been drawn for :data:`IDLE_WORK_S`: a key typed right after
+        the item appears is not kept waiting for it."""
+        self._to_prepare.append(event.pane)
+        if self._idle_work_timer is not None:
+            self._idle_work_timer.stop()
+        self._idle_work_timer = self.set_timer(IDLE_WORK_S, self._idle_work)
+
+    def _idle_work(self) -> None:
+        self._idle_work_timer = None
         self._record_times()
-        self._prepare_next(event.pane)
+        panes, self._to_prepare = self._to_prepare, []
+        for pane in dict.fromkeys(panes):
+            self._prepare_next(pane)
 
     def _prepare_next(self, pane: Pane) -> None:
         """Wrap what ``pane`` will show for the next item (:meth:`Pane.prepare`), so the key
@@ -233,9 +251,10 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     def leave_item(self, *, now: bool = False) -> None:
         """Save ticked-but-unconfirmed options and record the time spent on the current item.
 
-        The time is written once the next item's frame is out (``now=False``: on its
-        :class:`Pane.Drawn`), so moving on never waits for that commit; on quit it is written
-        at once. A time still waiting when the reviewer moves on again is written first.
+        The time is written once the next item is on screen and no key has followed for a
+        moment (``now=False``: :meth:`_after_frame`), so moving on never waits for that
+        commit; on quit it is written at once. A time still waiting when the reviewer moves on
+        again is written first.
         """
         view = self.view
         if view is None:
