@@ -111,6 +111,18 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
     other.close()
 
 
+async def _first_vote(pilot: Any, app: Any, layouts: Layouts) -> None:
+    """Bob's first label on p0, and the layouts it brings settled."""
+    await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
+    await pilot.press("a")  # the first vote adds "u Undo" to the footer: laid out, rightly
+    await until(pilot, lambda: "(5 to go)" in screen_text(app), "vote 1")
+    for _ in range(20):  # settle
+        layouts.n = 0
+        await pilot.pause(0.05)
+        if layouts.n == 0:
+            break
+
+
 @run_async
 async def test_a_vote_repaints_in_place_without_a_layout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -122,14 +134,7 @@ async def test_a_vote_repaints_in_place_without_a_layout(
     layouts = Layouts(monkeypatch)
     app = make_app(path, reviewer="bob", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
-        await pilot.press("a")  # the first vote adds "u Undo" to the footer: laid out, rightly
-        await until(pilot, lambda: "(5 to go)" in screen_text(app), "vote 1")
-        for _ in range(20):  # settle
-            layouts.n = 0
-            await pilot.pause(0.05)
-            if layouts.n == 0:
-                break
+        await _first_vote(pilot, app, layouts)
         for n in range(2, 5):  # three more of the item's six criteria: no reveal yet
             await pilot.press("a")
             await until(pilot, lambda n=n: f"({6 - n} to go)" in screen_text(app), f"vote {n}")
@@ -158,14 +163,7 @@ async def test_the_cursor_and_a_vote_redraw_rows_in_place(
     monkeypatch.setattr(widgets, "visualize", noted)
     app = make_app(path, reviewer="bob", poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
-        await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
-        await pilot.press("a")  # the first vote adds "u Undo" to the footer: laid out, rightly
-        await until(pilot, lambda: "(5 to go)" in screen_text(app), "vote 1")
-        for _ in range(20):  # settle
-            layouts.n = 0
-            await pilot.pause(0.05)
-            if layouts.n == 0:
-                break
+        await _first_vote(pilot, app, layouts)
         details = set()
         for key in ["down"] * 4 + ["up"] * 4:
             await pilot.press(key)

@@ -320,17 +320,22 @@ async def test_rating_options_and_scales(tmp_path: Path) -> None:
     assert got[("r1", "completeness")] == "B" and got[("r1", "correctness_rating")] == "3"
 
 
+def _answered(tmp_path: Path, answer: str) -> Path:
+    """The test study, every answer replaced by ``answer``."""
+    path = build_study(tmp_path)
+    with Study.open(path) as s:
+        s.conn.execute("UPDATE answers SET text = ?", (answer,))
+        s.conn.commit()
+    return path
+
+
 @run_async
 async def test_an_answer_rewraps_on_resize_and_its_text_can_be_selected(tmp_path: Path) -> None:
     """A pane wraps its text at its width (again when the terminal is resized: more lines when
     narrower), and a mouse drag over it selects its words, to copy (the pane draws its own
     lines)."""
     long_answer = " ".join(f"word{i}" for i in range(120))
-    path = build_study(tmp_path)
-    with Study.open(path) as s:
-        s.conn.execute("UPDATE answers SET text = ?", (long_answer,))
-        s.conn.commit()
-    app = make_app(path, reviewer="alice", poll_interval=None)
+    app = make_app(_answered(tmp_path, long_answer), reviewer="alice", poll_interval=None)
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         pane = app.screen.query_one("#pane-1", Pane)
@@ -355,11 +360,7 @@ async def test_an_answers_scrollbar_shows_where_the_pane_is_and_takes_the_mouse(
     pane scrolls; a click on the bar below the thumb scrolls the pane down, and dragging the
     thumb back to the top scrolls it back."""
     long_answer = " ".join(f"word{i}" for i in range(400))
-    path = build_study(tmp_path)
-    with Study.open(path) as s:
-        s.conn.execute("UPDATE answers SET text = ?", (long_answer,))
-        s.conn.commit()
-    app = make_app(path, reviewer="alice", poll_interval=None)
+    app = make_app(_answered(tmp_path, long_answer), reviewer="alice", poll_interval=None)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         pane = app.screen.query_one("#pane-1", Pane)
