@@ -14,7 +14,7 @@ from medjudge.store.study import Study
 from medjudge.tui.app import ReviewApp, ReviewSetupError, make_app
 from medjudge.tui.dialogs import HelpScreen, PromptDialog
 from medjudge.tui.review.screen import ReviewScreen
-from medjudge.tui.widgets import Pane
+from medjudge.tui.widgets import Pane, UnitRows
 
 from .support.checks import some
 from .support.tui import (
@@ -350,6 +350,26 @@ async def test_an_answer_rewraps_on_resize_and_its_text_can_be_selected(tmp_path
         await pilot.pause()
         selected = app.screen.get_selected_text() or ""
         assert len(selected.split()) >= 3 and " ".join(selected.split()) in long_answer
+
+
+@run_async
+async def test_a_rows_text_can_be_selected_to_copy(tmp_path: Path) -> None:
+    """A mouse drag over the unit list selects the rows' words (the list draws its own lines),
+    and they are drawn highlighted."""
+    app = make_app(build_study(tmp_path), reviewer="alice", poll_interval=None)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        rows = app.screen.query_one("#criteria", UnitRows)
+        first, second = rows.row_text(0).split(), rows.row_text(1).split()
+        await pilot.mouse_down(rows, offset=(2, 1))
+        await pilot.hover(rows, offset=(20, 2))
+        await pilot.mouse_up(rows, offset=(20, 2))
+        await pilot.pause()
+        selected = app.screen.get_selected_text() or ""
+        assert first[1] in selected and second[0] in selected, (selected, first, second)
+        look = app.screen.get_component_rich_style("screen--selection")
+        drawn = rows.render_line(0)
+        assert any(seg.style and seg.style.bgcolor == look.bgcolor for seg in drawn), drawn
 
 
 @run_async

@@ -602,7 +602,28 @@ class UnitRows(ScrollView, inherit_bindings=False):
         if k == self._lit:  # the current row's look over its own (its background, bold)
             look = self.get_component_rich_style("unit-rows--current")
             line = Strip(Segment.apply_style(line, post_style=look), line.cell_length)
+        line = line.apply_offsets(0, index)  # where a mouse selection starts and ends
+        span = self.text_selection.get_span(index) if self.text_selection else None
+        if span is not None:
+            start, end = span
+            end = line.cell_length if end == -1 else min(end, line.cell_length)
+            look = self.screen.get_component_rich_style("screen--selection")
+            chosen = Segment.apply_style(list(line.crop(start, end)), post_style=look)
+            line = Strip.join(
+                [line.crop(0, start), Strip(chosen), line.crop(end, line.cell_length)]
+            )
         return line
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text a mouse selection covers, from the rows' lines as drawn."""
+        if not self._width:
+            return None
+        lines = [line.text for k in range(len(self._texts)) for line in self._row_lines(k)]
+        return selection.extract("\n".join(lines)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        """Draw the lines again, with the selection highlighted."""
+        self.refresh()
 
 
 class KeyFooter(Footer):
