@@ -26,6 +26,7 @@ from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
 from medjudge.tui import widgets
 from medjudge.tui.app import make_app
+from medjudge.tui.review import screen as review_screen
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.widgets import KeyFooter, Pane
 
@@ -362,9 +363,13 @@ async def test_a_key_right_after_the_next_item_comes_before_the_work_the_item_le
     monkeypatch.setattr(ReviewSession, "record_time", record_time)
     monkeypatch.setattr(ReviewSession, "vote", vote)
     monkeypatch.setattr(Pane, "_strips", strips)
+    # a pause no loaded machine stretches two key presses past (the app's is 0.15 s)
+    monkeypatch.setattr(review_screen, "IDLE_WORK_S", 2.0)
     app = make_app(path, reviewer="bob", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
+        await until(pilot, lambda: "prepared" in events, "p1's texts wrapped ahead")
+        events.clear()
         await pilot.press("right_square_bracket", "a")
         await until(pilot, lambda: "p1 " in screen_text(app) and "(5 to go)" in screen_text(app))
         await until(pilot, lambda: "time" in events, "the time on p0")
