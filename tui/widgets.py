@@ -93,7 +93,7 @@ def update_in_place(widget: Static, content: RenderableType) -> None:
     if height is not None and not height.is_auto and (width_rule is None or not width_rule.is_auto):
         return  # its size is set by the stylesheet, whatever it shows: nothing to measure
     width = before.width
-    if widget.styles.width is not None and widget.styles.width.is_auto:
+    if width_rule is not None and width_rule.is_auto:
         width = widget.get_content_width(_container(widget), widget.app.size)
     if width != before.width or content_height(widget) != before.height:
         widget.refresh(layout=True)
@@ -103,7 +103,7 @@ def wear(widget: Widget, look: RenderStyles | None) -> None:
     """Give a widget the colours and text style a component class sets (``look``: from
     ``get_component_styles``; None: the widget's own again) as inline styles. A CSS class
     instead would match the whole stylesheet against the widget again, about ten times
-    dearer, each time it changes (for the row under the cursor, on every key)."""
+    dearer, each time it changes (the status line's right side, on most keys)."""
     for rule in ("background", "color", "text_style"):
         value = getattr(look, rule) if look is not None and look.has_rule(rule) else None
         setattr(widget.styles, rule, value)
@@ -132,6 +132,18 @@ SCROLL_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding("home", "scroll_home", "Top", show=False),
     Binding("end", "scroll_end", "Bottom", show=False),
 ]
+
+
+def set_scroll_range(view: ScrollView, size: Size) -> None:
+    """Give a line-drawn view a new scroll range (its lines' width and count) without laying
+    the screen out, unless the view's height follows its lines and their count changed."""
+    if size == view.virtual_size:
+        return
+    taller = size.height != view.virtual_size.height
+    view.set_reactive(ScrollView.virtual_size, size)
+    view._scroll_update(size)
+    if taller and view.styles.height is not None and view.styles.height.is_auto:
+        view.refresh(layout=True)
 
 
 class LineScrollBar(ScrollBar):
@@ -340,14 +352,8 @@ class Pane(ScrollView, inherit_bindings=False):
         prepared = self._prepared.pop(key, None) if key is not None else None
         self._lines = prepared if prepared is not None else self._draw(width)
         self._drawn_with = self.visual_style
-        size = Size(width, len(self._lines))
-        if size != self.virtual_size:
-            taller = size.height != self.virtual_size.height
-            # The scroll range changes, not the pane's size: no layout (see the class).
-            self.set_reactive(Pane.virtual_size, size)
-            self._scroll_update(size)
-            if taller and self.styles.height is not None and self.styles.height.is_auto:
-                self.refresh(layout=True)
+        # The scroll range changes, not the pane's size: no layout (see the class).
+        set_scroll_range(self, Size(width, len(self._lines)))
         self._check_seen()
         self._retitle()
         self.refresh()
@@ -544,13 +550,7 @@ class UnitRows(ScrollView, inherit_bindings=False):
         for k in range(len(self._texts)):
             offsets.append(offsets[-1] + len(self._row_lines(k)))
         self._offsets = offsets
-        size = Size(width, offsets[-1])
-        if size != self.virtual_size:
-            taller = size.height != self.virtual_size.height
-            self.set_reactive(UnitRows.virtual_size, size)
-            self._scroll_update(size)
-            if taller and self.styles.height is not None and self.styles.height.is_auto:
-                self.refresh(layout=True)
+        set_scroll_range(self, Size(width, offsets[-1]))
         self._scroll_to_current()
         self.refresh()
 

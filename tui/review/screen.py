@@ -88,14 +88,14 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._settings_serial = 0
         """The app's settings serial this screen has shown (a change re-shows the item)."""
         self.read_to_end: int | None = None
+        """The item last read to its end in the reader (``settings --require-reading``)."""
         self._unrecorded: list[tuple[int, float]] = []
+        """(item id, seconds) of the item left, written once the next one is on screen."""
         self._to_prepare: list[Pane] = []
         """Panes drawn since the last idle work, whose next texts are to be wrapped."""
         self._idle_work_timer: Timer | None = None
-        """(item id, seconds) of the item left, written once the next one is on screen."""
         self._ahead: tuple[int, dict[str, Text]] | None = None
         """The next item's pane texts, by pane id, and its queue position (read once)."""
-        """The item last read to its end in the reader (``settings --require-reading``)."""
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
