@@ -454,6 +454,29 @@ def test_bca_is_deterministic_and_exact_jackknife_by_pattern() -> None:
     assert patterns.n == 100 and len(patterns.freq) == 3
 
 
+def test_bca_resamples_an_ulp_from_the_estimate_are_ties() -> None:
+    """A resample equal to the estimate in exact arithmetic may come out an ulp either side
+    of it, depending on the processor's summation order: the interval must not depend on
+    which (it moved the third digit of a golden report's Pearson interval between machines)."""
+    from medjudge.judging.stats.bootstrap import bca_interval
+
+    theta = 0.3
+    rng = np.random.default_rng(5)
+    exact = np.concatenate([rng.normal(theta, 0.1, 200), np.full(40, theta)])
+    up = exact.copy()
+    up[200:] = np.nextafter(theta, 1.0)
+    down = exact.copy()
+    down[200:] = np.nextafter(theta, 0.0)
+    want = bca_interval(theta, exact, 0.01, 0.95)
+    assert want[0] is not None
+    assert bca_interval(theta, up, 0.01, 0.95) == want
+    assert bca_interval(theta, down, 0.01, 0.95) == want
+    # a genuinely different resample is no tie
+    apart = exact.copy()
+    apart[200:] = theta + 1e-6
+    assert bca_interval(theta, apart, 0.01, 0.95) != want
+
+
 def test_bca_degenerate_and_mostly_undefined() -> None:
     # Every unit the same: every resample equal -> no interval, said so.
     same = mean_bca(np.ones(12))

@@ -148,13 +148,21 @@ def resample_counts(freq: np.ndarray, n_boot: int, seed: int) -> Iterator[np.nda
         done += b
 
 
+TIE_RTOL = 1e-9
+"""Resamples this close to the estimate (relative) count as equal to it (:func:`bca_interval`)."""
+TIE_ATOL = 1e-12
+"""… or this close in absolute terms (a figure of 0)."""
+
+
 def bca_interval(theta: float, boot: np.ndarray, accel: float, confidence: float) -> Interval:
     """The BCa interval of one statistic from its bootstrap distribution and acceleration.
 
-    Exactly :func:`scipy.stats.bootstrap`'s ``method="BCa"`` (scipy's ``_bca_interval``):
-    the bias correction is ``z0 = Φ⁻¹((#{θ*_b < θ} + #{θ*_b ≤ θ}) / 2B)``, so resamples equal
-    to the estimate count half below it, and the bounds are the ``linear`` quantiles of the
-    resamples at ``Φ(z0 + (z0 + z)/(1 − a(z0 + z)))``. Undefined (NaN) resamples are left out
+    :func:`scipy.stats.bootstrap`'s ``method="BCa"`` (scipy's ``_bca_interval``): the bias
+    correction is ``z0 = Φ⁻¹((#{θ*_b < θ} + #{θ*_b ≤ θ}) / 2B)``, so resamples equal to the
+    estimate count half below it — here "equal" within :data:`TIE_RTOL` / :data:`TIE_ATOL`,
+    where scipy compares exactly and so lets an ulp of rounding move the interval — and the
+    bounds are the ``linear`` quantiles of the resamples at
+    ``Φ(z0 + (z0 + z)/(1 − a(z0 + z)))``. Undefined (NaN) resamples are left out
     (scipy would return NaN); where scipy's interval is NaN this one is ``None`` with a reason.
 
     Returns:
@@ -165,7 +173,11 @@ def bca_interval(theta: float, boot: np.ndarray, accel: float, confidence: float
         return None, MOSTLY_UNDEFINED
     if np.ptp(values) == 0:
         return None, SAME_RESAMPLES
-    below = np.count_nonzero(values < theta) + np.count_nonzero(values <= theta)
+    # A resample whose figure equals the estimate in exact arithmetic may land an ulp either
+    # side of it, depending on the processor's summation order (BLAS kernels): within a
+    # relative 1e-9 it is a tie, so the interval does not depend on the machine.
+    tie = np.isclose(values, theta, rtol=TIE_RTOL, atol=TIE_ATOL)
+    below = 2 * np.count_nonzero((values < theta) & ~tie) + np.count_nonzero(tie)
     share = below / (2.0 * values.size)
     if share <= 0.0 or share >= 1.0:
         return None, ONE_SIDED

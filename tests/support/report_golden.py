@@ -9,8 +9,10 @@ imported judge on its 1–5 scales and its completeness options, and a rubric st
 
 from __future__ import annotations
 
-import hashlib
+import difflib
+import gzip
 import html
+import math
 import re
 import sys
 import tempfile
@@ -24,8 +26,8 @@ from medjudge.store.study import Study
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 FORMATS = ("md", "json", "csv")
-# The rich study's outputs are megabytes: kept as hashes, the others as files.
-HASHED = ("rich",)
+# The rich study's outputs are megabytes: kept gzipped, the others as text.
+GZIPPED = ("rich",)
 
 
 def html_text(page: str) -> str:
@@ -129,37 +131,77 @@ def outputs(tmp: Path) -> dict[str, str]:
     return out
 
 
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+REL_TOL = 1e-9
+"""Numbers in a golden file match within this relative difference …"""
+ABS_TOL = 1e-12
+"""… or this absolute one. The report's floats may differ in their last bits from one
+processor to another (numpy's and OpenBLAS's kernels sum in different orders), which is not
+a change of the report; anything larger is."""
 
 
-_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{13,}(?:e[-+]?\d+)?(?![\w.])")
+def _same_line(want: str, got: str) -> bool:
+    """Whether two lines say the same: equal text between the numbers, equal numbers (floats
+    within the tolerance)."""
+    if want == got:
+        return True
+    w_text, g_text = _NUMBER.split(want), _NUMBER.split(got)
+    if w_text != g_text:
+        return False
+    for w, g in zip(_NUMBER.findall(want), _NUMBER.findall(got), strict=True):
+        if w == g:
+            continue
+        if not any(c in w + g for c in ".eE"):
+            return False  # integers (counts, ids) match exactly
+        if not math.isclose(float(w), float(g), rel_tol=REL_TOL, abs_tol=ABS_TOL):
+            return False
+    return True
 
 
-def twelve_digits(text: str) -> str:
-    """``text`` with every float of more than 12 decimals written to 12 significant digits: the
-    hashed outputs hold Dawid-Skene estimates whose last bit differs between numpy 2.4 (the
-    newest for Python 3.11) and 2.5 (Python 3.12 and later), which is not a report change."""
-    return _FLOAT.sub(lambda m: f"{float(m.group()):.12g}", text)
+def differences(want: str, got: str, name: str) -> str | None:
+    """``None`` when ``got`` says what ``want`` says (see :func:`_same_line`); otherwise the
+    lines that differ (a unified diff when lines were added or removed), at most 60 lines."""
+    w_lines, g_lines = want.splitlines(), got.splitlines()
+    if len(w_lines) == len(g_lines):
+        changed = [
+            f"golden/{name}:{i}:\n- {w}\n+ {g}"
+            for i, (w, g) in enumerate(zip(w_lines, g_lines, strict=True), 1)
+            if not _same_line(w, g)
+        ]
+        return "\n".join(changed[:20]) if changed else None
+    diff = difflib.unified_diff(w_lines, g_lines, f"golden/{name}", "now", lineterm="", n=1)
+    return "\n".join(list(diff)[:60])
 
 
-def expected_files(produced: dict[str, str]) -> dict[str, str]:
-    """What ``tests/golden`` holds for these outputs: files, and hashes for the big ones."""
-    files = {k: v for k, v in produced.items() if k.split(".")[0] not in HASHED}
-    hashes = "".join(
-        f"{digest(twelve_digits(v))}  {k}\n"
-        for k, v in sorted(produced.items())
-        if k.split(".")[0] in HASHED
-    )
-    return {**files, "SHA256SUMS": hashes}
+def stored_name(name: str) -> str:
+    """The file in ``tests/golden`` that holds the output ``name`` (the big ones gzipped)."""
+    return f"{name}.gz" if name.split(".")[0] in GZIPPED else name
+
+
+def read_golden(name: str) -> str:
+    """The golden text of the output ``name``."""
+    path = GOLDEN / stored_name(name)
+    if path.suffix == ".gz":
+        return gzip.decompress(path.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
+def write_golden(outputs: dict[str, str]) -> None:
+    """Replace ``tests/golden`` with ``outputs`` (gzip without a time stamp, so an unchanged
+    output rewrites the same bytes)."""
+    GOLDEN.mkdir(exist_ok=True)
+    for old in GOLDEN.iterdir():
+        old.unlink()
+    for name, text in outputs.items():
+        path = GOLDEN / stored_name(name)
+        if path.suffix == ".gz":
+            path.write_bytes(gzip.compress(text.encode("utf-8"), 9, mtime=0))
+        else:
+            path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as d:
-        files = expected_files(outputs(Path(d)))
-    GOLDEN.mkdir(exist_ok=True)
-    for old in GOLDEN.iterdir():
-        old.unlink()
-    for name, text in files.items():
-        (GOLDEN / name).write_text(text, encoding="utf-8")
+        files = outputs(Path(d))
+    write_golden(files)
     print(f"wrote {len(files)} files to {GOLDEN}", file=sys.stderr)
