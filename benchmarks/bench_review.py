@@ -49,8 +49,14 @@ ANSWER = (
 ) * 4
 
 
-def build(path: Path) -> None:
-    """Create the 10,000-item study with plain executemany inserts (seconds, not minutes)."""
+def build(
+    path: Path, n_items: int = N_ITEMS, done: int = DONE, others: tuple[str, ...] = ()
+) -> None:
+    """Create the 10,000-item study with plain executemany inserts (seconds, not minutes).
+
+    ``n_items`` and ``done`` size it otherwise; each of ``others`` (more reviewers) has
+    labelled every item, with a note on each label.
+    """
     study = Study.create(
         path, StudySettings(name="bench", allow_reviewer_override=True), actor="bench"
     )
@@ -69,14 +75,14 @@ def build(path: Path) -> None:
                     f"h{i}",
                     now,
                 )
-                for i in range(1, N_ITEMS + 1)
+                for i in range(1, n_items + 1)
             ],
         )
         conn.executemany(
             "INSERT INTO answers (item_id, position, text, source) VALUES (?, ?, ?, ?)",
             [
                 (i, pos, f"{pos}{i}: {ANSWER}", src)
-                for i in range(1, N_ITEMS + 1)
+                for i in range(1, n_items + 1)
                 for pos, src in (("A", "model-x"), ("B", "model-y"))
             ],
         )
@@ -85,25 +91,28 @@ def build(path: Path) -> None:
             "VALUES (?, ?, ?, NULL, ?)",
             [
                 ((i - 1) * 6 + k + 1, i, c, k)
-                for i in range(1, N_ITEMS + 1)
+                for i in range(1, n_items + 1)
                 for k, c in enumerate(CRITERIA)
             ],
         )
-        conn.execute(
-            "INSERT INTO raters (id, name, kind, config, created_at) "
-            "VALUES (1, ?, 'human', '{}', ?)",
-            (REVIEWER, now),
-        )
-        conn.executemany(
-            "INSERT INTO labels (unit_id, rater_id, value, updated_at) VALUES (?, 1, 'tie', ?)",
-            [(u, now) for u in range(1, DONE * 6 + 1)],
-        )
-        conn.executemany(
-            "INSERT INTO label_history "
-            "(unit_id, rater_id, old_value, new_value, action, actor, at) "
-            "VALUES (?, 1, NULL, 'tie', 'label', ?, ?)",
-            [(u, REVIEWER, now) for u in range(1, DONE * 6 + 1)],
-        )
+        for rater_id, name in enumerate((REVIEWER, *others), 1):
+            labelled = range(1, (done if rater_id == 1 else n_items) * 6 + 1)
+            conn.execute(
+                "INSERT INTO raters (id, name, kind, config, created_at) "
+                "VALUES (?, ?, 'human', '{}', ?)",
+                (rater_id, name, now),
+            )
+            conn.executemany(
+                "INSERT INTO labels (unit_id, rater_id, value, note, updated_at) "
+                "VALUES (?, ?, 'tie', ?, ?)",
+                [(u, rater_id, "seen" if rater_id > 1 else None, now) for u in labelled],
+            )
+            conn.executemany(
+                "INSERT INTO label_history "
+                "(unit_id, rater_id, old_value, new_value, action, actor, at) "
+                "VALUES (?, ?, NULL, 'tie', 'label', ?, ?)",
+                [(u, rater_id, name, now) for u in labelled],
+            )
     study.close()
 
 

@@ -396,11 +396,15 @@ def set_label_note(
 
 
 def label_notes(study: Study, item_id: int, reviewer: str) -> dict[int, str]:
-    """A reviewer's notes on an item's criteria and statements: unit → note."""
+    """A reviewer's notes on an item's criteria and statements: unit → note.
+
+    Planned from the item's units, as :func:`item_labels` (from the rater's labels it read all
+    of them: 4 ms a key at 30,000).
+    """
     rows = study.conn.execute(
-        "SELECT l.unit_id, l.note FROM labels l JOIN units u ON u.id = l.unit_id "
-        "JOIN raters r ON r.id = l.rater_id "
-        "WHERE u.item_id = ? AND r.name = ? AND l.note IS NOT NULL AND l.note != ''",
+        "SELECT l.unit_id, l.note FROM units u CROSS JOIN labels l ON l.unit_id = u.id "
+        "WHERE u.item_id = ? AND l.rater_id = (SELECT id FROM raters WHERE name = ?) "
+        "AND l.note IS NOT NULL AND l.note != ''",
         (item_id, reviewer),
     )
     return {int(u): str(n) for u, n in rows}
