@@ -15,8 +15,9 @@ import csv
 import io
 import json
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -118,11 +119,20 @@ FILE_LEVEL = (
 
 
 def run_import(
-    tmp: Path, template: bytes, files: dict[str, bytes], kind: str, answers: str | None = None
+    tmp: Path,
+    template: bytes,
+    files: Mapping[str, bytes | Callable[[BinaryIO], object]],
+    kind: str,
+    answers: str | None = None,
 ) -> ImportProblem | None:
-    """Import into a fresh copy of the template; check the contract; return the problem."""
+    """Import into a fresh copy of the template; check the contract; return the problem.
+    A file is given as its bytes, or as a function that writes them to the open file."""
     for name, data in files.items():
-        (tmp / name).write_bytes(data)
+        if isinstance(data, bytes):
+            (tmp / name).write_bytes(data)
+        else:
+            with (tmp / name).open("wb") as fh:
+                data(fh)
     main = next(iter(files))
     study_path = tmp / "study.db"
     for suffix in ("", "-wal", "-shm"):
@@ -625,22 +635,38 @@ def test_a_large_json_array_is_read_in_linear_time(tmp_path: Path) -> None:
     assert records[-1].line == 1 + 4 * 39_999 + 1 and records[-1].data == rows[-1]
 
 
+def _written(*parts: bytes, filler: int = 0, at: int = 1) -> Callable[[BinaryIO], object]:
+    """A file of ``parts`` with ``filler`` bytes ``x`` written in 1 MB pieces before part
+    ``at``: the test never holds the big line itself."""
+
+    def write(fh: BinaryIO) -> None:
+        fh.write(b"".join(parts[:at]))
+        piece = b"x" * 1_000_000
+        for _ in range(filler // len(piece)):
+            fh.write(piece)
+        fh.write(b"x" * (filler % len(piece)))
+        fh.write(b"".join(parts[at:]))
+
+    return write
+
+
 def test_a_50_mb_line(tmp_path: Path, template: bytes) -> None:
-    """One 50 MB line: a clear problem naming line and field, quickly, study untouched. Each
-    file is built as bytes in one piece and dropped once imported: the test holds one 50 MB
-    file at a time, not several copies of it."""
+    """One 50 MB line: a clear problem naming line and field, quickly, study untouched. The
+    files are written in pieces: the test holds none of them, so the worker's memory is what
+    the importer needs."""
     n = 50_000_000
     t0 = time.monotonic()
     head, tail = json.dumps(pairwise_row(1, question="QUESTION")).encode().split(b"QUESTION")
-    files = {"big.jsonl": b"".join([head, b"x" * n, tail, b"\n"])}
-    problem = run_import(tmp_path, template, files, "pairwise")
+    problem = run_import(
+        tmp_path, template, {"big.jsonl": _written(head, tail + b"\n", filler=n)}, "pairwise"
+    )
     assert problem is not None and problem.line == 1 and problem.field == "question"
     assert "50,000,000 characters" in problem.message
     header = b"id,question,answer_a,answer_b,source_a,source_b\nb1,q,a,"
-    files = {"big.csv": b"".join([header, b"x" * n, b",m,n\n"])}
+    files = {"big.csv": _written(header, b",m,n\n", filler=n)}
     problem = run_import(tmp_path, template, files, "pairwise")
     assert problem is not None and problem.line == 2 and problem.field == "answer_b"
-    files = {"big.jsonl": b"x" * n + b"\n"}
+    files = {"big.jsonl": _written(b"", b"\n", filler=n)}
     problem = run_import(tmp_path, template, files, "pairwise")
     assert problem is not None and problem.line == 1 and "not valid JSON" in problem.message
     assert time.monotonic() - t0 < 30
