@@ -4,9 +4,9 @@ The cost of a key is counted in SQLite virtual-machine steps (a progress handler
 not depend on the machine's speed or load: the same keys on the next unlabelled item of a
 study of 60 items and of one of 3,000, where the reviewer has labelled all but the last ten
 and two others every item (with notes), must take about the same number of steps: moving on,
-labelling an item to its reveal, going back. A query that SQLite
-plans from a rater's labels instead of the item's units (the per-criterion notes' did: 4 ms a
-key at 30,000 labels) grows with the study and fails this.
+labelling an item to its reveal, going back. A query that SQLite plans from a rater's labels
+instead of the item's units (the per-criterion notes' did: 4 ms a key at 30,000 labels) grows
+with the study and fails this.
 """
 
 from __future__ import annotations
