@@ -19,10 +19,14 @@ phase and had not finished):
 - key → screen: ``]`` (next item), then ``a`` (label; five per item, then an untimed ``]``
   and a pause, so no item is completed and revealed and no key follows a frame within
   Textual's 1/60 s between frames), ``KEYS`` of each, sent with ``tmux send-keys`` to one
-  session at a time, round robin over the 30, timed until ``tmux capture-pane`` shows a
-  different first line (polled every 5 ms; both commands go through one control-mode client,
-  ``benchmarks/tmux.py``, not a ``tmux`` process each); interleaved key for key with the same key to the
-  bare apps, so both see the same load; p50 / p95 and the ratio of the p95s.
+  session at a time, round robin over the 30, timed to the end of the pane output that
+  changed its first line. That time is stamped as the output reaches tmux: each session has
+  a control client of its own (``Tmux.watch``) whose ``%output`` notifications a thread
+  stamps as they arrive, so a latency is known to a fraction of a millisecond (the screen
+  read every 5 ms, as before, made each one a whole number of polls: the bare app one, the
+  review app two or three, and their ratio jumped between 2 and 3 from run to run).
+  Interleaved key for key with the same key to the bare apps, so both see the same load;
+  p50 / p95 and the ratio of the p95s.
 
 Targets: idle ≤ 0.5 % of a core per session, ≤ 80 MB per session, key → screen p95
 within 2× the bare app. Every tmux session, the judge and the server are ended on the way
@@ -58,6 +62,7 @@ KEYS = 300  # per key (] and a) to the review sessions; as many again to the bar
 LATENCY = 0.5  # per judge call; 600 calls at concurrency 2: ~150 s of writing
 CONCURRENCY = 2
 TICK = os.sysconf("SC_CLK_TCK")
+QUIET = 0.010  # a frame's output is over once the pane has written nothing for this long
 
 BARE_APP = """
 from textual.app import App
@@ -120,16 +125,21 @@ def _cpu_s(pid: int) -> float:
 
 
 def _key_to_screen(tmux: Tmux, name: str, key: str, timeout: float = 10.0) -> float:
-    """Seconds from ``send-keys KEY`` to a different first line on the pane."""
+    """Seconds from ``send-keys KEY`` to the end of the pane output that changed its first
+    line: the time the last piece of that output reached tmux (stamped as it arrives, see
+    ``Tmux.watch``), once the pane has been quiet for ``QUIET`` seconds and its first
+    line differs. Output that follows within ``QUIET`` (a second frame) is counted in."""
     before = _first_line(tmux.screen(name))
     t0 = time.perf_counter()
     tmux.send(name, key)
     while True:
-        if _first_line(tmux.screen(name)) != before:
-            return time.perf_counter() - t0
-        if time.perf_counter() - t0 > timeout:
+        time.sleep(0.002)
+        now = time.perf_counter()
+        times = tmux.output_since(name, t0)
+        if times and now - times[-1] >= QUIET and _first_line(tmux.screen(name)) != before:
+            return times[-1] - t0
+        if now - t0 > timeout:
             raise TimeoutError(f"{name}: no change on screen {timeout} s after the key")
-        time.sleep(0.005)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -217,7 +227,8 @@ def _measure(folder: Path) -> dict[str, Any]:
             for name, pid in pids.items():
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
                 assert (b"medjudge" if name.startswith("r") else b"bare.py") in cmd, (name, cmd)
-            time.sleep(2.0)  # let the last starts settle
+                tmux.watch(name)
+            time.sleep(2.0)  # let the last starts (and the watchers' attaching) settle
 
             # -- idle: no keys, the judge writing
             calls0 = server.count()

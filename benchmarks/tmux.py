@@ -3,18 +3,29 @@ what ``/proc`` says of a process's memory."""
 
 from __future__ import annotations
 
+import bisect
 import os
+import queue
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 
 class Tmux:
     """A private tmux server (``-L``): every session of this run, ended at once.
 
-    Screens are read and keys sent through one control-mode client (``tmux -C``) attached to
-    the keeper session, a command per line on its standard input: reading a screen every few
-    milliseconds no longer starts a ``tmux`` process each time (2–5 ms of CPU each, about half
-    a core while a key is waited for, on the same 2 cores as the apps measured).
+    Screens are read and keys sent through one control-mode client (``tmux -C``), a command
+    per line on its standard input: reading a screen every few milliseconds no longer starts
+    a ``tmux`` process each time (2–5 ms of CPU each, about half a core while a key is waited
+    for, on the same 2 cores as the apps measured).
+
+    The output of a pane is timed by a control client of its own (``watch``), attached to its
+    session for the whole run: a thread stamps each ``%output`` notification (what the pane
+    has just written, forwarded by tmux as it parses it into the pane's screen) with the time
+    it arrived, so that a benchmark can tell when a frame reached the screen to a fraction of
+    a millisecond instead of to its polling interval. (Switching one client from session to
+    session instead made the app redraw its whole screen some 30 ms after each switch.)
     """
 
     def __init__(self) -> None:
@@ -22,6 +33,8 @@ class Tmux:
         # a keeper holds the server up, so that starting the first session never races its exit
         self("new-session", "-d", "-s", "keeper", "sleep 3600")
         self._control: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._watchers: dict[str, tuple[subprocess.Popen[str], list[float]]] = {}
         self._serial = 0
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -45,6 +58,29 @@ class Tmux:
         """Type ``keys`` literally into the pane (``send-keys -l``)."""
         self.command(f"send-keys -t {_quoted(name)} -l {_quoted(keys)}")
 
+    def watch(self, name: str) -> None:
+        """Time the output of session ``name``'s pane from now on, through a control client
+        of its own (it sets no size: the pane keeps its own)."""
+        if name in self._watchers:
+            return
+        client = subprocess.Popen(
+            [*self.base, "-C", "attach-session", "-r", "-t", name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            errors="replace",  # a character of the pane's output may be cut in two
+            bufsize=1,
+        )
+        times: list[float] = []
+        threading.Thread(target=_stamp, args=(client, times), daemon=True).start()
+        self._watchers[name] = (client, times)
+
+    def output_since(self, name: str, t0: float) -> list[float]:
+        """Arrival times (``time.perf_counter``) of the watched pane's output after ``t0``."""
+        times = self._watchers[name][1]
+        return times[bisect.bisect_right(times, t0) :]
+
     def command(self, line: str) -> str:
         """Run one tmux command through the control client; its output (error: raised).
 
@@ -60,23 +96,23 @@ class Tmux:
         control.stdin.write(f"{line}\ndisplay-message -p {token}\n")
         control.stdin.flush()
         replies: list[str] = []
-        while (reply := self._reply(control, line)) != f"{token}\n":
+        while (reply := self._reply(line)) != f"{token}\n":
             replies.append(reply)
         if not replies:
             raise RuntimeError(f"tmux {line!r}: no reply")
         return replies[-1]
 
-    @staticmethod
-    def _reply(control: subprocess.Popen[str], line: str) -> str:
+    def _reply(self, line: str) -> str:
         """The next reply (``%begin`` … ``%end``) on the control client's output."""
-        assert control.stdout is not None
         lines: list[str] = []
         inside = False
         while True:
-            raw = control.stdout.readline()
-            if not raw:
+            try:
+                text = self._lines.get(timeout=30)
+            except queue.Empty:
+                raise RuntimeError(f"tmux {line!r}: no reply in 30 s") from None
+            if text is None:
                 raise RuntimeError(f"the tmux control client ended during {line!r}")
-            text = raw.rstrip("\n")
             if text.startswith("%begin"):
                 inside, lines = True, []
             elif inside and text.startswith(("%end", "%error")):
@@ -85,7 +121,16 @@ class Tmux:
                 return "".join(f"{row}\n" for row in lines)
             elif inside:
                 lines.append(text)
-            # outside a reply: a notification (%output, %session-changed, ...), not ours
+            # outside a reply: a notification (%session-changed, ...), not ours
+
+    def _read(self, control: subprocess.Popen[str]) -> None:
+        """The command client's reader thread: every line to the queue, then an end mark."""
+        assert control.stdout is not None
+        try:
+            for raw in control.stdout:
+                self._lines.put(raw.rstrip("\n"))
+        finally:
+            self._lines.put(None)
 
     def _client(self) -> subprocess.Popen[str]:
         if self._control is None:
@@ -95,19 +140,25 @@ class Tmux:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 text=True,
+                errors="replace",
                 bufsize=1,
             )
+            threading.Thread(target=self._read, args=(control,), daemon=True).start()
             assert control.stdin is not None
             # the attach's own reply comes first: read replies up to this command's
             control.stdin.write("display-message -p mj-sync\n")
             control.stdin.flush()
-            while self._reply(control, "attach-session") != "mj-sync\n":
+            while self._reply("attach-session") != "mj-sync\n":
                 pass
             self._control = control
         return self._control
 
     def kill(self) -> None:
         """End the server (its panes' processes get SIGHUP) and remove its socket file."""
+        for client, _ in self._watchers.values():
+            client.kill()
+            client.wait()
+        self._watchers.clear()
         if self._control is not None:
             self._control.kill()
             self._control.wait()
@@ -116,6 +167,21 @@ class Tmux:
         self("kill-server")
         if socket:
             Path(socket).unlink(missing_ok=True)
+
+
+def _stamp(client: subprocess.Popen[str], times: list[float]) -> None:
+    """A watcher's reader thread: the arrival time of each ``%output`` line, in order (one
+    writer that only appends: readers bisect the list as it is)."""
+    assert client.stdout is not None
+    inside = False
+    for raw in client.stdout:
+        now = time.perf_counter()
+        if raw.startswith("%begin"):
+            inside = True
+        elif inside and raw.startswith(("%end", "%error")):
+            inside = False
+        elif not inside and raw.startswith("%output "):
+            times.append(now)
 
 
 def _quoted(word: str) -> str:

@@ -41,3 +41,24 @@ def test_a_reply_left_unread_is_not_taken_for_the_next_commands() -> None:
         assert "first pane" in tmux.screen("one")  # an error's leftovers are passed over too
     finally:
         tmux.kill()
+
+
+def test_a_watched_pane_s_output_is_stamped_when_it_arrives() -> None:
+    """``watch`` times what a pane writes (``%output``), and only after a key: the sessions
+    benchmark takes a key's latency from these stamps, not from its polling."""
+    tmux = Tmux()
+    try:
+        tmux.start("echo", "stty -echo; read line; printf 'got %s\\n' \"$line\"; sleep 60")
+        tmux.watch("echo")
+        time.sleep(1.0)  # the shell is up and waiting for its line
+        t0 = time.perf_counter()
+        assert tmux.output_since("echo", t0) == []
+        tmux.send("echo", "ping")
+        tmux.command("send-keys -t echo Enter")
+        _shown(tmux, "echo", "got ping")
+        stamps = tmux.output_since("echo", t0)
+        assert stamps, "the pane wrote, and no output was stamped"
+        assert t0 < stamps[0] <= stamps[-1] <= time.perf_counter()
+        assert tmux.output_since("echo", stamps[-1]) == []
+    finally:
+        tmux.kill()
