@@ -38,6 +38,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 
 from .support.fakellm import FakeLLMServer
+from .support.frames import frames_checked
 from .support.kind_rows import ROWS, write_jsonl
 from .support.tui import current, run_async, screen_text
 
@@ -351,41 +352,43 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
     db = studies[name]
     kind = kinds.get(name)
     app = make_app(db, reviewer="drC", poll_interval=None, assigned_only=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        if app.screen.__class__.__name__ == "GuidelinesScreen":
-            await pilot.press("escape")
-        screen = current(app, ReviewScreen)
-        view = screen.view
-        assert view is not None and view.item.ext_id == ROWS[name](N_ITEMS - 1)["id"]
-        item_id = view.item.id
-        for _ in range(len(view.rows) + 2):
-            if screen.session.complete():
-                break
-            row = view.rows[screen.cursor]
-            await pilot.press(*_first_key(kind, row.criterion))
+    with frames_checked() as frames:
+        async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
-        assert screen.session.complete()
-        assert screen.session.revealed()
-        # After the reveal: E, then another value of the row under the cursor.
-        row = view.rows[screen.cursor]
-        await pilot.press("E")
-        keys = kind.value_keys(row.criterion)
-        before = view.mine(row.unit.id)
-        if row.criterion.options:
-            await pilot.press("b", "enter")
-        else:
-            swapped = is_swapped(view.item)
-            other = next(k for k in keys if kind.to_file_frame(k.value, swapped) != before)
-            await pilot.press(other.key)
-        await pilot.pause()
-        assert "changed after the reveal" in screen_text(app)
-        changed = screen.session.labels.get(row.unit.id)
-        await pilot.press("u")  # an undo on a done, revealed item is refused, with a hint
-        await pilot.pause()
-        assert any("E changes a label" in str(n.message) for n in app._notifications)
-        screen.session.reload_labels()
-        assert screen.session.labels.get(row.unit.id) == changed != before
+            if app.screen.__class__.__name__ == "GuidelinesScreen":
+                await pilot.press("escape")
+            screen = current(app, ReviewScreen)
+            view = screen.view
+            assert view is not None and view.item.ext_id == ROWS[name](N_ITEMS - 1)["id"]
+            item_id = view.item.id
+            for _ in range(len(view.rows) + 2):
+                if screen.session.complete():
+                    break
+                row = view.rows[screen.cursor]
+                await pilot.press(*_first_key(kind, row.criterion))
+                await pilot.pause()
+            assert screen.session.complete()
+            assert screen.session.revealed()
+            # After the reveal: E, then another value of the row under the cursor.
+            row = view.rows[screen.cursor]
+            await pilot.press("E")
+            keys = kind.value_keys(row.criterion)
+            before = view.mine(row.unit.id)
+            if row.criterion.options:
+                await pilot.press("b", "enter")
+            else:
+                swapped = is_swapped(view.item)
+                other = next(k for k in keys if kind.to_file_frame(k.value, swapped) != before)
+                await pilot.press(other.key)
+            await pilot.pause()
+            assert "changed after the reveal" in screen_text(app)
+            changed = screen.session.labels.get(row.unit.id)
+            await pilot.press("u")  # an undo on a done, revealed item is refused, with a hint
+            await pilot.pause()
+            assert any("E changes a label" in str(n.message) for n in app._notifications)
+            screen.session.reload_labels()
+            assert screen.session.labels.get(row.unit.id) == changed != before
+    assert frames.frames > 0, "no partial frame was checked"
     history = _rows(
         db,
         "SELECT h.after_reveal, h.action FROM label_history h JOIN units u ON u.id = h.unit_id "
@@ -406,23 +409,25 @@ async def test_adjudication_app_records_a_final_label_with_the_kinds_keys(
     db = studies[name]
     kind = kinds.get(name)
     app = make_app(db, poll_interval=None, start="adjudicate")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        queue = app.screen
-        assert isinstance(queue, AdjudicationScreen)
-        assert queue.rows, f"no {name} disagreement in the queue"
-        await pilot.press("enter")
-        await pilot.pause()
-        detail = app.screen
-        assert isinstance(detail, AdjudicationDetailScreen)
-        crit = detail.criterion
-        assert crit is not None
-        keys = _first_key(kind, crit)
-        await pilot.press(*keys)
-        await pilot.pause()
-        await pilot.press(*"settled in the app", "enter")
-        await pilot.pause()
-        unit_id = detail.entry.unit_id
+    with frames_checked() as frames:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            queue = app.screen
+            assert isinstance(queue, AdjudicationScreen)
+            assert queue.rows, f"no {name} disagreement in the queue"
+            await pilot.press("enter")
+            await pilot.pause()
+            detail = app.screen
+            assert isinstance(detail, AdjudicationDetailScreen)
+            crit = detail.criterion
+            assert crit is not None
+            keys = _first_key(kind, crit)
+            await pilot.press(*keys)
+            await pilot.pause()
+            await pilot.press(*"settled in the app", "enter")
+            await pilot.pause()
+            unit_id = detail.entry.unit_id
+    assert frames.frames > 0, "no partial frame was checked"
     rows = _rows(db, "SELECT unit_id FROM adjudications WHERE rationale = 'settled in the app'")
     assert rows == [(unit_id,)]
