@@ -60,6 +60,36 @@ def same_text(a: object, b: object) -> bool:
     return key is not None and key == text_key(b)
 
 
+class Wrapped:
+    """Texts already wrapped into lines, by :func:`text_key`, width and look; the ``size``
+    used last are kept. The criteria rows and the detail of the next item are mostly texts
+    drawn before (the same criterion, the same value), and wrapping one through Textual is
+    most of what a key does outside the frame."""
+
+    def __init__(self, size: int) -> None:
+        """Keep at most ``size`` texts."""
+        self.size = size
+        self._lines: dict[tuple[object, ...], list[Strip]] = {}
+
+    def get(self, key: tuple[object, ...]) -> list[Strip] | None:
+        """The lines wrapped under ``key`` (now the most recent), or None."""
+        lines = self._lines.pop(key, None)
+        if lines is not None:
+            self._lines[key] = lines
+        return lines
+
+    def put(self, key: tuple[object, ...], lines: list[Strip]) -> None:
+        """Keep ``lines`` under ``key``, forgetting the least recent beyond ``size``."""
+        self._lines.pop(key, None)
+        self._lines[key] = lines
+        while len(self._lines) > self.size:
+            del self._lines[next(iter(self._lines))]
+
+    def clear(self) -> None:
+        """Forget every text (the look they were drawn in changed)."""
+        self._lines.clear()
+
+
 def update_if_changed(widget: Static, content: RenderableType) -> bool:
     """Give a Static new content unless it shows the same text already; True when updated.
 
@@ -196,9 +226,15 @@ class LineScrollBar(ScrollBar):
         return self._bar[1]
 
 
-PREPARED = 2
-"""Texts a pane keeps wrapped ahead of showing them (:meth:`Pane.prepare`): the next item's,
-and one more in case the reviewer went back meanwhile."""
+KEPT = 8
+"""Texts a pane keeps wrapped: those wrapped ahead of showing them (:meth:`Pane.prepare`, the
+next item's) and those shown last (going back an item; the detail pane goes through an item's
+criteria, the same texts on every item). At most :data:`~medjudge.tui.render.PANE_CHARS`
+characters each."""
+
+ROWS_KEPT = 256
+"""Rows the unit list keeps wrapped (a criterion row with each of its values, the cursor on
+it or not)."""
 
 
 class Pane(ScrollView, inherit_bindings=False):
@@ -252,8 +288,8 @@ class Pane(ScrollView, inherit_bindings=False):
         """The style ``_lines`` were drawn with (focus changes the background)."""
         self._titles: tuple[str, str] | None = None
         """An answer's two titles: as it is, and saying that it continues."""
-        self._prepared: dict[tuple[object, ...], list[Strip]] = {}
-        """Texts wrapped ahead (:meth:`prepare`), by text, width and style."""
+        self._wrapped = Wrapped(KEPT)
+        """Texts wrapped ahead (:meth:`prepare`) or shown last, by text, width and style."""
         self._undrawn = False
         """A text was shown or wrapped again and no frame has drawn it yet (:class:`Drawn`)."""
 
@@ -288,16 +324,14 @@ class Pane(ScrollView, inherit_bindings=False):
 
     def prepare(self, content: RenderableType) -> None:
         """Wrap a text the pane is likely to show next, at its present width and style, so
-        that :meth:`show` takes the lines from here. Only :data:`PREPARED` texts are kept;
-        a text shown at another width or style is wrapped then, as without this."""
+        that :meth:`show` takes the lines from here. Only :data:`KEPT` texts are kept; a text
+        shown at another width or style is wrapped then, as without this."""
         width = self._wrapped_at
         text = shown_part(content) if isinstance(content, Text) else content
         key = self._prepared_key(text, width)
-        if key is None or key in self._prepared:
+        if key is None or self._wrapped.get(key) is not None:
             return
-        self._prepared[key] = self._strips(text, width, selection=False)
-        while len(self._prepared) > PREPARED:
-            del self._prepared[next(iter(self._prepared))]
+        self._wrapped.put(key, self._strips(text, width, selection=False))
 
     def _prepared_key(self, text: RenderableType, width: int) -> tuple[object, ...] | None:
         key = text_key(text)
@@ -348,9 +382,14 @@ class Pane(ScrollView, inherit_bindings=False):
         if width <= 0:  # not laid out yet: the first layout wraps it (_size_updated)
             self._lines = []
             return
-        key = self._prepared_key(self._text, width)
-        prepared = self._prepared.pop(key, None) if key is not None else None
-        self._lines = prepared if prepared is not None else self._draw(width)
+        # lines wrapped before serve unless a mouse selection is to be drawn on them
+        key = self._prepared_key(self._text, width) if self.text_selection is None else None
+        lines = self._wrapped.get(key) if key is not None else None
+        if lines is None:
+            lines = self._draw(width)
+            if key is not None:
+                self._wrapped.put(key, lines)
+        self._lines = lines
         self._drawn_with = self.visual_style
         # The scroll range changes, not the pane's size: no layout (see the class).
         set_scroll_range(self, Size(width, len(self._lines)))
@@ -457,6 +496,9 @@ class UnitRows(ScrollView, inherit_bindings=False):
         self._lit: int | None = None
         """The window row drawn as the current one."""
         self._subtitle: str | None = None
+        self._wrapped = Wrapped(ROWS_KEPT)
+        """Rows wrapped before, by text, width and style: a row drawn again (the same
+        criterion and value on the next item) is not wrapped again."""
 
     def set_rows(self, count: int, draw: Callable[[int], RenderableType], cursor: int) -> None:
         """Show ``count`` rows, drawing row ``i`` with ``draw(i)`` when it comes into the window,
@@ -558,13 +600,20 @@ class UnitRows(ScrollView, inherit_bindings=False):
         lines = self._lines[k]
         if lines is None:
             style = self.visual_style
-            inner = max(1, self._width - 2 * self.PAD)
-            visual = visualize(self, self._texts[k], markup=False)
-            pad = Strip.blank(self.PAD, style.rich_style)
-            lines = [
-                Strip.join([pad, line.crop_extend(0, inner, style.rich_style), pad])
-                for line in Visual.to_strips(self, visual, inner, None, style)
-            ] or [Strip.blank(self._width, style.rich_style)]
+            text = self._texts[k]
+            key = text_key(text)
+            wrapped = (*key, self._width, style) if key is not None else None
+            lines = self._wrapped.get(wrapped) if wrapped is not None else None
+            if lines is None:
+                inner = max(1, self._width - 2 * self.PAD)
+                visual = visualize(self, text, markup=False)
+                pad = Strip.blank(self.PAD, style.rich_style)
+                lines = [
+                    Strip.join([pad, line.crop_extend(0, inner, style.rich_style), pad])
+                    for line in Visual.to_strips(self, visual, inner, None, style)
+                ] or [Strip.blank(self._width, style.rich_style)]
+                if wrapped is not None:
+                    self._wrapped.put(wrapped, lines)
             self._lines[k] = lines
         return lines
 
