@@ -40,7 +40,7 @@ from medjudge.tui.review.screen import ReviewScreen
 from .support.fakellm import FakeLLMServer
 from .support.frames import frames_checked
 from .support.kind_rows import ROWS, write_jsonl
-from .support.tui import current, run_async, screen_text
+from .support.tui import past_guidelines, run_async, screen_text
 
 cli = CliRunner()
 REVIEWERS = ("drA", "drB", "drC")
@@ -354,10 +354,7 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
     app = make_app(db, reviewer="drC", poll_interval=None, assigned_only=False)
     with frames_checked() as frames:
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            if app.screen.__class__.__name__ == "GuidelinesScreen":
-                await pilot.press("escape")
-            screen = current(app, ReviewScreen)
+            screen = await past_guidelines(app, pilot, ReviewScreen)
             view = screen.view
             assert view is not None and view.item.ext_id == ROWS[name](N_ITEMS - 1)["id"]
             item_id = view.item.id

@@ -14,7 +14,7 @@ from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 
 from .support.frames import frames_checked
-from .support.tui import current, run_async
+from .support.tui import past_guidelines, run_async
 
 
 @pytest.fixture
@@ -30,10 +30,7 @@ async def test_a_label_s_frame_goes_through_fewer_widgets_and_writes_the_same(de
     app = make_app(db, reviewer="frames", poll_interval=None, assigned_only=False)
     with frames_checked() as check:
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            if app.screen.__class__.__name__ == "GuidelinesScreen":
-                await pilot.press("escape")
-            screen = current(app, ReviewScreen)
+            screen = await past_guidelines(app, pilot, ReviewScreen)
             for keys in ("a", "b", "down", "up", "]", "a", "[", "t"):
                 await pilot.press(keys)
                 await pilot.pause()

@@ -219,6 +219,15 @@ def current(app: App[Any], kind: type[S]) -> S:
     return screen
 
 
+async def past_guidelines(app: App[Any], pilot: Any, kind: type[S]) -> S:
+    """The app's first screen of ``kind``, once the study's guidelines (if it has any, shown
+    first) are dismissed."""
+    await pilot.pause()
+    if app.screen.__class__.__name__ == "GuidelinesScreen":
+        await pilot.press("escape")
+    return current(app, kind)
+
+
 def top_screen(app: App[Any]) -> Screen[Any]:
     """The screen on top now (a call, so a check made earlier does not narrow what it is)."""
     return app.screen
