@@ -14,9 +14,10 @@ there; a widget that meets no changed region has no cell in any span. A full upd
 first frame, a resize, a new layout) is Textual's own.
 
 Built on the compositor's private ``_dirty_regions``, ``render_partial_update`` and
-``_get_renders`` (textual ``>=8.2.0,<9``; CI runs the floor and the newest):
-``tests/test_tui_frames.py`` checks, on every kind's screens in a real terminal, that what
-the partial frames leave on screen is what a full redraw draws.
+``_get_renders`` (textual ``>=8.2.0,<9``; CI runs the floor and the newest). Each partial
+frame is drawn a second time by Textual's own compositor and the bytes written compared
+(``tests/support/frames.py``), in ``tests/test_tui_frames.py`` and on every kind's review and
+adjudication screens in the kind × surface matrix.
 """
 
 from __future__ import annotations

@@ -85,10 +85,6 @@ class Wrapped:
         while len(self._lines) > self.size:
             del self._lines[next(iter(self._lines))]
 
-    def clear(self) -> None:
-        """Forget every text (the look they were drawn in changed)."""
-        self._lines.clear()
-
 
 def update_if_changed(widget: Static, content: RenderableType) -> bool:
     """Give a Static new content unless it shows the same text already; True when updated.
