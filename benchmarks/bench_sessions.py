@@ -337,7 +337,7 @@ def run() -> list[dict[str, Any]]:
     return (
         [
             row(
-                "all up (30 reviews + 2 bare apps + the screenful app, first screen)",
+                f"all up ({SESSIONS} reviews + {BARE} bare apps + the screenful app, first screen)",
                 r["startup_s"],
                 "s",
                 "(setup)",
