@@ -59,8 +59,9 @@ class Tmux:
         self.command(f"send-keys -t {_quoted(name)} -l {_quoted(keys)}")
 
     def watch(self, name: str) -> None:
-        """Time the output of session ``name``'s pane from now on, through a control client
-        of its own (it sets no size: the pane keeps its own)."""
+        """Time the output of session ``name``'s pane from now on (once this returns: the
+        client has attached), through a control client of its own (it sets no size: the pane
+        keeps its own)."""
         if name in self._watchers:
             return
         client = subprocess.Popen(
@@ -73,8 +74,11 @@ class Tmux:
             bufsize=1,
         )
         times: list[float] = []
-        threading.Thread(target=_stamp, args=(client, times), daemon=True).start()
+        attached = threading.Event()
+        threading.Thread(target=_stamp, args=(client, times, attached), daemon=True).start()
         self._watchers[name] = (client, times)
+        if not attached.wait(20):  # its attach's reply: from here on, its output is stamped
+            raise RuntimeError(f"tmux: a watcher of {name!r} did not attach in 20 s")
 
     def output_since(self, name: str, t0: float) -> list[float]:
         """Arrival times (``time.perf_counter``) of the watched pane's output after ``t0``."""
@@ -169,19 +173,24 @@ class Tmux:
             Path(socket).unlink(missing_ok=True)
 
 
-def _stamp(client: subprocess.Popen[str], times: list[float]) -> None:
+def _stamp(client: subprocess.Popen[str], times: list[float], attached: threading.Event) -> None:
     """A watcher's reader thread: the arrival time of each ``%output`` line, in order (one
-    writer that only appends: readers bisect the list as it is)."""
+    writer that only appends: readers bisect the list as it is); ``attached`` is set at the
+    end of the first reply (the attach's)."""
     assert client.stdout is not None
     inside = False
-    for raw in client.stdout:
-        now = time.perf_counter()
-        if raw.startswith("%begin"):
-            inside = True
-        elif inside and raw.startswith(("%end", "%error")):
-            inside = False
-        elif not inside and raw.startswith("%output "):
-            times.append(now)
+    try:
+        for raw in client.stdout:
+            now = time.perf_counter()
+            if raw.startswith("%begin"):
+                inside = True
+            elif inside and raw.startswith(("%end", "%error")):
+                inside = False
+                attached.set()
+            elif not inside and raw.startswith("%output "):
+                times.append(now)
+    finally:
+        attached.set()  # an ended client: watch() does not wait for nothing
 
 
 def _quoted(word: str) -> str:

@@ -49,15 +49,18 @@ def test_a_watched_pane_s_output_is_stamped_when_it_arrives() -> None:
     tmux = Tmux()
     try:
         tmux.start("echo", "stty -echo; read line; printf 'got %s\\n' \"$line\"; sleep 60")
-        tmux.watch("echo")
+        tmux.watch("echo")  # returns once its client has attached
         time.sleep(1.0)  # the shell is up and waiting for its line
         t0 = time.perf_counter()
         assert tmux.output_since("echo", t0) == []
         tmux.send("echo", "ping")
         tmux.command("send-keys -t echo Enter")
         _shown(tmux, "echo", "got ping")
-        stamps = tmux.output_since("echo", t0)
-        assert stamps, "the pane wrote, and no output was stamped"
+        # the watcher's thread reads its own client: it may stamp just after the screen shows
+        deadline = time.monotonic() + 20
+        while not (stamps := tmux.output_since("echo", t0)):
+            assert time.monotonic() < deadline, "the pane wrote, and no output was stamped"
+            time.sleep(0.01)
         assert t0 < stamps[0] <= stamps[-1] <= time.perf_counter()
         assert tmux.output_since("echo", stamps[-1]) == []
     finally:
