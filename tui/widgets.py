@@ -71,19 +71,25 @@ class Wrapped:
         self.size = size
         self._lines: dict[tuple[object, ...], list[Strip]] = {}
 
-    def get(self, key: tuple[object, ...]) -> list[Strip] | None:
-        """The lines wrapped under ``key`` (now the most recent), or None."""
-        lines = self._lines.pop(key, None)
-        if lines is not None:
-            self._lines[key] = lines
-        return lines
+    @staticmethod
+    def key(text: RenderableType, width: int, look: VisualStyle) -> tuple[object, ...] | None:
+        """What a text wrapped at ``width`` in ``look`` is kept under (None: not a Rich text,
+        or no width yet; such a text is wrapped every time)."""
+        key = text_key(text)
+        return None if key is None or width <= 0 else (*key, width, look)
 
-    def put(self, key: tuple[object, ...], lines: list[Strip]) -> None:
-        """Keep ``lines`` under ``key``, forgetting the least recent beyond ``size``."""
-        self._lines.pop(key, None)
+    def lines(self, key: tuple[object, ...] | None, wrap: Callable[[], list[Strip]]) -> list[Strip]:
+        """The lines kept under ``key`` (now the most recent), else ``wrap()``'s, kept under
+        it (forgetting the least recent beyond ``size``)."""
+        if key is None:
+            return wrap()
+        lines = self._lines.pop(key, None)
+        if lines is None:
+            lines = wrap()
         self._lines[key] = lines
         while len(self._lines) > self.size:
             del self._lines[next(iter(self._lines))]
+        return lines
 
 
 def update_if_changed(widget: Static, content: RenderableType) -> bool:
@@ -324,16 +330,9 @@ class Pane(ScrollView, inherit_bindings=False):
         shown at another width or style is wrapped then, as without this."""
         width = self._wrapped_at
         text = shown_part(content) if isinstance(content, Text) else content
-        key = self._prepared_key(text, width)
-        if key is None or self._wrapped.get(key) is not None:
-            return
-        self._wrapped.put(key, self._strips(text, width, selection=False))
-
-    def _prepared_key(self, text: RenderableType, width: int) -> tuple[object, ...] | None:
-        key = text_key(text)
-        if key is None or width <= 0:
-            return None
-        return (*key, width, self.visual_style)
+        key = Wrapped.key(text, width, self.visual_style)
+        if key is not None:
+            self._wrapped.lines(key, lambda: self._strips(text, width, selection=False))
 
     def replace(self, content: RenderableType) -> None:
         """Replace the text where the reader is (a re-read of the same thing, grown)."""
@@ -379,13 +378,11 @@ class Pane(ScrollView, inherit_bindings=False):
             self._lines = []
             return
         # lines wrapped before serve unless a mouse selection is to be drawn on them
-        key = self._prepared_key(self._text, width) if self.text_selection is None else None
-        lines = self._wrapped.get(key) if key is not None else None
-        if lines is None:
-            lines = self._draw(width)
-            if key is not None:
-                self._wrapped.put(key, lines)
-        self._lines = lines
+        key = Wrapped.key(self._text, width, self.visual_style)
+        # lines wrapped before serve, unless a mouse selection is to be drawn on them
+        self._lines = self._wrapped.lines(
+            key if self.text_selection is None else None, lambda: self._draw(width)
+        )
         self._drawn_with = self.visual_style
         # The scroll range changes, not the pane's size: no layout (see the class).
         set_scroll_range(self, Size(width, len(self._lines)))
@@ -597,19 +594,17 @@ class UnitRows(ScrollView, inherit_bindings=False):
         if lines is None:
             style = self.visual_style
             text = self._texts[k]
-            key = text_key(text)
-            wrapped = (*key, self._width, style) if key is not None else None
-            lines = self._wrapped.get(wrapped) if wrapped is not None else None
-            if lines is None:
+
+            def wrap() -> list[Strip]:
                 inner = max(1, self._width - 2 * self.PAD)
                 visual = visualize(self, text, markup=False)
                 pad = Strip.blank(self.PAD, style.rich_style)
-                lines = [
+                return [
                     Strip.join([pad, line.crop_extend(0, inner, style.rich_style), pad])
                     for line in Visual.to_strips(self, visual, inner, None, style)
                 ] or [Strip.blank(self._width, style.rich_style)]
-                if wrapped is not None:
-                    self._wrapped.put(wrapped, lines)
+
+            lines = self._wrapped.lines(Wrapped.key(text, self._width, style), wrap)
             self._lines[k] = lines
         return lines
 
