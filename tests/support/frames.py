@@ -3,12 +3,13 @@ second time as Textual's own compositor draws it, and the two written texts comp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
+from textual.strip import Strip
 
 from medjudge.tui.compositor import ChangedOnlyCompositor
 
@@ -33,11 +34,9 @@ def frames_checked() -> Iterator[FrameCheck]:
 
     def both(self: ChangedOnlyCompositor) -> ChopsUpdate | None:
         regions = set(self._dirty_regions)
-        update = ours(self)
-        widgets_ours = _count(self, regions, changed_only=True)
+        update, widgets_ours = _counted(self, lambda: ours(self))
         self._dirty_regions.update(regions)
-        stock = Compositor.render_partial_update(self)
-        widgets_stock = _count(self, regions, changed_only=False)
+        stock, widgets_stock = _counted(self, lambda: Compositor.render_partial_update(self))
         console = self.root.app.console if self.root is not None else None
         assert console is not None
         text = update.render_segments(console) if update is not None else None
@@ -56,21 +55,24 @@ def frames_checked() -> Iterator[FrameCheck]:
     assert not check.differences, "\n".join(check.differences[:3])
 
 
-def _count(compositor: ChangedOnlyCompositor, parts: set[Region], *, changed_only: bool) -> int:
-    """The widgets a partial frame of these regions goes through, drawn either way."""
-    if not parts:
-        return 0
-    crop = Region.from_union(parts)
+def _counted(
+    compositor: ChangedOnlyCompositor, draw: Callable[[], ChopsUpdate | None]
+) -> tuple[ChopsUpdate | None, int]:
+    """``draw()``'s frame, and how many widgets it went through (``_get_renders`` yields)."""
+    renders = compositor._get_renders
     count = 0
-    for region, clip in compositor.visible_widgets.values():
-        shown = region.intersection(clip)
-        if not shown.area:
-            continue
-        if changed_only:
-            count += any(shown.overlaps(part) for part in parts)
-        else:
-            count += crop.overlaps(clip)
-    return count
+
+    def counting(crop: Region | None = None) -> Iterator[tuple[Region, Region, list[Strip]]]:
+        nonlocal count
+        for render in renders(crop):
+            count += 1
+            yield render
+
+    compositor._get_renders = counting  # type: ignore[method-assign]
+    try:
+        return draw(), count
+    finally:
+        del compositor._get_renders  # the class's own again
 
 
 def _first_difference(text: str | None, want: str | None) -> str:
