@@ -14,6 +14,8 @@ from medjudge.judging.stats.figures import LABELS
 from medjudge.store.literal import json_escaped
 from medjudge.store.settings import DEFAULT_SEED
 
+from . import alt_test as alt_test_cli
+from .alt_test import ALT_TEST_JSON_HELP
 from .common import UserError, out, user_errors
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when the command runs
@@ -192,16 +194,22 @@ def _tie(text: str | None, table: LabelTable, numeric: bool) -> Hashable | None:
 
 def agreement(
     file: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
+            metavar="FILE",
             help="A CSV, JSONL or JSON file: one row per unit, one column per rater; - reads "
-            "standard input (JSON if it starts with [, JSONL with {, else CSV)."
+            "standard input (JSON if it starts with [, JSONL with {, else CSV). Required "
+            "unless --alt-test-plan plans from options.",
         ),
-    ],
+    ] = None,
     raters: Annotated[
-        str,
-        typer.Option("--raters", "-r", help="The rater columns, comma separated (two or more)."),
-    ],
+        str | None,
+        typer.Option(
+            "--raters",
+            "-r",
+            help="The rater columns, comma separated (two or more); required with a file.",
+        ),
+    ] = None,
     unit: Annotated[
         str | None,
         typer.Option(help="A column naming the unit (checked for duplicates; not a rater)."),
@@ -255,13 +263,107 @@ def agreement(
     criterion: Annotated[
         str | None, typer.Option(help="The study criterion whose categories --study gives.")
     ] = None,
-    json_output: Annotated[bool, typer.Option("--json", help=AGREEMENT_JSON_HELP)] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help=AGREEMENT_JSON_HELP + ALT_TEST_JSON_HELP)
+    ] = False,
     n_boot: Annotated[
         int, typer.Option(min=200, help="Bootstrap resamples (the BCa intervals).")
     ] = 2000,
     seed: Annotated[
-        int, typer.Option(help="Bootstrap seed (the default is a new study's, so figures match).")
+        int,
+        typer.Option(
+            help="Bootstrap seed (the default is a new study's, so figures match); also the "
+            "--alt-test-plan simulations' seed."
+        ),
     ] = DEFAULT_SEED,
+    alt_test: Annotated[
+        str | None,
+        typer.Option(
+            "--alt-test",
+            metavar="RATER",
+            help="Also run the alternative annotator test (Calderon, Reichart & Dror 2025) of "
+            "this --raters column, the judge, against the other columns, the physicians: per "
+            "physician left out, does the judge match the others at least as well, up to "
+            "--epsilon? Scored by accuracy on a nominal scale, by −RMSE on an ordinal or "
+            "interval one. Over all rows, whatever --by.",
+        ),
+    ] = None,
+    epsilon: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="The alt-test's cost-benefit margin ε: 0.2 for experts such as physicians, "
+            "0.15 for trained annotators, 0.1 for crowd workers (the paper's advice).",
+        ),
+    ] = 0.2,
+    fdr_q: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="The alt-test's false discovery rate (Benjamini–Yekutieli over the "
+            "physicians' p-values).",
+        ),
+    ] = 0.05,
+    min_items: Annotated[
+        int,
+        typer.Option(
+            min=2,
+            help="The alt-test leaves out physicians with fewer usable items (the paper's 30: "
+            "the t-test's normality).",
+        ),
+    ] = 30,
+    min_raters: Annotated[
+        int,
+        typer.Option(
+            min=2,
+            help="Physicians an item needs for the alt-test, the left-out one included (2: "
+            "one other to compare with).",
+        ),
+    ] = 2,
+    alt_test_plan: Annotated[
+        bool,
+        typer.Option(
+            "--alt-test-plan",
+            help="Instead of the figures, simulate studies to see how many items the alt-test "
+            "needs: the chance to pass per item count. Figures from a pilot FILE with "
+            "--raters and --alt-test, or (before a study, no FILE) from --physician-agreement, "
+            "--judge-agreement, --physicians and --categories or --label-shares; options given "
+            "win over the pilot's.",
+        ),
+    ] = False,
+    physician_agreement: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0, max=1.0, help="--alt-test-plan: the physicians' pairwise agreement (0.7)."
+        ),
+    ] = None,
+    judge_agreement: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="--alt-test-plan: the judge's agreement with one physician (0.7).",
+        ),
+    ] = None,
+    physicians: Annotated[
+        int | None, typer.Option(min=3, help="--alt-test-plan: physicians (default 3).")
+    ] = None,
+    label_shares: Annotated[
+        str | None,
+        typer.Option(
+            help="--alt-test-plan: how often each label occurs, comma separated (e.g. "
+            "0.6,0.3,0.1); default: --categories equally often."
+        ),
+    ] = None,
+    plan_items: Annotated[
+        str,
+        typer.Option(help="--alt-test-plan: item counts, FROM:TO:STEP or comma separated."),
+    ] = "30:200:10",
+    sims: Annotated[
+        int, typer.Option(min=100, help="--alt-test-plan: simulated studies per item count.")
+    ] = 1000,
 ) -> None:
     """Agreement statistics for any file of labels — no study needed.
 
@@ -279,6 +381,9 @@ def agreement(
       medjudge agreement labels.csv --raters ann,bob,cy --categories A,B,tie,neither --tie tie
       medjudge agreement ratings.jsonl -r dr1,dr2 --scale ordinal --categories 1,2,3,4,5
       medjudge agreement labels.csv -r ann,bob --unit id --json | jq '.slices[0].stats.cohen'
+      medjudge agreement labels.csv -r dr1,dr2,dr3,gpt --alt-test gpt
+      medjudge agreement --alt-test-plan --categories A,B,tie --physician-agreement 0.7 \\
+        --judge-agreement 0.7 --physicians 3
     """
     level = "ordinal" if ordinal and scale is Scale.nominal else scale.value
     source = "declared"
@@ -293,12 +398,27 @@ def agreement(
                 source = "declared"
             if scale is Scale.nominal and not ordinal:
                 level = study_level
-        names = [r.strip() for r in raters.split(",")]
         declared, numeric = _categories(categories, level)
+        if alt_test_plan and file is None:
+            _plan(None, None, level, declared, locals())
+            return
+        if file is None:
+            raise typer.BadParameter(
+                "a file of labels is needed (or --alt-test-plan)", param_hint="FILE"
+            )
+        if raters is None:
+            raise typer.BadParameter("name the rater columns", param_hint="'--raters' / '-r'")
+        names = [r.strip() for r in raters.split(",")]
+        judge = None if alt_test is None else alt_test_cli.judge_column(alt_test, names)
+        if judge is not None and sets:
+            raise UserError("--alt-test does not go with --sets (options, not labels)")
         from medjudge.judging.stats.conventions import INTERVAL_METHODS
         from medjudge.judging.stats.label_file import read_label_table, table_stats
 
         table = read_label_table(file, names, unit=unit, by=by, numeric=numeric)
+        if alt_test_plan:
+            _plan(table, judge, level, declared, locals())
+            return
         masi = None
         if sets:
             from medjudge.judging.stats.agreement.sets import OPTION_CATEGORIES
@@ -325,6 +445,11 @@ def agreement(
             )
         except ValueError as exc:
             raise UserError(f"{file}: {exc}") from None
+        alt = None
+        if judge is not None:
+            alt = alt_test_cli.run(
+                table, judge, level, declared, epsilon, fdr_q, min_items, min_raters
+            )
     from medjudge.judging.stats.agreement.core import TwoRaterStats  # noqa: F811 - at run time
     from medjudge.judging.stats.agreement.labels import json_label
 
@@ -347,6 +472,8 @@ def agreement(
         }
         if masi is not None:
             data["masi_alpha"] = masi.to_dict()
+        if alt is not None:
+            data["alt_test"] = alt.to_dict()
         sys.stdout.write(
             json_escaped(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
         )
@@ -362,6 +489,33 @@ def agreement(
         out(f"option sets as wholes: {_row(LABELS['masi_alpha'], masi)[1]} (n={masi.n} units)")
     for r in results:
         _print_slice(r, by)
+    if alt is not None:
+        alt_test_cli.show(alt, level, by)
+
+
+def _plan(
+    table: LabelTable | None,
+    judge: str | None,
+    level: str,
+    declared: list[Any] | None,
+    given: dict[str, Any],
+) -> None:
+    """``--alt-test-plan``: simulate, then print the plan (``given``: the command's options)."""
+    options = {
+        "physician_agreement": given["physician_agreement"],
+        "judge_agreement": given["judge_agreement"],
+        "n_physicians": given["physicians"],
+        "label_shares": None
+        if given["label_shares"] is None
+        else alt_test_cli.label_shares(given["label_shares"]),
+        "item_counts": alt_test_cli.item_counts(given["plan_items"]),
+        "epsilon": given["epsilon"],
+        "q": given["fdr_q"],
+        "n_sims": given["sims"],
+        "seed": given["seed"],
+    }
+    plan, source = alt_test_cli.plan(table, judge, level, declared, options)
+    alt_test_cli.show_plan(plan, source, given["json_output"])
 
 
 def _option_units(
