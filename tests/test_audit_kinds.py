@@ -14,15 +14,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy import stats
 from typer.testing import CliRunner
 
 from medjudge.cli import app
 from medjudge.kinds.rubric import score as rubric_score
 
+from .support.corrected import corrected
 from .support.kind_rows import match_row, rating_row, rubric_row, write_jsonl
 from .support.reference import Reference
-from .support.reference_calls import ppi_mean
 
 cli = CliRunner()
 N = 160
@@ -145,18 +144,24 @@ def test_corrected_means_per_answer_equal_ppi_py(
     rows = {(r["source"], r["metric"]): r for r in crit["means"]}
     assert set(rows) == {("model-x", METRIC[kind]), ("model-y", METRIC[kind])}
     vectors = {}
+    bounds: dict[str, tuple[float, float]] = {}
+    wanted = {}
     for source, parity in (("model-x", 1), ("model-y", 0)):
         ids = [i for i in range(N) if i % 2 == parity]
         y = np.array([of(truth[i]) for i in ids if i in sampled])
         yhat = np.array([of(judge[i]) for i in ids if i in sampled])
         unl = np.array([of(judge[i]) for i in ids if i not in sampled])
         vectors[source] = (y, yhat, unl)
-        point, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
+        # a rubric score is a share of points; a scale's range is the labels seen
+        seen = np.concatenate([y, yhat, unl])
+        bounds[source] = (0.0, 1.0) if kind == "rubric" else (seen.min(), seen.max())
+        want = corrected(reference, y, yhat, unl, low=bounds[source][0], high=bounds[source][1])
+        wanted[source] = want
         got = rows[(source, METRIC[kind])]
         assert got["answers"] == len(ids)
         c = got["figures"]["corrected"]
-        assert c["value"] == pytest.approx(point, abs=1e-6)
-        assert (c["ci_low"], c["ci_high"]) == pytest.approx((low, high), abs=1e-6)
+        assert c["value"] == pytest.approx(want.value, abs=1e-6)
+        assert (c["ci_low"], c["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-6)
         assert (c["n_labelled"], c["n_judge_only"]) == (y.size, unl.size)
         assert got["figures"]["physicians_only"]["value"] == pytest.approx(y.mean())
         assert got["figures"]["physicians_only"]["n"] == y.size
@@ -166,22 +171,24 @@ def test_corrected_means_per_answer_equal_ppi_py(
     # the lenient judge scores model-x above the physicians
     x = rows[("model-x", METRIC[kind])]["figures"]
     assert x["judge_only"]["value"] > x["physicians_only"]["value"]
-    # model-x minus model-y: independent estimates, se = √(se_x² + se_y²)
+    # model-x minus model-y: independent estimates, Newcombe's MOVER interval from the two
     (diff,) = crit["mean_differences"]
     assert (diff["source_a"], diff["source_b"], diff["metric"]) == (
         "model-x",
         "model-y",
         METRIC[kind],
     )
-    z = stats.norm.ppf(0.975)
-    (px, lx, hx), (py, ly, hy) = (
-        reference(ppi_mean, *vectors[s], alpha=0.05) for s in ("model-x", "model-y")
-    )
-    se = np.hypot((hx - lx) / (2 * z), (hy - ly) / (2 * z))
+    # both sides on the range of every value seen
+    seen = np.concatenate([v for s in ("model-x", "model-y") for v in vectors[s]])
+    low, high = (0.0, 1.0) if kind == "rubric" else (seen.min(), seen.max())
+    x, y_ = (corrected(reference, *vectors[s], low=low, high=high) for s in ("model-x", "model-y"))
     d = diff["figures"]["corrected"]
-    assert d["value"] == pytest.approx(px - py, abs=1e-6)
-    assert (d["ci_low"], d["ci_high"]) == pytest.approx(
-        (px - py - z * se, px - py + z * se), abs=1e-6
+    assert d["value"] == pytest.approx(x.value - y_.value, abs=1e-6)
+    assert d["ci_low"] == pytest.approx(
+        x.value - y_.value - np.hypot(x.value - x.ci_low, y_.ci_high - y_.value), abs=1e-6
+    )
+    assert d["ci_high"] == pytest.approx(
+        x.value - y_.value + np.hypot(x.ci_high - x.value, y_.value - y_.ci_low), abs=1e-6
     )
     assert d["labels_needed"] is not None or d["labels_needed_note"].startswith("not reachable")
     md = _invoke("report", str(db), "--n-boot", "100").stdout
@@ -192,14 +199,10 @@ def test_corrected_means_per_answer_equal_ppi_py(
 
 def test_labels_needed_for_a_difference_of_two_models(tmp_path: Path) -> None:
     """Labels needed for the difference: the further labels, split between the models in
-    proportion to their unlabelled answers, whose projected half-width reaches the target."""
-    from medjudge.judging.stats.ppi import labels_needed_split, projected_halfwidths
+    proportion to their unlabelled answers, whose planned half-width reaches the target."""
+    from medjudge.judging.stats.ppi import bounded_ppi_mean, planned_halfwidths
 
     db, truth, judge, sampled = build(tmp_path, "rating")
-    args = ("report", str(db), "-f", "json", "--n-boot", "100", "--target-halfwidth", "0.4")
-    report = json.loads(_invoke(*args).stdout)
-    crit = next(c for c in report["audit"]["criteria"] if c["criterion"] == "correctness_rating")
-    d = crit["mean_differences"][0]["figures"]["corrected"]
     vec: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for source, parity in (("model-x", 1), ("model-y", 0)):
         ids = [i for i in range(N) if i % 2 == parity]
@@ -208,17 +211,28 @@ def test_labels_needed_for_a_difference_of_two_models(tmp_path: Path) -> None:
             for v, lab in ((truth, True), (judge, True), (judge, False))
         )
         vec[source] = (truth_s, judge_s, judge_rest)
-    want = labels_needed_split(vec["model-x"], vec["model-y"], 0.4)
-    assert want.more is not None and want.more > 0
-    assert d["labels_needed"] == want.more
-    # by hand: with k more labels, k·Nx/(Nx+Ny) fall to model-x
-    hx, hy = (projected_halfwidths(*vec[s]) for s in ("model-x", "model-y"))
+    seen = np.concatenate([v for s in ("model-x", "model-y") for v in vec[s]])
+    low, high = seen.min(), seen.max()
+    now = np.hypot(
+        *(bounded_ppi_mean(*vec[s], low=low, high=high).halfwidth for s in ("model-x", "model-y"))
+    )
+    hx, hy = (planned_halfwidths(*vec[s], low=low, high=high) for s in ("model-x", "model-y"))
+    # a target between the interval now and the plan with every answer labelled
+    target = round(float(np.hypot(hx[-1], hy[-1]) + now) / 2, 4)
+    assert np.hypot(hx[-1], hy[-1]) < target < now
+    args = ("report", str(db), "-f", "json", "--n-boot", "100", "--target-halfwidth", str(target))
+    report = json.loads(_invoke(*args).stdout)
+    crit = next(c for c in report["audit"]["criteria"] if c["criterion"] == "correctness_rating")
+    d = crit["mean_differences"][0]["figures"]["corrected"]
+    k = d["labels_needed"]
+    assert k is not None and k > 0
+    # by hand: with k more labels, k·Nx/(Nx+Ny) fall to model-x; the planned half-widths of
+    # the two sides combine as the MOVER interval combines them
     nx, ny = hx.size - 1, hy.size - 1
-    k = want.more
     kx = round(k * nx / (nx + ny))
-    assert np.hypot(hx[kx], hy[k - kx]) <= 0.4
+    assert np.hypot(hx[kx], hy[k - kx]) <= target
     kx = round((k - 1) * nx / (nx + ny))
-    assert np.hypot(hx[kx], hy[k - 1 - kx]) > 0.4
+    assert k == 1 or np.hypot(hx[kx], hy[k - 1 - kx]) > target
 
 
 def test_option_sets_are_withheld_with_why(tmp_path: Path) -> None:

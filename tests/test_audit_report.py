@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from medjudge.cli import app
 
 from .support.audit import N_ITEMS, build, invoke
+from .support.corrected import corrected
 from .support.kind_rows import pairwise_row, write_jsonl
 from .support.reference import Reference
-from .support.reference_calls import ppi_mean
 
 cli = CliRunner()
 
@@ -61,11 +61,12 @@ def test_corrected_win_share_equals_ppi_py(study: Any, reference: Reference) -> 
     ):
         y, yhat, unl = _vectors(truth, judge, sampled, lambda v, w=verdict: v == w)
         got = by_source[source][outcome]
-        point, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
+        want = corrected(reference, y, yhat, unl)
         c = got["corrected"]
-        assert c["value"] == pytest.approx(point, abs=1e-6), (source, outcome)
-        assert c["ci_low"] == pytest.approx(low, abs=1e-6)
-        assert c["ci_high"] == pytest.approx(high, abs=1e-6)
+        assert c["lam"] == pytest.approx(want.lam, abs=1e-9), (source, outcome)
+        assert c["value"] == pytest.approx(want.value, abs=1e-6), (source, outcome)
+        assert c["ci_low"] == pytest.approx(want.ci_low, abs=1e-6)
+        assert c["ci_high"] == pytest.approx(want.ci_high, abs=1e-6)
         assert c["method"] == "ppi_plus_plus"
         assert (c["n_labelled"], c["n_judge_only"], c["n"]) == (80, 220, 300)
         assert got["physicians_only"]["value"] == pytest.approx(y.mean())
@@ -80,22 +81,23 @@ def test_corrected_win_share_equals_ppi_py(study: Any, reference: Reference) -> 
     # the judge favours model-x: its judge-only win share is well above the corrected one
     win = by_source["model-x"]["win"]
     assert win["judge_only"]["value"] > win["corrected"]["ci_high"]
-    # the paired difference: PPI++ on the per-item differences
+    # the paired difference: the corrected mean of the per-item differences, on [-1, 1]
     (diff,) = crit["differences"]
     assert (diff["source_a"], diff["source_b"], diff["units"]) == ("model-x", "model-y", 300)
     y, yhat, unl = _vectors(truth, judge, sampled, lambda v: (v == "A") - (v == "B"))
-    _, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
+    want = corrected(reference, y, yhat, unl, low=-1.0, high=1.0)
     d = diff["win_difference"]["corrected"]
-    assert (d["ci_low"], d["ci_high"]) == pytest.approx((low, high), abs=1e-6)
+    assert d["value"] == pytest.approx(want.value, abs=1e-6)
+    assert (d["ci_low"], d["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-6)
     assert audit["target_halfwidth"] == 0.05
 
 
 def test_labels_needed_in_every_format(study: Any, tmp_path: Path) -> None:
-    from medjudge.judging.stats.ppi import labels_needed
+    from medjudge.judging.stats.ppi import planned_labels
 
     db, truth, judge, sampled = study
     y, yhat, unl = _vectors(truth, judge, sampled, lambda v: v == "A")
-    want = labels_needed(y, yhat, unl, 0.07)
+    want = planned_labels(y, yhat, unl, 0.07)
     assert want.more is not None and want.more > 0
     args = ("report", str(db), "--n-boot", "100", "--target-halfwidth", "0.07")
     report = json.loads(invoke(*args, "-f", "json").stdout)
@@ -242,11 +244,13 @@ def test_kqa_figures_are_corrected_too(tmp_path: Path, reference: Reference) -> 
             y = np.array([of(truth[i]) for i in lab])
             yhat = np.array([of(judge[i]) for i in lab])
             unl = np.array([of(judge[i]) for i in rest])
-            point, low, high = reference(ppi_mean, y, yhat, unl, alpha=0.05)
+            # comprehensiveness is a share; hallucinations a count, from 0 to the most seen
+            top = 1.0 if metric == "comprehensiveness" else max(y.max(), yhat.max(), unl.max())
+            want = corrected(reference, y, yhat, unl, low=0.0, high=top)
             got = rows[(source, metric)]["figures"]
-            assert got["corrected"]["value"] == pytest.approx(point, abs=1e-6)
+            assert got["corrected"]["value"] == pytest.approx(want.value, abs=1e-6)
             assert (got["corrected"]["ci_low"], got["corrected"]["ci_high"]) == pytest.approx(
-                (low, high), abs=1e-6
+                (want.ci_low, want.ci_high), abs=1e-6
             )
             assert got["physicians_only"]["value"] == pytest.approx(y.mean())
             assert got["judge_only"]["n"] == len(ids)

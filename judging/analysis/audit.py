@@ -42,7 +42,7 @@ from medjudge.judging.analysis.audit_answers import (
     rubric_answers,
     score_answers,
 )
-from medjudge.judging.analysis.audit_figures import means_three_ways, shares_three_ways
+from medjudge.judging.analysis.audit_figures import Bounds, means_three_ways, shares_three_ways
 from medjudge.judging.analysis.audit_kqa import kqa_audit
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.metrics import outcomes
@@ -247,7 +247,10 @@ def _sources(
                     source_b=b,
                     units=len(rows),
                     win_difference=means_three_ways(
-                        *_split(pop, rows, win_difference), confidence=confidence, target=target
+                        *_split(pop, rows, win_difference),
+                        confidence=confidence,
+                        target=target,
+                        bounds=(-1.0, 1.0),
                     ),
                 )
             )
@@ -281,9 +284,12 @@ def _per_answer(
         if found is None:
             return "not computed: its labels are not numbers (an option set)"
         answers = found
-    metric = "rubric_score" if form == "rubric_scores" else "mean_score"
+    # a rubric score is a share of points (0 to 1); a scale's range is the labels seen
+    metric: dict[str, Bounds] = (
+        {"rubric_score": (0.0, 1.0)} if form == "rubric_scores" else {"mean_score": (None, None)}
+    )
     return answers_audit(
-        answers, (metric,), judge, frame, sampled, confidence=confidence, target=target
+        answers, metric, judge, frame, sampled, confidence=confidence, target=target
     )
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from medjudge.judging.analysis.audit_figures import (
+    Bounds,
     Vectors,
     means_three_ways,
     split_difference_three_ways,
@@ -152,7 +153,7 @@ def rubric_answers(
 
 def answers_audit(
     answers: Sequence[Answer],
-    metrics: Sequence[str],
+    metrics: Mapping[str, Bounds],
     judge: str,
     frame: set[int],
     sampled: set[int],
@@ -190,7 +191,7 @@ def answers_audit(
     for source, mine in sorted(kept.items()):
         labelled = [a for a in mine if a.item in sampled and a.reference is not None]
         rest = [a for a in mine if not (a.item in sampled and a.reference is not None)]
-        for m, metric in enumerate(metrics):
+        for m, (metric, bounds) in enumerate(metrics.items()):
             v = (
                 np.array([a.reference[m] for a in labelled if a.reference], dtype=np.float64),
                 np.array([a.judge[m] for a in labelled if a.judge], dtype=np.float64),
@@ -202,13 +203,15 @@ def answers_audit(
                     source=source,
                     metric=metric,
                     answers=len(mine),
-                    figures=means_three_ways(*v, confidence=confidence, target=target),
+                    figures=means_three_ways(
+                        *v, confidence=confidence, target=target, bounds=bounds
+                    ),
                 )
             )
     names = sorted(kept)
     for k, a_name in enumerate(names):
         for b_name in names[k + 1 :]:
-            for m, metric in enumerate(metrics):
+            for m, (metric, bounds) in enumerate(metrics.items()):
                 out.differences.append(
                     AuditMeanDifference(
                         source_a=a_name,
@@ -221,6 +224,7 @@ def answers_audit(
                             vectors[b_name, m],
                             confidence=confidence,
                             target=target,
+                            bounds=bounds,
                         ),
                     )
                 )

@@ -16,10 +16,45 @@ from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.records import Figure, Share, record
 from medjudge.judging.analysis.records_audit import AuditMeans, AuditShares, CorrectedFigure
 from medjudge.judging.stats.estimates import MIN_STABLE_N, Estimate, z_value
-from medjudge.judging.stats.ppi import Floats, labels_needed, labels_needed_split, ppi_mean
+from medjudge.judging.stats.ppi import (
+    MIN_CORRECTED_N,
+    BoundedMean,
+    Floats,
+    LabelsNeeded,
+    bounded_difference,
+    bounded_ppi_mean,
+    planned_halfwidths,
+    planned_labels,
+)
 
 Vectors = tuple[Floats, Floats, Floats]
 """One group's reference values (labelled units), judge's values on them, judge's on the rest."""
+
+Bounds = tuple[float | None, float | None]
+"""The range a quantity can take (a share: 0 to 1); an end that is None is taken from the
+values seen (the smallest or largest reference or judge value), so the range is never wider
+than the quantity's own."""
+
+SHARE: Bounds = (0.0, 1.0)
+
+
+def too_few(n: int) -> str:
+    """The reason a corrected figure from ``n`` reference labels is not given."""
+    return f"too few physician labels ({n}; a corrected figure needs {MIN_CORRECTED_N})"
+
+
+def resolve_bounds(bounds: Bounds, *vectors: Floats) -> tuple[float, float]:
+    """``bounds`` with each missing end taken from the values seen; a range of one value is
+    widened by 1 on the open side(s) (a scale whose every label is the same)."""
+    seen = np.concatenate(vectors) if vectors else np.zeros(0)
+    low = bounds[0] if bounds[0] is not None else (float(seen.min()) if seen.size else 0.0)
+    high = bounds[1] if bounds[1] is not None else (float(seen.max()) if seen.size else 1.0)
+    if high <= low:
+        if bounds[1] is None:
+            high = low + 1.0
+        else:
+            low = high - 1.0
+    return low, high
 
 
 def shares_three_ways(
@@ -32,19 +67,26 @@ def shares_three_ways(
         physicians_only=record(
             Share, share(int(y.sum()), y.size, confidence, empty="no reference label")
         ),
-        corrected=corrected(y, yhat_labelled, yhat_rest, confidence, target),
+        corrected=corrected(y, yhat_labelled, yhat_rest, confidence, target, SHARE),
     )
 
 
 def means_three_ways(
-    y: Floats, yhat_labelled: Floats, yhat_rest: Floats, *, confidence: float, target: float
+    y: Floats,
+    yhat_labelled: Floats,
+    yhat_rest: Floats,
+    *,
+    confidence: float,
+    target: float,
+    bounds: Bounds = (None, None),
 ) -> AuditMeans:
-    """A mean three ways: judge only, physicians only (normal intervals) and corrected."""
+    """A mean three ways: judge only, physicians only (normal intervals) and corrected (on
+    the quantity's range ``bounds``)."""
     every = np.concatenate([yhat_labelled, yhat_rest])
     return AuditMeans(
         judge_only=record(Figure, normal_mean(every, confidence, "no units").to_dict()),
         physicians_only=record(Figure, normal_mean(y, confidence, "no reference label").to_dict()),
-        corrected=corrected(y, yhat_labelled, yhat_rest, confidence, target),
+        corrected=corrected(y, yhat_labelled, yhat_rest, confidence, target, bounds),
     )
 
 
@@ -60,29 +102,66 @@ def normal_mean(x: Floats, confidence: float, empty: str) -> Estimate:
     return Estimate(mean, mean - z * se, mean + z * se, int(x.size), method="normal_se", se=se)
 
 
-def corrected(
-    y: Floats, yhat_labelled: Floats, yhat_rest: Floats, confidence: float, target: float
+def _unreachable(need: LabelsNeeded) -> str:
+    return f"not reachable (all {need.units:,} labelled: ±{need.halfwidth_then:.3f})"
+
+
+def _withheld(
+    n: int, rest: int, reason: str, need: LabelsNeeded | None, note: str | None = None
 ) -> CorrectedFigure:
+    """A corrected figure not given (``reason``), with the labels a plan asks for (``note``:
+    why there is no plan)."""
+    est = Estimate.undefined(reason, n + rest)
+    more = None if need is None else need.more
+    note = note or ("no reference label yet" if need is None else None)
+    if need is not None and need.more is None:
+        note = _unreachable(need)
+    return record(
+        CorrectedFigure,
+        {
+            **est.to_dict(),
+            "n_labelled": n,
+            "n_judge_only": rest,
+            "lam": None,
+            "labels_needed": more,
+            "halfwidth_then": None if need is None else need.halfwidth_then,
+            "labels_needed_note": note,
+        },
+    )
+
+
+def _at_least_minimum(need: LabelsNeeded, n: int) -> LabelsNeeded:
+    """A plan made below the minimum asks for at least the labels that reach it; one that
+    finds the target out of reach from so few labels (whose variance the prior dominates)
+    asks for those, to plan again from them."""
+    short = MIN_CORRECTED_N - n
+    if need.more is not None and need.more >= short:
+        return need
+    return LabelsNeeded(short, need.halfwidth_now, need.halfwidth_then, need.units)
+
+
+def corrected(
+    y: Floats,
+    yhat_labelled: Floats,
+    yhat_rest: Floats,
+    confidence: float,
+    target: float,
+    bounds: Bounds = SHARE,
+) -> CorrectedFigure:
+    """The corrected figure (:func:`~medjudge.judging.stats.ppi.bounded_ppi_mean`), or the
+    reason it is withheld, with the labels a calibrated plan asks for
+    (:func:`~medjudge.judging.stats.ppi.planned_labels`)."""
     n, rest = int(y.size), int(yhat_rest.size)
-    empty = {
-        "n_labelled": n,
-        "n_judge_only": rest,
-        "lam": None,
-        "labels_needed": None,
-        "halfwidth_then": None,
-    }
     if n == 0:
-        est = Estimate.undefined("no sampled unit has a reference label yet", n + rest)
-        return record(
-            CorrectedFigure,
-            {**est.to_dict(), **empty, "labels_needed_note": "no reference label yet"},
-        )
-    m = ppi_mean(y, yhat_labelled, yhat_rest, confidence=confidence)
+        return _withheld(n, rest, "no sampled unit has a reference label yet", None)
+    low, high = resolve_bounds(bounds, y, yhat_labelled, yhat_rest)
+    need = planned_labels(
+        y, yhat_labelled, yhat_rest, target, low=low, high=high, confidence=confidence
+    )
+    if n < MIN_CORRECTED_N:
+        return _withheld(n, rest, too_few(n), _at_least_minimum(need, n))
+    m = bounded_ppi_mean(y, yhat_labelled, yhat_rest, low=low, high=high, confidence=confidence)
     est = Estimate(m.value, m.ci_low, m.ci_high, n + rest, method="ppi_plus_plus", se=m.se)
-    need = labels_needed(y, yhat_labelled, yhat_rest, target, confidence=confidence)
-    note = None
-    if need.more is None:
-        note = f"not reachable (all {need.units:,} labelled: ±{need.halfwidth_then:.3f})"
     return record(
         CorrectedFigure,
         {
@@ -93,19 +172,49 @@ def corrected(
             "lam": m.lam,
             "labels_needed": need.more,
             "halfwidth_then": need.halfwidth_then,
-            "labels_needed_note": note,
+            "labels_needed_note": _unreachable(need) if need.more is None else None,
         },
     )
 
 
+def _split_plan(
+    a: Vectors, b: Vectors, ma: BoundedMean, mb: BoundedMean, target: float, confidence: float
+) -> LabelsNeeded:
+    """Further labels for the difference of two independent corrected means: drawn from the
+    units not yet labelled, in proportion to the units each side has left, with each side's
+    planned half-width (:func:`~medjudge.judging.stats.ppi.planned_halfwidths`) combined as
+    the MOVER interval combines them (√(h_A² + h_B²))."""
+    ha, hb = (
+        planned_halfwidths(*v, low=m.low, high=m.high, confidence=confidence)
+        for v, m in ((a, ma), (b, mb))
+    )
+    rest_a, rest_b = ha.size - 1, hb.size - 1
+    rest = rest_a + rest_b
+    units = rest + int(a[0].size + b[0].size)
+    now = float(np.hypot(ma.halfwidth, mb.halfwidth))
+    tol = target * (1.0 + 1e-12)
+    if now <= tol:
+        return LabelsNeeded(0, now, now, units)
+    k = np.arange(rest + 1)
+    ka = np.rint(k * (rest_a / rest)).astype(int) if rest else np.zeros(1, dtype=int)
+    ka = np.clip(np.maximum(ka, k - rest_b), 0, rest_a)
+    h = np.sqrt(ha[ka] ** 2 + hb[k - ka] ** 2)
+    reached = np.flatnonzero(h[1:] <= tol)
+    if reached.size == 0:
+        return LabelsNeeded(None, now, float(h[-1]), units)
+    first = int(reached[0]) + 1
+    return LabelsNeeded(first, now, float(h[first]), units)
+
+
 def split_difference_three_ways(
-    a: Vectors, b: Vectors, *, confidence: float, target: float
+    a: Vectors, b: Vectors, *, confidence: float, target: float, bounds: Bounds = (None, None)
 ) -> AuditMeans:
     """Group A's mean minus group B's over different units, three ways: each way's two means
     are independent, so the difference has the standard error ``√(se_A² + se_B²)`` and a
-    normal interval (judge only, physicians only: ``sd/√n`` per group; corrected: the two
-    PPI++ standard errors), and labels needed split between the groups
-    (:func:`~medjudge.judging.stats.ppi.labels_needed_split`)."""
+    normal interval (judge only, physicians only: ``sd/√n`` per group); corrected: Newcombe's
+    MOVER interval from the two corrected intervals
+    (:func:`~medjudge.judging.stats.ppi.bounded_difference`), with labels needed split between
+    the groups."""
     z = z_value(confidence)
 
     def diff(xa: Floats, xb: Floats, empty: str) -> Estimate:
@@ -119,44 +228,41 @@ def split_difference_three_ways(
     judge = diff(np.concatenate(a[1:]), np.concatenate(b[1:]), "too few units")
     physicians = diff(a[0], b[0], "too few reference labels")
     n_lab, rest = int(a[0].size + b[0].size), int(a[2].size + b[2].size)
-    base = {"n_labelled": n_lab, "n_judge_only": rest, "lam": None}
-    if a[0].size == 0 or b[0].size == 0:
-        est = Estimate.undefined("a side without a reference label yet", n_lab + rest)
+
+    def three(c: CorrectedFigure) -> AuditMeans:
         return AuditMeans(
             judge_only=record(Figure, judge.to_dict()),
             physicians_only=record(Figure, physicians.to_dict()),
-            corrected=record(
-                CorrectedFigure,
-                {
-                    **est.to_dict(),
-                    **base,
-                    "labels_needed": None,
-                    "halfwidth_then": None,
-                    "labels_needed_note": "no reference label yet on one side",
-                },
-            ),
+            corrected=c,
         )
-    ma, mb = (ppi_mean(*v, confidence=confidence) for v in (a, b))
-    value, se = ma.value - mb.value, float(np.hypot(ma.se, mb.se))
-    est = Estimate(
-        value, value - z * se, value + z * se, n_lab + rest, method="ppi_plus_plus", se=se
-    )
-    need = labels_needed_split(a, b, target, confidence=confidence)
-    note = None
-    if need.more is None:
-        note = f"not reachable (all {need.units:,} labelled: ±{need.halfwidth_then:.3f})"
-    return AuditMeans(
-        judge_only=record(Figure, judge.to_dict()),
-        physicians_only=record(Figure, physicians.to_dict()),
-        corrected=record(
+
+    if a[0].size == 0 or b[0].size == 0:
+        reason = "a side without a reference label yet"
+        return three(_withheld(n_lab, rest, reason, None, "no reference label yet on one side"))
+    low, high = resolve_bounds(bounds, *a, *b)
+    ma, mb = (bounded_ppi_mean(*v, low=low, high=high, confidence=confidence) for v in (a, b))
+    need = _split_plan(a, b, ma, mb, target, confidence)
+    fewest = int(min(a[0].size, b[0].size))
+    if fewest < MIN_CORRECTED_N:
+        short = 2 * MIN_CORRECTED_N - n_lab
+        if need.more is None or need.more < short:
+            need = LabelsNeeded(short, need.halfwidth_now, need.halfwidth_then, need.units)
+        return three(_withheld(n_lab, rest, too_few(fewest) + " on each side", need))
+    value, lo, hi = bounded_difference(ma, mb, low=low - high, high=high - low)
+    se = float(np.hypot(ma.se, mb.se))
+    est = Estimate(value, lo, hi, n_lab + rest, method="ppi_plus_plus", se=se)
+    return three(
+        record(
             CorrectedFigure,
             {
                 **est.to_dict(),
-                **base,
-                "unstable": min(a[0].size, b[0].size) < MIN_STABLE_N,
+                "n_labelled": n_lab,
+                "n_judge_only": rest,
+                "lam": None,
+                "unstable": fewest < MIN_STABLE_N,
                 "labels_needed": need.more,
                 "halfwidth_then": need.halfwidth_then,
-                "labels_needed_note": note,
+                "labels_needed_note": _unreachable(need) if need.more is None else None,
             },
-        ),
+        )
     )

@@ -19,12 +19,15 @@ from medjudge.judging.analysis.audit_answers import (
     answers_audit,
     reference_column,
 )
+from medjudge.judging.analysis.audit_figures import Bounds
 from medjudge.judging.analysis.kqa import answer_figures, statement_answers
 from medjudge.judging.analysis.records_sections import KqaAnswer
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.kinds.statements import CRITERION as STATEMENT_CRITERION
 
-METRICS = ("comprehensiveness", "hallucinations")
+METRICS: dict[str, Bounds] = {"comprehensiveness": (0.0, 1.0), "hallucinations": (0.0, None)}
+"""Each figure per answer and its range (hallucinations: a count of statements, from 0 up to
+the most seen)."""
 
 WORDING = Wording(
     no_judge="without a judged Must_have statement ({judge})",
