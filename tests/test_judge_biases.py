@@ -173,7 +173,7 @@ def test_self_preference_needs_a_declared_family(
     md = _invoke("report", str(mine), "--n-boot", "100").stdout
     assert "### Judge biases" in md
     line = next(x for x in md.splitlines() if "self-preference: model-x wins" in x)
-    assert "biased: outside the judge's interval" in line
+    assert "biased: favours its own family's source (model-x) more than the physicians" in line
     html = _invoke("report", str(mine), "-f", "html", "--n-boot", "100").stdout
     assert "Judge biases" in html and "longer answer wins" in html
     rows = list(csv.DictReader(io.StringIO(_invoke("report", str(mine), "-f", "csv").stdout)))
@@ -210,3 +210,83 @@ def test_without_reference_labels_the_judge_stands_alone(tmp_path: Path) -> None
     md = _invoke("report", str(db), "--n-boot", "100").stdout
     line = next(x for x in md.splitlines() if "| longer answer wins |" in x)
     assert "no reference label" in line
+
+
+def _small_study(tmp_path: Path, n: int, judge: list[str], physician: list[str]) -> Path:
+    """n items (lengths from _facts(4)), the judge's and the physician's verdict on each."""
+    db = tmp_path / f"small{n}.db"
+    _invoke("init", str(db), "-c", "overall:benefit:Which is better?")
+    f = _facts(4)
+    rows = [
+        _row(
+            i,
+            f,
+            judge_labels={"judge-x": {"overall": judge[i]}},
+            human_labels={"drchen": {"overall": physician[i]}},
+        )
+        for i in range(n)
+    ]
+    _invoke("import", str(db), str(write_jsonl(tmp_path / "s.jsonl", rows)), "-k", "pairwise")
+    return db
+
+
+def _longer(f: dict[str, Any], i: int) -> str:
+    return "A" if f["words_a"][i] > f["words_b"][i] else "B"
+
+
+def test_no_flag_and_no_slope_from_a_few_units(tmp_path: Path) -> None:
+    """One decisive verdict used to flag "longer answer wins"; six units gave a slope of
+    482 percentage points per 100 words."""
+    f = _facts(4)
+    n = 6
+    judge = [_longer(f, i) if i == 0 else "tie" for i in range(n)]
+    physician = ["B" if _longer(f, i) == "A" else "A" for i in range(n)]
+    b = _biases(_small_study(tmp_path, n, judge, physician))
+    longer = b[("judge-x", "longer_answer_wins")]
+    assert longer["flagged"] is False and longer["direction"] is None
+    assert "not flagged" in (longer["note"] or "") or longer["judge"]["ci_low"] is None
+    slope = b[("judge-x", "per_100_words")]
+    assert slope["judge"]["value"] is None
+    assert slope["judge"]["reason"].startswith("not computed: 1 decisive verdict(s)")
+    assert slope["flagged"] is False
+
+
+def test_a_flag_says_its_direction_and_needs_both_intervals(tmp_path: Path) -> None:
+    """60 items: the judge picks the longer answer every time, the physician the shorter:
+    flagged "favours the longer answer more than the physicians"; the reverse says "less"."""
+    f = _facts(4)
+    n = 60
+    decisive = [i for i in range(n) if f["words_a"][i] != f["words_b"][i]]
+    longer = [_longer(f, i) for i in range(n)]
+    shorter = ["B" if v == "A" else "A" for v in longer]
+    b = _biases(_small_study(tmp_path, n, longer, shorter))
+    row = b[("judge-x", "longer_answer_wins")]
+    assert row["judge"]["value"] == pytest.approx(1.0)
+    assert row["physicians"]["value"] == pytest.approx(0.0)
+    assert row["flagged"] is True and row["units"] == n
+    assert row["direction"] == "favours the longer answer more than the physicians"
+    assert len(decisive) >= 20
+    other = tmp_path / "reverse"
+    other.mkdir()
+    b = _biases(_small_study(other, n, shorter, longer))
+    assert b[("judge-x", "longer_answer_wins")]["direction"] == (
+        "favours the longer answer less than the physicians"
+    )
+
+
+def test_self_preference_is_not_flagged_when_the_judge_favours_its_family_less(
+    tmp_path: Path,
+) -> None:
+    f = _facts(4)
+    n = 60
+    x_wins = ["A" if f["x_is_a"][i] else "B" for i in range(n)]
+    y_wins = ["B" if v == "A" else "A" for v in x_wins]
+    db = _small_study(tmp_path, n, y_wins, x_wins)
+    _invoke("settings", str(db), "--judge-family", "judge-x=model-x")
+    row = _biases(db)[("judge-x", "self_preference")]
+    assert row["judge"]["value"] == pytest.approx(0.0)
+    assert row["physicians"]["value"] == pytest.approx(1.0)
+    assert row["flagged"] is False and row["direction"] is None
+    assert row["note"] == (
+        "favours its own family's source (model-x) less than the physicians: not self-preference"
+    )

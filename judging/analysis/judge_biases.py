@@ -3,8 +3,11 @@ self-preference, per judge version and pairwise criterion.
 
 The physicians' value is the reference label's (the latest adjudication, else the reviewers'
 strict majority) on the units where both it and the judge's verdict exist, so the two figures
-rest on the same units; a judge whose interval excludes the physicians' value is flagged.
-Without any reference label the judge's figure is given over all its units, unflagged.
+rest on the same units. A judge is flagged when the interval of its difference from the
+physicians excludes 0 — Newcombe's MOVER interval from the two figures' intervals, so both
+uncertainties count — with the direction said ("favours the longer answer more than the
+physicians"), and never from fewer than :data:`MIN_BIAS_UNITS` units. Without any reference
+label the judge's figure is given over all its units, unflagged.
 
 - **Length bias**: an answer's length is its number of words. ``longer_answer_wins``: among
   the decisive verdicts (one answer wins) on answers of different lengths, the share won by
@@ -13,16 +16,22 @@ Without any reference label the judge's figure is given over all its units, unfl
   decisive verdicts, the least-squares slope of "answer A wins" (0/1) on the length difference
   A − B in hundreds of words, with an intercept (which absorbs a position preference): how
   much the winning chance grows per 100 words more than the other answer (HC1 robust interval,
-  :func:`medjudge.judging.stats.slope.linear_slope`).
+  :func:`medjudge.judging.stats.slope.linear_slope`), given only from :data:`MIN_BIAS_UNITS`
+  decisive verdicts whose length differences spread by at least :data:`MIN_LENGTH_SPREAD`
+  words (standard deviation): a straight line through a few points, or through differences of
+  a few words, says nothing about 100 words (six units gave 482 percentage points).
 - **Self-preference** (``settings --judge-family VERSION=SOURCE``): over the units comparing
   that source with another one, the share the source wins (a tie is not a win; Wilson
-  interval), by the judge and by the physicians.
+  interval), by the judge and by the physicians; flagged only when the judge favours the
+  source more than the physicians do (favouring it less is said in the note, not flagged).
 
 On a risk criterion the verdict names the worse answer: the other one wins.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Hashable, Mapping, Sequence
 
 from medjudge import kinds
@@ -31,17 +40,24 @@ from medjudge.judging.analysis.metrics import outcomes
 from medjudge.judging.analysis.records import Figure, record
 from medjudge.judging.analysis.records_sections import JudgeBias
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
-from medjudge.judging.stats.estimates import Estimate
+from medjudge.judging.stats.estimates import MIN_STABLE_N, Estimate
 from medjudge.judging.stats.slope import linear_slope
+
+MIN_BIAS_UNITS = MIN_STABLE_N
+"""No bias is flagged from fewer units than this (and no length slope is given)."""
+
+MIN_LENGTH_SPREAD = 25
+"""The length slope needs length differences with at least this standard deviation (words)."""
 
 DEFINITION = (
     "Judge biases (pairwise), each beside the physicians' value on the same units (reference "
     "labels: adjudicated, else the reviewers' majority), flagged when the judge's interval "
-    "excludes it: longer answer wins = among decisive verdicts on answers of different "
+    "and the interval of their difference (MOVER, from both intervals) excludes 0, never from fewer than 20 units, with the direction: longer answer wins = among decisive verdicts on answers of different "
     "lengths (in words), the share won by the longer answer (Wilson); per 100 words = the "
     "change in an answer's chance to win per 100 words more than the other answer (linear "
     "slope with an intercept, HC1 robust interval); self-preference = a judge's win share for "
-    "the source its model family belongs to (settings --judge-family), ties not wins (Wilson)."
+    "the source its model family belongs to (settings --judge-family), ties not wins (Wilson), "
+    "flagged only when above the physicians'."
 )
 
 
@@ -54,12 +70,23 @@ def _winner(verdict: Hashable | None, risk: bool) -> str | None:
     return "B" if verdict == "A" else "A"
 
 
-def _excludes(judge: Figure, physicians: Figure | None) -> bool:
-    if physicians is None or physicians.value is None:
-        return False
-    if judge.ci_low is None or judge.ci_high is None:
-        return False
-    return not judge.ci_low <= physicians.value <= judge.ci_high
+def difference_sign(judge: Figure, physicians: Figure | None) -> int:
+    """+1 where the judge's figure is above the physicians' beyond both intervals' error
+    (the MOVER interval of judge − physicians, Newcombe 1998, lies above 0), −1 below, 0 when
+    the interval holds 0 or either figure has no interval."""
+    if physicians is None:
+        return 0
+    j, p = judge, physicians
+    if None in (j.value, j.ci_low, j.ci_high, p.value, p.ci_low, p.ci_high):
+        return 0
+    assert j.value is not None and j.ci_low is not None and j.ci_high is not None
+    assert p.value is not None and p.ci_low is not None and p.ci_high is not None
+    d = j.value - p.value
+    if d - math.hypot(j.value - j.ci_low, p.ci_high - p.value) > 0:
+        return 1
+    if d + math.hypot(j.ci_high - j.value, p.value - p.ci_low) < 0:
+        return -1
+    return 0
 
 
 def _row(
@@ -78,6 +105,18 @@ def _row(
 
     fig_judge = figure(mine)
     fig_ref = None if theirs is None else figure(theirs)
+    sign = difference_sign(fig_judge, fig_ref)
+    what = f"its own family's source ({family})" if family is not None else "the longer answer"
+    direction = None
+    if sign:
+        direction = f"favours {what} {'more' if sign > 0 else 'less'} than the physicians"
+    flagged = sign > 0 if bias == "self_preference" else sign != 0
+    notes = [note] if note else []
+    if sign and units < MIN_BIAS_UNITS:
+        flagged = False
+        notes.append(f"not flagged: {units:,} unit(s), a flag needs {MIN_BIAS_UNITS}")
+    elif sign < 0 and bias == "self_preference":
+        notes.append(f"{direction}: not self-preference")
     return JudgeBias(
         judge_version=judge,
         criterion=criterion,
@@ -86,8 +125,9 @@ def _row(
         units=units,
         judge=fig_judge,
         physicians=fig_ref,
-        flagged=_excludes(fig_judge, fig_ref),
-        note=note,
+        flagged=flagged,
+        direction=direction if flagged else None,
+        note="; ".join(notes) or None,
     )
 
 
@@ -110,6 +150,23 @@ def _length(
         decisive += 1
         longer += (won == "A") == (wa > wb)
     return (longer, decisive), xs, ys, equal
+
+
+def length_slope(xs: list[float], ys: list[float], confidence: float, empty: str) -> Estimate:
+    """The length slope where the data support one (see the module): else why not."""
+    n = len(xs)
+    if n and n < MIN_BIAS_UNITS:
+        return Estimate.undefined(
+            f"not computed: {n:,} decisive verdict(s), a length slope needs {MIN_BIAS_UNITS}", n
+        )
+    spread = 100.0 * statistics.pstdev(xs) if n else 0.0
+    if n and spread < MIN_LENGTH_SPREAD:
+        return Estimate.undefined(
+            f"not computed: the length differences spread by {spread:.0f} words (sd), a "
+            f"slope per 100 words needs {MIN_LENGTH_SPREAD}",
+            n,
+        )
+    return linear_slope(xs, ys, confidence, empty=empty)
 
 
 def judge_biases(
@@ -174,11 +231,11 @@ def judge_biases(
                     criterion,
                     "per_100_words",
                     len(rows),
-                    linear_slope(xj, yj, confidence, empty="no decisive verdict").to_dict(),
+                    length_slope(xj, yj, confidence, "no decisive verdict").to_dict(),
                     None
                     if ref_len is None
-                    else linear_slope(
-                        ref_len[1], ref_len[2], confidence, empty="no decisive reference label"
+                    else length_slope(
+                        ref_len[1], ref_len[2], confidence, "no decisive reference label"
                     ).to_dict(),
                 )
             )

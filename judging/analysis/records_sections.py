@@ -111,8 +111,11 @@ class JudgeBias(Record):
             judge's units when no unit has a reference label).
         judge: the judge's figure on those units.
         physicians: the reference labels' figure on the same units (None without any).
-        flagged: the judge's interval excludes the physicians' value.
-        note: units left out, and why.
+        flagged: the interval of judge − physicians (MOVER, from both intervals) excludes 0,
+            on at least 20 units (self-preference: only above the physicians').
+        direction: what a flagged judge does ("favours the longer answer more than the
+            physicians"); None when not flagged.
+        note: units left out, why a figure is not flagged, and why.
     """
 
     judge_version: str
@@ -123,6 +126,7 @@ class JudgeBias(Record):
     judge: Figure
     physicians: Figure | None
     flagged: bool
+    direction: str | None
     note: str | None
 
 

@@ -193,7 +193,7 @@ def bias_name(b: JudgeBias) -> str:
 
 def biases(report: Report) -> Table:
     """Each judge version's length bias and self-preference beside the physicians' value on
-    the same units, flagged when the judge's interval excludes it."""
+    the same units, flagged with the direction when their difference is beyond both intervals."""
     columns = (
         Column("Judge version"),
         Column("Criterion"),
@@ -215,7 +215,7 @@ def biases(report: Report) -> Table:
                 Count(b.units),
                 Est(b.judge, pct=pct),
                 Est(b.physicians, pct=pct) if b.physicians else Label("no reference label"),
-                Label("biased: outside the judge's interval" if b.flagged else "–"),
+                Label(f"biased: {b.direction}" if b.flagged else "–"),
                 Label(b.note or ""),
             )
         )

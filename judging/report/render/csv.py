@@ -291,8 +291,8 @@ def _biases(report: Report) -> Iterator[list[str]]:
     """Section ``judge_bias``: per judge version (``rater_a``) and criterion, metric
     ``longer_answer_wins``, ``per_100_words`` or ``self_preference`` (slice ``family=SOURCE``),
     once for the judge and once for ``physicians`` (``rater_b``: ``judge`` or ``physicians``,
-    on the same units), then ``flagged`` (value 1 when the judge's interval excludes the
-    physicians' value, else 0; the note as reason)."""
+    on the same units), then ``flagged`` (value 1 when the judge is biased, else 0; the
+    direction and the note as reason)."""
     for b in report.judges.biases:
         where = f"family={b.family}" if b.family is not None else "all"
         for who, fig in (("judge", b.judge), ("physicians", b.physicians)):
@@ -307,7 +307,7 @@ def _biases(report: Report) -> Iterator[list[str]]:
             value=int(b.flagged),
             n=b.units,
         )
-        yield _with_reason(row, b.note)
+        yield _with_reason(row, "; ".join(x for x in (b.direction, b.note) if x) or None)
 
 
 def _adjudication(report: Report) -> Iterator[list[str]]:
