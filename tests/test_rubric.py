@@ -68,8 +68,14 @@ def test_a_rubric_study_imports_and_reports_scores_per_source_and_tag(tmp_path: 
     section = json.loads(r.output)["rubric"]
     assert section["answers"] == 4 and section["criteria"] == 12
     by_rater = {rr["rater"]: rr for rr in section["raters"]}
-    assert set(by_rater) == {"majority of reviewers", "ext-judge"}
-    for rater, which in (("majority of reviewers", 0), ("ext-judge", 1)):
+    reference = "reference (adjudicated, else majority)"
+    assert set(by_rater) == {"drA", "drB", "majority of reviewers", reference, "ext-judge"}
+    assert [by_rater[r]["role"] for r in ("drA", reference, "ext-judge")] == [
+        "physician",
+        "reference",
+        "judge",
+    ]
+    for rater, which in (("majority of reviewers", 0), ("drA", 0), ("ext-judge", 1)):
         rr = by_rater[rater]
         scores = {e: _expected(MARKS[e][which]) for e in MARKS}
         assert rr["scored"] == 4
@@ -228,3 +234,72 @@ def test_a_study_made_before_the_schema_opened_its_kinds_takes_rubric_items(
     with Study.open(path) as s:
         assert [i.kind for i in list_items(s)] == ["rubric"]
         assert "rubric" in [c.name for c in s.settings.criteria]
+
+
+def test_every_rater_s_score_when_two_physicians_disagree_on_a_criterion(tmp_path: Path) -> None:
+    """drB marks r1's first criterion not met where drA says met: there is no majority on it,
+    so the majority scores three answers; each physician still scores all four, the
+    adjudicated reference all four once the lead settles the criterion, and the grading
+    table gives the judge's macro F1 beside the physician pair's (by hand)."""
+    db = tmp_path / "split.db"
+    assert cli.invoke(app, ["init", str(db)]).exit_code == 0
+    rows = [rubric_item(e) for e in MARKS]
+    drb = MARKS["r1"][0].copy()
+    drb[0] = "not_met"
+    for lab in rows[1]["labels"]:
+        if lab["rater"] == "drB":
+            lab["value"] = drb[lab["rubric"]]
+    src = write_jsonl(tmp_path / "split.jsonl", rows)
+    assert cli.invoke(app, ["import", str(db), str(src), "--kind", "rubric"]).exit_code == 0
+
+    def section() -> dict[str, Any]:
+        r = cli.invoke(app, ["report", str(db), "--format", "json"])
+        assert r.exit_code == 0, r.output
+        return dict(json.loads(r.output)["rubric"])
+
+    got = {rr["rater"]: rr for rr in section()["raters"]}
+    agreed = {e: some(_expected(MARKS[e][0])) for e in MARKS}
+    # drA marks as the table; drB differs on r1's first criterion (8 points, not met)
+    dr_b = {**agreed, "r1": some(_expected(drb))}
+    assert got["drA"]["scored"] == got["drB"]["scored"] == 4
+    assert got["drA"]["overall"]["value"] == pytest.approx(sum(agreed.values()) / 4)
+    assert got["drB"]["overall"]["value"] == pytest.approx(sum(dr_b.values()) / 4)
+    assert got["majority of reviewers"]["scored"] == 3
+    without_r1 = [v for e, v in agreed.items() if e != "r1"]
+    assert got["majority of reviewers"]["overall"]["value"] == pytest.approx(sum(without_r1) / 3)
+    reference = "reference (adjudicated, else majority)"
+    assert got[reference]["scored"] == 3
+    # the judge against the reference: 11 criteria with a reference mark (r1's first has
+    # none); the physicians against each other: 12 criteria, one disagreement
+    grading = {g["tag"]: g for g in section()["graders"]}
+    overall = grading["all"]
+    assert overall["judge"] == "ext-judge"
+    assert overall["macro_f1"]["n"] == 11
+    ref = [m for e in MARKS for m in MARKS[e][0]]
+    judged = [m for e in MARKS for m in MARKS[e][1]]
+    keep = [k for k in range(12) if k != 3]  # r1's first criterion
+    want = _macro_f1([ref[k] for k in keep], [judged[k] for k in keep])
+    assert overall["macro_f1"]["value"] == pytest.approx(want)
+    (pair,) = overall["physician_pairs"]
+    assert (pair["rater_a"], pair["rater_b"], pair["macro_f1"]["n"]) == ("drA", "drB", 12)
+    drb_all = ref.copy()
+    drb_all[3] = "not_met"
+    assert pair["macro_f1"]["value"] == pytest.approx(_macro_f1(ref, drb_all))
+    assert {g["tag"] for g in section()["graders"]} == {"all", "accuracy", "completeness"}
+    md = cli.invoke(app, ["report", str(db), "--format", "md"]).output
+    assert "| Grader | Against | Tag | Criteria | Macro F1 [95% CI] |" in md
+    assert "| ext-judge | reference | all | 11 |" in md
+    csv_text = cli.invoke(app, ["report", str(db), "--format", "csv"]).output
+    assert "rubric_grading,rubric,all,ext-judge,reference,macro_f1," in csv_text
+    assert "rubric_grading,rubric,tag=accuracy,drB,drA,macro_f1," in csv_text
+
+
+def _macro_f1(truth: list[str], guess: list[str]) -> float:
+    """Macro F1 over met / not met, by hand."""
+    f1s = []
+    for c in ("met", "not_met"):
+        tp = sum(t == c and g == c for t, g in zip(truth, guess, strict=True))
+        fp = sum(t != c and g == c for t, g in zip(truth, guess, strict=True))
+        fn = sum(t == c and g != c for t, g in zip(truth, guess, strict=True))
+        f1s.append(2 * tp / (2 * tp + fp + fn))
+    return sum(f1s) / 2

@@ -265,10 +265,12 @@ class MedrgbSection(Record):
 
 
 class RubricRater(Record):
-    """Rubric scores of one rater (the reviewers' majority or a judge): the mean answer score
-    overall, per source model and per tag."""
+    """Rubric scores of one rater (a physician, the reviewers' majority, the reference or a
+    judge): the mean answer score overall, per source model and per tag."""
 
     rater: str
+    role: str
+    """``physician``, ``majority``, ``reference`` (adjudicated, else majority) or ``judge``."""
     scored: int
     """Answers with a score from this rater (every rubric criterion marked)."""
     answers: int
@@ -278,12 +280,32 @@ class RubricRater(Record):
     by_tag: list[KeyedFigure]
 
 
+class PairF1(Record):
+    """Macro F1 (met / not met) of ``rater_b`` against ``rater_a`` on the same criteria."""
+
+    rater_a: str
+    rater_b: str
+    macro_f1: Figure
+
+
+class RubricGrader(Record):
+    """HealthBench's grader meta-evaluation of one judge on the criteria of one tag (``all``:
+    every criterion): its macro F1 against the reference, beside each physician pair's."""
+
+    judge: str
+    tag: str
+    macro_f1: Figure
+    physician_pairs: list[PairF1]
+
+
 class RubricSection(Record):
-    """Rubric items (HealthBench): each rater's scores side by side."""
+    """Rubric items (HealthBench): each rater's scores side by side, and each judge's grading
+    against the physicians'."""
 
     answers: int
     criteria: int
     raters: list[RubricRater]
+    graders: list[RubricGrader]
 
 
 class WinCounts(Record):

@@ -10,23 +10,40 @@ n of N", never scored as if unmarked criteria were unmet.
 A tag's score of an answer is the same formula over the criteria with that tag (HealthBench's
 axis and theme scores); an answer without a positive criterion of the tag has none. Per rater:
 the mean score over answers with a BCa interval (resampling answers), overall, per source
-model and per tag, side by side for the reviewers' majority and each judge.
+model and per tag, side by side for every rater, as K-QA gives its figures per rater: each
+physician, the reviewers' majority, the reference (the adjudication where there is one, else
+the majority: what the rest of the report takes as the physicians' label) and each judge.
+Two physicians who disagree on a criterion have no majority on it, so the majority scores no
+answer with that criterion; each of them still scores it.
+
+HealthBench's grader meta-evaluation (Arora et al. 2025, §7): each judge's met / not met
+against the reference on the criteria both marked, as macro F1 over the two classes (BCa
+interval over criteria), overall and per tag, beside physician–physician macro F1 (each pair
+of physicians, one as the reference) on the criteria the judge marked too.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 from medjudge.judging.analysis.records import record
 from medjudge.judging.analysis.records_sections import RubricSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.bootstrap import mean_bca
+from medjudge.judging.stats.classification import classification_of_cells
 from medjudge.kinds.rubric import CRITERION, score
 from medjudge.store.json_types import JsonObject
 
 NO_SCORES = "no answer with every rubric criterion marked"
+
+REFERENCE_RATER = "reference (adjudicated, else majority)"
+"""The pseudo-rater whose mark on a criterion is its latest adjudication, else the reviewers'
+strict majority."""
+
+MARKS = ("met", "not_met")
 
 
 def rubric_scores(
@@ -56,10 +73,19 @@ def rubric_scores(
         return {"key": key, **est.to_dict()}
 
     humans = data.raters(CRITERION, "human")
-    candidates = ([MAJORITY] if humans else []) + data.raters(CRITERION, "judge")
+    judges = data.raters(CRITERION, "judge")
+    majority = data.column(CRITERION, MAJORITY, units)
+    reference = [data.adjudications.get(u, m) for u, m in zip(units, majority, strict=True)]
+    columns: list[tuple[str, str, Sequence[Hashable | None]]] = [
+        (h, "physician", data.column(CRITERION, h, units)) for h in humans
+    ]
+    if humans:
+        columns.append((MAJORITY, "majority", majority))
+        columns.append((REFERENCE_RATER, "reference", reference))
+    columns += [(j, "judge", data.column(CRITERION, j, units)) for j in judges]
     raters = []
-    for rater in candidates:
-        marks = dict(zip(units, data.column(CRITERION, rater, units), strict=True))
+    for rater, role, column in columns:
+        marks = dict(zip(units, column, strict=True))
         overall: dict[int, float] = {}
         tagged: dict[str, list[float]] = defaultdict(list)
         for item_id, item_units in by_item.items():
@@ -81,6 +107,7 @@ def rubric_scores(
         raters.append(
             {
                 "rater": rater,
+                "role": role,
                 "scored": len(overall),
                 "answers": len(by_item),
                 "overall": mean(list(overall.values()), "all"),
@@ -88,8 +115,85 @@ def rubric_scores(
                 "by_tag": [mean(tagged[t], t) for t in sorted(tagged)],
             }
         )
-    section = {"answers": len(by_item), "criteria": len(units), "raters": raters}
+    graders = _graders(
+        units,
+        entries,
+        dict(zip(units, reference, strict=True)),
+        {h: dict(zip(units, c, strict=True)) for h, role, c in columns if role == "physician"},
+        {j: dict(zip(units, c, strict=True)) for j, role, c in columns if role == "judge"},
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )
+    section = {
+        "answers": len(by_item),
+        "criteria": len(units),
+        "raters": raters,
+        "graders": graders,
+    }
     return record(RubricSection, section)
+
+
+def _macro_f1(
+    pairs: Sequence[tuple[Hashable, Hashable]], *, n_boot: int, seed: int, confidence: float
+) -> dict[str, Any]:
+    """Macro F1 over met / not met of the second mark against the first (the reference)."""
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for truth, guess in pairs:
+        counts[MARKS.index(str(truth)), MARKS.index(str(guess))] += 1
+    cells = [(i, j, c) for (i, j), c in sorted(counts.items())]
+    got = classification_of_cells(
+        cells, list(MARKS), n_boot=n_boot, seed=seed, confidence=confidence
+    )
+    if not pairs:
+        return {**got.macro_f1.to_dict(), "reason": "no criterion marked by both"}
+    return got.macro_f1.to_dict()
+
+
+def _graders(
+    units: Sequence[int],
+    entries: Mapping[int, JsonObject],
+    reference: Mapping[int, Hashable | None],
+    physicians: Mapping[str, Mapping[int, Hashable | None]],
+    judges: Mapping[str, Mapping[int, Hashable | None]],
+    *,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+) -> list[dict[str, Any]]:
+    """Each judge's macro F1 against the reference, overall and per tag, and each pair of
+    physicians' on the criteria that judge marked too (see the module)."""
+
+    def tags_of(u: int) -> list[str]:
+        tags = entries.get(u, {}).get("tags")
+        return [str(t) for t in tags] if isinstance(tags, list) else []
+
+    def marked(m: Mapping[int, Hashable | None], u: int) -> bool:
+        return str(m.get(u)) in MARKS
+
+    groups: list[tuple[str, list[int]]] = [("all", list(units))]
+    for tag in sorted({t for u in units for t in tags_of(u)}):
+        groups.append((tag, [u for u in units if tag in tags_of(u)]))
+    out = []
+    for judge, marks in judges.items():
+        for tag, group in groups:
+            mine = [u for u in group if marked(marks, u)]
+            vs_ref = [(reference[u], marks[u]) for u in mine if marked(reference, u)]
+            kw = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
+            pairs = []
+            for a, b in combinations(sorted(physicians), 2):
+                ma, mb = physicians[a], physicians[b]
+                both = [(ma[u], mb[u]) for u in mine if marked(ma, u) and marked(mb, u)]
+                pairs.append({"rater_a": a, "rater_b": b, "macro_f1": _macro_f1(both, **kw)})
+            out.append(
+                {
+                    "judge": judge,
+                    "tag": tag,
+                    "macro_f1": _macro_f1(vs_ref, **kw),
+                    "physician_pairs": pairs,
+                }
+            )
+    return out
 
 
 def _marked(

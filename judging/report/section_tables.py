@@ -385,10 +385,41 @@ def rubric(r: RubricSection) -> Table:
         for dim, records in groups:
             for rec in records:
                 rows.append(
-                    (Text(rr.rater), Label(dim), Text(str(rec.key)), Count(rec.n), Est(rec))
+                    (
+                        Text(rr.rater),
+                        Label(rr.role),
+                        Label(dim),
+                        Text(str(rec.key)),
+                        Count(rec.n),
+                        Est(rec),
+                    )
                 )
-    columns = _cols("Rater", "By", "Value", "Answers", "Mean score [95% CI]", numeric=(3, 4))
+    columns = _cols(
+        "Rater", "Role", "By", "Value", "Answers", "Mean score [95% CI]", numeric=(4, 5)
+    )
     return _table("Rubric score (met points / positive points)", columns, rows)
+
+
+def rubric_graders(r: RubricSection) -> Table:
+    """HealthBench's grader meta-evaluation: each judge's macro F1 (met / not met) against the
+    reference, overall and per tag, beside each physician pair's on the same criteria."""
+    rows: list[tuple[Cell, ...]] = []
+    for g in r.graders:
+        rows.append(
+            (Text(g.judge), Text("reference"), Label(g.tag), Count(g.macro_f1.n), Est(g.macro_f1))
+        )
+        for p in g.physician_pairs:
+            rows.append(
+                (
+                    Text(p.rater_b),
+                    Text(p.rater_a),
+                    Label(g.tag),
+                    Count(p.macro_f1.n),
+                    Est(p.macro_f1),
+                )
+            )
+    columns = _cols("Grader", "Against", "Tag", "Criteria", "Macro F1 [95% CI]", numeric=(3, 4))
+    return _table("Grading met / not met (macro F1): judges and physician pairs", columns, rows)
 
 
 def rubric_coverage(r: RubricSection) -> Table:

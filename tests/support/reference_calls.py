@@ -162,3 +162,12 @@ def precision_and_recall(
     return float(precision_score(truth, guess, **kwargs)), float(
         recall_score(truth, guess, **kwargs)
     )
+
+
+def wilson_fractional(count: float, nobs: float, alpha: float = 0.05) -> tuple[float, float]:
+    """statsmodels' Wilson interval for a fractional count and sample size (an effective
+    sample size), ``proportion_confint(count, nobs, alpha, "wilson")``."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(count, nobs, alpha=alpha, method="wilson")
+    return float(low), float(high)

@@ -449,6 +449,15 @@ def _rubric(report: Report) -> Iterator[list[str]]:
                     yield _row(
                         "rubric", "rubric", f"{dim}={rec.key}", rr.rater, None, "mean_score", rec
                     )
+        for g in r.graders:
+            where = f"tag={g.tag}" if g.tag != "all" else "all"
+            yield _row(
+                "rubric_grading", "rubric", where, g.judge, "reference", "macro_f1", g.macro_f1
+            )
+            for p in g.physician_pairs:
+                yield _row(
+                    "rubric_grading", "rubric", where, p.rater_b, p.rater_a, "macro_f1", p.macro_f1
+                )
 
 
 def _exclusions(report: Report) -> Iterator[list[str]]:
