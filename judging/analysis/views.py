@@ -51,6 +51,7 @@ from medjudge.judging.stats.agreement.core import (
     two_rater_stats,
     without_ties,
 )
+from medjudge.judging.stats.agreement.labels import untied_categories
 from medjudge.judging.stats.agreement.sets import OptionUnits, masi_alpha_estimate, parse_ticks
 from medjudge.judging.stats.classification import classification_of_cells
 from medjudge.judging.stats.estimates import N_BOOT, Estimate
@@ -407,7 +408,8 @@ def criterion_comparisons(
     ) -> None:
         base = {"view": view, "criterion": criterion, "rater_a": a, "rater_b": b, "ties": tie}
         xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
-        stats = _two(xa, xb, cats, level, opts)
+        # without ties the tie is no category either (AC1's and S's q)
+        stats = _two(xa, xb, untied_categories(cats) if tie == "without" else cats, level, opts)
         record = _two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
         if view == "majority_judge":
             record["classification"] = classification_of_cells(

@@ -79,7 +79,32 @@ MIN_DEFINED_SHARE = 0.5
 #: Default number of bootstrap resamples (BCa wants a couple of thousand).
 N_BOOT = 2000
 
-ZERO_WIDTH = "no interval: it would have zero width (every unit agrees), which says nothing"
+ZERO_WIDTH = "no interval: it would have zero width, which says nothing"
+"""A zero-width interval whose cause the caller did not name (see :func:`zero_width_reason`)."""
+ALL_AGREE = "no interval: every unit agrees, so it would have zero width"
+CONSTANT_RATER = (
+    "no interval: one rater gave the same label to every unit, so it would have zero width"
+)
+
+
+def zero_width_reason(*, all_agree: bool, constant_rater: bool) -> str:
+    """Why an interval would have zero width, in the words of its true cause.
+
+    Args:
+        all_agree: Every unit's labels agree.
+        constant_rater: Some rater gave the same label to every unit it labelled (a κ of 0 at
+            any percent agreement: the chance agreement equals the observed one).
+
+    Returns:
+        :data:`ALL_AGREE`, :data:`CONSTANT_RATER` or, for neither, :data:`ZERO_WIDTH`.
+    """
+    if all_agree:
+        return ALL_AGREE
+    if constant_rater:
+        return CONSTANT_RATER
+    return ZERO_WIDTH
+
+
 SAME_RESAMPLES = "no interval: every bootstrap resample gives the same value"
 MOSTLY_UNDEFINED = "confidence interval unavailable: most bootstrap resamples undefined"
 

@@ -68,6 +68,13 @@ FIGURES: tuple[Figure, ...] = (
     Figure("krippendorff_alpha", "Krippendorff's α", "two", "bca_bootstrap", app=True),
     Figure("fleiss", "Fleiss' κ", "multi", "normal_se"),
     Figure("krippendorff_alpha", "Krippendorff's α", "multi", "bca_bootstrap"),
+    Figure("gwet_ac1_all_units", "Gwet's AC1 (all raters, as irrCAC)", "multi", "student_t"),
+    Figure(
+        "bennett_s_all_units",
+        "Bennett's S (Brennan–Prediger; all raters, as irrCAC)",
+        "multi",
+        "student_t",
+    ),
     Figure(
         "mean_pairwise_percent",
         "Mean pairwise % agreement (pooled)",

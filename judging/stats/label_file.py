@@ -5,7 +5,11 @@ a missing label) or JSONL (one object per line; ``null``, an empty string or an 
 a missing label; ``.json`` holding an array of objects works too). Problems are reported as
 :class:`~medjudge.store.importing.problems.ImportProblem` naming the file, line and column.
 
-Nominal labels are compared as text (``1`` in JSON and ``"1"`` in CSV are the same label).
+Labels that are all numbers are compared as numbers (:func:`numeric_labels`): when every
+label in the rater columns, and every declared category, reads as a finite number, ``1`` in
+JSON, ``"1"`` and ``"1.0"`` in CSV are the one label 1. When any of them is not a number
+(``A``, ``tie``, ``1a``), every label is compared as text as written, so two distinct category
+names are never merged (only ``1`` in JSON and ``"1"`` in CSV, the same text, are one label).
 On an ordinal scale labels are numbers unless the declared categories give their order; on an
 interval scale they must be numbers.
 """
@@ -27,6 +31,7 @@ from medjudge.judging.stats.agreement.core import (
     multi_rater_column_stats,
     two_rater_stats,
 )
+from medjudge.judging.stats.agreement.labels import untied_categories
 from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store.importing.problems import ImportProblem, Record
 from medjudge.store.importing.readers import (
@@ -51,6 +56,8 @@ class LabelTable:
     """One list per rater, aligned: ``columns[r][i]`` is rater ``r``'s label on unit ``i``."""
     groups: list[str | None]
     """The ``--by`` value of each unit (empty without ``--by``)."""
+    numbers: bool = False
+    """The labels are numbers (read so, or every label read as a finite number)."""
 
     @property
     def n_units(self) -> int:
@@ -242,7 +249,57 @@ def read_label_table(
             problem = repeated
     if problem is not None:
         raise problem
+    table.numbers = numeric
     return table
+
+
+def _as_number(label: Hashable) -> float | int | None:
+    """``label`` as a finite number, or None when it does not read as one."""
+    if isinstance(label, bool):
+        return None
+    try:
+        return _number(label)
+    except ValueError:
+        return None
+
+
+def table_label(table: LabelTable, label: Hashable) -> Hashable:
+    """A label named on the command line (``--tie``) as the table's labels are compared: a
+    number when they are numbers and it reads as one (:func:`numeric_labels`)."""
+    number = _as_number(label) if table.numbers else None
+    return label if number is None else number
+
+
+def numeric_labels(
+    table: LabelTable, categories: Sequence[Hashable] | None = None
+) -> tuple[LabelTable, list[Hashable] | None]:
+    """The table (and the declared categories) with its labels as numbers, when every label
+    and every category reads as a finite number (``"1.0"`` and ``"1"`` become the label 1);
+    else both unchanged, every label text as written.
+
+    The rule is the whole label set's, never one value's: a label set with any non-number in
+    it is categorical, and merging ``"1"`` with ``"1.0"`` there could join two categories.
+    """
+    cats = None if categories is None else list(categories)
+    if table.numbers:
+        return table, cats
+    distinct = table.labels() | set(cats or ())
+    read = {label: _as_number(label) for label in distinct}
+    numbers: dict[Hashable, Hashable] = {k: v for k, v in read.items() if v is not None}
+    if not read or len(numbers) < len(read):
+        return table, cats
+    columns: list[list[Hashable | None]] = [
+        [None if x is None else numbers[x] for x in column] for column in table.columns
+    ]
+    out = LabelTable(table.path, table.raters, columns, table.groups, numbers=True)
+    if cats is None:
+        return out, None
+    as_numbers = list(dict.fromkeys(numbers[c] for c in cats))
+    if len(as_numbers) != len(cats):
+        raise ValueError(
+            "--categories names one number twice (e.g. 1 and 1.0): " + ", ".join(map(str, cats))
+        )
+    return out, as_numbers
 
 
 def _repeated_unit(path: Path, unit: str, hashes: array[int], last: int) -> ImportProblem | None:
@@ -328,11 +385,13 @@ def table_stats(
             variants.append((True, [list(compress(c, keep)) for c in columns]))
         for untied, part in variants:
             stats: TwoRaterStats | MultiRaterStats
+            # without ties the tie is no category either (AC1's and S's q)
+            cats = untied_categories(categories, tie) if untied else categories
             if len(table.raters) == 2:
                 stats = two_rater_stats(
                     part[0],
                     part[1],
-                    categories=categories,
+                    categories=cats,
                     scale=scale,
                     confidence=confidence,
                     n_boot=n_boot,
@@ -342,7 +401,7 @@ def table_stats(
                 stats = multi_rater_column_stats(
                     part,
                     table.raters,
-                    categories=categories,
+                    categories=cats,
                     scale=scale,
                     n_boot=n_boot,
                     seed=seed,

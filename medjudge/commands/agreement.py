@@ -118,7 +118,8 @@ AGREEMENT_JSON_HELP = (
     "scale), icc (interval scale), confusion {categories, cells [[row, column, count], ...] "
     "(the non-empty cells, as indices into categories), matrix (the full table; null past 200 "
     "categories)}. Three or more: n_units, n_pairable, n_complete, "
-    "units_note, fleiss, fleiss_per_category, krippendorff_alpha, mean_pairwise_percent "
+    "units_note, fleiss, fleiss_per_category, krippendorff_alpha, gwet_ac1_all_units, "
+    "bennett_s_all_units (as irrCAC's gwet and bp), mean_pairwise_percent "
     "(pooled), per_unit_pairwise_percent, randolph_kappa, unanimous_share, icc, pairwise, "
     "vs_majority. Every estimate is {value, ci_low, ci_high, n, reason, method, se, unstable}; "
     "undefined values are null with a reason."
@@ -173,17 +174,17 @@ def _study_categories(path: Path, criterion: str) -> tuple[str | None, str, str]
 
 def _tie(text: str | None, table: LabelTable, numeric: bool) -> Hashable | None:
     """``--tie`` read as the file's labels are; a label no rater gave is an error."""
-    from medjudge.judging.stats.label_file import option_label
+    from medjudge.judging.stats.label_file import option_label, table_label
 
     if text is None:
         return None
     try:
-        tie = option_label("--tie", text, numeric)
+        tie = table_label(table, option_label("--tie", text, numeric))
     except ValueError as exc:
         raise UserError(str(exc)) from None
     seen = table.labels()
     if tie not in seen:
-        kind = "number" if numeric else "text"
+        kind = "text" if isinstance(tie, str) else "number"
         have = ", ".join(sorted(map(str, seen))[:12]) + (", …" if len(seen) > 12 else "")
         raise UserError(
             f"--tie {text!r}: no rater gave the label {tie!r} ({kind}) in {table.path} "
@@ -370,11 +371,12 @@ def agreement(
     Wide format: one row per unit, one column per rater; an empty cell (CSV) or null / absent
     key (JSONL) is a missing label. Two raters: percent agreement, Cohen's κ (with pₑ), Gwet's
     AC1, Bennett's S. Three or more: Fleiss' κ (overall and per category), Krippendorff's α,
-    mean pairwise agreement (pooled over every pair of labels on a unit) and the per-unit mean,
-    Randolph's κ, the unanimous share, the pairwise table and each rater against the majority
-    of the others. Each figure prints its n: α and the pairwise figures use every unit with at
-    least two labels, Fleiss' κ only units labelled by every rater. 95% intervals, one method
-    per figure (named in the output); figures from fewer than 20 units are flagged unstable.
+    Gwet's AC1 and Bennett's S (as irrCAC computes them), mean pairwise agreement (pooled over
+    every pair of labels on a unit) and the per-unit mean, Randolph's κ, the unanimous share,
+    the pairwise table and each rater against the majority of the others. Each figure prints
+    its n: α and the pairwise figures use every unit with at least two labels, Fleiss' κ only
+    units labelled by every rater. 95% intervals, one method per figure (named in the output);
+    figures from fewer than 20 units are flagged unstable.
 
     \b
     Example:
@@ -426,6 +428,13 @@ def agreement(
             table, masi = _option_units(table, declared, n_boot, seed)
             declared, level = list(OPTION_CATEGORIES), "nominal"
             by = by or "option"
+        else:  # labels that are all numbers compare as numbers ("1.0" is 1)
+            from medjudge.judging.stats.label_file import numeric_labels
+
+            try:
+                table, declared = numeric_labels(table, declared)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
         if declared is not None and source.startswith("the default"):
             # as the study's report: labels outside the default set that raters gave count too
             extra = sorted(set(table.labels()) - set(declared), key=str)

@@ -135,6 +135,21 @@ def without_ties(
     return [x for x, _ in kept], [y for _, y in kept]
 
 
+def untied_categories(
+    categories: Sequence[Hashable] | None, tie: Hashable = "tie"
+) -> list[Hashable] | None:
+    """The category set of the figures :func:`without_ties` leaves units for: ``categories``
+    without ``tie`` (None stays None: the observed labels, which no longer hold it).
+
+    Chance-corrected figures that count the categories (Gwet's AC1, Bennett's S, Randolph's κ)
+    must not count a category the untied units cannot have: with A, B and tie declared, S
+    without ties is (p_o − 1/2)/(1 − 1/2), not (p_o − 1/3)/(1 − 1/3).
+    """
+    if categories is None:
+        return None
+    return [c for c in categories if is_missing(c) or c != tie]
+
+
 class LabelMatrix:
     """Labels keyed by ``(unit, rater)``, updatable one label at a time.
 

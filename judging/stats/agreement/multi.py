@@ -10,6 +10,8 @@ Figures, each with the units its definition uses (printed as its ``n``):
   it shares), **per-unit pairwise agreement** (the mean over units of the share of agreeing
   label pairs), **Randolph's free-marginal κ** (= (per-unit agreement − 1/q)/(1 − 1/q)) and the
   **unanimous share**: every unit with at least two labels;
+* **Gwet's AC1** and **Bennett's S** (Brennan–Prediger) over every labelled unit, as irrCAC
+  computes them (:mod:`.gwet_bp`: agreement from the units with two labels or more);
 * **ICC(2,1)** (interval scales): units labelled by every rater;
 * each rater's agreement with the strict majority of the others; the pairwise table.
 
@@ -33,6 +35,7 @@ from itertools import chain, combinations
 import numpy as np
 
 from medjudge.judging.stats.agreement.alpha import PairFigures
+from medjudge.judging.stats.agreement.gwet_bp import bennett_s_all_units, gwet_ac1_all_units
 from medjudge.judging.stats.agreement.icc import icc_2_1
 from medjudge.judging.stats.agreement.labels import (
     category_scores,
@@ -48,6 +51,7 @@ from medjudge.judging.stats.agreement.patterns import (
     fleiss_from_sums,
     fleiss_se,
     label_patterns,
+    zero_width_cause,
 )
 from medjudge.judging.stats.agreement.readers import (
     UnitCounts,
@@ -115,6 +119,10 @@ class MultiRaterStats:
     """Fleiss' κ over every unit with a label (Gwet's generalisation, as irrCAC)."""
     vs_majority_own: dict[Hashable, Estimate] = field(default_factory=dict)
     """Each rater vs the strict majority of all raters, its own vote included."""
+    gwet_ac1_all_units: Estimate | None = None
+    """Gwet's AC1 of all raters over every labelled unit, as irrCAC's ``gwet`` (:mod:`.gwet_bp`)."""
+    bennett_s_all_units: Estimate | None = None
+    """Bennett's S (Brennan–Prediger) of all raters, as irrCAC's ``bp`` (:mod:`.gwet_bp`)."""
 
     @property
     def ordinal(self) -> bool:
@@ -171,6 +179,12 @@ class MultiRaterStats:
             "fleiss_all_units": (
                 None if self.fleiss_all_units is None else self.fleiss_all_units.to_dict()
             ),
+            "gwet_ac1_all_units": (
+                None if self.gwet_ac1_all_units is None else self.gwet_ac1_all_units.to_dict()
+            ),
+            "bennett_s_all_units": (
+                None if self.bennett_s_all_units is None else self.bennett_s_all_units.to_dict()
+            ),
             "vs_majority_own": [
                 {"rater": json_label(r), **e.to_dict()} for r, e in self.vs_majority_own.items()
             ],
@@ -181,7 +195,8 @@ def units_note(n_pairable: int, n_complete: int, n_raters: int) -> str:
     """The sentence that explains the unit counts of the multi-rater figures."""
     return (
         f"Krippendorff's α, the pairwise figures, Randolph's κ and the unanimous share use the "
-        f"{n_pairable} units with at least two labels; Fleiss' κ (and ICC) only the "
+        f"{n_pairable} units with at least two labels (Gwet's AC1 and Bennett's S measure "
+        f"agreement on them too); Fleiss' κ (and ICC) only the "
         f"{n_complete} units labelled by all {n_raters} raters, as their definitions require."
     )
 
@@ -227,7 +242,8 @@ def _fleiss(pats: LabelPatterns, n_complete: int, intervals: bool, confidence: f
         return Estimate(fleiss_value, None, None, n_complete)
     se = fleiss_se(pats, fleiss_value)
     low, high = normal_interval(fleiss_value, se, confidence)
-    return Estimate(fleiss_value, low, high, n_complete, method="normal_se", se=se)
+    why = zero_width_cause(pats, "complete") if low == high else None
+    return Estimate(fleiss_value, low, high, n_complete, reason=why, method="normal_se", se=se)
 
 
 def _icc(
@@ -341,7 +357,16 @@ def multi_rater_column_stats(
         )
     pats = label_patterns(codes, q, scores)
     unit_counts = UnitCounts.of(codes, q)
-    all_units = fleiss_all_units(unit_counts, q, intervals=intervals, confidence=confidence)
+    why = zero_width_cause(pats)  # the reason if an SE over these units is 0
+    all_units = fleiss_all_units(
+        unit_counts, q, intervals=intervals, confidence=confidence, zero_width=why
+    )
+    ac1 = gwet_ac1_all_units(
+        unit_counts, q, intervals=intervals, confidence=confidence, zero_width=why
+    )
+    bp = bennett_s_all_units(
+        unit_counts, q, intervals=intervals, confidence=confidence, zero_width=why
+    )
     with_own = vs_majority_with_own(codes, unit_counts, names, confidence)
     del codes
     b = pats.layout.blocks
@@ -428,4 +453,6 @@ def multi_rater_column_stats(
         mean_pair_percent=mean_pair_percent(pairs, n_pairable) if pairs else None,
         fleiss_all_units=all_units,
         vs_majority_own=with_own,
+        gwet_ac1_all_units=ac1,
+        bennett_s_all_units=bp,
     )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from medjudge.judging.stats.bootstrap_categories import CategoryFigure, CategorySums
+from medjudge.judging.stats.estimates import zero_width_reason
 
 _EPS = 1e-12
 
@@ -148,6 +149,20 @@ def label_patterns(units: np.ndarray, q: int, scores: np.ndarray) -> LabelPatter
         keys % max(q, 1),
         count.astype(float),
     )
+
+
+def zero_width_cause(pats: LabelPatterns, which: str = "pairable") -> str:
+    """Why an interval on the units of block ``which`` (``pairable`` or ``complete``) has zero
+    width: every unit agrees, one rater gave the same label to every unit, or neither
+    (:func:`~medjudge.judging.stats.estimates.zero_width_reason`)."""
+    keep = (pats.block(which) > 0) & (pats.freq > 0)
+    codes = pats.codes[keep]
+    all_agree = bool(pats.block("unanimous")[keep].all())
+    constant = False
+    for r in range(pats.n_raters):
+        given = codes[codes[:, r] >= 0, r]
+        constant = constant or (given.size > 0 and bool((given == given[0]).all()))
+    return zero_width_reason(all_agree=all_agree, constant_rater=constant)
 
 
 # ----------------------------------------------------------------------------- Fleiss' κ

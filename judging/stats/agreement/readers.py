@@ -26,7 +26,7 @@ import numpy as np
 from scipy import sparse
 
 from medjudge.judging.stats.agreement.correlations import NO_SPREAD, Correlations
-from medjudge.judging.stats.agreement.tables import PairTable
+from medjudge.judging.stats.agreement.tables import PairTable, pair_zero_width
 from medjudge.judging.stats.bootstrap import (
     Jackknife,
     Resampled,
@@ -36,6 +36,7 @@ from medjudge.judging.stats.bootstrap import (
 )
 from medjudge.judging.stats.estimates import (
     N_BOOT,
+    ZERO_WIDTH,
     Estimate,
     normal_interval,
     proportion,
@@ -68,7 +69,8 @@ def scott_pi(t: PairTable, *, intervals: bool = True, confidence: float = 0.95) 
     x = unit - 2.0 * (1.0 - value) * (pe_unit - pe) / (1.0 - pe)
     se = math.sqrt(max(float((t.count * (x - value) ** 2).sum() / (t.n * (t.n - 1.0))), 0.0))
     low, high = normal_interval(value, se, confidence)
-    return Estimate(value, low, high, n, method="normal_se", se=se)
+    why = pair_zero_width(t) if low == high else None
+    return Estimate(value, low, high, n, reason=why, method="normal_se", se=se)
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,12 @@ class UnitCounts:
 
 
 def fleiss_all_units(
-    counts: UnitCounts, q: int, *, intervals: bool = True, confidence: float = 0.95
+    counts: UnitCounts,
+    q: int,
+    *,
+    intervals: bool = True,
+    confidence: float = 0.95,
+    zero_width: str = ZERO_WIDTH,
 ) -> Estimate:
     """Fleiss' κ over every unit with a label (Gwet's generalisation to missing labels, as
     irrCAC's ``fleiss``): agreement over the units with two or more labels, the category
@@ -217,7 +224,8 @@ def fleiss_all_units(
     x = (kappa_i - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe))[labelled]
     se = math.sqrt(max(float(((x - value) ** 2).sum() / (n * (n - 1.0))), 0.0))
     low, high = normal_interval(value, se, confidence)
-    return Estimate(value, low, high, n2, method="normal_se", se=se)
+    why = zero_width if low == high else None  # the caller words its cause
+    return Estimate(value, low, high, n2, reason=why, method="normal_se", se=se)
 
 
 def vs_majority_with_own(

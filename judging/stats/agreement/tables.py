@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from medjudge.judging.stats.estimates import zero_width_reason
+
 _EPS = 1e-12
 
 
@@ -73,6 +75,16 @@ class PairTable:
         t = np.zeros((self.k, self.k))
         t[self.row, self.col] = self.count
         return t
+
+
+def pair_zero_width(t: PairTable) -> str:
+    """Why a two-rater interval has zero width: every unit agrees, one rater gave one label
+    to every unit (Cohen's κ is then 0 at any agreement), or neither."""
+    p1, p2 = t.margins()
+    return zero_width_reason(
+        all_agree=bool((t.row == t.col).all()),
+        constant_rater=bool((p1 > 0).sum() == 1 or (p2 > 0).sum() == 1),
+    )
 
 
 def percent_table(t: PairTable) -> float:

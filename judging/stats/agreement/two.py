@@ -48,6 +48,7 @@ from medjudge.judging.stats.agreement.tables import (
     ac1_table,
     cohen_se,
     cohen_table,
+    pair_zero_width,
     percent_table,
     weighted_se,
     weighted_table,
@@ -253,7 +254,8 @@ class _Figures:
         def make(value: float) -> Estimate:
             se = se_fn(value)
             low, high = normal_interval(value, se, self.confidence)
-            return Estimate(value, low, high, self.n, method="normal_se", se=se)
+            why = pair_zero_width(self.table) if low == high else None
+            return Estimate(value, low, high, self.n, reason=why, method="normal_se", se=se)
 
         return make
 
