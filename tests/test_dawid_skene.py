@@ -79,7 +79,9 @@ def test_unanimous_units_keep_their_label_and_unused_categories_stay_finite() ->
     ds = dawid_skene(labels, CATS)
     assert ds.consensus == ["A" if u % 2 else "B" for u in range(10)]
     assert np.isfinite(ds.confusion).all()
-    assert ds.prior[CATS.index("tie")] < 0.01
+    # a category no label uses is no class of the model: no prior share, row or column
+    assert "tie" not in ds.categories and "tie" in ds.unused
+    assert ds.confusion.shape[1:] == (len(ds.categories),) * 2 == ds.prior.shape * 2
 
 
 def test_one_em_step_by_hand() -> None:

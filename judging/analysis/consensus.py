@@ -3,7 +3,8 @@
 For each criterion that three or more reviewers labelled, the reviewers' current labels are fed
 to :func:`~medjudge.judging.stats.dawid_skene.dawid_skene` on the criterion's declared label set
 (the observed labels for option sets). The report shows each reviewer's estimated accuracy and
-confusion matrix, and where the model's consensus differs from the strict majority of the
+confusion matrix over the labels reviewers gave (a declared label nobody gave is no class of the
+model: no row, column or prior share), and where the model's consensus differs from the strict majority of the
 reviewers — a unit without a strict majority that the model settles counts apart. Judges are
 not part of the model: the consensus is the physicians' reference the judges are compared to.
 """
@@ -71,7 +72,7 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
             {
                 "criterion": criterion,
                 "reviewers": humans,
-                "categories": cats,
+                "categories": list(model.categories),  # the labels used: the model's classes
                 "n_units": len(by_unit),
                 "method": {
                     "name": "majority vote (Dawid-Skene EM did not converge)"
@@ -92,10 +93,11 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
                 },
                 "accuracy": {h: accuracy[h] for h in humans},
                 "confusion": {h: model.confusion_of(h) for h in humans},
-                "prior": dict(zip(cats, (float(x) for x in model.prior), strict=True)),
+                "prior": dict(zip(model.categories, (float(x) for x in model.prior), strict=True)),
                 "differs": differs,
                 "settled": settled,
                 "examples": examples,
+                "unused": list(model.unused),
             }
         )
     return records(ConsensusRow, out)

@@ -268,6 +268,8 @@ class ConsensusRow(Record):
     differs: int
     settled: int
     examples: list[ConsensusExample]
+    unused: list[str] = []
+    """Declared labels no reviewer gave: no class of the model (no row, column or prior)."""
 
 
 class ConsistencyRow(Record):

@@ -244,10 +244,15 @@ def consensus_line(rec: ConsensusRow) -> str:
         f"EM converged from {m.converged_starts} of {m.starts} starts; kept the {m.start} "
         f"start, {m.iterations} iterations"
     )
+    unused = (
+        f" No reviewer gave {', '.join(rec.unused)}: not a class of the model (no row or column)."
+        if rec.unused
+        else ""
+    )
     return (
         f"{rec.criterion}: {rec.n_units} units, {len(rec.reviewers)} reviewers ({fit}); "
         f"the consensus differs from the strict majority on {rec.differs} unit(s) and settles "
-        f"{rec.settled} unit(s) without a strict majority."
+        f"{rec.settled} unit(s) without a strict majority.{unused}"
     )
 
 

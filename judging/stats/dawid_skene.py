@@ -54,7 +54,8 @@ class DawidSkene:
     """The fitted model: consensus per unit, prior, and each rater's confusion matrix."""
 
     categories: tuple[str, ...]
-    """The label set, in declared order (rows and columns of every confusion matrix)."""
+    """The classes: the declared labels some rater used, in declared order (rows and columns of
+    every confusion matrix, shares of the prior)."""
     units: tuple[Hashable, ...]
     """Units in the order of ``posterior`` and ``consensus``."""
     raters: tuple[str, ...]
@@ -81,6 +82,9 @@ class DawidSkene:
     tol: float = TOL
     max_iter: int = MAX_ITER
     seed: int = 0
+    unused: tuple[str, ...] = ()
+    """Declared labels no rater used: not classes of the model (no unit can be shown to have
+    one), so no confusion row or column and no prior share."""
 
     @property
     def fallback(self) -> bool:
@@ -109,6 +113,8 @@ class DawidSkene:
             f"{self.seed}), smoothing {self.alpha:g}, tolerance {self.tol:g}, at most "
             f"{self.max_iter} iterations"
         )
+        if self.unused:
+            head += f" (no label was {', '.join(self.unused)}: not a class of the model)"
         if self.fallback:
             return (
                 f"{head}: no start converged, so the consensus is the majority vote "
@@ -216,7 +222,9 @@ def dawid_skene(
     Args:
         labels: One triple per label; a rater labels a unit at most once (a later triple for
             the same unit and rater counts again, so pass the latest labels only).
-        categories: The declared label set in order; every label must be one of them.
+        categories: The declared label set in order; every label must be one of them. A
+            category no label uses is left out of the model (:attr:`DawidSkene.unused`): with
+            smoothing it would get a prior share and a confusion row of pseudo-counts only.
         alpha: Smoothing: the pseudo-count added to every confusion-matrix cell and prior share.
         tol: A start converged when no posterior probability moves more than this.
         max_iter: Iteration cap per start.
@@ -233,7 +241,9 @@ def dawid_skene(
         raise ValueError("Dawid–Skene needs at least one label")
     if alpha < 0 or tol <= 0 or max_iter < 1 or restarts < 0:
         raise ValueError("Dawid–Skene needs alpha ≥ 0, tol > 0, max_iter ≥ 1 and restarts ≥ 0")
-    cats = tuple(categories)
+    declared = tuple(categories)
+    given = {label for _, _, label in labels}
+    cats = tuple(c for c in declared if c in given)
     index = {c: i for i, c in enumerate(cats)}
     unit_ids: dict[Hashable, int] = {}
     rater_ids: dict[str, int] = {}
@@ -242,7 +252,7 @@ def dawid_skene(
     c_list: list[int] = []
     for unit, rater, label in labels:
         if label not in index:
-            raise ValueError(f"label {label!r} is not one of the categories {list(cats)}")
+            raise ValueError(f"label {label!r} is not one of the categories {list(declared)}")
         u_list.append(unit_ids.setdefault(unit, len(unit_ids)))
         r_list.append(rater_ids.setdefault(rater, len(rater_ids)))
         c_list.append(index[label])
@@ -273,6 +283,7 @@ def dawid_skene(
         "tol": tol,
         "max_iter": max_iter,
         "seed": seed,
+        "unused": tuple(c for c in declared if c not in given),
     }
     if not done:
         prior, conf = model.m_step(majority, n_raters, alpha)
