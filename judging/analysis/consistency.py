@@ -3,7 +3,9 @@
 For every judge and criterion, over the units with a (latest) verdict:
 
 - ``samples_disagreed``: units where the valid samples of one order did not all agree
-  (pairwise: in order AB or BA; statements and ratings: among the samples);
+  (pairwise: in order AB or BA; statements and ratings: among the samples), over the units
+  where an order had two valid samples or more: with one sample per order it is not
+  measured (undefined, :data:`ONE_SAMPLE`), never "0 disagreed";
 - ``position_inconsistent`` (pairwise): units whose AB and BA verdicts differed, over the
   units where both orders reached a verdict (docs/design.md §3 rule 4);
 - ``judges_disagreed`` (panels): units where the panel's members did not all agree;
@@ -20,6 +22,10 @@ from medjudge.judging.analysis.records import ConsistencyRow, records
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.judging.stats.estimates import Estimate, wilson_interval
 from medjudge.store.json_types import JsonObject
+
+ONE_SAMPLE = "one sample per order: not measured"
+"""Why self-consistency is undefined for a judge that drew one sample per order."""
+NO_SAMPLES = "no verdict with samples"
 
 
 def share(count: int, n: int, confidence: float = 0.95, *, empty: str = "no units") -> JsonObject:
@@ -61,6 +67,7 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
                     "failed": 0,
                     "dis": 0,
                     "dis_n": 0,
+                    "voted": 0,
                     "pos": 0,
                     "pos_n": 0,
                     "panel": 0,
@@ -75,7 +82,8 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
                 c["panel_n"] += v.value is not None
                 c["panel"] += f.disagreed
                 continue
-            if f.voted:
+            c["voted"] += f.voted
+            if f.voted and f.sampled:
                 c["dis_n"] += 1
                 c["dis"] += f.disagreed
             if f.shape == "orders" and f.ab is not None and f.ba is not None:
@@ -96,7 +104,12 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
                     "failed_samples": c["failed"],
                     "samples_disagreed": None
                     if is_panel
-                    else share(c["dis"], c["dis_n"], confidence, empty="no verdict with samples"),
+                    else share(
+                        c["dis"],
+                        c["dis_n"],
+                        confidence,
+                        empty=ONE_SAMPLE if c["voted"] else NO_SAMPLES,
+                    ),
                     "position_inconsistent": share(
                         c["pos"], c["pos_n"], confidence, empty="no unit with both orders decided"
                     )

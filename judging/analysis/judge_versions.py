@@ -28,7 +28,12 @@ from itertools import combinations
 from typing import Any
 
 from medjudge import kinds
-from medjudge.judging.analysis.consistency import judge_consistency, share
+from medjudge.judging.analysis.consistency import (
+    NO_SAMPLES,
+    ONE_SAMPLE,
+    judge_consistency,
+    share,
+)
 from medjudge.judging.analysis.judge_biases import DEFINITION as BIAS_DEFINITION
 from medjudge.judging.analysis.judge_biases import judge_biases
 from medjudge.judging.analysis.records import ConsistencyRow, record
@@ -52,11 +57,22 @@ DEFINITIONS = [
     "verdicts; first shown wins is the share of order verdicts choosing an answer that chose "
     "the one shown first (0.5 = no preference). Units are (item, criterion) pairs, pooled over "
     "criteria; criteria of one item are not independent, so the Wilson intervals are narrow.",
-    "Self-consistency: share of verdicts whose samples disagreed within an order.",
+    "Self-consistency: share of verdicts whose samples disagreed within an order, over the "
+    "verdicts with two valid samples or more in an order (one sample per order: not measured).",
     "Calls, tokens, cost and latency: the stored calls the version's current verdicts were "
     "built from (a cached call shared by two versions counts for both); wall time: the judge "
     "runs it took part in.",
 ]
+
+
+def _not_measured(params: dict[str, Any], recs: list[ConsistencyRow]) -> str:
+    """Why a version's self-consistency has no figure: it drew one sample per order (its
+    parameters say so, or no verdict had two valid samples), or no verdict had a sample."""
+    samples = params.get("samples")
+    if isinstance(samples, int) and samples <= 1:
+        return ONE_SAMPLE
+    reasons = {r.samples_disagreed.reason for r in recs if r.samples_disagreed}
+    return ONE_SAMPLE if ONE_SAMPLE in reasons else NO_SAMPLES
 
 
 def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[dict[str, Any]]:
@@ -215,7 +231,7 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
                     sum(d.count for d in dis),
                     sum(d.n for d in dis),
                     confidence,
-                    empty="no verdict with samples",
+                    empty=_not_measured(v.params if v else {}, recs),
                 ),
                 "position": None if panel else _position(data, name, confidence),
                 "calls": totals.calls if totals else None,

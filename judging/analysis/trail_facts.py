@@ -32,11 +32,19 @@ class TrailFacts:
     """Some samples voted (so whether they disagreed is known)."""
     disagreed: bool = False
     """``orders``/``plain``: the samples of an order disagreed; ``panel``: the members did."""
+    sampled: bool = False
+    """An order (or the plain trail) has two valid samples or more: only then could its
+    samples disagree (one sample per order measures no self-consistency)."""
 
 
 def _scalar(value: object) -> Hashable | None:
     """A verdict as a label: text, a number or a truth value; anything else is no verdict."""
     return value if isinstance(value, (str, int, float)) else None
+
+
+def _votes(part: Mapping[str, object]) -> int:
+    votes = part.get("votes")
+    return len(votes) if isinstance(votes, list) else 0
 
 
 def _failed(part: Mapping[str, object]) -> int:
@@ -58,6 +66,7 @@ def trail_facts(trail: JsonObject) -> TrailFacts:
             sum(_failed(o) for o in parts),
             bool(voted),
             any(bool(o.get("samples_disagreed")) for o in voted),
+            any(_votes(o) >= 2 for o in parts),
         )
     if "members" in trail:
         return TrailFacts("panel", disagreed=bool(trail.get("judges_disagreed")))
@@ -66,4 +75,5 @@ def trail_facts(trail: JsonObject) -> TrailFacts:
         failed=_failed(trail),
         voted=bool(trail.get("votes")),
         disagreed=bool(trail.get("samples_disagreed")),
+        sampled=_votes(trail) >= 2,
     )
