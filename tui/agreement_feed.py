@@ -10,6 +10,7 @@ callers post the returned snapshot as a message.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,6 +99,22 @@ class AgreementFeed:
             self._live.refresh()
             stats: TwoRaterStats = self._live.pair(rater_a, rater_b, criterion)
             return stats
+
+    def alt_tests(self, raters: Sequence[str], criterion: str) -> dict[str, str]:
+        """The alt-test decision line of each judge among ``raters`` on a criterion (judge →
+        line). Call from a thread."""
+        with self._lock:
+            self._ensure()
+            if self._live is None:
+                return {}
+            from medjudge.judging.analysis.alt_tests import decision_line
+
+            self._live.refresh()
+            return {
+                r: decision_line(self._live.alt_test(r, criterion))
+                for r in raters
+                if self._live.rater_kind(r) == "judge"
+            }
 
     def close(self) -> None:
         """Close the private connection (waits for a running refresh)."""

@@ -5,7 +5,8 @@ values are in the file frame (docs/design.md §2 "Answer-letter frame", :mod:`st
 import file's ``answer_a`` for every rater, whichever order each reviewer saw, as stored.
 
 The figures come from the app's agreement feed in a thread worker and arrive as
-:class:`AgreementScreen.PairComputed`.
+:class:`AgreementScreen.PairComputed`; a judge on either side also gets its alternative
+annotator test's decision in one line (computed in ``judging``, as the report's).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class AgreementScreen(Screen[None]):
             stats: Any,
             error: str | None,
             versions: dict[str, str] | None = None,
+            alt_tests: dict[str, str] | None = None,
         ) -> None:
             self.criterion = criterion
             self.raters = raters
@@ -66,6 +68,8 @@ class AgreementScreen(Screen[None]):
             self.error = error
             self.versions = versions or {}
             """Judge versions: rater name → short key."""
+            self.alt_tests = alt_tests or {}
+            """Each judge of the pair → its alt-test decision in one line."""
             super().__init__()
 
     def __init__(self, criteria: list[str], criterion: str) -> None:
@@ -104,15 +108,17 @@ class AgreementScreen(Screen[None]):
         feed = self.review_app.agreement
         criterion, wanted = self.criterion, list(self.pair)
         versions: dict[str, str] = {}
+        alt: dict[str, str] = {}
         try:
             raters = feed.raters(criterion)
             versions = feed.versions()
             pair = self._choose(raters, wanted)
             stats = feed.pair(pair[0], pair[1], criterion) if pair else None
+            alt = feed.alt_tests(pair, criterion) if pair else {}
             error = None
         except Exception as exc:  # noqa: BLE001 - shown on screen
             raters, pair, stats, error = [], None, None, str(exc)
-        self.post_message(self.PairComputed(criterion, raters, pair, stats, error, versions))
+        self.post_message(self.PairComputed(criterion, raters, pair, stats, error, versions, alt))
 
     def _choose(self, raters: list[str], wanted: list[str]) -> tuple[str, str] | None:
         if len(raters) < 2:
@@ -162,6 +168,12 @@ class AgreementScreen(Screen[None]):
                     head.append(f"  key {message.versions[side]}", "dim")
             if len(self._judge_versions()) > 1:
                 head.append("  (v: next version)", "dim")
+            for side in message.pair:
+                if side in message.alt_tests:
+                    head.append("\n")
+                    head.append_text(render.lit(side, "bold"))
+                    head.append(": ")
+                    head.append_text(render.lit(message.alt_tests[side]))
         self.query_one("#ag-head", Static).update(head)
         figures = self.query_one("#ag-figures", Static)
         if message.error:

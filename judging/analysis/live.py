@@ -10,7 +10,8 @@ Contract:
   just those. A history row repeats the label's current value, so applying one twice is
   harmless: the object reads the last history id *before* the labels and never misses a write.
 - Rows are point estimates (fast); :meth:`LiveAgreement.pair` gives the figures with the
-  intervals the report shows and the confusion table, for a detail screen.
+  intervals the report shows and the confusion table, for a detail screen, and
+  :meth:`LiveAgreement.alt_test` a judge's alternative annotator test, as the report's.
 - Methods are safe to call from a worker thread: state is guarded by a lock. The object only
   reads the study; it never writes.
 """
@@ -22,6 +23,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from medjudge import kinds
+from medjudge.judging.analysis.alt_tests import AltTestOptions, judge_alt_test
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
@@ -36,6 +38,7 @@ from medjudge.judging.stats.agreement.core import (
     TwoRaterStats,
 )
 from medjudge.judging.stats.agreement.sets import OptionUnits
+from medjudge.judging.stats.alt_test import AltTestResult
 from medjudge.judging.stats.code_matrix import (
     CodeMatrix,
     multi_point,
@@ -332,3 +335,21 @@ class LiveAgreement:
         level = crit.level if crit is not None else "nominal"
         seed = self._study.settings.seed  # the report's intervals, resample for resample
         return two_stats(a, b, cats, level, seed=seed)
+
+    def alt_test(
+        self, judge: str, criterion: str, options: AltTestOptions | None = None
+    ) -> AltTestResult:
+        """The alternative annotator test of ``judge`` against the reviewers on a criterion:
+        the report's decision on the same labels (:func:`.alt_tests.judge_alt_test`; the
+        report's default ε, q and items unless ``options`` say otherwise). Call
+        :meth:`refresh` first to include the newest labels."""
+        with self._lock:
+            crit = self._criterion(criterion)
+            m = self._matrices.get(criterion, LabelMatrix())
+            humans, _ = self._split(m)
+            raters = [*humans, judge]
+            rows = [[m.get(u, r) for r in raters] for u in m.units()]
+            codes = self._codes.get(criterion)
+            cats = list(codes.categories) if codes is not None else categories_for(crit)
+        level = crit.level if crit is not None else "nominal"
+        return judge_alt_test(rows, raters, judge, level, cats, options)

@@ -11,6 +11,7 @@ Sections: ``study``, ``protocol`` (judges, templates with hashes, orders, voting
 statistics), ``effort`` (judge calls, tokens, cost; reviewer time), ``criteria`` (per
 criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_comparisons`),
 ``adjudication``, ``consistency``, ``judges`` (every judge version side by side),
+``alt_test`` (the alternative annotator test of each judge version, per criterion),
 ``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``exclusions``, ``retired`` (items
 retired with ``medjudge retire``: in no figure, listed; absent when none is), ``win_rates``,
 ``audit`` (corrected
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import version as _package_version
 
+from medjudge.judging.analysis.alt_tests import AltTestOptions, alt_tests
 from medjudge.judging.analysis.anchoring import anchoring
 from medjudge.judging.analysis.audit import audit_section
 from medjudge.judging.analysis.consensus import consensus
@@ -105,6 +107,8 @@ class ReportOptions:
         by: Item metadata fields to slice every figure by (``report --by``).
         target_halfwidth: The half-width the corrected figures' "labels needed" aims at
             (``report --target-halfwidth``).
+        alt_test: The alternative annotator test's ε, q and items per physician
+            (``report --epsilon --fdr-q --alt-test-min-items``).
     """
 
     n_boot: int = N_BOOT
@@ -114,6 +118,7 @@ class ReportOptions:
     project_items: int = 100
     by: tuple[str, ...] = ()
     target_halfwidth: float = 0.05
+    alt_test: AltTestOptions = AltTestOptions()
 
 
 def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> Protocol:
@@ -286,6 +291,7 @@ def build_report(
         adjudication=adjudication_section(data, opts),
         consistency=judge_consistency(data, options.confidence),
         judges=judges_section(study, data, options.confidence),
+        alt_test=alt_tests(data, options.alt_test),
         anchoring=anchoring(study, options.confidence),
         consensus=consensus(data),
         gold=gold_accuracy(study, data, options.confidence),

@@ -3,11 +3,14 @@
 Built from ``report.judges`` (:func:`medjudge.judging.analysis.judge_versions.judges_section`):
 every judge version side by side with its position bias, its agreement with the reviewers'
 majority, its cost; judge-vs-judge agreement; and the judges' length bias and self-preference
-beside the physicians' (the "Judge biases" table).
+beside the physicians' (the "Judge biases" table). The alternative annotator test
+(``report.alt_test``) has its own section: :func:`alt_test`, :func:`alt_test_physicians` and
+the summary's lines, :func:`alt_test_lines`.
 """
 
 from __future__ import annotations
 
+from medjudge.judging.analysis.alt_tests import DEFINITION, AltTestRow, decision_line
 from medjudge.judging.analysis.records import Figure
 from medjudge.judging.analysis.records_sections import JudgeBias, JudgeVersion, VersionVsMajority
 from medjudge.judging.report.cells import (
@@ -19,6 +22,8 @@ from medjudge.judging.report.cells import (
     Est,
     Label,
     Money,
+    Number,
+    Ratio,
     Share,
     Table,
     Text,
@@ -230,3 +235,97 @@ def tables(report: Report) -> list[Table]:
     out += [settings_and_cost(report)]
     out += [t for t in (vs_majority(report), pairs(report)) if t.rows]
     return out
+
+
+ALT_TEST_NOTE = DEFINITION
+"""What the alternative annotator test section says above its tables."""
+SCORING_NAMES = {"accuracy": "accuracy", "neg_rmse": "−RMSE"}
+
+
+def _tested(r: AltTestRow) -> Cell:
+    """Physicians tested of the physicians listed (the others left out for too few items)."""
+    if not r.physicians:
+        return Label("–")
+    return Ratio(sum(p.excluded is None for p in r.physicians), len(r.physicians), " of ")
+
+
+def alt_test(report: Report) -> Table:
+    """One row per judge version and criterion: the alt-test's parameters, ω, ρ and the
+    decision (or why it is not computed)."""
+    columns = (
+        Column("Judge version"),
+        Column("Criterion"),
+        Column("Scoring"),
+        Column("ε", True),
+        Column("q", True),
+        Column("Physicians tested", True),
+        Column("Winning rate ω", True, "ω"),
+        Column("Advantage probability ρ", True, "ρ"),
+        Column("Decision"),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for r in report.alt_test:
+        if r.winning_rate is None:
+            decision: Cell = Text(f"not computed: {r.reason}")
+        else:
+            decision = Label(
+                "may stand in for the physicians (ω ≥ 0.5)"
+                if r.passed
+                else "may not stand in for the physicians (ω < 0.5)"
+            )
+        rows.append(
+            (
+                Text(r.judge),
+                Text(r.criterion),
+                Label(SCORING_NAMES.get(r.scoring, r.scoring)),
+                Label(f"{r.epsilon:g}"),
+                Label(f"{r.q:g}"),
+                _tested(r),
+                Number(r.winning_rate),
+                Number(r.advantage_probability),
+                decision,
+            )
+        )
+    return Table("Alternative annotator test", columns, tuple(rows))
+
+
+def alt_test_physicians(report: Report) -> Table:
+    """One row per judge version, criterion and physician left out: items, ρ_f, ρ_h, t, p
+    and whether the judge wins against that physician (or why the physician is left out)."""
+    columns = (
+        Column("Judge version"),
+        Column("Criterion"),
+        Column("Physician"),
+        Column("Items", True),
+        Column("Judge's advantage ρ_f", True, "ρ_f"),
+        Column("Physician's advantage ρ_h", True, "ρ_h"),
+        Column("t", True),
+        Column("p", True),
+        Column("Judge wins"),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for r in report.alt_test:
+        for p in r.physicians:
+            if p.excluded is not None:
+                wins: Cell = Label(f"left out: {p.excluded}")
+            else:
+                wins = Label(("yes" if p.rejected else "no") + (f" ({p.note})" if p.note else ""))
+            rows.append(
+                (
+                    Text(r.judge),
+                    Text(r.criterion),
+                    Text(p.name),
+                    Count(p.n_items),
+                    Number(p.rho_f, 3),
+                    Number(p.rho_h, 3),
+                    Number(p.t, 3),
+                    Label("–" if p.p is None else f"{p.p:.3g}"),
+                    wins,
+                )
+            )
+    return Table("Alternative annotator test per physician", columns, tuple(rows))
+
+
+def alt_test_lines(report: Report) -> list[tuple[str, str, str]]:
+    """The summary's lines: (criterion, judge version, the decision in one line)."""
+    return [(r.criterion, r.judge, decision_line(r)) for r in report.alt_test]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from medjudge.judging.analysis.alt_tests import AltTestRow
 from medjudge.judging.analysis.records import (
     AnchoringRow,
     Comparison,
@@ -200,6 +201,9 @@ class Report(Record):
     adjudication: AdjudicationSection
     consistency: list[ConsistencyRow]
     judges: JudgesSection
+    alt_test: list[AltTestRow]
+    """The alternative annotator test of every judge version against the physicians, per
+    criterion (:mod:`medjudge.judging.analysis.alt_tests`)."""
     anchoring: list[AnchoringRow]
     consensus: list[ConsensusRow]
     gold: list[GoldRow]

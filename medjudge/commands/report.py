@@ -94,9 +94,38 @@ def report(
             "needed' aims at (0.05: ±5 percentage points).",
         ),
     ] = 0.05,
+    epsilon: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="The alternative annotator test's cost-benefit margin ε (as agreement "
+            "--epsilon): 0.2 for experts such as physicians, 0.15 for trained annotators, 0.1 "
+            "for crowd workers.",
+        ),
+    ] = 0.2,
+    fdr_q: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="The alternative annotator test's false discovery rate (Benjamini–Yekutieli "
+            "over the physicians' p-values; as agreement --fdr-q).",
+        ),
+    ] = 0.05,
+    alt_test_min_items: Annotated[
+        int,
+        typer.Option(
+            min=2,
+            help="The alternative annotator test leaves out physicians with fewer usable "
+            "items (as agreement --min-items; the paper's 30: the t-test's normality).",
+        ),
+    ] = 30,
 ) -> None:
     """Write the study's report: agreement, judge consistency, win rates, K-QA, cost and time;
-    with a random physician sample (assign --sample), the judge's figures corrected by it.
+    with a random physician sample (assign --sample), the judge's figures corrected by it; per
+    judge version and criterion, the alternative annotator test (may it stand in for the
+    physicians?).
 
     Every figure has its n and a 95% interval (bootstrap over units with a fixed seed for
     whole-criterion figures); undefined figures say why. The protocol (judges, templates and
@@ -113,10 +142,17 @@ def report(
             f"{target_halfwidth}: give a positive half-width, e.g. 0.05",
             param_hint="--target-halfwidth",
         )
+    if not 0 <= epsilon < 1:
+        raise typer.BadParameter(
+            f"{epsilon}: give a margin in [0, 1), e.g. 0.2", param_hint="--epsilon"
+        )
+    if not 0 < fdr_q < 1:
+        raise typer.BadParameter(f"{fdr_q}: give a rate in (0, 1), e.g. 0.05", param_hint="--fdr-q")
     output = standard_output(output)
     if output is not None:
         with user_errors():  # before the study is even read
             refuse_protected(output, (study,))
+    from medjudge.judging.analysis.alt_tests import AltTestOptions
     from medjudge.judging.report.build import ReportOptions, build_report, render
 
     with opened(study) as s:
@@ -138,6 +174,7 @@ def report(
                 project_items=project,
                 by=fields,
                 target_halfwidth=target_halfwidth,
+                alt_test=AltTestOptions(epsilon, fdr_q, alt_test_min_items),
             ),
         )
         if fmt.value == "json":  # written as it is made: never the whole text in memory

@@ -6,7 +6,9 @@ text (a judge's key, the counted categories, a flag) is in ``text``. ``section``
 ``majority_judge``, ``ab_ba``, …; for
 pairwise criteria the without-ties variant is ``human_human/without_ties``), or
 ``reference``, ``unresolved``, ``consistency``, ``judge_version``, ``judge_vs_judge``,
-``judge_bias`` (length bias and self-preference, see :func:`_biases`), ``reviewer_position``
+``judge_bias`` (length bias and self-preference, see :func:`_biases`), ``alt_test`` (the
+alternative annotator test per judge version and criterion, see :func:`_alt_test`),
+``reviewer_position``
 (the reviewers' own position bias beside the judges': metric ``first_shown_wins`` per
 reviewer as rater_a, and pooled as ``all reviewers``; only when the orders they saw vary),
 ``win_rate``, ``categories`` (per criterion: the counted categories joined by ``|`` as the
@@ -310,6 +312,33 @@ def _biases(report: Report) -> Iterator[list[str]]:
         yield _with_reason(row, "; ".join(x for x in (b.direction, b.note) if x) or None)
 
 
+def _alt_test(report: Report) -> Iterator[list[str]]:
+    """Section ``alt_test``: per criterion and judge version (``rater_a``; ``rater_b``
+    ``physicians``, or the physician left out): ``winning_rate`` (n: physicians tested),
+    ``advantage_probability``, each physician's ``p`` (n: the physician's items; an excluded
+    physician's or an undefined t's note as reason), then ``passed`` (1 may stand in, 0 may
+    not; empty with the reason when not computed). The slice names the scoring, ε and q."""
+    for r in report.alt_test:
+        where = f"scoring={r.scoring};epsilon={r.epsilon:g};q={r.q:g}"
+        tested = sum(p.excluded is None for p in r.physicians)
+        for metric, value in (
+            ("winning_rate", r.winning_rate),
+            ("advantage_probability", r.advantage_probability),
+        ):
+            row = _row(
+                "alt_test", r.criterion, where, r.judge, "physicians", metric, value=value, n=tested
+            )
+            yield _with_reason(row, r.reason)
+        for p in r.physicians:
+            row = _row("alt_test", r.criterion, where, r.judge, p.name, "p", value=p.p, n=p.n_items)
+            yield _with_reason(row, p.excluded or p.note)
+        passed = None if r.passed is None else int(r.passed)
+        row = _row(
+            "alt_test", r.criterion, where, r.judge, "physicians", "passed", value=passed, n=tested
+        )
+        yield _with_reason(row, r.reason)
+
+
 def _adjudication(report: Report) -> Iterator[list[str]]:
     for c in report.adjudication.criteria:
         yield _row("unresolved", c.criterion, metric="unresolved_disagreements", value=c.unresolved)
@@ -557,6 +586,7 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _adjudication(report)
     yield from _consistency(report)
     yield from _judges(report)
+    yield from _alt_test(report)
     yield from _reviewer_position(report)
     yield from _win_rates(report)
     yield from _audit(report)

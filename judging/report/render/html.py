@@ -184,8 +184,10 @@ def sections(report: Report) -> list[tuple[str, str]]:
         ("reference", "Each rater vs the adjudicated reference"),
         ("consistency", "Judge self-consistency"),
         ("judges", "Judge versions"),
-        ("anchoring", "Anchoring"),
     ]
+    if report.alt_test:
+        out.append(("alt-test", "Alternative annotator test"))
+    out.append(("anchoring", "Anchoring"))
     optional = (
         (bool(report.gold), "gold", "Gold items"),
         (bool(report.consensus), "consensus", "Consensus beyond the majority (Dawid–Skene)"),
