@@ -190,7 +190,7 @@ def test_loading_a_study_makes_no_object_per_unit(tmp_path: Path) -> None:
                     "BA": {"verdict": "B", "votes": ["B"], "failed": [{"key": "k"}] * 2},
                 }
             },
-            TrailFacts("orders", "A", "B", failed=2, voted=True, disagreed=True),
+            TrailFacts("orders", "A", "B", failed=2, voted=True, disagreed=True, sampled=True),
         ),
         # a broken order counts as absent; a verdict that is no label is no verdict
         (
