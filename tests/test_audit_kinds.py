@@ -213,9 +213,10 @@ def test_labels_needed_for_a_difference_of_two_models(tmp_path: Path) -> None:
         vec[source] = (truth_s, judge_s, judge_rest)
     seen = np.concatenate([v for s in ("model-x", "model-y") for v in vec[s]])
     low, high = seen.min(), seen.max()
-    now = np.hypot(
-        *(bounded_ppi_mean(*vec[s], low=low, high=high).halfwidth for s in ("model-x", "model-y"))
+    wx, wy = (
+        bounded_ppi_mean(*vec[s], low=low, high=high).halfwidth for s in ("model-x", "model-y")
     )
+    now = float(np.hypot(wx, wy))
     hx, hy = (planned_halfwidths(*vec[s], low=low, high=high) for s in ("model-x", "model-y"))
     # a target between the interval now and the plan with every answer labelled
     target = round(float(np.hypot(hx[-1], hy[-1]) + now) / 2, 4)

@@ -179,17 +179,24 @@ def _graders(
         for tag, group in groups:
             mine = [u for u in group if marked(marks, u)]
             vs_ref = [(reference[u], marks[u]) for u in mine if marked(reference, u)]
-            kw = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
             pairs = []
             for a, b in combinations(sorted(physicians), 2):
                 ma, mb = physicians[a], physicians[b]
                 both = [(ma[u], mb[u]) for u in mine if marked(ma, u) and marked(mb, u)]
-                pairs.append({"rater_a": a, "rater_b": b, "macro_f1": _macro_f1(both, **kw)})
+                pairs.append(
+                    {
+                        "rater_a": a,
+                        "rater_b": b,
+                        "macro_f1": _macro_f1(
+                            both, n_boot=n_boot, seed=seed, confidence=confidence
+                        ),
+                    }
+                )
             out.append(
                 {
                     "judge": judge,
                     "tag": tag,
-                    "macro_f1": _macro_f1(vs_ref, **kw),
+                    "macro_f1": _macro_f1(vs_ref, n_boot=n_boot, seed=seed, confidence=confidence),
                     "physician_pairs": pairs,
                 }
             )

@@ -179,8 +179,10 @@ RUBRIC_NOTE = (
     "positive criteria, clipped to [0, 1] (HealthBench); a tag's score uses the criteria with "
     "that tag. An answer is scored by a rater only when that rater marked every one of its "
     "criteria (for the reviewers' majority: a strict majority on each). Means over answers "
-    "with 95% BCa intervals, the reviewers' majority and each judge side by side; agreement "
-    "and each judge's macro F1 against the reviewers are under the criterion 'rubric'."
+    "with 95% BCa intervals, every rater side by side: each physician, the reviewers' "
+    "majority, the reference (adjudicated, else majority) and each judge. Grading: each "
+    "judge's macro F1 over met / not met against the reference (HealthBench's grader "
+    "meta-evaluation), overall and per tag, beside each physician pair's on the same criteria."
 )
 
 MEDRGB_NOTE = (
