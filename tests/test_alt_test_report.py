@@ -103,9 +103,16 @@ def _report(db: Path, fmt: str, *extra: str) -> str:
     return str(_invoke("report", str(db), "-f", fmt, "--n-boot", "100", *extra).stdout)
 
 
+PLAN_KEYS = ("plan", "items_needed", "plan_note")
+
+
 def _json(db: Path, *extra: str) -> dict[tuple[str, str], Any]:
+    """The report's alt-test rows without the plan beside each (see test_the_plan_beside_…)."""
     report = json.loads(_report(db, "json", *extra))
-    return {(r["criterion"], r["judge"]): r for r in report["alt_test"]}
+    return {
+        (r["criterion"], r["judge"]): {k: v for k, v in r.items() if k not in PLAN_KEYS}
+        for r in report["alt_test"]
+    }
 
 
 def _plain(result: AltTestResult) -> Any:
@@ -202,6 +209,7 @@ def test_two_physicians_is_not_computed_in_every_format(tmp_path: Path) -> None:
     rows = [
         r for r in csv.DictReader(io.StringIO(_report(db, "csv"))) if r["section"] == "alt_test"
     ]
+    rows = [r for r in rows if r["rater_b"] != "plan"]
     assert {r["metric"] for r in rows} == {"winning_rate", "advantage_probability", "passed"}
     assert all(r["value"] == "" and r["reason"] == reason for r in rows)
 
@@ -252,6 +260,54 @@ def test_a_rating_scale_is_scored_by_negative_rmse(tmp_path: Path) -> None:
     assert "| gpt | correctness_rating | −RMSE |" in md
 
 
+def test_the_plan_beside_the_test_is_the_planner_on_the_study_s_own_figures(study: Any) -> None:
+    """Beside each test: the chance of passing with 30 … 300 items, simulated from this
+    criterion's label shares and agreements (the pilot figures), and the fewest items with an
+    80% chance — equal to the planner run here on the same table and the study's seed; a
+    judge below chance agreement gets the planner's reason instead."""
+    from medjudge.judging.analysis.alt_tests import PLAN_ITEMS, PLAN_SIMS
+    from medjudge.judging.stats.alt_test_plan import pilot_figures, plan_alt_test
+
+    db, labels = study
+    report = json.loads(_report(db, "json"))
+    seed = report["protocol"]["intervals"]["seed"]
+    rows = {r["judge"]: r for r in report["alt_test"]}
+    raters = [*PHYSICIANS, COPY]
+    table = [[labels[r][i] for r in raters] for i in range(len(labels[COPY]))]
+    pilot = pilot_figures(table, raters, COPY, ["A", "B", "tie", "neither"])
+    want = plan_alt_test(
+        physician_agreement=pilot.physician_agreement,
+        judge_agreement=pilot.judge_agreement,
+        label_shares=pilot.label_shares,
+        n_physicians=len(PHYSICIANS),
+        item_counts=PLAN_ITEMS,
+        n_sims=PLAN_SIMS,
+        seed=seed,
+    )
+    got = rows[COPY]
+    assert [(p["n_items"], p["pass_probability"]) for p in got["plan"]] == [
+        (p.n_items, p.pass_probability) for p in want.points
+    ]
+    assert got["items_needed"] == want.items_needed(0.8) == 30 and got["plan_note"] is None
+    # the random judge agrees with the physicians below chance: no plan, and why
+    assert rows[RANDOM]["plan"] == [] and rows[RANDOM]["items_needed"] is None
+    assert rows[RANDOM]["plan_note"].startswith("no plan: judge agreement 0.")
+    md = _report(db, "md")
+    assert "| Judge version | Criterion | 30 items | 60 items |" in md
+    row = next(x for x in md.splitlines() if x.startswith(f"| {COPY} | overall | accuracy |"))
+    assert row.rstrip(" |").endswith("| 30")
+    rows_csv = [
+        r
+        for r in csv.DictReader(io.StringIO(_report(db, "csv")))
+        if r["section"] == "alt_test" and r["rater_b"] == "plan"
+    ]
+    metrics = {(r["rater_a"], r["metric"]): r for r in rows_csv}
+    assert metrics[(COPY, "items_needed")]["value"] == "30"
+    assert metrics[(RANDOM, "items_needed")]["reason"] == rows[RANDOM]["plan_note"]
+    assert float(metrics[(COPY, "pass_probability:items=300")]["value"]) == 1.0
+    assert "Chance the alternative annotator test passes, by number of items" in _report(db, "html")
+
+
 @run_async
 async def test_the_apps_agreement_detail_shows_the_decision(study: Any) -> None:
     db, labels = study
@@ -283,3 +339,5 @@ async def test_the_apps_agreement_detail_shows_the_decision(study: Any) -> None:
             await pilot.pause()
         await until(pilot, lambda: f"columns: {COPY}" in screen_text(tui))
         await until(pilot, lambda: f"{COPY}: {line}" in screen_text(tui))
+        # the plan beside it, as the report's
+        await until(pilot, lambda: "30 items give it an 80% chance to pass" in screen_text(tui))

@@ -110,11 +110,12 @@ class AgreementFeed:
             from medjudge.judging.analysis.alt_tests import decision_line
 
             self._live.refresh()
-            return {
-                r: decision_line(self._live.alt_test(r, criterion))
-                for r in raters
-                if self._live.rater_kind(r) == "judge"
-            }
+            out = {}
+            for r in raters:
+                if self._live.rater_kind(r) == "judge":
+                    result, plan = self._live.alt_test_with_plan(r, criterion)
+                    out[r] = f"{decision_line(result)}; {plan}"
+            return out
 
     def close(self) -> None:
         """Close the private connection (waits for a running refresh)."""

@@ -8,6 +8,13 @@ scale (pairwise verdicts, statement labels, rubric met / not met), −RMSE on an
 interval one (ratings, match scores) — on the numbers when every label is one, else on the
 positions of the criterion's categories. Too few physicians or shared items, or labels the
 scoring cannot place: "not computed", with the reason, never a number.
+
+Beside each test, the planner (:func:`medjudge.judging.stats.alt_test_plan.plan_alt_test`) from
+the study's own figures — the physicians' label shares and agreement and the judge's agreement
+with them on this criterion (:func:`~medjudge.judging.stats.alt_test_plan.pilot_figures`), the
+study's number of physicians (at least 3) — gives the chance that the test passes with 30, 60,
+… 300 items (:data:`PLAN_SIMS` simulated studies each, seeded), and the fewest items with at
+least an 80% chance: how many items to label before the test can say yes, or why it cannot.
 """
 
 from __future__ import annotations
@@ -23,10 +30,21 @@ from medjudge.judging.stats.alt_test import (
     EPSILON,
     FDR_Q,
     MIN_ITEMS,
+    MIN_PHYSICIANS,
     MIN_RATERS,
     AltTestResult,
     alt_test,
 )
+from medjudge.judging.stats.alt_test_plan import pilot_figures, plan_alt_test
+
+PLAN_ITEMS = tuple(range(30, 301, 30))
+"""The study sizes the report's plan simulates."""
+
+PLAN_SIMS = 400
+"""Simulated studies per size (a pass chance within about ±2.5 points)."""
+
+PLAN_POWER = 0.8
+"""The chance of passing that "items needed" asks for."""
 
 SCORING_OF_LEVEL = {"nominal": "accuracy", "ordinal": "neg_rmse", "interval": "neg_rmse"}
 """The alt-test's scoring for a criterion's level of measurement."""
@@ -55,6 +73,8 @@ class AltTestOptions:
     epsilon: float = EPSILON
     q: float = FDR_Q
     min_items: int = MIN_ITEMS
+    seed: int = 0
+    """Seed of the plan's simulations (the report passes the study's)."""
 
 
 class PhysicianAltTestRow(Record):
@@ -71,9 +91,18 @@ class PhysicianAltTestRow(Record):
     note: str | None
 
 
+class AltTestPlanPoint(Record):
+    """The chance that the alt-test passes with ``n_items`` items (simulated)."""
+
+    n_items: int
+    pass_probability: float
+
+
 class AltTestRow(Record):
     """The alt-test of one judge version on one criterion: the criterion, then the fields of
-    :meth:`.stats.alt_test.AltTestResult.to_dict` (``judge`` is the judge version)."""
+    :meth:`.stats.alt_test.AltTestResult.to_dict` (``judge`` is the judge version), then the
+    plan beside it: the pass chance per number of items, the fewest items with an 80% chance
+    (None: not within 300, or no plan) and why there is no plan."""
 
     criterion: str
     judge: str
@@ -87,6 +116,9 @@ class AltTestRow(Record):
     advantage_probability: float | None
     passed: bool | None
     reason: str | None
+    plan: list[AltTestPlanPoint]
+    items_needed: int | None
+    plan_note: str | None
 
 
 class _Decision(Protocol):
@@ -171,6 +203,64 @@ def judge_alt_test(
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class PlanBeside:
+    """The plan beside a test (see the module): the pass chance per number of items, the
+    fewest items with an 80% chance (None: not within the sizes simulated, or no plan) and
+    why there is none."""
+
+    points: tuple[tuple[int, float], ...]
+    items_needed: int | None
+    note: str | None
+
+    def fields(self) -> dict[str, object]:
+        """The plan's fields of an :class:`AltTestRow`."""
+        return {
+            "plan": [{"n_items": n, "pass_probability": p} for n, p in self.points],
+            "items_needed": self.items_needed,
+            "plan_note": self.note,
+        }
+
+    def line(self) -> str:
+        """The plan in a few words (the app's agreement detail)."""
+        if self.items_needed is not None:
+            return f"{self.items_needed} items give it an 80% chance to pass"
+        return self.note or "no plan"
+
+
+def plan_beside(
+    rows: Sequence[Sequence[Hashable | None]],
+    raters: Sequence[str],
+    judge: str,
+    scoring: str,
+    order: Sequence[Hashable] | None,
+    options: AltTestOptions,
+) -> PlanBeside:
+    """The plan beside the test of ``judge`` on these labels (see the module), or why there is
+    none."""
+    try:
+        pilot = pilot_figures(rows, raters, judge, order)
+        plan = plan_alt_test(
+            physician_agreement=pilot.physician_agreement,
+            judge_agreement=pilot.judge_agreement,
+            label_shares=pilot.label_shares,
+            n_physicians=max(pilot.n_physicians, MIN_PHYSICIANS),
+            item_counts=PLAN_ITEMS,
+            epsilon=options.epsilon,
+            q=options.q,
+            scoring=scoring,
+            n_sims=PLAN_SIMS,
+            seed=options.seed,
+        )
+    except ValueError as exc:
+        return PlanBeside((), None, f"no plan: {exc}")
+    needed = plan.items_needed(PLAN_POWER)
+    note = None
+    if needed is None:
+        note = f"under an 80% chance of passing even with {PLAN_ITEMS[-1]} items"
+    return PlanBeside(tuple((p.n_items, p.pass_probability) for p in plan.points), needed, note)
+
+
 def alt_tests(data: StudyData, options: AltTestOptions | None = None) -> list[AltTestRow]:
     """Every judge version with labels on a criterion against its physicians, per criterion
     (criteria in the study's order, judge versions by name)."""
@@ -190,5 +280,10 @@ def alt_tests(data: StudyData, options: AltTestOptions | None = None) -> list[Al
             raters = [*physicians, judge]
             rows = list(zip(*human_columns, column(judge), strict=True))
             result = judge_alt_test(rows, raters, judge, level, order, options)
-            out.append(record(AltTestRow, {"criterion": criterion, **result.to_dict()}))
+            plan = plan_beside(
+                rows, raters, judge, result.scoring, order, options or AltTestOptions()
+            )
+            out.append(
+                record(AltTestRow, {"criterion": criterion, **result.to_dict(), **plan.fields()})
+            )
     return out

@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from medjudge import kinds
-from medjudge.judging.analysis.alt_tests import AltTestOptions, judge_alt_test
+from medjudge.judging.analysis.alt_tests import (
+    AltTestOptions,
+    judge_alt_test,
+    plan_beside,
+)
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
@@ -353,3 +357,21 @@ class LiveAgreement:
             cats = list(codes.categories) if codes is not None else categories_for(crit)
         level = crit.level if crit is not None else "nominal"
         return judge_alt_test(rows, raters, judge, level, cats, options)
+
+    def alt_test_with_plan(
+        self, judge: str, criterion: str, options: AltTestOptions | None = None
+    ) -> tuple[AltTestResult, str]:
+        """:meth:`alt_test` and the plan beside it in a few words (the report's plan on the
+        same labels, :func:`.alt_tests.plan_beside`, with the study's seed)."""
+        result = self.alt_test(judge, criterion, options)
+        with self._lock:
+            crit = self._criterion(criterion)
+            m = self._matrices.get(criterion, LabelMatrix())
+            humans, _ = self._split(m)
+            raters = [*humans, judge]
+            rows = [[m.get(u, r) for r in raters] for u in m.units()]
+            codes = self._codes.get(criterion)
+            cats = list(codes.categories) if codes is not None else categories_for(crit)
+        opts = replace(options or AltTestOptions(), seed=self._study.settings.seed)
+        plan = plan_beside(rows, raters, judge, result.scoring, cats, opts)
+        return result, plan.line()

@@ -20,7 +20,7 @@ figures from a random physician sample; left out without a sample), ``ratings`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import version as _package_version
 
@@ -291,7 +291,7 @@ def build_report(
         adjudication=adjudication_section(data, opts),
         consistency=judge_consistency(data, options.confidence),
         judges=judges_section(study, data, options.confidence),
-        alt_test=alt_tests(data, options.alt_test),
+        alt_test=alt_tests(data, replace(options.alt_test, seed=seed)),
         anchoring=anchoring(study, options.confidence),
         consensus=consensus(data),
         gold=gold_accuracy(study, data, options.confidence),

@@ -241,6 +241,15 @@ ALT_TEST_NOTE = DEFINITION
 """What the alternative annotator test section says above its tables."""
 SCORING_NAMES = {"accuracy": "accuracy", "neg_rmse": "−RMSE"}
 
+ALT_TEST_PLAN_NOTE = (
+    "How many items the test needs: the chance that it passes with 30, 60, … 300 items, "
+    "simulated (400 studies per size, the study's seed) from this criterion's own figures — "
+    "the physicians' label shares and agreement, the judge's agreement with them, the "
+    "study's physicians (at least 3) — and, in the table above, the fewest items with an "
+    "80% chance."
+)
+"""What the plan's table says above it."""
+
 
 def _tested(r: AltTestRow) -> Cell:
     """Physicians tested of the physicians listed (the others left out for too few items)."""
@@ -262,6 +271,7 @@ def alt_test(report: Report) -> Table:
         Column("Winning rate ω", True, "ω"),
         Column("Advantage probability ρ", True, "ρ"),
         Column("Decision"),
+        Column("Items for an 80% chance to pass", True, "Items for 80%"),
     )
     rows: list[tuple[Cell, ...]] = []
     for r in report.alt_test:
@@ -284,9 +294,36 @@ def alt_test(report: Report) -> Table:
                 Number(r.winning_rate),
                 Number(r.advantage_probability),
                 decision,
+                Count(r.items_needed) if r.items_needed is not None else Label(r.plan_note or "–"),
             )
         )
     return Table("Alternative annotator test", columns, tuple(rows))
+
+
+def alt_test_plan(report: Report) -> Table:
+    """The plan beside each test: the chance that it passes with 30, 60, … items, simulated
+    from the study's own figures on the criterion (:func:`.alt_tests.plan_beside`)."""
+    sizes = sorted({p.n_items for r in report.alt_test for p in r.plan})
+    columns = (
+        Column("Judge version"),
+        Column("Criterion"),
+        *(Column(f"{n} items", True) for n in sizes),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for r in report.alt_test:
+        if not r.plan:
+            continue
+        chance = {p.n_items: p.pass_probability for p in r.plan}
+        rows.append(
+            (
+                Text(r.judge),
+                Text(r.criterion),
+                *(Number(chance.get(n), 2) for n in sizes),
+            )
+        )
+    return Table(
+        "Chance the alternative annotator test passes, by number of items", columns, tuple(rows)
+    )
 
 
 def alt_test_physicians(report: Report) -> Table:

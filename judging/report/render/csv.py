@@ -317,7 +317,9 @@ def _alt_test(report: Report) -> Iterator[list[str]]:
     ``physicians``, or the physician left out): ``winning_rate`` (n: physicians tested),
     ``advantage_probability``, each physician's ``p`` (n: the physician's items; an excluded
     physician's or an undefined t's note as reason), then ``passed`` (1 may stand in, 0 may
-    not; empty with the reason when not computed). The slice names the scoring, ε and q."""
+    not; empty with the reason when not computed). The slice names the scoring, ε and q. The
+    plan beside it: ``pass_probability:items=N`` per simulated size (n: N) and
+    ``items_needed`` (the fewest items with an 80% chance; empty with the reason)."""
     for r in report.alt_test:
         where = f"scoring={r.scoring};epsilon={r.epsilon:g};q={r.q:g}"
         tested = sum(p.excluded is None for p in r.physicians)
@@ -337,6 +339,16 @@ def _alt_test(report: Report) -> Iterator[list[str]]:
             "alt_test", r.criterion, where, r.judge, "physicians", "passed", value=passed, n=tested
         )
         yield _with_reason(row, r.reason)
+        for point in r.plan:
+            metric = f"pass_probability:items={point.n_items}"
+            yield _row(
+                "alt_test", r.criterion, where, r.judge, "plan", metric,
+                value=point.pass_probability, n=point.n_items,
+            )  # fmt: skip
+        row = _row(
+            "alt_test", r.criterion, where, r.judge, "plan", "items_needed", value=r.items_needed
+        )
+        yield _with_reason(row, r.plan_note)
 
 
 def _adjudication(report: Report) -> Iterator[list[str]]:
