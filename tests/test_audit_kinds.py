@@ -200,7 +200,7 @@ def test_corrected_means_per_answer_equal_ppi_py(
 def test_labels_needed_for_a_difference_of_two_models(tmp_path: Path) -> None:
     """Labels needed for the difference: the further labels, split between the models in
     proportion to their unlabelled answers, whose planned half-width reaches the target."""
-    from medjudge.judging.stats.ppi import bounded_ppi_mean, planned_halfwidths
+    from medjudge.judging.stats.ppi_bounded import bounded_ppi_mean, planned_halfwidths
 
     db, truth, judge, sampled = build(tmp_path, "rating")
     vec: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}

@@ -93,7 +93,7 @@ def test_corrected_win_share_equals_ppi_py(study: Any, reference: Reference) -> 
 
 
 def test_labels_needed_in_every_format(study: Any, tmp_path: Path) -> None:
-    from medjudge.judging.stats.ppi import planned_labels
+    from medjudge.judging.stats.ppi_bounded import planned_labels
 
     db, truth, judge, sampled = study
     y, yhat, unl = _vectors(truth, judge, sampled, lambda v: v == "A")

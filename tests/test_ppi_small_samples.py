@@ -13,12 +13,8 @@ import numpy as np
 import pytest
 
 from medjudge.judging.analysis.audit_figures import corrected, shares_three_ways
-from medjudge.judging.stats.ppi import (
-    MIN_CORRECTED_N,
-    bounded_ppi_mean,
-    planned_labels,
-    ppi_mean,
-)
+from medjudge.judging.stats.ppi import ppi_mean
+from medjudge.judging.stats.ppi_bounded import MIN_CORRECTED_N, bounded_ppi_mean, planned_labels
 
 SHARES = (0.05, 0.1, 0.3, 0.5)
 LABELS = (20, 40, 80)

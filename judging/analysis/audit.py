@@ -9,7 +9,7 @@ item's rubric score (:mod:`.audit_answers`); the kind's ``audit`` attribute says
   (Wilson interval);
 - **physicians only**: the reference label — the latest adjudication, else the reviewers'
   strict majority (one reviewer: their label) — on the sampled units (Wilson interval);
-- **corrected**: PPI++ (:mod:`medjudge.judging.stats.ppi`): the reference labels on the
+- **corrected**: PPI++ at small samples (:mod:`medjudge.judging.stats.ppi_bounded`): the reference labels on the
   sampled units, the judge's verdicts on those units and on the rest of the population.
 
 plus each pair of sources' difference in win share on the units where both answered (paired:

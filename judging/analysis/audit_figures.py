@@ -1,5 +1,5 @@
 """One figure three ways for the judge audit (:mod:`.audit`): the judge alone, the
-physicians alone and corrected by PPI++ (:mod:`medjudge.judging.stats.ppi`), with the
+physicians alone and corrected by PPI++ (:mod:`medjudge.judging.stats.ppi_bounded`), with the
 further reference labels the corrected figure needs for a target half-width.
 
 Each takes the quantity per unit as three vectors: the reference label's on the labelled
@@ -16,11 +16,10 @@ from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.records import Figure, Share, record
 from medjudge.judging.analysis.records_audit import AuditMeans, AuditShares, CorrectedFigure
 from medjudge.judging.stats.estimates import MIN_STABLE_N, Estimate, z_value
-from medjudge.judging.stats.ppi import (
+from medjudge.judging.stats.ppi import Floats, LabelsNeeded
+from medjudge.judging.stats.ppi_bounded import (
     MIN_CORRECTED_N,
     BoundedMean,
-    Floats,
-    LabelsNeeded,
     bounded_difference,
     bounded_ppi_mean,
     planned_halfwidths,
@@ -148,9 +147,9 @@ def corrected(
     target: float,
     bounds: Bounds = SHARE,
 ) -> CorrectedFigure:
-    """The corrected figure (:func:`~medjudge.judging.stats.ppi.bounded_ppi_mean`), or the
+    """The corrected figure (:func:`~medjudge.judging.stats.ppi_bounded.bounded_ppi_mean`), or the
     reason it is withheld, with the labels a calibrated plan asks for
-    (:func:`~medjudge.judging.stats.ppi.planned_labels`)."""
+    (:func:`~medjudge.judging.stats.ppi_bounded.planned_labels`)."""
     n, rest = int(y.size), int(yhat_rest.size)
     if n == 0:
         return _withheld(n, rest, "no sampled unit has a reference label yet", None)
@@ -182,7 +181,7 @@ def _split_plan(
 ) -> LabelsNeeded:
     """Further labels for the difference of two independent corrected means: drawn from the
     units not yet labelled, in proportion to the units each side has left, with each side's
-    planned half-width (:func:`~medjudge.judging.stats.ppi.planned_halfwidths`) combined as
+    planned half-width (:func:`~medjudge.judging.stats.ppi_bounded.planned_halfwidths`) combined as
     the MOVER interval combines them (√(h_A² + h_B²))."""
     ha, hb = (
         planned_halfwidths(*v, low=m.low, high=m.high, confidence=confidence)
@@ -213,7 +212,7 @@ def split_difference_three_ways(
     are independent, so the difference has the standard error ``√(se_A² + se_B²)`` and a
     normal interval (judge only, physicians only: ``sd/√n`` per group); corrected: Newcombe's
     MOVER interval from the two corrected intervals
-    (:func:`~medjudge.judging.stats.ppi.bounded_difference`), with labels needed split between
+    (:func:`~medjudge.judging.stats.ppi_bounded.bounded_difference`), with labels needed split between
     the groups."""
     z = z_value(confidence)
 
