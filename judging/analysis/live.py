@@ -340,13 +340,11 @@ class LiveAgreement:
         seed = self._study.settings.seed  # the report's intervals, resample for resample
         return two_stats(a, b, cats, level, seed=seed)
 
-    def alt_test(
-        self, judge: str, criterion: str, options: AltTestOptions | None = None
-    ) -> AltTestResult:
-        """The alternative annotator test of ``judge`` against the reviewers on a criterion:
-        the report's decision on the same labels (:func:`.alt_tests.judge_alt_test`; the
-        report's default ε, q and items unless ``options`` say otherwise). Call
-        :meth:`refresh` first to include the newest labels."""
+    def _alt_table(
+        self, judge: str, criterion: str
+    ) -> tuple[list[list[Hashable]], list[str], str, list[Hashable] | None]:
+        """The alt-test's table of a criterion: rows of the reviewers' and ``judge``'s labels,
+        the raters, the criterion's level and its categories (as the report reads them)."""
         with self._lock:
             crit = self._criterion(criterion)
             m = self._matrices.get(criterion, LabelMatrix())
@@ -356,6 +354,16 @@ class LiveAgreement:
             codes = self._codes.get(criterion)
             cats = list(codes.categories) if codes is not None else categories_for(crit)
         level = crit.level if crit is not None else "nominal"
+        return rows, raters, level, cats
+
+    def alt_test(
+        self, judge: str, criterion: str, options: AltTestOptions | None = None
+    ) -> AltTestResult:
+        """The alternative annotator test of ``judge`` against the reviewers on a criterion:
+        the report's decision on the same labels (:func:`.alt_tests.judge_alt_test`; the
+        report's default ε, q and items unless ``options`` say otherwise). Call
+        :meth:`refresh` first to include the newest labels."""
+        rows, raters, level, cats = self._alt_table(judge, criterion)
         return judge_alt_test(rows, raters, judge, level, cats, options)
 
     def alt_test_with_plan(
@@ -363,15 +371,8 @@ class LiveAgreement:
     ) -> tuple[AltTestResult, str]:
         """:meth:`alt_test` and the plan beside it in a few words (the report's plan on the
         same labels, :func:`.alt_tests.plan_beside`, with the study's seed)."""
-        result = self.alt_test(judge, criterion, options)
-        with self._lock:
-            crit = self._criterion(criterion)
-            m = self._matrices.get(criterion, LabelMatrix())
-            humans, _ = self._split(m)
-            raters = [*humans, judge]
-            rows = [[m.get(u, r) for r in raters] for u in m.units()]
-            codes = self._codes.get(criterion)
-            cats = list(codes.categories) if codes is not None else categories_for(crit)
+        rows, raters, level, cats = self._alt_table(judge, criterion)
+        result = judge_alt_test(rows, raters, judge, level, cats, options)
         opts = replace(options or AltTestOptions(), seed=self._study.settings.seed)
         plan = plan_beside(rows, raters, judge, result.scoring, cats, opts)
         return result, plan.line()
