@@ -33,6 +33,45 @@ def describe(path: Path) -> str:
     return f"{path.name} (owner {_owner(st)}, mode {stat.S_IMODE(st.st_mode):o})"
 
 
+def _user(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def others_side_file(f: Path) -> tuple[str, str] | None:
+    """For a side file (``-wal``, ``-shm``, ``-journal``) owned by another login, which this
+    login cannot change: (what to say, the command to run). None: the file is this login's
+    (or this is root), so ``chmod``/``chgrp`` work.
+
+    Only the owner (or root) may change a file's mode. Removing it takes write access to the
+    folder instead (a team's shared folder gives it), and is safe only for what SQLite can
+    make again: a ``-shm``, or an empty ``-wal``/``-journal`` (a reader's leftovers), and only
+    while nobody has the study open. A ``-wal`` or ``-journal`` holding data is part of the
+    study: its owner (or root) must make it group-writable.
+    """
+    st = f.stat()
+    me = os.geteuid()
+    if me == 0 or st.st_uid == me:
+        return None
+    owner = _user(st.st_uid)
+    folder = f.parent
+    fst = folder.stat()
+    sticky = bool(fst.st_mode & stat.S_ISVTX) and fst.st_uid != me
+    removable = os.access(folder, os.W_OK | os.X_OK) and not sticky
+    if removable and (f.name.endswith("-shm") or st.st_size == 0):
+        return (
+            f"owned by {owner}, not you (left by their read-only access); you can remove it "
+            "while nobody has the study open",
+            f"rm {f}   # only while nobody has the study open",
+        )
+    return (
+        f"owned by {owner}, not you: only {owner} (or root) can change it",
+        f"chmod g+rw {f}   # as {owner} or root",
+    )
+
+
 def unwritable(path: str | os.PathLike[str]) -> str | None:
     """Why this login cannot write the study at ``path`` (None: it can).
 
@@ -43,6 +82,12 @@ def unwritable(path: str | os.PathLike[str]) -> str | None:
     files = [study, *(study.with_name(study.name + s) for s in ("-wal", "-shm"))]
     for f in files:
         if f.exists() and not os.access(f, os.W_OK):
+            other = others_side_file(f) if f is not study else None
+            if other is not None:
+                return (
+                    f"{study}: read-only here — {describe(f)} is not writable for you, "
+                    f"{other[0]}: {other[1].split('   #')[0]} (see `medjudge doctor`)"
+                )
             return (
                 f"{study}: read-only here — {describe(f)} is not writable for you; "
                 f"a lead can run: chmod g+w {f} (see `medjudge doctor`)"

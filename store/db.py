@@ -10,6 +10,15 @@ Storage contract:
   few more times before a :class:`StudyBusyError` reaches the user.
 - Connections are opened in autocommit mode (``isolation_level=None``); nothing is committed
   implicitly.
+- A login that cannot write the study (:func:`~medjudge.store.access.unwritable`) opens it
+  read-only and never makes a file beside it: SQLite would otherwise create ``-wal``/``-shm``
+  files owned by that login, which the study's writers then cannot write. With the ``-wal`` and
+  ``-shm`` there (a writer has the study open) it reads through them (``mode=ro``); without a
+  ``-wal`` every committed change is in the study file, which is read as it is
+  (``immutable=1``: no locks, no side files). The trade-off: an immutable reader does not see
+  a writer that starts after it opened, so :meth:`Study.refresh
+  <medjudge.store.study.Study.refresh>` reopens it through the writer's files once they appear
+  (the review app's poll does, and ``backup`` before it keeps a copy).
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from .access import unwritable
 
 BUSY_TIMEOUT_MS = 15_000
 """How long one statement waits for another process's write lock before SQLite gives up."""
@@ -105,23 +116,62 @@ def _disk_full(path: Path) -> bool:
         return False
 
 
+class StudyConnection(sqlite3.Connection):
+    """A connection to a study that knows how it was opened."""
+
+    read_only: str | None = None
+    """Why this login cannot write the study (None: it can); every write is refused with it."""
+    immutable: bool = False
+    """Opened with ``immutable=1`` (read-only, no ``-wal`` there): a writer that starts later is
+    not seen (:meth:`Study.refresh <medjudge.store.study.Study.refresh>`)."""
+
+
+def _read_only_uri(p: Path) -> tuple[str, bool]:
+    """The URI that reads the study without making any file beside it, and whether it is
+    immutable. Measured with real logins (SQLite 3.40): ``mode=ro`` alone still creates the
+    ``-wal`` and ``-shm`` (owned by the reader) when they are missing and the folder is
+    writable; ``readonly_shm=1`` fails to open then and still creates the ``-wal``; only
+    ``immutable=1`` makes nothing. With both files there, ``mode=ro`` uses them and makes
+    nothing, even when they are not writable for this login."""
+    wal, shm = Path(f"{p}-wal"), Path(f"{p}-shm")
+    uri = p.absolute().as_uri() + "?mode=ro"
+    if wal.exists() and shm.exists():
+        return uri, False
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StudyError(
+            f"{p}: {wal.name} holds changes not yet in the study and its {shm.name} is "
+            f"missing; someone who can write the study must open it once (`medjudge status {p}`) "
+            "before it can be read here"
+        )
+    return uri + "&immutable=1", True
+
+
 APP_ID = 0x4D4A4447
 """``PRAGMA application_id`` of a medjudge study ("MJDG"; set by the first migration)."""
 
 
 def connect(
-    path: str | os.PathLike[str], *, create: bool = False, synchronous: str = "FULL"
-) -> sqlite3.Connection:
+    path: str | os.PathLike[str],
+    *,
+    create: bool = False,
+    synchronous: str = "FULL",
+    read_only: bool = False,
+) -> StudyConnection:
     """Open a study file with medjudge's pragmas.
+
+    A login that cannot write the study gets a read-only connection that makes no file beside
+    it (see the module's contract); so does ``read_only``.
 
     Args:
         path: the study file.
         create: allow creating a new file; otherwise a missing file is an error.
         synchronous: ``FULL`` (every commit durable on its own: votes, labels) or ``NORMAL``
             (WAL-safe, faster; the judge call cache, whose rows a re-run can fetch again).
+        read_only: open read-only even where this login could write (``doctor``).
 
     Returns:
-        An autocommit connection with WAL, foreign keys, ``synchronous=FULL`` and a busy timeout.
+        An autocommit connection with WAL, foreign keys, ``synchronous=FULL`` and a busy timeout
+        (read-only: :attr:`StudyConnection.read_only` says why).
 
     Raises:
         StudyError: the file is missing, not a database, damaged or unreadable.
@@ -138,17 +188,28 @@ def connect(
         )
     if create and not p.exists():
         _create_group_file(p)
+    reason = None if create else unwritable(p)
+    if read_only and reason is None:
+        reason = f"{p}: opened read-only"
+    target, immutable = (str(p), False) if reason is None else _read_only_uri(p)
     try:
         conn = sqlite3.connect(
-            p, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            target,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=reason is not None,
+            factory=StudyConnection,
         )
+        conn.read_only, conn.immutable = reason, immutable
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
         if mode != "wal":
             # Switching to WAL writes the file header: never do that to a file that is not
-            # (yet) a study — an empty file, or another program's SQLite database.
+            # (yet) a study — an empty file, or another program's SQLite database. (Read
+            # without a -wal, a study says "delete": it stays as it is.)
             if not create and conn.execute("PRAGMA application_id").fetchone()[0] != APP_ID:
                 conn.close()
                 what = (
@@ -157,10 +218,12 @@ def connect(
                     else "is an SQLite file of another program"
                 )
                 raise StudyError(f"{p}: not a medjudge study (the file {what})")
-            conn.execute("PRAGMA journal_mode = WAL")
+            if reason is None:
+                conn.execute("PRAGMA journal_mode = WAL")
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
-        conn.execute(f"PRAGMA synchronous = {synchronous}")
+        if reason is None:
+            conn.execute(f"PRAGMA synchronous = {synchronous}")
         # Parse the whole schema now, inside this guard: a damaged schema (text that is not
         # valid UTF-8 makes even SQLite's error message undecodable) is said here, once.
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -207,6 +270,7 @@ def try_begin(conn: sqlite3.Connection) -> bool:
     Raises:
         StudyError: any other failure to begin.
     """
+    _refuse_read_only(conn)
     try:
         conn.execute("BEGIN IMMEDIATE")
         return True
@@ -227,6 +291,8 @@ def transaction(
     SQLite errors are turned into :class:`StudyError` with a message for the user.
     """
     label = Path(path) if path else Path(_db_file(conn))
+    if not begun:
+        _refuse_read_only(conn)
     for attempt in range(0 if begun else LOCK_RETRIES + 1):
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -247,6 +313,14 @@ def transaction(
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             raise StudyError(f"{label}: the disk is full; nothing was saved by this step") from None
         raise
+
+
+def _refuse_read_only(conn: sqlite3.Connection) -> None:
+    """A write on a read-only connection is refused before SQLite is asked, with the reason
+    (which file, whose, and what a lead can run)."""
+    reason = getattr(conn, "read_only", None)
+    if reason is not None:
+        raise StudyError(reason)
 
 
 def _db_file(conn: sqlite3.Connection) -> str:

@@ -18,9 +18,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from medjudge.store.access import describe
+from medjudge.store.access import describe, others_side_file
+from medjudge.store.db import StudyError, connect
 
-SIDE_FILES = ("-wal", "-shm")
+SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,11 @@ def file_findings(study: Path) -> list[Finding]:
         if mode & 0o060 != 0o060:
             problems.append("the group cannot write it")
             fixes.append(f"chmod g+rw {f}")
+        other = others_side_file(f) if problems and f != study else None
+        if other is not None:
+            # chmod/chgrp would fail: the file is another login's
+            problems.append(other[0])
+            fixes = [other[1]]
         out.append(
             Finding(
                 f.name,
@@ -114,15 +120,21 @@ def umask_finding() -> Finding:
 
 
 def integrity_finding(study: Path) -> Finding:
-    """``PRAGMA quick_check`` through a read-only connection."""
+    """``PRAGMA quick_check`` and the schema's tables, views, triggers and indexes, through a
+    read-only connection (which makes no file beside the study)."""
+    from medjudge.store.migrations import missing_objects
+
     try:
-        conn = sqlite3.connect(f"file:{study}?mode=ro", uri=True)
+        conn = connect(study, read_only=True)
         try:
             rows = conn.execute("PRAGMA quick_check").fetchall()
+            missing = missing_objects(conn) if [tuple(r) for r in rows] == [("ok",)] else ""
         finally:
             conn.close()
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, StudyError) as exc:
         return Finding("integrity", False, f"cannot be read: {exc}", "restore from a backup")
+    if missing:
+        return Finding("integrity", False, f"damaged: {missing}", "restore it from a backup")
     ok = [tuple(r) for r in rows] == [("ok",)]
     return Finding(
         "integrity",
@@ -181,13 +193,13 @@ def _roles(study: Path) -> dict[str, list[str]]:
     """role → logins, read through a read-only connection (a doctor must not need to write)."""
     out: dict[str, list[str]] = {}
     try:
-        conn = sqlite3.connect(f"file:{study}?mode=ro", uri=True)
+        conn = connect(study, read_only=True)
         try:
             for login, role in conn.execute("SELECT login, role FROM roles ORDER BY login"):
                 out.setdefault(str(role), []).append(str(login))
         finally:
             conn.close()
-    except sqlite3.Error:
+    except (sqlite3.Error, StudyError):
         pass  # the integrity check says what is wrong with the file
     return out
 

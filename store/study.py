@@ -17,9 +17,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .db import StudyError, check_pages, connect, transaction
+from .db import StudyConnection, StudyError, check_pages, connect, transaction
 from .json_types import JsonObject
-from .migrations import migrate
+from .migrations import check_schema, migrate
 from .people import person_name
 from .settings import StudySettings
 
@@ -48,6 +48,10 @@ class Study:
         """Wrap an open connection; use :meth:`open` or :meth:`create` instead."""
         self.path = path
         self.conn = conn
+        self._old_conns: list[sqlite3.Connection] = []
+        """Connections :meth:`refresh` replaced (an item's paged lists may still read through
+        one); closed with the study."""
+        self._reopened = 0
         self._settings: StudySettings | None = None
         self._settings_text: str | None = None
         """The settings document as stored when last read or written (compared on a poll)."""
@@ -99,6 +103,7 @@ class Study:
             if check:
                 check_pages(conn, p)
             migrate(conn, p)
+            check_schema(conn, p)
             study = cls(p, conn)
             study.settings  # noqa: B018 - validate now, not in the middle of a review
         except sqlite3.DatabaseError as exc:
@@ -121,7 +126,38 @@ class Study:
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by SQLite when the last one closes)."""
+        for old in self._old_conns:
+            old.close()
         self.conn.close()
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this login cannot write the study (None: it can): decided when it was opened
+        (:func:`~medjudge.store.access.unwritable`); every write is refused with it."""
+        return self.conn.read_only if isinstance(self.conn, StudyConnection) else None
+
+    def refresh(self) -> bool:
+        """Reopen a study that was read as it is (``immutable``: it had no ``-wal``) once a
+        writer has opened it (its ``-wal`` appeared), reading through the writer's files from
+        then on: an immutable connection would never see the writer's changes. True when it
+        reopened. Cheap (one ``stat``) otherwise."""
+        conn = self.conn
+        if not (isinstance(conn, StudyConnection) and conn.immutable):
+            return False
+        if not os.path.exists(f"{self.path}-wal"):
+            return False
+        try:
+            new = connect(self.path)
+        except StudyError:
+            return False  # caught between the writer's -wal and -shm: the next call sees both
+        if new.immutable:  # the same (an empty -wal left without its -shm)
+            new.close()
+            return False
+        self.conn = new
+        self._old_conns.append(conn)
+        self._reopened += 1
+        self._settings = None
+        return True
 
     def __enter__(self) -> Study:
         return self
@@ -229,8 +265,11 @@ class Study:
         return list(self.conn.execute("SELECT * FROM raters WHERE kind = ? ORDER BY name", (kind,)))
 
     def data_version(self) -> int:
-        """SQLite's ``data_version``: changes when another connection committed a write."""
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        """SQLite's ``data_version``: changes when another connection committed a write (or
+        when :meth:`refresh` reopened the study: a writer appeared)."""
+        self.refresh()
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        return (self._reopened << 32) + version
 
 
 def audit(

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from medjudge.store import labels as store_labels
 from medjudge.store import reviewer_aids, visibility
-from medjudge.store.access import unwritable
 from medjudge.store.frames import DISPLAY, display_order
 from medjudge.store.items import Item, ItemRef, get_item, list_items, seen_by
 from medjudge.store.judgments import VerdictView
@@ -66,7 +65,7 @@ class ReviewSession:
         self.study = study
         self.reviewer = reviewer
         self.clock = clock
-        self.read_only = unwritable(study.path)
+        self.read_only = study.read_only
         """Why this login cannot save anything in the study (None: it can)."""
         self.has_assignments = has_assignments(study, reviewer)
         self._assigned_by_default = assigned_only is None
