@@ -34,7 +34,9 @@ STATISTICS: list[str] = [
     "against that majority is also scored as a classifier: accuracy, precision, recall and "
     "F1 per verdict, with the confusion matrix.",
     "Pairwise criteria are reported with ties and, labelled 'without ties', without the units "
-    "where either side said tie (as the long-form medical QA benchmark reports).",
+    "where either side said tie (as the long-form medical QA benchmark reports); without "
+    "ties, tie is no category either, so the chance agreement of Bennett's S, Gwet's AC1 and "
+    "Randolph's κ counts one category fewer.",
     "Intervals (95%), one method per figure everywhere: Wilson for proportions (percent "
     "agreement, agreement with the majority, unanimous share, accuracy, precision, recall); "
     "estimate ± 1.96·SE for Cohen's κ and weighted κ (Fleiss–Cohen–Everitt), Gwet's AC1 and "
