@@ -8,6 +8,7 @@ it returns, the label is on disk (``synchronous=FULL``), so a caller may then sh
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,14 +48,35 @@ def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
         raise LabelError(f"unknown criterion {criterion!r}") from None
     allowed = crit.labels()
     if allowed is not None:
-        if value not in allowed:
+        if value in allowed:
+            return value
+        same = _same_number(value, allowed)
+        if same is None:
             raise LabelError(f"{criterion}: {value!r} is not one of {', '.join(allowed)}")
-        return value
+        return same
     # An options set (completeness): letters, comma separated, sorted; "-" is the empty set.
     parts = sorted({p.strip() for p in value.split(",") if p.strip() and p.strip() != "-"})
     if any(not p.isalnum() or len(p) > 3 for p in parts):
         raise LabelError(f"{criterion}: {value!r} is not a list of option letters")
     return ",".join(parts) or "-"
+
+
+def _number(text: str) -> float | None:
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _same_number(value: str, allowed: Sequence[str]) -> str | None:
+    """The allowed value that is the same number as ``value`` (``4.0`` on a 1–5 scale is
+    ``4``, ``1.0`` of a match score ``1``), when every allowed value is a number; else None."""
+    x = _number(value.strip())
+    numbers = [_number(a) for a in allowed]
+    if x is None or any(n is None for n in numbers):
+        return None
+    return next((a for a, n in zip(allowed, numbers, strict=True) if n == x), None)
 
 
 def canonical_value(settings: StudySettings, criterion: str, value: str) -> str:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import random
 from pathlib import Path
@@ -317,3 +318,48 @@ def test_one_sample_per_order_is_not_measured(tmp_path: Path) -> None:
     (version,) = report["judges"]["versions"]
     assert version["samples_disagreed"]["value"] is None  # not "0/3 = 0.0%"
     assert version["samples_disagreed"]["reason"] == ONE_SAMPLE and ONE_SAMPLE in md
+
+
+def test_a_study_import_reads_numeric_labels_as_numbers(tmp_path: Path) -> None:
+    """ "4.0" on a 1–5 rating scale is the label 4 and "1.0" of a match score is 1 (a study
+    import refused both); a number outside the scale is still refused, naming the field."""
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    from .support.kind_rows import match_row, rating_row, write_jsonl
+
+    cli = CliRunner()
+    db = tmp_path / "numbers.db"
+    assert cli.invoke(app, ["init", str(db)]).exit_code == 0
+    row = rating_row(1)
+    row["labels"] = [
+        {"rater": r, "criterion": "correctness_rating", "value": v}
+        for r, v in (("drA", "4.0"), ("drB", 4), ("drC", "4"), ("drD", " 2.00 "))
+    ]
+    r = cli.invoke(
+        app, ["import", str(db), str(write_jsonl(tmp_path / "r.jsonl", [row])), "-k", "rating"]
+    )
+    assert r.exit_code == 0, r.output
+    m = match_row(1)
+    m["labels"] = [{"rater": "drA", "criterion": "match", "value": "1.0"}]
+    r = cli.invoke(
+        app, ["import", str(db), str(write_jsonl(tmp_path / "m.jsonl", [m])), "-k", "match"]
+    )
+    assert r.exit_code == 0, r.output
+    out = cli.invoke(app, ["export", str(db), "labels", "-f", "csv"]).output
+    got = {(x["rater"], x["criterion"]): x["value"] for x in csv.DictReader(io.StringIO(out))}
+    assert got[("drA", "correctness_rating")] == got[("drB", "correctness_rating")] == "4"
+    assert got[("drC", "correctness_rating")] == "4" and got[("drD", "correctness_rating")] == "2"
+    assert got[("drA", "match")] == "1"
+    row["id"], row["labels"] = (
+        "r9",
+        [{"rater": "drA", "criterion": "correctness_rating", "value": "4.5"}],
+    )
+    r = cli.invoke(
+        app, ["import", str(db), str(write_jsonl(tmp_path / "bad.jsonl", [row])), "-k", "rating"]
+    )
+    assert r.exit_code != 0
+    assert (
+        "field 'labels[0].value': correctness_rating: '4.5' is not one of 1, 2, 3, 4, 5" in r.output
+    )
