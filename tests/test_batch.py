@@ -385,7 +385,8 @@ def test_a_create_without_an_answer_is_never_sent_again_but_found(
     with FakeBatchServer(RESPONDER, script=lambda n: scripts.get(n, BatchScript(polls=0))) as s:
         r = judge(db, s, provider, "--batch")
         assert r.exit_code == 1, r.output
-        assert "create the batch: cannot connect" in r.stderr
+        assert "create the batch: the server at" in r.stderr
+        assert "closed the connection without a reply" in r.stderr
         assert len(s.created()) == 1, "no second create after a create with no answer"
         assert query(db, "SELECT state, provider_id FROM judge_batches") == [("intent", None)]
         r = judge(db, s, provider, "--batch", "--wait", "--poll-interval", "0.01")

@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from medjudge.judging.llm.http_limits import reply_hooks
+
 if TYPE_CHECKING:
     import httpx2
 
@@ -62,17 +64,21 @@ def shared_tls_context() -> ssl.SSLContext:
 
 def http_client(sdk: ModuleType) -> httpx2.AsyncClient:
     """The HTTP client for one SDK client: the SDK's aiohttp client when aiohttp is installed,
-    else its default httpx client; both with :func:`shared_tls_context`.
+    else its default httpx client; both with :func:`shared_tls_context` and the checks of
+    :mod:`.http_limits` on every reply (its size, where it redirects).
 
     Args:
         sdk: the ``openai`` or ``anthropic`` module.
     """
+    hooks = reply_hooks()  # replies bounded, redirects to other servers refused
     try:
         import aiohttp  # noqa: F401
     except ImportError:
-        client: httpx2.AsyncClient = sdk.DefaultAsyncHttpxClient(verify=shared_tls_context())
+        client: httpx2.AsyncClient = sdk.DefaultAsyncHttpxClient(
+            verify=shared_tls_context(), event_hooks=hooks
+        )
     else:
-        client = sdk.DefaultAioHttpClient(verify=shared_tls_context())
+        client = sdk.DefaultAioHttpClient(verify=shared_tls_context(), event_hooks=hooks)
     return client
 
 

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from medjudge.judging.llm.adaptive import AdaptiveLimit, overload
+from medjudge.judging.llm.http_limits import wire_failure
 from medjudge.judging.llm.provider_types import (
     RETRYABLE_STATUSES,
     ChatRequest,
@@ -259,6 +260,15 @@ class RetryingProvider(ABC):
         cls = ProviderTimeoutError if kwargs.get("kind") == "timeout" else ProviderError
         return cls(f"{self.name}: {message}", provider=self.name, secrets=self._secrets, **kwargs)
 
+    def _on_the_wire(self, exc: Exception) -> ProviderError | None:
+        """A failure on the wire, named the same for every SDK and transport (a refused reply,
+        JSON too deep, not HTTP, a reset: :func:`~.http_limits.wire_failure`), else ``None``."""
+        named = wire_failure(exc, getattr(self, "endpoint", None) or self.name)
+        if named is None:
+            return None
+        message, kind, retryable = named
+        return self._error(message, kind=kind, retryable=retryable)
+
     def _status_error(
         self,
         status: int,
@@ -318,7 +328,7 @@ class RetryingProvider(ABC):
         except ProviderError as exc:
             err = exc
         except Exception as exc:
-            err = self._translate(exc)
+            err = self._on_the_wire(exc) or self._translate(exc)
             if err is None:
                 raise
         finally:
@@ -415,7 +425,7 @@ class RetryingProvider(ABC):
             except ProviderError as exc:
                 err = exc
             except Exception as exc:
-                err = self._translate(exc)
+                err = self._on_the_wire(exc) or self._translate(exc)
                 if err is None:
                     raise
                 err.message = err.message.replace(f"{self.name}: ", f"{self.name}: {what}: ", 1)
