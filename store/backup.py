@@ -8,6 +8,8 @@ committed before it started. (Copying in steps would restart whenever a reviewer
 might never finish on a busy study.) The copy is written to a new temporary file beside
 ``DEST`` (:func:`~medjudge.store.safe_write.replacing`), checked (``PRAGMA integrity_check``),
 switched out of WAL mode into a single self-contained file, and only then renamed to ``DEST``.
+A study read as it is (by a login that cannot write it, with no ``-wal``: ``store.db``) is
+copied again through the writer's files when a writer opened it during the copy.
 When anything fails, every file the backup made — the temporary copy and the ``-journal`` (or
 ``-wal``/``-shm``) SQLite made for it — is removed, and nothing else is touched.
 """
@@ -79,7 +81,12 @@ def backup(study: Study, dest: Path, *, overwrite: bool = False) -> int:
             # nofollow: SQLite opens the new file itself, and never through a symlink
             target = sqlite3.connect(f"{staged.path.as_uri()}?nofollow=1", uri=True)
             try:
+                study.refresh()
                 study.conn.backup(target)  # one step: one consistent snapshot
+                if study.refresh():
+                    # read as it was (no -wal) and a writer started meanwhile: it may have
+                    # changed pages under the copy; copy again, through the writer's -wal
+                    study.conn.backup(target)
                 target.execute("PRAGMA journal_mode = DELETE")
                 check = target.execute("PRAGMA integrity_check").fetchall()
             finally:

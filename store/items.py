@@ -17,8 +17,10 @@ from typing import Any, NamedTuple
 
 from medjudge import kinds
 
+from .db import StudyError
 from .frames import display_order
 from .json_types import JsonObject
+from .migrations import damaged
 from .paged import Paged
 from .retirements import retired_ids
 from .settings import StudySettings
@@ -185,19 +187,46 @@ def get_item(study: Study, item_id: int, *, paged: bool = False) -> Item:
         plain.row_factory = None
         statements = list(itertools.starmap(Statement, plain.execute(_STATEMENTS, (item_id,))))
         units = list(itertools.starmap(Unit, plain.execute(_UNITS, (item_id,))))
+    data, context = _stored_json(study, row)
     return Item(
         id=row["id"],
         ext_id=row["ext_id"],
         kind=row["kind"],
         question=row["question"],
-        data=json.loads(row["data"]),
-        context=json.loads(row["context"]) if row["context"] else [],
+        data=data,
+        context=context,
         batch=row["batch"],
         swap=bool(row["swap"]),
         answers=answers,
         statements=statements,
         units=units,
     )
+
+
+def _stored_json(study: Study, row: sqlite3.Row) -> tuple[dict[str, Any], list[str]]:
+    """An item's ``data`` (a JSON object) and ``context`` (a JSON list of texts), as the import
+    wrote them; anything else is damage, said naming the item (every reader of items — a judge
+    run's plan, the review app, adjudication — comes through :func:`get_item`).
+
+    Raises:
+        StudyError: the stored text is not valid JSON or not of that shape.
+    """
+    out: list[Any] = []
+    for column, shape, empty in (("data", dict, "{}"), ("context", list, "[]")):
+        text = row[column] or empty
+        try:
+            value = json.loads(text)
+        except (ValueError, TypeError):
+            problem = "is not valid JSON"
+        else:
+            if isinstance(value, shape) and (
+                shape is dict or all(isinstance(x, str) for x in value)
+            ):
+                out.append(value)
+                continue
+            problem = "is not a JSON object" if shape is dict else "is not a JSON list of texts"
+        raise StudyError(damaged(study.path, f"item {row['ext_id']}: its {column} {problem}"))
+    return out[0], out[1]
 
 
 def find_item(study: Study, ext_id: str) -> int | None:

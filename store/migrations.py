@@ -525,7 +525,8 @@ def damaged(path: str | Path, what: str) -> str:
 def missing_objects(conn: sqlite3.Connection) -> str:
     """What the file lacks of this version's schema ("" when nothing): one query of
     ``sqlite_master`` compared with the expected set (objects added by hand are let be)."""
-    missing = sorted(EXPECTED_OBJECTS - schema_objects(conn))
+    order = {"table": 0, "view": 1, "trigger": 2, "index": 3}
+    missing = sorted(EXPECTED_OBJECTS - schema_objects(conn), key=lambda o: (order[o[0]], o[1]))
     if not missing:
         return ""
     shown = ", ".join(f"{kind} {name}" for kind, name in missing[:4])

@@ -224,8 +224,8 @@ def test_a_read_only_study_in_a_read_only_folder_can_be_read(
     src = write_jsonl(base / "p.jsonl", [pairwise_row(i) for i in range(3)])
     assert cli.invoke(app, ["init", str(db)]).exit_code == 0
     assert cli.invoke(app, ["import", str(db), str(src), "--kind", "pairwise"]).exit_code == 0
-    r = cli.invoke(app, ["role", str(db), "add", reader, "--as", "lead"])
-    assert r.exit_code == 0, r.output
+    granted = cli.invoke(app, ["role", str(db), "add", reader, "--as", "lead"])
+    assert granted.exit_code == 0, granted.output
     db.chmod(0o444)
     folder.chmod(0o755)
     home = home_of(base, reader)
