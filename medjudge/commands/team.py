@@ -480,10 +480,12 @@ def doctor(
 ) -> None:
     """Check a study for a team on a shared server, and print what to run to fix each problem.
 
-    Checks the folder (the team's group, setgid, group-writable), the study and its -wal/-shm
-    files (the folder's group, group read and write; owner and mode shown), this shell's umask,
-    the roles (a lead is named), the file's integrity, and that the group's members can run
-    this medjudge. Changes nothing. Exit 0 when every check passes, 1 otherwise.
+    Checks the folder (the team's group, setgid, group-writable), the study and its
+    -wal/-shm/-journal files (the folder's group, group read and write; owner and mode shown; a
+    file another login owns is named with what you can run instead), this shell's umask, the
+    roles (a lead is named), the file's integrity (its pages, and every table, view, trigger
+    and index of the schema), and that the group's members can run this medjudge. Changes
+    nothing. Exit 0 when every check passes, 1 otherwise.
 
     \b
     Example:
