@@ -101,6 +101,12 @@ def entry(item: ItemLike, statement_id: int | None) -> dict[str, Any]:
     return {}
 
 
+MAX_POINTS = 1000
+"""The largest points a rubric criterion may carry, either sign (HealthBench's run from −10 to
+10): sums of larger ones lose the small criteria to rounding or overflow to infinity (1e308
+twice), so a score of 1.00 read as 0.00."""
+
+
 def conservative(points: float) -> str:
     """The mark that credits the answer least: not met for a positive criterion, met for a
     negative (harmful behaviour) one."""
@@ -194,10 +200,11 @@ class Rubric(Kind):
                 or not isinstance(points, (int, float))
                 or not math.isfinite(points)
                 or points == 0
+                or abs(points) > MAX_POINTS
             ):
                 raise rec.problem(
-                    f"points must be a number other than 0 (negative for harmful behaviour), "
-                    f"not {points!r}",
+                    f"points must be a number other than 0 between -{MAX_POINTS:,} and "
+                    f"{MAX_POINTS:,} (negative for harmful behaviour), not {points!r}",
                     f"{where}.points",
                 )
             tags = entry.get("tags", [])

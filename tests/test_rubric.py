@@ -119,6 +119,9 @@ def test_an_answer_is_scored_only_when_every_criterion_is_marked(tmp_path: Path)
         ({"rubric": []}, "rubric", "at least one rubric criterion"),
         ({"rubric": [{"criterion": "x", "points": 0}]}, "rubric[0].points", "other than 0"),
         ({"rubric": [{"criterion": "x", "points": True}]}, "rubric[0].points", "other than 0"),
+        # 1e308 twice overflows the sum to infinity: a score of 1.00 was reported as 0.00
+        ({"rubric": [{"criterion": "x", "points": 1e308}]}, "rubric[0].points", "and 1,000"),
+        ({"rubric": [{"criterion": "x", "points": -1001}]}, "rubric[0].points", "-1,000 and"),
         ({"rubric": [{"criterion": " ", "points": 3}]}, "rubric[0].criterion", "needs a text"),
         ({"rubric": [{"criterion": "x", "points": 3, "tags": "a"}]}, "rubric[0].tags", "list"),
         (
