@@ -118,3 +118,42 @@ def test_the_store_refuses_them_too(study: Path) -> None:
                 assign(s, [name], [1], by="lead")
     assert stored_people(study) == ([], [], [])
     assert given_name("  José ", "LOGIN") == "José"
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+@pytest.mark.parametrize("form", ["labels", "rater_map", "csv_column"])
+def test_a_rater_name_in_an_import_file_is_refused_too(
+    tmp_path: Path, name: str, form: str
+) -> None:
+    """The same names in an import file — a label's ``rater``, a key of ``human_labels``, a
+    ``human:NAME:CRITERION`` CSV column — were stored as given."""
+    import csv
+
+    from medjudge.store.items import list_items
+
+    from .support.kind_rows import pairwise_row, write_jsonl
+
+    db = tmp_path / "names.db"
+    assert cli.invoke(app, ["init", str(db)]).exit_code == 0
+    bad = BAD[name]
+    row = pairwise_row(1)
+    if form == "labels":
+        row["labels"] = [{"rater": bad, "criterion": "correctness", "value": "A"}]
+        src, field = write_jsonl(tmp_path / "l.jsonl", [row]), "labels[0].rater"
+    elif form == "rater_map":
+        row["human_labels"] = {bad: {"correctness": "A"}}
+        src, field = write_jsonl(tmp_path / "m.jsonl", [row]), "human_labels"
+    else:
+        src = tmp_path / "c.csv"
+        column = f"human:{bad}:correctness"
+        with src.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow([*row, column])
+            w.writerow([*(str(v) for v in row.values()), "A"])
+        field = column
+    r = cli.invoke(app, ["import", str(db), str(src), "--kind", "pairwise"])
+    assert r.exit_code != 0
+    assert f"line 1, field '{field}'" in r.output or f"field {field!r}" in r.output, r.output
+    assert "contains the control character U+" in r.output and "Traceback" not in r.output
+    with Study.open(db) as s:
+        assert list_items(s) == []

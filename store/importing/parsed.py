@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +10,7 @@ from medjudge import kinds
 from medjudge.kinds import Kind
 
 from ..labels import LabelError, validate_value
+from ..people import BadName, given_name
 from ..settings import StudySettings
 from ..study import dumps
 from .problems import Record
@@ -117,6 +117,7 @@ def parse_labels(
             rater = lab.get("rater")
             if not isinstance(rater, str) or not rater.strip():
                 raise rec.problem("missing rater name", f"{where}.rater")
+            rater = _rater(rec, rater, f"{where}.rater")
             rkind = lab.get("type", "human")
             if rkind not in ("human", "judge"):
                 raise rec.problem("type must be 'human' or 'judge'", f"{where}.type")
@@ -138,7 +139,7 @@ def parse_labels(
             note = lab.get("note")
             out.append(
                 LabelIn(
-                    unicodedata.normalize("NFC", rater).strip(),
+                    rater,
                     rkind,
                     criterion,
                     value,
@@ -152,18 +153,17 @@ def parse_labels(
             continue
         if not isinstance(block, dict):
             raise rec.problem("expected an object {rater: {criterion: value}}", key)
-        for rater, per in block.items():
-            if not rater.strip():
+        for raw_rater, per in block.items():
+            if not raw_rater.strip():
                 raise rec.problem("missing rater name", key)
+            rater = _rater(rec, raw_rater, key)
             if not isinstance(per, dict):
                 raise rec.problem("expected {criterion: value}", f"{key}.{rater}")
             for criterion, value in per.items():
                 where = f"{key}.{rater}.{criterion}"
                 _no_statement(rec, kind, where)
                 v = normalise_value(rec, where, settings, criterion, value)
-                out.append(
-                    LabelIn(unicodedata.normalize("NFC", rater).strip(), rkind, criterion, v)
-                )
+                out.append(LabelIn(rater, rkind, criterion, v))
     for column, cell in rec.data.items():
         parts = column.split(":")
         if len(parts) == 3 and parts[0] in ("human", "judge") and isinstance(cell, str):
@@ -172,9 +172,7 @@ def parse_labels(
                     raise rec.problem("missing rater name in the column name", column)
                 _no_statement(rec, kind, column)
                 v = normalise_value(rec, column, settings, parts[2], cell)
-                out.append(
-                    LabelIn(unicodedata.normalize("NFC", parts[1]).strip(), parts[0], parts[2], v)
-                )
+                out.append(LabelIn(_rater(rec, parts[1], column), parts[0], parts[2], v))
     if kind.item_criteria:
         allowed = {c.name for c in settings.criteria_for(kind.name)}
         for lab in out:
@@ -189,6 +187,16 @@ def parse_labels(
             raise rec.problem(f"two labels from {lab.rater!r} for {lab.criterion!r}", "labels")
         seen.add(key3)
     return out
+
+
+def _rater(rec: Record, raw: str, where: str) -> str:
+    """A rater's name from an import file, as a name given on the command line is read
+    (:func:`~medjudge.store.people.given_name`: NFC, stripped, no control characters — an ESC
+    or a bidi control in a name would reach every screen and export that shows it)."""
+    try:
+        return given_name(raw, "rater name")
+    except BadName as exc:
+        raise rec.problem(str(exc), where) from None
 
 
 def _no_statement(rec: Record, kind: Kind, where: str) -> None:
