@@ -36,7 +36,7 @@ from medjudge import kinds
 
 from .json_types import JsonObject
 from .ledger import LEDGER_SQL
-from .literal import spreadsheet_cell
+from .literal import json_line, spreadsheet_cell
 from .study import Study
 
 TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger", "assignments")
@@ -163,7 +163,7 @@ def write(
                         row[key] = json.loads(row[key])
                     except json.JSONDecodeError:
                         pass
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.write(json_line(row))
             n += 1
         return n
     if fmt == "csv":

@@ -14,12 +14,11 @@ size exports in constant memory.
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from .literal import spreadsheet_cell
+from .literal import json_line, spreadsheet_cell
 from .study import Study
 
 KEY_COLUMNS = ("unit", "item", "kind", "criterion", "statement")
@@ -109,6 +108,6 @@ def write_wide(study: Study, fmt: str, out: IO[str], *, only_rater: str | None =
         else:
             record = dict(zip(KEY_COLUMNS, keys, strict=True))
             record.update(zip(raters, cells, strict=True))
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(json_line(record))
         n += 1
     return n

@@ -11,6 +11,7 @@ so ``[bold red]`` stays literal.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TypeVar
 
@@ -64,6 +65,13 @@ def json_escaped(json_text: str) -> str:
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
 
 
+def json_line(record: object) -> str:
+    """One JSON Lines record, safe to print: ``json.dumps`` (UTF-8 kept) with C1 and bidi
+    controls escaped too (:func:`json_escaped`) — the same value, read back exactly. Every JSONL
+    medjudge writes goes through this."""
+    return json_escaped(json.dumps(record, ensure_ascii=False)) + "\n"
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 judge``, ``2 judges`` (``many`` for irregular plurals); thousands separated."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
@@ -76,11 +84,15 @@ _Cell = TypeVar("_Cell")
 
 
 def spreadsheet_text(text: str) -> str:
-    """``text`` as a CSV cell a spreadsheet cannot run: a leading apostrophe when it starts with
-    ``=``, ``+``, ``-``, ``@``, tab or carriage return, so ``=HYPERLINK(…)`` from an item id or
-    a note opens as text. Numbers written as text (``-0.5``, ``+3``) and a lone ``-`` (a
-    multi-select label with no option ticked) stay as they are: neither is a formula.
-    Every CSV medjudge writes passes its cells through this or :func:`spreadsheet_cell`."""
+    """``text`` as a CSV cell a spreadsheet cannot run and a terminal cannot act on: control
+    and bidi characters shown as the app shows them (:func:`printable`: ``\x1b``,
+    ``<U+202E>``; newlines and tabs kept), and a leading apostrophe when it starts with ``=``,
+    ``+``, ``-``, ``@``, tab or carriage return, so ``=HYPERLINK(…)`` from an item id or a note
+    opens as text. Numbers written as text (``-0.5``, ``+3``) and a lone ``-`` (a multi-select
+    label with no option ticked) stay as they are: neither is a formula. Every CSV medjudge
+    writes passes its cells through this or :func:`spreadsheet_cell`; the exact text is in the
+    JSONL exports (:func:`json_line`)."""
+    text = printable(text)
     if text[:1] in _FORMULA_START and text != "-" and not _NUMBER.fullmatch(text):
         return "'" + text
     return text

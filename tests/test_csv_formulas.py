@@ -35,7 +35,10 @@ META = "@SUM(1+1)"
         ("-2+3", "'-2+3"),
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"),
-        ("\rx", "'\rx"),
+        ("\rx", "\\x0dx"),  # a lone carriage return is shown, as the app shows it
+        ("\x1b[2J=x", "\\x1b[2J=x"),  # no raw ESC, BEL, C1 or bidi control in a CSV
+        ("=\u202ex\x07", "'=<U+202E>x\\x07"),
+        ("a\x9bb\nc", "a\\x9bb\nc"),  # newlines and tabs kept
         ("-0.5", "-0.5"),  # a number written as text is not a formula
         ("+3", "+3"),
         ("-1e-3", "-1e-3"),

@@ -3,11 +3,14 @@
 docs/design.md §7: "untrusted text displayed literally (no markup, no escape sequences)". A study is
 filled with Rich markup, ANSI/OSC escapes (clear screen, OSC 52 clipboard write, OSC 0 title
 change), an 8-bit CSI, bidi overrides and very long lines — in item ids, questions, answers,
-sources, batches, the study name, reviewer and judge names and judge replies. Then:
+sources, batches, the study name, reviewer and judge names and judge replies (a rater name in
+an import file holds markup only: one with a control character is refused at import). Then:
 
 - on a real pseudo-terminal, no command's output holds an ESC, BEL or C1 control or a bidi
   override, and markup prints as the characters it is made of;
-- piped or written with ``-o``, exports keep the data byte for byte (CSV) or as JSON escapes;
+- piped or written with ``-o``, JSONL exports keep the data exactly, as JSON escapes, and CSV
+  exports show control and bidi characters as the app shows them (``\x1b``, ``<U+202E>``):
+  a CSV opened in a terminal or a spreadsheet cannot act;
 - error messages that quote a hostile value show it neutralised.
 """
 
@@ -73,7 +76,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "context": [HOSTILE],
                 "batch": f"batch {HOSTILE}",
                 "human_labels": {
-                    f"dr {HOSTILE}": {"correctness": "A", "bias": "B"},
+                    f"dr {' '.join(MARKUP)}": {"correctness": "A", "bias": "B"},
                     "ann": {"correctness": "B", "bias": "A"},
                 },
             }
@@ -200,7 +203,9 @@ def test_status_json_escapes_c1_and_bidi_too(hostile: Path) -> None:
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_piped_and_file_exports_keep_the_data(fmt: str, hostile: Path, tmp_path: Path) -> None:
-    """Off the terminal an export is data: the hostile text comes back exactly."""
+    """Off the terminal a JSONL export is data: the hostile text comes back exactly (as JSON
+    escapes); a CSV export holds no raw control or bidi character, shown as the app shows
+    them, markup as its characters."""
     r = cli.invoke(app, ["export", str(hostile), "labels", "-f", fmt])
     assert r.exit_code == 0
     target = tmp_path / f"labels.{fmt}"
@@ -209,13 +214,18 @@ def test_piped_and_file_exports_keep_the_data(fmt: str, hostile: Path, tmp_path:
         == 0
     )
     for text in (r.stdout, target.read_text(encoding="utf-8")):
+        assert not inert(text.encode()), inert(text.encode())
         if fmt == "csv":
             rows = list(csv.DictReader(io.StringIO(text, newline="")))
+            raters = {row["rater"] for row in rows}
+            assert f"dr {' '.join(MARKUP)}" in raters
+            assert "rev\\x1b]0;pwned\\x07[bold]x[/bold]<U+202E>" in raters
+            assert any(row["item"] == "[bold red]id0[/]<U+202E>\\x9b" for row in rows)
         else:
             rows = [json.loads(line) for line in text.splitlines()]
-        raters = {row["rater"] for row in rows}
-        assert f"dr {HOSTILE}" in raters and REVIEWER in raters
-        assert any(row["item"] == "[bold red]id0[/]\u202e\x9b" for row in rows)
+            raters = {row["rater"] for row in rows}
+            assert f"dr {' '.join(MARKUP)}" in raters and REVIEWER in raters
+            assert any(row["item"] == "[bold red]id0[/]\u202e\x9b" for row in rows)
 
 
 def test_error_messages_quote_hostile_values_neutralised(hostile: Path, tmp_path: Path) -> None:
