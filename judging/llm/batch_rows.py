@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from medjudge.judging.llm.batch_api import BatchAPI, BatchResult
 from medjudge.judging.llm.calls import call_row, chat_request, cut_off, parse_text
-from medjudge.judging.llm.pricing import Price
+from medjudge.judging.llm.pricing import Price, unreported_usage
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
 from medjudge.store.json_types import JsonObject
@@ -154,9 +154,14 @@ def result_row(
         return row
     row["raw"] = result.text
     row["input_tokens"], row["output_tokens"] = result.input_tokens, result.output_tokens
-    if result.usage_unknown:
-        row["usage_unknown"] = True
     row["cost_usd"] = price.cost(result.input_tokens, result.output_tokens)
+    if result.usage_unknown:  # counted at the estimate, as a call's (calls.make_call)
+        row["usage_unknown"] = True
+        params = json.loads(p["params"])
+        criteria = len(p["parse_args"].get("criteria", [1]))
+        row["cost_usd"] += price.cost(
+            *unreported_usage(row["messages"], result.text, params.get("max_tokens", 0), criteria)
+        )
     try:
         parsed = parse_text(p["kind"], p["parse_args"], result.text)
     except replies.ReplyError as exc:

@@ -30,7 +30,7 @@ from typing import Protocol
 
 from medjudge.judging.llm.adaptive import AdaptiveLimit
 from medjudge.judging.llm.key_routing import KeyRing
-from medjudge.judging.llm.pricing import Price, estimate_tokens
+from medjudge.judging.llm.pricing import Price, estimate_tokens, unreported_usage
 from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError, make_provider
 from medjudge.judging.protocol import replies
 from medjudge.judging.protocol.plan import CallSpec
@@ -273,11 +273,17 @@ async def make_call(
             row["error_kind"], row["error_status"] = exc.kind, exc.status
             row["attempts"] += getattr(exc, "attempts", 0) or 1
             return row
-        if result.usage_unknown:
-            row["usage_unknown"] = True
         row["input_tokens"] += result.input_tokens
         row["output_tokens"] += result.output_tokens
         row["cost_usd"] += price.cost(result.input_tokens, result.output_tokens)
+        if result.usage_unknown:  # counted at the estimate: --max-cost holds without figures
+            row["usage_unknown"] = True
+            criteria = len(call.parse_args.get("criteria", [1]))
+            row["cost_usd"] += price.cost(
+                *unreported_usage(
+                    call.system + call.user, result.text, call.judge.max_tokens, criteria
+                )
+            )
         row["latency_s"] += result.latency_s
         row["attempts"] += result.attempts
         row["raw"] = result.text

@@ -24,6 +24,7 @@ import functools
 import importlib.resources
 import ipaddress
 import json
+import math
 import re
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
@@ -177,3 +178,38 @@ def check_max_cost(prices: dict[str, Price], max_cost: float | None) -> None:
 def estimate_tokens(text: str) -> int:
     """A rough token count (about four characters per token in English)."""
     return max(1, len(text) // 4)
+
+
+def estimate_reply_tokens(max_tokens: int, criteria: int) -> int:
+    """The dry run's estimate of a reply's length: 60 tokens per criterion and 40 more, at
+    most ``max_tokens``."""
+    return min(max_tokens, 60 * criteria + 40)
+
+
+def unreported_usage(prompt: str, reply: str, max_tokens: int, criteria: int) -> tuple[int, int]:
+    """The tokens a call is counted at when its server reported no usable figures (left out,
+    negative, not numbers: :func:`~.provider_types.read_usage`): the dry run's estimate of its
+    prompt and of its reply (the reply's own length when that is longer). Its cost at these
+    counts goes into the spend and toward ``--max-cost``, which would otherwise not hold."""
+    return estimate_tokens(prompt), max(
+        estimate_reply_tokens(max_tokens, criteria), estimate_tokens(reply)
+    )
+
+
+MAX_PRICE_PER_M = 1000.0
+"""The highest ``--price`` taken, in USD per million tokens (list prices of hosted models are
+below $200; a figure above this is a typo, e.g. a price per thousand tokens)."""
+
+
+def check_price(text: str, price: tuple[float, float]) -> None:
+    """Refuse a ``--price`` that is no price: negative, not a number, infinite or above
+    :data:`MAX_PRICE_PER_M`.
+
+    Raises:
+        ValueError: naming ``--price`` and the bounds.
+    """
+    if not all(math.isfinite(x) and 0 <= x <= MAX_PRICE_PER_M for x in price):
+        raise ValueError(
+            f"--price {text!r}: prices are USD per million tokens from 0 to "
+            f"{MAX_PRICE_PER_M:,.0f}, e.g. 2.5,10"
+        )

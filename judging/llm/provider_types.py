@@ -86,9 +86,13 @@ negative, or not a whole number) is a server's error and recorded as unknown."""
 
 def read_usage(inputs: Sequence[object], output: object) -> tuple[int, int, bool]:
     """A reply's token figures: (input tokens, the sum of ``inputs``; output tokens; whether
-    the usage is unknown). A figure the server left out counts 0; one outside
-    0–:data:`MAX_TOKENS_PER_CALL` (a hostile server's −5 or 9e18) makes the whole usage unknown,
-    recorded as 0 tokens and $0 and said so, never trusted into the cost."""
+    the usage is unknown). The first of ``inputs`` (the prompt tokens) and ``output`` must be
+    reported; the others (Anthropic's cache figures) count 0 when left out. A figure left out
+    that must be there, or one outside 0–:data:`MAX_TOKENS_PER_CALL` (a hostile server's −5,
+    9e18 or ``"12"``), makes the whole usage unknown: recorded as 0 tokens, never trusted into
+    the cost, which is counted at the estimate instead (:func:`~.pricing.unreported_usage`)."""
+    if not inputs or inputs[0] is None or output is None:
+        return 0, 0, True
 
     def one(value: object) -> int | None:
         if value is None:

@@ -39,6 +39,7 @@ from medjudge.judging.llm.live_verdicts import LiveVerdicts
 from medjudge.judging.llm.pricing import (
     Price,
     check_max_cost,
+    estimate_reply_tokens,
     estimate_tokens,
     price_for,
     unknown_notes,
@@ -151,7 +152,11 @@ class RunSummary:
     overload: str | None = None
     """What lowered it (``HTTP 429``, ``timeouts``)."""
     usage_unknown: int = 0
-    """Calls whose server reported token figures out of bounds (recorded as 0 tokens, $0)."""
+    """Calls whose server reported no usable token figures (left out, negative, not numbers,
+    out of bounds): recorded as 0 tokens, their cost counted at the estimate
+    (:func:`~.pricing.unreported_usage`)."""
+    usage_estimated_usd: float = 0.0
+    """What those calls were counted at (part of ``cost_usd``, and of ``--max-cost``)."""
     cut_off: int = 0
     """Failed samples whose reply stopped at ``--max-tokens``."""
     cut_off_note: str | None = None
@@ -328,7 +333,7 @@ def _estimate(
     summary.est_cost_usd = 0.0
     for c in todo:
         tin = estimate_tokens(c.system + c.user)
-        tout = min(c.judge.max_tokens, 60 * len(c.parse_args.get("criteria", [1])) + 40)
+        tout = estimate_reply_tokens(c.judge.max_tokens, len(c.parse_args.get("criteria", [1])))
         summary.est_input_tokens += tin
         summary.est_output_tokens += tout
         price = prices[c.judge.rater]
@@ -647,7 +652,9 @@ def account(summary: RunSummary, row: CallOutcome) -> None:
         summary.concurrency_lowest = min(row["concurrency_lowest"], lowest or 1 << 30)
         summary.overload = row.get("overload")
     summary.cost_usd += row["cost_usd"]
-    summary.usage_unknown += bool(row.get("usage_unknown"))
+    if row.get("usage_unknown"):
+        summary.usage_unknown += 1
+        summary.usage_estimated_usd += row["cost_usd"]
     summary.input_tokens += row["input_tokens"]
     summary.output_tokens += row["output_tokens"]
     if row["status"] == "ok":

@@ -136,9 +136,21 @@ def _parse_price(text: str | None) -> tuple[float, float] | None:
         a, b = (float(x) for x in text.split(","))
     except ValueError:
         raise UserError("--price takes IN,OUT in USD per million tokens, e.g. 2.5,10") from None
-    if not all(math.isfinite(x) and x >= 0 for x in (a, b)):  # float() reads nan and inf
-        raise UserError(f"--price {text!r}: prices are finite numbers of at least 0, e.g. 2.5,10")
+    from medjudge.judging.llm.pricing import check_price
+
+    try:  # float() reads nan and inf; a price per thousand tokens is a typo
+        check_price(text, (a, b))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     return a, b
+
+
+def _check_max_cost(max_cost: float | None) -> None:
+    """``--max-cost nan`` would compare false with every spend: a run without a limit."""
+    if max_cost is not None and not math.isfinite(max_cost):
+        raise typer.BadParameter(
+            f"{max_cost} is no limit: give USD, e.g. --max-cost 5", param_hint="--max-cost"
+        )
 
 
 def _custom_prompts(
@@ -407,6 +419,7 @@ def judge(
         raise typer.BadParameter("give at least one judge", param_hint="'--judge' / '-j'")
     if name is not None and len(judges) != 1:
         raise typer.BadParameter("--name names one judge version: give one -j", param_hint="--name")
+    _check_max_cost(max_cost)
     if (wait or batch_size) and not batch:
         raise typer.BadParameter("--wait and --batch-size go with --batch", param_hint="--wait")
     kinds = tuple(k.value for k in kind) if kind else ITEM_KINDS
@@ -624,9 +637,10 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
             from medjudge.judging.llm.provider_types import MAX_TOKENS_PER_CALL
 
             out(
-                f"{s.usage_unknown} call(s) came back with token figures out of bounds (negative "
-                f"or above {MAX_TOKENS_PER_CALL:,}): their usage is recorded as unknown (0 "
-                "tokens, $0), so the spend shown is a lower bound"
+                f"{s.usage_unknown} call(s) came back without usable token figures (left out, "
+                f"negative, not numbers or above {MAX_TOKENS_PER_CALL:,}): their tokens are "
+                f"recorded as unknown (0) and their cost counted at the estimate "
+                f"(${s.usage_estimated_usd:.4f} of the spend, toward --max-cost too)"
             )
         if s.cut_off:
             out(
