@@ -101,6 +101,28 @@ def test_a_bad_query_is_a_bad_query_never_an_sqlite_error(study: Study, query: s
         search(study, query)
 
 
+@pytest.mark.parametrize("query", ["*", "*x"])
+def test_a_lone_star_is_a_bad_query_with_its_own_reason(study: Study, query: str) -> None:
+    """FTS5's "unknown special query" reached the user as an SQLite error."""
+    with pytest.raises(BadQuery, match=r"a \* ends a word's beginning, as in antibiot\*"):
+        search(study, query)
+
+
+def test_repeated_terms_count_once_and_a_long_query_is_refused(study: Study) -> None:
+    """400 repeated prefix terms took 24 s of CPU: a plain query's repeats are dropped (all
+    must occur, so a repeat adds nothing) and more than 16 distinct terms are refused, so what
+    reaches FTS5 never grows with the repeats."""
+    from medjudge.store.search import MAX_TERMS, bounded_query
+
+    assert bounded_query(" ".join(["quest*"] * 400)) == "quest*"
+    assert bounded_query('Quest* quest* "a b" "a b" x') == 'Quest* "a b" x'
+    assert bounded_query("a OR a") == "a OR a"  # an operator: left as written
+
+    assert search(study, " ".join(["quest*"] * 400)).total == search(study, "quest*").total
+    with pytest.raises(BadQuery, match=f"the search has {MAX_TERMS + 1} terms; at most 16"):
+        search(study, " ".join(f"w{i}*" for i in range(MAX_TERMS + 1)))
+
+
 def test_an_import_is_searchable_at_once(study: Study, tmp_path: Path) -> None:
     rows = [pairwise_row(9, answer_b="Zinc lozenges shorten a cold by a day or so.")]
     import_file(study, write_jsonl(tmp_path / "more.jsonl", rows), "pairwise", actor="tester")
