@@ -209,3 +209,40 @@ def test_an_unknown_price_is_said_before_the_calls(study: Path, hosted: None) ->
     summary = next(i for i, x in enumerate(lines) if x.startswith("4 calls: "))
     assert note < summary and "its calls are counted as $0" in lines[note]
     assert sum("no price known" in x for x in lines) == 1, "said once"
+
+
+# --------------------------------------------------------------------------- gateways (#47)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("openai:gpt-4o@http://127.0.0.1:4000/v1", (2.5, 10.0)),  # LiteLLM on this machine
+        ("openai:claude-sonnet-4-0@http://10.0.0.5:4000/v1", (3.0, 15.0)),  # any list
+        ("anthropic:claude-haiku-4-5-20251001@http://127.0.0.1:4000", (1.0, 5.0)),
+    ],
+)
+def test_a_gateway_serving_a_hosted_model_is_priced_as_that_model(
+    spec: str, expected: tuple[float, float]
+) -> None:
+    price = price_for(parse_judge_spec(spec))
+    assert price.known and (price.input_per_m, price.output_per_m) == expected
+    assert "gateway" in price.rule and "--price 0,0" in price.rule
+
+
+def test_a_dry_run_says_which_rule_priced_each_judge(study: Path) -> None:
+    specs = ["openai:gpt-4o@http://127.0.0.1:4000/v1", "openai:m@http://127.0.0.1:8000/v1"]
+    r = judge(study, "-j", specs[0], "-j", specs[1], "-j", "vllm:m", "--dry-run")
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert f"price of {specs[0]}: list price of gpt-4o" in out, out
+    assert f"price of {specs[1]}: free: a server on this machine" in out, out
+    assert "price of vllm:m: free: a local model server" in out, out
+
+
+def test_max_cost_stops_a_gateway_serving_a_hosted_model(study: Path) -> None:
+    with FakeLLMServer(GOOD) as server:
+        r = judge(study, "-j", f"openai:gpt-4o@{server.openai_url}", "--max-cost", "0.000001")
+        assert r.exit_code == 3, r.output
+        assert server.count() == 0, "not one call fits a millionth of a dollar"
+    assert "stopped: --max-cost 1e-06 reached" in r.stdout

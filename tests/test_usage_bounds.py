@@ -49,7 +49,7 @@ def test_out_of_bound_usage_is_recorded_as_unknown(provider: str, tmp_path: Path
         url = server.openai_url if provider == "openai" else server.anthropic_url
         r = cli.invoke(
             app,
-            ["judge", str(path), "-j", f"{provider}:gpt-4o@{url}", "--samples", "1"],
+            ["judge", str(path), "-j", f"{provider}:m@{url}", "--samples", "1"],
             env={"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": KEY},
         )
     assert r.exit_code == 0, r.output

@@ -7,9 +7,11 @@ A price is known or said to be unknown, never guessed:
   ``list``) is priced from :file:`prices.json`, the one maintained table of list prices, with
   the date its figures were checked: the model's own name, or its name plus a snapshot suffix
   (``-2024-08-06``, ``-20250514``, ``-latest``, ``-0``);
-- a server on this machine or on a private network (loopback, 10/8, 172.16/12, 192.168/16,
-  link-local, IPv6 unique-local; the ``local:`` models, and ``vllm:`` / ``ollama:`` by default)
-  is free;
+- a local model server is free: the ``local:`` models, and ``vllm:`` / ``ollama:`` on this
+  machine or a private network (loopback, 10/8, 172.16/12, 192.168/16, link-local, IPv6
+  unique-local); any other server there is free too unless its model is one the table lists
+  (a hosted model's name behind ``@http://127.0.0.1:4000`` is a gateway such as LiteLLM, not a
+  local model): it is priced as that model (issue #47);
 - anything else — a hosted ``@URL`` endpoint, a model the table does not list, a provider
   without a table — is **unknown**: the dry run says so before anything is sent, and
   ``--max-cost`` refuses to start (a limit cannot hold on a price it does not know).
@@ -81,11 +83,13 @@ class Price:
     output_per_m: float
     known: bool = True
     why: str = ""
+    rule: str = ""
+    """Which rule priced it, for ``--dry-run`` (see the module)."""
 
     @classmethod
     def unknown(cls, why: str) -> Price:
         """No price: counted as $0, and said so."""
-        return cls(0.0, 0.0, known=False, why=why)
+        return cls(0.0, 0.0, known=False, why=why, rule=f"unknown: {why}")
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         """The cost of one call in USD."""
@@ -100,7 +104,7 @@ class Price:
         )
 
 
-FREE = Price(0.0, 0.0)
+FREE = Price(0.0, 0.0, rule="free: a local model server")
 
 
 def is_private_endpoint(url: str | None) -> bool:
@@ -127,24 +131,50 @@ def price_for(spec: JudgeSpec, override: tuple[float, float] | None = None) -> P
         override: ``--price IN,OUT``, for every judge of the run.
     """
     if override is not None:
-        return Price(*override)
+        return Price(*override, rule="--price")
     entry = entry_for(spec.provider)
     if entry.protocol == "local":
         return FREE
+    table = price_table()
     if entry.is_home(spec.base_url):
         if entry.prices == "free":
             return FREE
         if entry.prices == "list":
-            table = price_table()
             found = table.lookup(entry.name, spec.model)
             if found is not None:
-                return Price(*found)
+                return Price(*found, rule=f"list price (prices.json of {table.date})")
             return Price.unknown(f"{spec.model} is not in medjudge's price table of {table.date}")
         return Price.unknown(f"medjudge keeps no prices for {entry.name}")
     endpoint = entry.endpoint(spec.base_url)
     if is_private_endpoint(endpoint):
-        return FREE
+        if entry.prices == "free":  # vllm:, ollama: on another private host
+            return FREE
+        listed = _listed_anywhere(table, entry.name, spec.model)
+        if listed is not None:  # a gateway (LiteLLM...) serving a hosted model: not free
+            return Price(
+                *listed,
+                rule=f"list price of {spec.model} (prices.json of {table.date}): a hosted "
+                "model's name on a server on this machine or a private network, priced as "
+                "the hosted model (a gateway); --price 0,0 if it is a local model",
+            )
+        return replace(
+            FREE,
+            rule="free: a server on this machine or a private network, serving a model no "
+            "price list names",
+        )
     return Price.unknown(f"{endpoint} is not on this machine or a private network")
+
+
+def _listed_anywhere(table: PriceTable, provider: str, model: str) -> tuple[float, float] | None:
+    """A model's list price under ``provider``, else under any provider of the table (a
+    gateway may serve Claude through OpenAI's API)."""
+    found = table.lookup(provider, model)
+    if found is not None:
+        return found
+    return next(
+        (p for name in sorted(table.prices) if (p := table.lookup(name, model)) is not None),
+        None,
+    )
 
 
 def unknown_notes(prices: dict[str, Price]) -> list[str]:

@@ -43,8 +43,9 @@ served in-process, :mod:`.local_server`)."""
 Prices = Literal["list", "free", "unknown"]
 """Where a judge's prices come from at the entry's own endpoint: ``list`` the dated table of
 :mod:`.pricing` (``prices.json``), ``free`` nothing (self-hosted), ``unknown`` not known until
-``--price`` gives one. Any other endpoint (``@URL``) is free on this machine or a private
-network and unknown anywhere else (:func:`~.pricing.price_for`)."""
+``--price`` gives one. Any other endpoint (``@URL``) is unknown unless it is on this machine
+or a private network: free there, but priced as the hosted model when it serves one the table
+lists (a gateway; :func:`~.pricing.price_for`)."""
 
 AZURE_API_VERSION = "2024-10-21"
 """The Azure OpenAI ``api-version`` sent unless ``AZURE_OPENAI_API_VERSION`` or

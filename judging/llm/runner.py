@@ -144,6 +144,8 @@ class RunSummary:
     """The judges without a price."""
     price_notes: list[str] = field(default_factory=list)
     """Why each of them has none (``no price known for NAME (why)``)."""
+    price_rules: dict[str, str] = field(default_factory=dict)
+    """Which rule priced each judge version (:func:`~.pricing.price_for`), for ``--dry-run``."""
     concurrency: int = 0
     """The calls in flight asked for (``--concurrency``)."""
     concurrency_lowest: int | None = None
@@ -295,6 +297,7 @@ def _planned(
     prices = {j.rater: price_for(j.spec, options.price_override) for j in versions}
     summary.unknown_prices = sorted(name for name, p in prices.items() if not p.known)
     summary.price_notes = unknown_notes(prices)
+    summary.price_rules = {name: p.rule for name, p in sorted(prices.items())}
     summary.est_cost_known = not summary.unknown_prices
     _estimate(summary, todo, prices)
     return RunPlan(versions, items, calls, todo, prices, lease), summary

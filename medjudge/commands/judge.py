@@ -264,10 +264,11 @@ def judge(
     price: Annotated[
         str | None,
         typer.Option(
-            help="The price of this run's judges: IN,OUT USD per 1M tokens. Known without it: "
-            "the providers' own APIs (medjudge's dated price table) and servers on this "
-            "machine or a private network (free); anything else is unknown, and --max-cost "
-            "then refuses to start.",
+            help="The price of this run's judges: IN,OUT USD per 1M tokens (0 to 1,000). "
+            "Known without it: the providers' own APIs (medjudge's dated price table) and "
+            "servers on this machine or a private network (free, unless they serve a model the "
+            "table lists: a gateway, priced as that model); anything else is unknown, and "
+            "--max-cost then refuses to start.",
         ),
     ] = None,
     dry_run: Annotated[
@@ -670,6 +671,9 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
                 "run with --batch again to collect them (add --wait to stay until they are)"
             )
     if dry_run:
+        for rater, rule in s.price_rules.items():
+            if not rule.startswith("unknown: "):  # the unknown ones: the notes below
+                out(f"price of {rater}: {rule}")
         for note in s.price_notes:
             out(f"note: {note}; {PRICE_NOTE}")
         if s.price_notes and max_cost is not None:
