@@ -62,4 +62,44 @@ def test_unknown_field_is_named(tmp_path: Path) -> None:
     import_file(s, write_jsonl(tmp_path / "p.jsonl", [pairwise_row(0, p=1)]), "pairwise", actor="t")
     s.close()
     r = cli.invoke(app, ["report", str(path), "--by", "specialty"])
-    assert r.exit_code == 1 and "no item has the field 'specialty' (metadata fields: p)" in r.stderr
+    assert (
+        r.exit_code == 1
+        and "no item has the field 'specialty' (fields: batch, kind, p)" in r.stderr
+    )
+
+
+def test_by_batch_and_kind_as_status_takes_them(tmp_path: Path) -> None:
+    """``status --by batch`` worked and ``report --by batch`` said no item has the field; a
+    metadata field named like a built-in cannot shadow the item's own batch either."""
+    path = tmp_path / "b.db"
+    s = Study.create(path, actor="t")
+    rows = [{**pairwise_row(i), "batch": ["w1", "w2"][i % 2]} for i in range(20)]
+    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="t")
+    rng = random.Random(3)
+    votes: dict[tuple[str, str], str] = {}
+    units = s.conn.execute(
+        "SELECT u.id, i.ext_id FROM units u JOIN items i ON i.id = u.item_id "
+        "WHERE u.criterion = 'correctness'"
+    ).fetchall()
+    for unit, ext in units:
+        for who in ("ann", "bob"):
+            votes[(ext, who)] = rng.choice("AB")
+            set_label(s, unit, who, votes[(ext, who)])
+    s.close()
+    status = cli.invoke(app, ["status", str(path), "--by", "batch"])
+    assert status.exit_code == 0, status.output
+    r = cli.invoke(app, ["report", str(path), "-f", "json", "--by", "batch", "--by", "kind"])
+    assert r.exit_code == 0, r.output
+    crit = next(c for c in json.loads(r.stdout)["criteria"] if c["name"] == "correctness")
+    per_batch = [
+        c
+        for c in crit["comparisons"]
+        if c["view"] == "human_human" and c["slice_by"] == "batch" and c["ties"] == "with"
+    ]
+    assert [c["slice_value"] for c in per_batch] == ["w1", "w2"]
+    for c in per_batch:
+        exts = [f"p{i}" for i in range(20) if ["w1", "w2"][i % 2] == c["slice_value"]]
+        agree = sum(votes[(e, "ann")] == votes[(e, "bob")] for e in exts) / len(exts)
+        assert c["n"] == 10 and abs(c["metrics"]["percent"]["value"] - agree) < 1e-12
+    # one kind: no slice of one group
+    assert not [c for c in crit["comparisons"] if c["slice_by"] == "kind"]

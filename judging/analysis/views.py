@@ -266,7 +266,10 @@ def _slicers(
         "category": lambda u: u.category,
     }
     for name in by:
-        candidates[name] = lambda u, name=name: u.meta.get(name)  # type: ignore[misc]
+        if name == "kind":  # the item fields status --by takes too (store.slices.BUILT_IN)
+            candidates[name] = lambda u: u.kind
+        elif name != "batch":  # batch: the item's own field, above
+            candidates[name] = lambda u, name=name: u.meta.get(name)  # type: ignore[misc]
     keys: dict[str, list[str | None]] = {name: [] for name in candidates}
     for u in units:
         info = data.units[u]  # built once per unit, read by every dimension

@@ -13,7 +13,7 @@ import typer
 from medjudge.store.literal import json_escaped
 from medjudge.store.paths import login_name
 from medjudge.store.safe_write import refuse_protected, text_output
-from medjudge.store.slices import metadata_fields
+from medjudge.store.slices import BUILT_IN, metadata_fields
 from medjudge.store.visibility import require_unblinded
 
 from .common import OnlyStudyArg, UserError, opened, out, standard_output, user_errors
@@ -158,13 +158,11 @@ def report(
     with opened(study) as s:
         require_unblinded(s, login_name(), "the report")
         fields = tuple(by or ())
-        known = set(metadata_fields(s))
+        known = {*BUILT_IN, *metadata_fields(s)}  # as status --by: batch, kind, metadata
         unknown = [f for f in fields if f not in known]
         if unknown:
             there = ", ".join(sorted(known)) or "none"
-            raise UserError(
-                f"--by: no item has the field {unknown[0]!r} (metadata fields: {there})"
-            )
+            raise UserError(f"--by: no item has the field {unknown[0]!r} (fields: {there})")
         data = build_report(
             s,
             ReportOptions(
