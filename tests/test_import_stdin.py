@@ -53,3 +53,44 @@ def test_bad_record_on_stdin_names_the_line_and_field(tmp_path: Path) -> None:
     r = run(["import", "s.db", "-", "--kind", "pairwise"], rows, tmp_path)
     assert r.returncode == 1
     assert r.stderr.startswith("error: standard input, line 2, field ")
+
+
+def test_an_endless_stream_fails_at_its_first_bad_line(tmp_path: Path) -> None:
+    """Two good lines, a bad one, then standard input stays open and is fed without end: the
+    import fails on line 3 while the stream is still running (it copied all of standard input
+    to a temporary file first, up to 4 GiB, before reading line 1). The feeding stops when
+    the import has exited and closed its end."""
+    import threading
+
+    good = "".join(json.dumps(pairwise_row(i)) + "\n" for i in range(2))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "medjudge", "import", "s.db", "-", "--kind", "pairwise"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    assert proc.stdin is not None
+    fed = [0]
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        block = (json.dumps(pairwise_row(9)) + "\n").encode() * 1000
+        try:
+            proc.stdin.write(good.encode() + b'{"id": "bad", "question": 3}\n')
+            proc.stdin.flush()
+            while fed[0] < 8 << 30:  # bounded: never more than the old 4 GiB limit twice
+                proc.stdin.write(block)
+                fed[0] += len(block)
+        except (BrokenPipeError, OSError):
+            return
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    code = proc.wait(timeout=120)
+    feeder.join(timeout=120)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert code == 1, err
+    assert "standard input, line 3" in err and "Traceback" not in err
+    assert fed[0] < 1 << 30, f"{fed[0]:,} bytes were read before the bad line was seen"
+    assert not (tmp_path / "s.db").exists(), "a failed first import leaves no study"

@@ -27,19 +27,25 @@ __all__ = ["FORMATS", "STDIN", "is_stdin", "read_bytes", "read_records", "stdin_
 
 
 def _stdin_file() -> BinaryIO:
-    """Standard input as a rewound temporary file (copied once, with the stated limits)."""
+    """Standard input as a rewound file, spooled to a temporary file as far as it is read
+    (once per process, with the stated limits: a read past one raises TooLarge)."""
     if not _stdin:
-        try:
-            _stdin.append(spool_stdin())
-        except TooLarge as exc:
-            raise ImportProblem(STDIN, str(exc)) from None
+        _stdin.append(spool_stdin())
     _stdin[0].seek(0)
     return _stdin[0]
 
 
+def _stdin_read(n: int = -1) -> bytes:
+    """Up to ``n`` bytes of standard input from its start (-1: all of it)."""
+    try:
+        return _stdin_file().read(n)
+    except TooLarge as exc:
+        raise ImportProblem(STDIN, str(exc)) from None
+
+
 def stdin_head(n: int) -> bytes:
     """The first ``n`` bytes of standard input (which stays readable from its start)."""
-    return _stdin_file().read(n)
+    return _stdin_read(n)
 
 
 def read_bytes(path: Path) -> bytes:
@@ -50,7 +56,7 @@ def read_bytes(path: Path) -> bytes:
     """
     try:
         if is_stdin(path):
-            data = _stdin_file().read(MAX_JSON_BYTES + 1)
+            data = _stdin_read(MAX_JSON_BYTES + 1)
         else:
             _check_file(path)
             with path.open("rb") as fh:
@@ -144,8 +150,11 @@ def file_sha256(path: Path) -> str:
     try:
         if is_stdin(path):
             digest, fh = hashlib.sha256(), _stdin_file()
-            while block := fh.read(1 << 20):
-                digest.update(block)
+            try:
+                while block := fh.read(1 << 20):
+                    digest.update(block)
+            except TooLarge as exc:
+                raise ImportProblem(STDIN, str(exc)) from None
             return digest.hexdigest()
         _check_file(path)
         with path.open("rb") as fh:

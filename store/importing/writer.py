@@ -182,7 +182,9 @@ def store_items(
     summary = ImportSummary(
         file="standard input" if is_stdin(file) else file.name, kind=kind, skipped=skipped or []
     )
-    sha = file_sha256(file) if is_stdin(file) or file.exists() else ""
+    # a file is hashed first; standard input once it has been read, so that a bad line of a
+    # stream that never ends is found where it stands, not after copying the stream
+    sha = file_sha256(file) if not is_stdin(file) and file.exists() else ""
     settings = study.settings
     criteria = settings.criteria_for(kind)
     with study.tx() as conn:
@@ -218,9 +220,11 @@ def store_items(
         if summary.items_added == 0 and summary.labels_added == 0:
             conn.execute("DELETE FROM imports WHERE id = ?", (import_id,))
         else:
+            if is_stdin(file):
+                sha = file_sha256(file)  # all of it has been read: hashing reads no further
             conn.execute(
-                "UPDATE imports SET n_items = ?, n_labels = ? WHERE id = ?",
-                (summary.items_added, summary.labels_added, import_id),
+                "UPDATE imports SET n_items = ?, n_labels = ?, sha256 = ? WHERE id = ?",
+                (summary.items_added, summary.labels_added, sha, import_id),
             )
             audit(
                 conn,
