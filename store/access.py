@@ -62,8 +62,8 @@ def others_side_file(f: Path) -> tuple[str, str] | None:
     removable = os.access(folder, os.W_OK | os.X_OK) and not sticky
     if removable and (f.name.endswith("-shm") or st.st_size == 0):
         return (
-            f"owned by {owner}, not you (left by their read-only access); you can remove it "
-            "while nobody has the study open",
+            f"owned by {owner}, not you; SQLite makes it again, so you can remove it while "
+            "nobody has the study open",
             f"rm {f}   # only while nobody has the study open",
         )
     return (

@@ -461,6 +461,13 @@ def migrate(conn: sqlite3.Connection, path: Path) -> list[str]:
             f"{path}: this study was written by a newer medjudge (schema {unknown[-1]}); "
             "upgrade medjudge to open it"
         )
+    pending = [name for name, _ in MIGRATIONS if name not in done]
+    if pending and getattr(conn, "read_only", None) is not None:
+        raise StudyError(
+            f"{path}: this study must first be brought up to this medjudge's schema "
+            f"({pending[-1]}), which needs write access you do not have here; someone who can "
+            f"write it runs any command on it once (`medjudge status {path}`)"
+        )
     new: list[str] = []
     for name, sql in MIGRATIONS:
         if name in done:

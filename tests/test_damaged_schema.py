@@ -1,7 +1,7 @@
-"""A study missing part of its schema — a table, a view, a trigger — is refused by every command
-with one line, before any work (#43): before, ``doctor`` passed it, ``import``, ``retire``,
-``assign``, ``settings`` and ``backup`` exited 0, and ``judge`` paid for its calls and only then
-met the missing view. Item data that is not a JSON object names the item instead of a
+"""Regression tests for #43: a study missing part of its schema — a table, a view, a trigger —
+is refused by every command with one line, before any work. Before, ``doctor`` passed it,
+``import``, ``retire``, ``assign``, ``settings`` and ``backup`` exited 0, and ``judge`` paid for
+its calls and only then met the missing view. Item data that is not a JSON object names the item instead of a
 traceback."""
 
 from __future__ import annotations

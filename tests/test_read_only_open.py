@@ -1,7 +1,7 @@
 """The read-only open path (``store.db.connect`` for a login that cannot write the study), as
 far as it can be seen without a second login: no file is made beside the study, a write is
 refused with the reason, and a reader opened without a ``-wal`` sees a writer that starts later
-(:meth:`Study.refresh`). The real logins are in ``test_read_only_share.py`` (#43)."""
+(:meth:`Study.refresh`). The real logins are in ``test_read_only_share.py``."""
 
 from __future__ import annotations
 

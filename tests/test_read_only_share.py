@@ -1,4 +1,4 @@
-"""Reading a study one may not write, with real Unix users and the real ``medjudge`` (#43).
+"""Reading a study one may not write, with real Unix users and the real ``medjudge``.
 
 - A reader whose login may only read the study, in the team's folder (which they may write),
   leaves no ``-wal``/``-shm`` files of their own behind: the lead's next write works.
