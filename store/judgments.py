@@ -207,8 +207,18 @@ def record_call(conn: sqlite3.Connection, row: Mapping[str, object]) -> None:
 def start_run(
     study: Study, judges: Sequence[str], params: JsonObject, actor: str, calls_needed: int
 ) -> int:
-    """Open a judge run row; returns its id."""
+    """Open a judge run row; returns its id.
+
+    The caller holds the run leases of these judge versions (:func:`.leases.take`), so an
+    earlier run of any of them that is still ``running`` has died without recording its end
+    (SIGKILL, a power cut): it is marked ``killed`` here, in the same transaction."""
     with study.tx() as conn:
+        conn.execute(
+            "UPDATE judge_runs SET status = 'killed' WHERE status = 'running' AND EXISTS "
+            "(SELECT 1 FROM json_each(judge_runs.judges) j "
+            "WHERE j.value IN (SELECT value FROM json_each(?)))",
+            (dumps(list(judges)),),
+        )
         return int(
             conn.execute(
                 "INSERT INTO judge_runs (judges, params, actor, started_at, calls_needed) VALUES (?, ?, ?, ?, ?)",

@@ -174,3 +174,51 @@ def test_the_heartbeat_refreshes_the_lease(tmp_path: Path) -> None:
         again = leases.take(s, [("k", "judge-k")])  # free once released
         assert again.taken_over == []
         leases.release(s, again.token)
+
+
+def test_a_sigkilled_run_is_not_left_running(tmp_path: Path) -> None:
+    """A judge run killed with SIGKILL cannot record its end: its row said ``running`` for
+    ever. The next run of its judge version takes the dead run's lease over and marks it
+    ``killed``; nothing else is changed."""
+    import signal
+
+    path = tmp_path / "s.db"
+    small_study(path, pairwise=2, statements=0).close()
+    arrived, let_go = threading.Event(), threading.Event()
+
+    def held(req: FakeRequest) -> Reply:
+        arrived.set()
+        if not let_go.wait(WAIT_S):
+            return Reply("", status=500)
+        return GOOD(req)
+
+    with FakeLLMServer(held) as server:
+        spec = f"openai:m@{server.openai_url}"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "medjudge", "judge", str(path), "-j", spec, "--samples", "1"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        )
+        try:
+            assert arrived.wait(WAIT_S), "the run's first call never arrived"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(WAIT_S)
+        finally:
+            let_go.set()
+        conn = sqlite3.connect(path)
+        try:
+            (before,) = conn.execute("SELECT id, status, finished_at FROM judge_runs").fetchall()
+        finally:
+            conn.close()
+        assert before[1:] == ("running", None)
+        r = judge(path, server.openai_url)
+        assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
+        assert "took over the run lease of" in r.stdout  # type: ignore[attr-defined]
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT id, status FROM judge_runs ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    assert rows == [(before[0], "killed"), (before[0] + 1, "done")]
