@@ -1,8 +1,8 @@
 """The user's private settings: API keys and defaults, from the environment or a TOML file.
 
 Keys are read from ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` first, then from
-``settings.toml`` in the data folder (see :mod:`medjudge.store.paths`). The file must be readable by
-its owner only (mode 600), or it is refused. Keys are handed to the provider clients and
+``settings.toml`` in the data folder (see :mod:`medjudge.store.paths`). A file that holds a key must be
+readable by its owner only (mode 600), or it is refused. Keys are handed to the provider clients and
 nowhere else: never to the study file, logs, exports or error messages.
 
 These keys are for the providers' own endpoints only (api.openai.com, api.anthropic.com). A
@@ -12,7 +12,12 @@ here by the environment variable that holds it::
     [endpoints."https://openrouter.ai/api/v1"]
     key_env = "OPENROUTER_API_KEY"
 
-(the routing itself: ``medjudge.judging.llm.key_routing``).
+    [endpoints."http://10.0.0.5:4000/v1"]   # a gateway on a private network, plain http
+    key_env = "GATEWAY_KEY"
+    allow_http = true
+
+(the routing itself: ``medjudge.judging.llm.key_routing``). A file that holds a key must be
+readable by its owner only; one that only names variables may be shared.
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ class EndpointSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    key_env: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The environment variable holding the key for this endpoint (never the key itself)."""
+    allow_http: bool = False
+    """Let a key go to this endpoint over plain http (a gateway on a private network only)."""
 
 
 class UserSettings(BaseModel):
@@ -74,7 +81,7 @@ class UserSettings(BaseModel):
 
     def endpoint_key_envs(self) -> dict[str, str]:
         """Server URL (as written in this file) → the variable holding its key."""
-        return {url: e.key_env for url, e in self.endpoints.items()}
+        return {url: e.key_env for url, e in self.endpoints.items() if e.key_env is not None}
 
 
 def load(path: Path | None = None) -> UserSettings:
@@ -98,17 +105,27 @@ def load(path: Path | None = None) -> UserSettings:
 
 
 def _read(p: Path) -> UserSettings:
+    """The file's settings; one that holds a key must be readable by its owner only (one that
+    only names variables, defaults and endpoints holds no secret and may be shared)."""
     mode = p.stat().st_mode
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise SettingsError(
-            f"{p}: holds API keys but others can read it; run `chmod 600 {p}` first"
-        )
+    shared = bool(mode & (stat.S_IRWXG | stat.S_IRWXO))
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        if shared:  # perhaps a key in it: never guess
+            raise _readable_by_others(p) from None
         raise SettingsError(f"{p}: not valid TOML ({exc})") from None
     try:
-        return UserSettings.model_validate(data)
+        loaded = UserSettings.model_validate(data)
     except ValidationError as exc:
+        if shared:
+            raise _readable_by_others(p) from None
         fields = ", ".join(".".join(str(x) for x in e["loc"]) for e in exc.errors())
         raise SettingsError(f"{p}: invalid setting(s): {fields}") from None
+    if shared and loaded.file_keys():
+        raise _readable_by_others(p)
+    return loaded
+
+
+def _readable_by_others(p: Path) -> SettingsError:
+    return SettingsError(f"{p}: holds API keys but others can read it; run `chmod 600 {p}` first")

@@ -26,6 +26,8 @@ from medjudge.judging.llm.key_routing import (
     check_transport,
     gather_keys,
     is_loopback,
+    is_private_host,
+    prepare_access,
     resolve_endpoint,
     route_key,
 )
@@ -238,7 +240,8 @@ def call_keys(study: Path, judge_name: str) -> set[str]:
 
 def test_openai_base_url_is_part_of_the_judge(study: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run with OPENAI_BASE_URL and one without: two judge versions, no cached call shared,
-    the default key only at the provider's own endpoint, the endpoints shown by status."""
+    OPENAI_API_KEY going with OPENAI_BASE_URL (as the SDK and every gateway's docs expect: it
+    was withheld, and every call failed), the endpoints shown by status."""
     with FakeLLMServer(GOOD) as official, FakeLLMServer(GOOD) as proxy:
         home, elsewhere = official.openai_url, proxy.openai_url
         # For this test api.openai.com is the first fake server.
@@ -254,12 +257,12 @@ def test_openai_base_url_is_part_of_the_judge(study: Path, monkeypatch: pytest.M
         moved = f"openai:fake@{proxy.openai_url}"
         notes = r.stdout.splitlines()[:2]  # type: ignore[attr-defined]
         assert f"OPENAI_BASE_URL is set, so this judge calls {proxy.openai_url}" in notes[0]
-        assert notes[1] == f"note: {moved}: {NOTICE}"
+        assert NOTICE not in r.stdout  # type: ignore[attr-defined]
         assert f"judge version: {moved}" in r.stdout  # type: ignore[attr-defined]
         assert "0 cached" in r.stdout  # type: ignore[attr-defined]
         calls_needed = 2 * 2  # two items × AB/BA × one sample
         assert proxy.count() == calls_needed, "nothing of the first run's cache was reused"
-        assert {auth(req) for req in proxy.requests} == {"not-needed"}, "no default key there"
+        assert {auth(req) for req in proxy.requests} == {ENV_KEY}, "the key goes with the URL"
         assert official.count() == calls_needed, "the official endpoint was not called again"
 
         # The same again: each version is cached on its own.
@@ -277,6 +280,57 @@ def test_openai_base_url_is_part_of_the_judge(study: Path, monkeypatch: pytest.M
     assert f"; endpoint {home}" in r.stdout and f"; endpoint {elsewhere}" in r.stdout
 
 
+def test_the_key_goes_with_the_base_url_only_to_that_url(tmp_path: Path) -> None:
+    """OPENAI_API_KEY goes with OPENAI_BASE_URL to that URL, not to another @URL judge of
+    the same run; a key named for the URL in settings.toml stays first; without
+    OPENAI_API_KEY the URL is called without a key."""
+    env = {"OPENAI_BASE_URL": "https://gateway.example/v1", "OPENAI_API_KEY": ENV_KEY}
+    specs = [parse_judge_spec("openai:gpt-4o"), parse_judge_spec("openai:m@https://b.example/v1")]
+    access = prepare_access(specs, UserSettings(), environ=env)
+    moved, other = access.specs
+    assert moved.base_url == "https://gateway.example/v1"
+    route = route_key(moved, access.keys)
+    assert route.key == ENV_KEY and route.source and "OPENAI_API_KEY" in route.source
+    assert route_key(other, access.keys).key is None
+    named = UserSettings.model_validate(
+        {"endpoints": {"https://gateway.example/v1": {"key_env": "GW_KEY"}}}
+    )
+    access = prepare_access(specs[:1], named, environ={**env, "GW_KEY": ENDPOINT_KEY})
+    assert route_key(access.specs[0], access.keys).key == ENDPOINT_KEY
+    access = prepare_access(
+        specs[:1], UserSettings(), environ={"OPENAI_BASE_URL": env["OPENAI_BASE_URL"]}
+    )
+    assert route_key(access.specs[0], access.keys, required=False).key is None
+    assert ENV_KEY not in repr(access)
+
+
+def test_plain_http_to_a_private_network_gateway_only_when_opted_in() -> None:
+    """A key over plain http goes to a private-network server only when settings.toml opts
+    the endpoint in (allow_http = true), said once; never to a public host. No connection is
+    made: the rules are checked before any."""
+    url = "http://10.20.30.40:4000/v1"
+    spec = parse_judge_spec(f"openai:gpt-4o@{url}")
+    plain = UserSettings.model_validate({"endpoints": {url: {"key_env": "GW_KEY"}}})
+    env = {"GW_KEY": ENDPOINT_KEY}
+    with pytest.raises(ProviderConfigError, match="over plain http to http://10.20.30.40:4000"):
+        prepare_access([spec], plain, environ=env)
+    opted = UserSettings.model_validate(
+        {"endpoints": {url: {"key_env": "GW_KEY", "allow_http": True}}}
+    )
+    access = prepare_access([spec], opted, environ=env)
+    assert route_key(access.specs[0], access.keys).key == ENDPOINT_KEY
+    (said,) = [n for n in access.notices if "over plain http" in n]
+    assert said.startswith(f"openai:gpt-4o@{url}: sending the key (GW_KEY, named in settings")
+    assert said.endswith("as settings.toml allows (allow_http = true)")
+    public = "http://gateway.example/v1"
+    spec = parse_judge_spec(f"openai:gpt-4o@{public}")
+    opted = UserSettings.model_validate(
+        {"endpoints": {public: {"key_env": "GW_KEY", "allow_http": True}}}
+    )
+    with pytest.raises(ProviderConfigError, match="private network only"):
+        prepare_access([spec], opted, environ=env)
+
+
 def test_a_base_url_variable_set_to_the_default_changes_nothing() -> None:
     spec = parse_judge_spec("openai:gpt-4o")
     same, notice = resolve_endpoint(spec, {"OPENAI_BASE_URL": "https://API.openai.com/v1/"})
@@ -291,6 +345,15 @@ def test_a_base_url_variable_set_to_the_default_changes_nothing() -> None:
 
 
 # --------------------------------------------------------------------------- the rules
+
+
+def test_is_private_host() -> None:
+    for host in ("127.0.0.1", "::1", "localhost", "10.0.0.1", "172.16.5.4", "192.168.1.2"):
+        assert is_private_host(host), host
+    for host in ("fd00::1", "169.254.1.1"):
+        assert is_private_host(host), host
+    for host in ("8.8.8.8", "example.invalid", "172.32.0.1", "", "2001:4860::1"):
+        assert not is_private_host(host), host
 
 
 def test_is_loopback() -> None:

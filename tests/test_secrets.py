@@ -339,6 +339,25 @@ def test_settings_file_readable_by_others_is_refused(home: Path, tmp_path: Path)
     assert stat.S_IMODE(toml.stat().st_mode) == 0o600
 
 
+def test_a_settings_file_that_names_only_variables_may_be_shared(
+    home: Path, tmp_path: Path
+) -> None:
+    """A settings.toml with defaults and endpoints naming variables holds no secret: readable by
+    others it is read (it was refused as if it held keys); one holding a key still is not."""
+    toml = home / "settings.toml"
+    toml.write_text(
+        'concurrency = 4\n[endpoints."https://gateway.example/v1"]\nkey_env = "GW_KEY"\n'
+    )
+    toml.chmod(0o644)
+    study = make_study(tmp_path / "s.db", n=1)
+    r = cli.invoke(app, ["judge", str(study), "-j", "openai:gpt-4o", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    toml.write_text(f'concurrency = 4\nopenai_api_key = "{TOML_OPENAI}"\n')
+    toml.chmod(0o644)
+    r = cli.invoke(app, ["judge", str(study), "-j", "openai:gpt-4o", "--dry-run"])
+    assert r.exit_code == 1 and "others can read it" in r.stderr and not leaks(r.output)
+
+
 @pytest.mark.parametrize(
     "body",
     [

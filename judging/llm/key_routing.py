@@ -10,8 +10,14 @@ Rules:
   every ``@URL`` judge of that run), else an entry of ``settings.toml``
   (``[endpoints."URL"] key_env = "NAME"``). Without one it is called with a placeholder that is
   no secret (local servers need none), and the run says so (:attr:`KeyRoute.notice`).
+* The provider's base-URL variable moves its judges (``OPENAI_BASE_URL``, see below) and, as
+  the SDK and every gateway's documentation expect, its own key variable
+  (``OPENAI_API_KEY``) goes with it to that URL, unless a key is named for the URL.
 * A key is never sent over plain ``http`` to a host that is not loopback (127.0.0.0/8, ::1,
-  ``localhost``): :func:`check_transport` refuses before any connection is made.
+  ``localhost``): :func:`check_transport` refuses before any connection is made — except to a
+  server on a private network (10/8, 172.16/12, 192.168/16, fc00::/7, link-local) whose entry
+  in ``settings.toml`` opts in (``[endpoints."URL"] allow_http = true``), which the run says
+  once. A public host never gets a key over plain http.
 
 Endpoints: the SDKs read ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` themselves; medjudge
 always hands them the endpoint explicitly, and :func:`resolve_endpoint` honours those variables
@@ -48,6 +54,7 @@ __all__ = [
     "check_transport",
     "gather_keys",
     "is_loopback",
+    "is_private_host",
     "key_notices",
     "prepare_access",
     "resolve_endpoint",
@@ -58,27 +65,47 @@ NO_KEY_HINT = "--key-env NAME to send one"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def is_loopback(host: str | None) -> bool:
-    """Whether ``host`` is this machine: ``localhost``, 127.0.0.0/8 or ``::1``."""
+def _address(host: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | str | None:
+    """``host`` as an IP address, ``"localhost"``, or None (a name, never resolved: a name may
+    point anywhere)."""
     if not host:
-        return False
+        return None
     host = host.strip("[]").lower().rstrip(".")
     if host == "localhost":
-        return True
+        return host
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host)
     except ValueError:
-        return False
+        return None
 
 
-def check_transport(endpoint: str, has_key: bool, name: str, source: str | None) -> None:
-    """Refuse to send a key over plain ``http`` to a host that is not loopback.
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` is this machine: ``localhost``, 127.0.0.0/8 or ``::1``."""
+    a = _address(host)
+    return a == "localhost" or (not isinstance(a, str) and a is not None and a.is_loopback)
+
+
+def is_private_host(host: str | None) -> bool:
+    """Whether ``host`` is this machine or on a private network: ``localhost`` or an IP address
+    that is loopback, private or link-local (a host name is not resolved, so never private)."""
+    a = _address(host)
+    if a is None or isinstance(a, str):
+        return a == "localhost"
+    return a.is_loopback or a.is_private or a.is_link_local
+
+
+def check_transport(
+    endpoint: str, has_key: bool, name: str, source: str | None, *, allow_http: bool = False
+) -> None:
+    """Refuse to send a key over plain ``http`` to a host that is not loopback (or, with
+    ``allow_http``, not on a private network).
 
     Args:
         endpoint: The URL that would be called.
         has_key: Whether a real key (not the placeholder) would go with the calls.
         name: The judge, for the message.
         source: Where the key comes from, for the message (never the key).
+        allow_http: ``settings.toml`` opts this endpoint in (``allow_http = true``).
 
     Raises:
         ProviderConfigError: the key would cross the network unencrypted.
@@ -86,6 +113,15 @@ def check_transport(endpoint: str, has_key: bool, name: str, source: str | None)
     parts = urlsplit(endpoint)
     if not has_key or parts.scheme != "http" or is_loopback(parts.hostname):
         return
+    if allow_http and is_private_host(parts.hostname):
+        return
+    if allow_http:
+        raise ProviderConfigError(
+            f"{name}: refusing to send the API key ({source or 'given'}) over plain http to "
+            f"{endpoint}: allow_http opts in a server on a private network only, and this is "
+            "not one; use https",
+            provider=name,
+        )
     raise ProviderConfigError(
         f"{name}: refusing to send the API key ({source or 'given'}) over plain http to "
         f"{endpoint}: use https, or a server on this machine (127.0.0.1, ::1, localhost)",
@@ -101,7 +137,8 @@ class NamedKey:
     """The environment variable's name (for a key from ``settings.toml``: the provider's)."""
     where: str
     """``env`` (a provider's own variable), ``settings`` (its key in ``settings.toml``),
-    ``--key-env`` or ``endpoints`` (named for an endpoint in ``settings.toml``)."""
+    ``--key-env``, ``endpoints`` (named for an endpoint in ``settings.toml``) or ``base_url``
+    (the provider's own variable, going with its base-URL variable)."""
     key: str | None = field(default=None, repr=False)
     """Its value; ``None`` when the variable is not set."""
 
@@ -113,6 +150,7 @@ class NamedKey:
             "settings": "settings.toml",
             "--key-env": f"--key-env {self.env}",
             "endpoints": f"{self.env}, named in settings.toml",
+            "base_url": f"{self.env}, with the provider's base-URL variable",
         }.get(self.where, self.env)
 
 
@@ -125,11 +163,14 @@ class KeyRing:
             that provider's own endpoint only.
         endpoints: Normalised ``@URL`` → the key named for it in ``settings.toml``.
         run_key: ``judge --key-env NAME``: the key for every ``@URL`` judge of the run.
+        http_allowed: Normalised ``@URL`` s that ``settings.toml`` lets take a key over plain
+            http (``allow_http = true``; private networks only).
     """
 
     defaults: Mapping[str, NamedKey] = field(default_factory=dict)
     endpoints: Mapping[str, NamedKey] = field(default_factory=dict)
     run_key: NamedKey | None = None
+    http_allowed: frozenset[str] = frozenset()
 
     @classmethod
     def from_environment(
@@ -196,14 +237,20 @@ def gather_keys(
             )
         run_key = NamedKey(key_env, "--key-env", env[key_env])
     endpoints: dict[str, NamedKey] = {}
-    for url, var in settings.endpoint_key_envs().items():
+    allowed: set[str] = set()
+    for url, entry in settings.endpoints.items():
         try:
             where = normalise_url(url)
         except SpecError as exc:
             raise ProviderConfigError(f"settings.toml: [endpoints.{url!r}]: {exc}") from None
-        endpoints[where] = NamedKey(var, "endpoints", env.get(var) or None)
+        if entry.key_env is not None:
+            endpoints[where] = NamedKey(entry.key_env, "endpoints", env.get(entry.key_env) or None)
+        if entry.allow_http:
+            allowed.add(where)
     ring = KeyRing.from_environment(env, settings.file_keys())
-    return dataclasses.replace(ring, endpoints=endpoints, run_key=run_key)
+    return dataclasses.replace(
+        ring, endpoints=endpoints, run_key=run_key, http_allowed=frozenset(allowed)
+    )
 
 
 def resolve_endpoint(
@@ -260,7 +307,16 @@ def route_key(spec: JudgeSpec, ring: KeyRing, *, required: bool = True) -> KeyRo
     endpoint = entry.endpoint(spec.base_url)
     if endpoint is not None:
         real = route.key is not None and route.key != PLACEHOLDER_KEY
-        check_transport(endpoint, real, spec.name, route.source)
+        allow = spec.base_url is not None and spec.base_url in ring.http_allowed
+        check_transport(endpoint, real, spec.name, route.source, allow_http=allow)
+        if real and allow and urlsplit(endpoint).scheme == "http":
+            host = urlsplit(endpoint).hostname
+            if not is_loopback(host) and route.notice is None:
+                route = dataclasses.replace(
+                    route,
+                    notice=f"{spec.name}: sending the key ({route.source}) over plain http to "
+                    f"{endpoint}, as settings.toml allows (allow_http = true)",
+                )
     return route
 
 
@@ -319,6 +375,20 @@ class RunAccess:
     notices: list[str]
 
 
+def _key_with_base_url(
+    ring: KeyRing, moved: Mapping[str, ProviderEntry], env: Mapping[str, str]
+) -> KeyRing:
+    """The provider's own key variable named for the URL its base-URL variable moved its
+    judges to (``OPENAI_API_KEY`` with ``OPENAI_BASE_URL``), as the SDK would send it; a key
+    named for that URL in ``settings.toml`` stays first."""
+    endpoints = dict(ring.endpoints)
+    for url, entry in moved.items():
+        if url in endpoints or entry.key_env is None or not env.get(entry.key_env):
+            continue
+        endpoints[url] = NamedKey(entry.key_env, "base_url", env[entry.key_env])
+    return dataclasses.replace(ring, endpoints=endpoints)
+
+
 def prepare_access(
     specs: Iterable[JudgeSpec],
     settings: UserSettings,
@@ -338,9 +408,12 @@ def prepare_access(
     env = os.environ if environ is None else environ
     resolved: list[JudgeSpec] = []
     notices: list[str] = []
+    moved_by_env: dict[str, ProviderEntry] = {}
     for spec in specs:
         moved, notice = resolve_endpoint(spec, env)
         resolved.append(moved)
+        if moved is not spec and moved.base_url is not None:
+            moved_by_env[moved.base_url] = entry_for(spec.provider)
         if notice and notice not in notices:
             notices.append(notice)
     if key_env is not None and not any(s.base_url for s in resolved):
@@ -348,5 +421,6 @@ def prepare_access(
             "--key-env names the key of @URL judges (PROVIDER:MODEL@URL); this run has none"
         )
     keys = gather_keys(settings, key_env, env)
+    keys = _key_with_base_url(keys, moved_by_env, env)
     notices += key_notices(resolved, keys)
     return RunAccess(resolved, keys, notices)

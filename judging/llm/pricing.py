@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
-import ipaddress
 import json
 import math
 import re
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
+from medjudge.judging.llm.key_routing import is_private_host
 from medjudge.judging.llm.provider_registry import entry_for
 from medjudge.judging.llm.provider_types import ProviderConfigError
 from medjudge.judging.llm.specs import JudgeSpec
@@ -108,19 +108,9 @@ FREE = Price(0.0, 0.0, rule="free: a local model server")
 
 
 def is_private_endpoint(url: str | None) -> bool:
-    """Whether ``url`` names a server on this machine or on a private network: ``localhost``
-    or an IP address that is loopback, private or link-local. A host name is not resolved (a
-    name may point anywhere), so it is never private here."""
-    if not url:
-        return False
-    host = (urlsplit(url).hostname or "").strip("[]").lower().rstrip(".")
-    if host == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private or address.is_link_local
+    """Whether ``url`` names a server on this machine or on a private network
+    (:func:`~medjudge.judging.llm.key_routing.is_private_host`: a host name is never)."""
+    return bool(url) and is_private_host(urlsplit(url or "").hostname)
 
 
 def price_for(spec: JudgeSpec, override: tuple[float, float] | None = None) -> Price:

@@ -375,9 +375,11 @@ def judge(
 
     Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY (or settings.toml) and the other providers' own
     variables go only to their provider's own API. An @URL server gets a key only when one is
-    named for it (--key-env NAME, or settings.toml), never over plain http to another machine.
+    named for it (--key-env NAME, or settings.toml), never over plain http to another machine
+    (a private-network gateway may be opted in: settings.toml allow_http = true).
     OPENAI_BASE_URL / ANTHROPIC_BASE_URL move openai:/anthropic: judges to that URL, which is
-    then recorded as the judge's endpoint (a new judge version).
+    then recorded as the judge's endpoint (a new judge version), and OPENAI_API_KEY /
+    ANTHROPIC_API_KEY go with it.
 
     Exit codes: 0 done, every unit judged; 1 the run failed (a server that cannot be reached,
     a rejected key, an unknown model: the run stops after the first such error, or after 5
