@@ -211,7 +211,7 @@ def test_an_unknown_price_is_said_before_the_calls(study: Path, hosted: None) ->
     assert sum("no price known" in x for x in lines) == 1, "said once"
 
 
-# --------------------------------------------------------------------------- gateways (#47)
+# --------------------------------------------------------------------------- gateways on this machine or a private network
 
 
 @pytest.mark.parametrize(
