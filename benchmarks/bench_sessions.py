@@ -87,14 +87,16 @@ Bare().run()
 """
 
 
-def _build(folder: Path) -> Path:
+def _build(folder: Path, items: int = ITEMS) -> Path:
+    """The study: ``items`` pairwise items through the real importer, reviewing under
+    another name allowed (``--reviewer``)."""
     from medjudge.store.importing.run import import_file
     from medjudge.store.settings import StudySettings
     from medjudge.store.study import Study
 
     source = folder / "items.jsonl"
     with source.open("w", encoding="utf-8") as fh:
-        for i in range(ITEMS):
+        for i in range(items):
             row = {
                 "id": f"q{i:03d}",
                 "question": f"Question {i}: my child has a fever of 38.6 °C, what should I do?",
