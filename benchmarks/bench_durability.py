@@ -152,17 +152,35 @@ def _kill(tmux: Tmux, s: Session, how: str, delay: float) -> None:
 
 
 def _dead(tmux: Tmux) -> dict[str, str]:
-    """Sessions whose pane is dead, and how its process ended (``exit 0``, ``signal 9``; empty
-    while tmux has read the pane's last output but not yet learnt how its process ended)."""
+    """Sessions whose pane is dead (tmux has read its last output), and how its process
+    ended (``exit 0``, ``signal 9``; empty while not known yet).
+
+    tmux 3.3 at times leaves a pane's process a zombie for good when several end at once (its
+    SIGCHLD handler misses one), so never learns how it ended: a zombie's own exit code
+    (``/proc/PID/stat``, field 52, as ``waitpid`` gives it) is read instead.
+    """
     out = tmux.command(
-        "list-panes -a -F '#{session_name}|#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}'"
+        "list-panes -a -F "
+        "'#{session_name}|#{pane_pid}|#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}'"
     )
     ended: dict[str, str] = {}
     for line in out.splitlines():
-        name, dead, status, sig = line.split("|")
+        name, pid, dead, status, sig = line.split("|")
         if dead == "1":
-            ended[name] = f"signal {sig}" if sig else f"exit {status}" if status else ""
+            ended[name] = f"signal {sig}" if sig else f"exit {status}" if status else _zombie(pid)
     return ended
+
+
+def _zombie(pid: str) -> str:
+    """How a zombie process ended (empty if ``pid`` is not a zombie)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return ""
+    if fields[0] != "Z":
+        return ""
+    code = int(fields[49])
+    return f"signal {code & 0x7F}" if code & 0x7F else f"exit {code >> 8}"
 
 
 def _settle(tmux: Tmux, sessions: list[Session]) -> None:
