@@ -20,6 +20,8 @@ DEMO_FILES = (
     ("pairwise.jsonl", "pairwise"),
     ("statements.jsonl", "statements"),
     ("rating.jsonl", "rating"),
+    ("match.jsonl", "match"),
+    ("rubric.jsonl", "rubric"),
 )
 
 
