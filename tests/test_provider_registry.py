@@ -183,7 +183,10 @@ def test_batch_support_and_prices_come_from_the_entries(study: Path) -> None:
     assert r.exit_code == 1 and "gemini has none" in r.stderr, r.output
     assert price_for(parse_judge_spec("openai:gpt-4o")).input_per_m == 2.5
     assert price_for(parse_judge_spec("openai:gpt-4o@https://api.openai.com/v1")).known
-    assert price_for(parse_judge_spec("openai:gpt-4o@http://127.0.0.1:1/v1")).cost(10, 10) == 0
+    # a gateway on this machine serving a hosted model's name is priced as that model; a
+    # model name no price table knows there is a local model, free
+    assert price_for(parse_judge_spec("openai:gpt-4o@http://127.0.0.1:1/v1")).input_per_m == 2.5
+    assert price_for(parse_judge_spec("openai:my-llama@http://127.0.0.1:1/v1")).cost(10, 10) == 0
     assert not price_for(parse_judge_spec("gemini:g")).known
     assert price_for(parse_judge_spec("ollama:m")).known
 

@@ -301,14 +301,17 @@ def test_a_dropped_connection_is_named_a_connection_failure(fake: FakeLLMServer,
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_judges_send_through_the_sdks_aiohttp_transport(fake: FakeLLMServer, kind: str) -> None:
-    """Both SDKs' clients carry the SDK's own aiohttp transport (``DefaultAioHttpClient``)."""
+    """Both SDKs' clients carry the SDK's aiohttp transport (``DefaultAioHttpClient``): the
+    SDK's vendored copy, or the ``httpx_aiohttp`` package it used before vendoring it (the
+    oldest SDKs pyproject.toml allows)."""
     provider = build(kind, fake)
     run(call(provider))
     client = provider._clients.first
     sdk_client = client.client if kind == "openai" else client
     transport = sdk_client._client._transport
     assert type(transport).__name__ == "AiohttpTransport", type(transport)
-    assert type(transport).__module__.startswith(f"{kind}._vendor.httpx_aiohttp")
+    module = type(transport).__module__
+    assert module.startswith((f"{kind}._vendor.httpx_aiohttp", "httpx_aiohttp")), module
 
 
 def test_failed_connection_tells_timeouts_from_refusals() -> None:

@@ -230,6 +230,6 @@ def check_price(text: str, price: tuple[float, float]) -> None:
     """
     if not all(math.isfinite(x) and 0 <= x <= MAX_PRICE_PER_M for x in price):
         raise ValueError(
-            f"--price {text!r}: prices are USD per million tokens from 0 to "
-            f"{MAX_PRICE_PER_M:,.0f}, e.g. 2.5,10"
+            f"--price {text!r}: prices are finite numbers of USD per million tokens from 0 "
+            f"to {MAX_PRICE_PER_M:,.0f}, e.g. 2.5,10"
         )
