@@ -85,7 +85,14 @@ def test_python_dash_m_and_demo_build(tmp_path: Path) -> None:
         timeout=60,
     )
     data = json.loads(r.stdout)
-    assert data["items"] == {"total": 22, "pairwise": 12, "statements": 6, "rating": 4}
+    assert data["items"] == {
+        "total": 26,
+        "pairwise": 12,
+        "statements": 6,
+        "rating": 4,
+        "match": 2,
+        "rubric": 2,
+    }
 
 
 def test_headless_commands_do_not_load_textual(tmp_path: Path) -> None:
@@ -111,7 +118,7 @@ def test_demo_without_a_terminal_does_not_hang(tmp_path: Path) -> None:
         timeout=60,
     )
     assert r.returncode == 0, r.stderr
-    assert "local:smollm2: 117 verdicts, 3 missing" in r.stdout
+    assert "local:smollm2: 129 verdicts, 3 missing" in r.stdout
     assert "needs a terminal" in r.stdout
     assert "\x1b" not in r.stdout  # the app did not start on the pipe
 
@@ -138,3 +145,21 @@ def test_version_and_enum_choices() -> None:
     ):
         r = CliRunner().invoke(app, args)
         assert r.exit_code == 2 and "is not one of" in r.output, (args, r.output)
+
+
+def test_every_option_reads_as_people_write_it() -> None:
+    """No option's help shows click's type names (``<int range>``, ``<float range>``,
+    ``<list[str]>``): a number reads N (or what it is: SECONDS, USD), a repeated option its
+    value's name."""
+    from medjudge.cli import COMMANDS
+
+    for name in COMMANDS:
+        r = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+        assert r.exit_code == 0, (name, r.output)
+        options = [line for line in r.output.splitlines() if line.lstrip().startswith("-")]
+        bad = [
+            line.strip()
+            for line in options
+            if "range>" in line or "<list[" in line or "<integer" in line or "<float>" in line
+        ]
+        assert not bad, (name, bad)

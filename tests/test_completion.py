@@ -41,3 +41,10 @@ def test_commands_and_options_complete() -> None:
     assert _complete("medjudge sta", 1) == ["status"]
     assert "--format" in _complete("medjudge report trial.db --for", 3)
     assert "--items" in _complete("medjudge judge trial.db --it", 3)
+
+
+def test_judge_specs_complete_from_the_registry() -> None:
+    """``-j`` completes the registered providers' prefixes (and the bundled local model)."""
+    assert _complete("medjudge judge trial.db -j o", 4) == ["openai:", "openrouter:", "ollama:"]
+    assert _complete("medjudge judge trial.db -j loc", 4) == ["local:", "local:smollm2"]
+    assert _complete("medjudge judge trial.db -j openai:gp", 4) == []

@@ -268,13 +268,14 @@ def agreement(
         bool, typer.Option("--json", help=AGREEMENT_JSON_HELP + ALT_TEST_JSON_HELP)
     ] = False,
     n_boot: Annotated[
-        int, typer.Option(min=200, help="Bootstrap resamples (the BCa intervals).")
+        int, typer.Option(min=200, help="Bootstrap resamples (the BCa intervals).", metavar="N")
     ] = 2000,
     seed: Annotated[
         int,
         typer.Option(
             help="Bootstrap seed (the default is a new study's, so figures match); also the "
-            "--alt-test-plan simulations' seed."
+            "--alt-test-plan simulations' seed.",
+            metavar="SEED",
         ),
     ] = DEFAULT_SEED,
     alt_test: Annotated[
@@ -296,6 +297,7 @@ def agreement(
             max=1.0,
             help="The alt-test's cost-benefit margin ε: 0.2 for experts such as physicians, "
             "0.15 for trained annotators, 0.1 for crowd workers (the paper's advice).",
+            metavar="EPS",
         ),
     ] = 0.2,
     fdr_q: Annotated[
@@ -305,6 +307,7 @@ def agreement(
             max=1.0,
             help="The alt-test's false discovery rate (Benjamini–Yekutieli over the "
             "physicians' p-values).",
+            metavar="Q",
         ),
     ] = 0.05,
     min_items: Annotated[
@@ -313,6 +316,7 @@ def agreement(
             min=2,
             help="The alt-test leaves out physicians with fewer usable items (the paper's 30: "
             "the t-test's normality).",
+            metavar="N",
         ),
     ] = 30,
     min_raters: Annotated[
@@ -321,6 +325,7 @@ def agreement(
             min=2,
             help="Physicians an item needs for the alt-test, the left-out one included (2: "
             "one other to compare with).",
+            metavar="N",
         ),
     ] = 2,
     alt_test_plan: Annotated[
@@ -337,7 +342,10 @@ def agreement(
     physician_agreement: Annotated[
         float | None,
         typer.Option(
-            min=0.0, max=1.0, help="--alt-test-plan: the physicians' pairwise agreement (0.7)."
+            min=0.0,
+            max=1.0,
+            help="--alt-test-plan: the physicians' pairwise agreement (0.7).",
+            metavar="X",
         ),
     ] = None,
     judge_agreement: Annotated[
@@ -346,10 +354,12 @@ def agreement(
             min=0.0,
             max=1.0,
             help="--alt-test-plan: the judge's agreement with one physician (0.7).",
+            metavar="X",
         ),
     ] = None,
     physicians: Annotated[
-        int | None, typer.Option(min=3, help="--alt-test-plan: physicians (default 3).")
+        int | None,
+        typer.Option(min=3, help="--alt-test-plan: physicians (default 3).", metavar="N"),
     ] = None,
     label_shares: Annotated[
         str | None,
@@ -363,7 +373,10 @@ def agreement(
         typer.Option(help="--alt-test-plan: item counts, FROM:TO:STEP or comma separated."),
     ] = "30:200:10",
     sims: Annotated[
-        int, typer.Option(min=100, help="--alt-test-plan: simulated studies per item count.")
+        int,
+        typer.Option(
+            min=100, help="--alt-test-plan: simulated studies per item count.", metavar="N"
+        ),
     ] = 1000,
 ) -> None:
     """Agreement statistics for any file of labels — no study needed.

@@ -199,6 +199,17 @@ def _load_sdks(specs: list[JudgeSpec]) -> None:
     resume_collection()
 
 
+def complete_judge_spec(incomplete: str) -> list[str]:
+    """Shell completion of ``-j``: the registered providers (``openai:``, ``local:smollm2``,
+    …) that start with what is typed; after the colon nothing is guessed (a model name)."""
+    from medjudge.judging.llm.provider_registry import entries
+
+    if ":" in incomplete:
+        return ["local:smollm2"] if "local:smollm2".startswith(incomplete) else []
+    names = [f"{e.name}:" for e in entries()] + ["local:smollm2"]
+    return [n for n in names if n.startswith(incomplete)]
+
+
 def judge(
     study: OnlyStudyArg,
     judges: Annotated[
@@ -211,20 +222,41 @@ def judge(
             "server), anthropic:MODEL@URL, azure:DEPLOYMENT@https://RESOURCE.openai.azure.com, "
             "gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL, local:PATH.gguf or "
             "local:smollm2. Repeat for a panel.",
+            autocompletion=complete_judge_spec,
         ),
     ] = None,
     samples: Annotated[
-        int, typer.Option(min=1, max=25, help="Samples per order (pairwise) or per prompt.")
+        int,
+        typer.Option(
+            min=1, max=25, help="Samples per order (pairwise) or per prompt.", metavar="N"
+        ),
     ] = 3,
     temperature: Annotated[
-        float, typer.Option(min=0.0, max=2.0, help="Sampling temperature.")
+        float, typer.Option(min=0.0, max=2.0, help="Sampling temperature.", metavar="T")
     ] = 0.7,
-    max_tokens: Annotated[int, typer.Option(min=16, help="Longest reply per call.")] = 800,
+    max_tokens: Annotated[
+        int, typer.Option(min=16, help="Longest reply per call.", metavar="N")
+    ] = 800,
     concurrency: Annotated[
-        int | None, typer.Option(min=1, max=512, help="Calls in flight at once.")
+        int | None,
+        typer.Option(
+            min=1,
+            max=512,
+            help="Calls in flight at once.  [default: "
+            f"{user_settings.UserSettings.model_fields['concurrency'].default}, or settings.toml's "
+            "concurrency]",
+            metavar="N",
+        ),
     ] = None,
     timeout: Annotated[
-        float | None, typer.Option(min=1.0, help="Per-call timeout in seconds.")
+        float | None,
+        typer.Option(
+            min=1.0,
+            help="Per-call timeout in seconds.  [default: "
+            f"{user_settings.UserSettings.model_fields['timeout_s'].default:g}, or settings.toml's "
+            "timeout_s]",
+            metavar="SECONDS",
+        ),
     ] = None,
     statements_protocol: Annotated[
         StatementsProtocol,
@@ -236,7 +268,7 @@ def judge(
         PanelRule, typer.Option(help="conservative (split → null verdict) or plurality.")
     ] = PanelRule.conservative,
     kind: Annotated[
-        list[ItemKind] | None, typer.Option(help="Only these item kinds (repeat).")
+        list[ItemKind] | None, typer.Option(help="Only these item kinds (repeat).", metavar="KIND")
     ] = None,
     item_ids: Annotated[
         str | None,
@@ -248,7 +280,9 @@ def judge(
     ] = None,
     first: Annotated[
         int | None,
-        typer.Option(min=1, help="Only the first N items in scope (in import order): a pilot."),
+        typer.Option(
+            min=1, help="Only the first N items in scope (in import order): a pilot.", metavar="N"
+        ),
     ] = None,
     context_size: Annotated[
         int,
@@ -256,10 +290,12 @@ def judge(
             min=512,
             help="local: judges: the model's context window in tokens; a longer request is "
             "not judged (too long for the context).",
+            metavar="N",
         ),
     ] = 4096,
     max_cost: Annotated[
-        float | None, typer.Option(min=0.0, help="Stop cleanly before spending more (USD).")
+        float | None,
+        typer.Option(min=0.0, help="Stop cleanly before spending more (USD).", metavar="USD"),
     ] = None,
     price: Annotated[
         str | None,
@@ -297,6 +333,7 @@ def judge(
             help="A custom prompt template: FILE, or TASK=FILE when the run has several tasks "
             "(pairwise, nli, kqa_entails, kqa_contradicts, rating, match). It makes a new judge "
             "version.",
+            metavar="[TASK=]FILE",
         ),
     ] = None,
     batch: Annotated[
@@ -312,12 +349,17 @@ def judge(
         bool, typer.Option("--wait", help="With --batch: poll until every batch is collected.")
     ] = False,
     poll_interval: Annotated[
-        float, typer.Option(min=0.01, help="With --batch --wait: seconds between polls.")
+        float,
+        typer.Option(
+            min=0.01, help="With --batch --wait: seconds between polls.", metavar="SECONDS"
+        ),
     ] = 30.0,
     batch_size: Annotated[
         int | None,
         typer.Option(
-            min=1, help="With --batch: requests per batch (default: the provider's limit)."
+            min=1,
+            help="With --batch: requests per batch (default: the provider's limit).",
+            metavar="N",
         ),
     ] = None,
     workers: Annotated[
@@ -327,6 +369,7 @@ def judge(
             max=16,
             help="Processes making the calls (default: 1, or one per core for runs with more "
             "calls in flight than one process keeps up with).",
+            metavar="N",
         ),
     ] = None,
     key_env: Annotated[

@@ -67,10 +67,11 @@ def report(
         typer.Option("-o", "--output", help="File to write (default, or -: stdout)."),
     ] = None,
     n_boot: Annotated[
-        int, typer.Option(min=100, help="Bootstrap resamples for the intervals.")
+        int, typer.Option(min=100, help="Bootstrap resamples for the intervals.", metavar="N")
     ] = 2000,
     seed: Annotated[
-        int | None, typer.Option(help="Bootstrap seed (default: the study's own seed).")
+        int | None,
+        typer.Option(help="Bootstrap seed (default: the study's own seed).", metavar="SEED"),
     ] = None,
     slices: Annotated[
         bool, typer.Option(help="Include figures per batch, answer source and statement category.")
@@ -81,17 +82,23 @@ def report(
             "--by",
             help="Also give every figure per value of an item field: any metadata field of the "
             "import rows (specialty, test, p, …). Repeatable; numeric fields sort numerically.",
+            metavar="FIELD",
         ),
     ] = None,
     project: Annotated[
         int,
-        typer.Option(min=1, help="Project reviewer time and judge cost for this many more items."),
+        typer.Option(
+            min=1,
+            help="Project reviewer time and judge cost for this many more items.",
+            metavar="N",
+        ),
     ] = 100,
     target_halfwidth: Annotated[
         float,
         typer.Option(
             help="Corrected figures (judge audit): the 95% interval half-width that 'labels "
             "needed' aims at (0.05: ±5 percentage points).",
+            metavar="H",
         ),
     ] = 0.05,
     epsilon: Annotated[
@@ -102,6 +109,7 @@ def report(
             help="The alternative annotator test's cost-benefit margin ε (as agreement "
             "--epsilon): 0.2 for experts such as physicians, 0.15 for trained annotators, 0.1 "
             "for crowd workers.",
+            metavar="EPS",
         ),
     ] = 0.2,
     fdr_q: Annotated[
@@ -111,6 +119,7 @@ def report(
             max=1.0,
             help="The alternative annotator test's false discovery rate (Benjamini–Yekutieli "
             "over the physicians' p-values; as agreement --fdr-q).",
+            metavar="Q",
         ),
     ] = 0.05,
     alt_test_min_items: Annotated[
@@ -119,6 +128,7 @@ def report(
             min=2,
             help="The alternative annotator test leaves out physicians with fewer usable "
             "items (as agreement --min-items; the paper's 30: the t-test's normality).",
+            metavar="N",
         ),
     ] = 30,
 ) -> None:

@@ -39,7 +39,7 @@ def search(
         ),
     ],
     limit: Annotated[
-        int, typer.Option("--limit", "-n", min=1, help="Show at most this many items.")
+        int, typer.Option("--limit", "-n", min=1, help="Show at most this many items.", metavar="N")
     ] = 20,
     fmt: Annotated[
         SearchFormat, typer.Option("--format", "-f", help="text, or json (one document).")

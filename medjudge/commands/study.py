@@ -87,6 +87,7 @@ def init(
             help="A pairwise criterion: a built-in name (correctness, helpfulness, harmfulness, "
             "reasoning, efficiency, bias) or NAME:benefit|risk[:QUESTION]. Repeat; replaces the "
             "built-in pairwise set.",
+            metavar="CRITERION",
         ),
     ] = None,
     show_verdicts: Annotated[
@@ -225,6 +226,7 @@ def status(
             "--by",
             help="Also give the figures per value of an item field: batch, kind or any metadata "
             "field of the import rows (specialty, p, …). Repeatable.",
+            metavar="FIELD",
         ),
     ] = None,
 ) -> None:

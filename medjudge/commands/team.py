@@ -83,13 +83,15 @@ def role(
 
 def assign(
     study: StudyArg,
-    reviewers: Annotated[list[str], typer.Argument(help="Login names of the reviewers.")],
+    reviewers: Annotated[
+        list[str], typer.Argument(help="Login names of the reviewers.", metavar="REVIEWER")
+    ],
     batch: Annotated[
         str | None, typer.Option(help="Only items of this batch (and name the assignment so).")
     ] = None,
     kind: Annotated[ItemKind | None, typer.Option(help="Only items of this kind.")] = None,
     first: Annotated[
-        int | None, typer.Option(min=1, help="Only the first N matching items.")
+        int | None, typer.Option(min=1, help="Only the first N matching items.", metavar="N")
     ] = None,
     item_ids: Annotated[
         str | None,
@@ -100,7 +102,7 @@ def assign(
         ),
     ] = None,
     overlap: Annotated[
-        int | None, typer.Option(min=1, help="Reviewers per item (default: all).")
+        int | None, typer.Option(min=1, help="Reviewers per item (default: all).", metavar="N")
     ] = None,
     remove: Annotated[
         bool, typer.Option(help="Remove these reviewers' assignments instead.")
@@ -111,12 +113,15 @@ def assign(
             min=1,
             help="Draw a uniform random sample of N of the matching items that no earlier "
             "sample holds, record it (the report's corrected figures rely on it) and assign it.",
+            metavar="N",
         ),
     ] = None,
     seed: Annotated[
         int | None,
         typer.Option(
-            min=0, help="The sample's random seed (default: a new one, printed and recorded)."
+            min=0,
+            help="The sample's random seed (default: a new one, printed and recorded).",
+            metavar="SEED",
         ),
     ] = None,
 ) -> None:
@@ -247,7 +252,8 @@ def settings(
         list[str] | None,
         typer.Option(
             help="A phrase that marks an answer as declining to answer (an abstention, counted "
-            "apart); repeat for several; replaces the list."
+            "apart); repeat for several; replaces the list.",
+            metavar="PHRASE",
         ),
     ] = None,
     headline_judge: Annotated[
@@ -261,7 +267,8 @@ def settings(
         typer.Option(
             help="VERSION=SOURCE: the judge version belongs to that answer source's model "
             "family (the report compares its win share for the source with the physicians': "
-            "self-preference); VERSION= removes it; repeat for several."
+            "self-preference); VERSION= removes it; repeat for several.",
+            metavar="VERSION=SOURCE",
         ),
     ] = None,
     guidelines: Annotated[
@@ -279,7 +286,8 @@ def settings(
         typer.Option(
             help="CRITERION=nominal|ordinal|interval: how the statistics treat a criterion's "
             "labels (a rating scale is ordinal unless set; interval adds ICC(2,1) and "
-            "interval α); repeat for several."
+            "interval α); repeat for several.",
+            metavar="CRITERION=LEVEL",
         ),
     ] = None,
     categories: Annotated[
@@ -289,7 +297,8 @@ def settings(
             "labels reviewers and imports may give, and the categories every agreement figure "
             "counts (AC1, Bennett's S, Randolph's κ; a pairwise criterion counts neither only "
             "when declared, or on a risk criterion by default); CRITERION= returns to the "
-            "default; repeat for several."
+            "default; repeat for several.",
+            metavar="CRITERION=A,B,…",
         ),
     ] = None,
 ) -> None:
