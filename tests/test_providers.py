@@ -316,7 +316,11 @@ def test_judges_send_through_the_sdks_aiohttp_transport(fake: FakeLLMServer, kin
 
 def test_failed_connection_tells_timeouts_from_refusals() -> None:
     import aiohttp
-    import httpx2
+
+    try:  # the SDKs' HTTP library: httpx2 from openai 3, httpx before (as client_spread)
+        import httpx2
+    except ImportError:
+        import httpx as httpx2  # type: ignore[no-redef]
 
     from medjudge.judging.llm.client_spread import failed_connection
 
