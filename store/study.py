@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -119,10 +120,61 @@ class Study:
         cls, path: str | os.PathLike[str], *, actor: str = "system", check: bool = False
     ) -> Study:
         """Open the study (``check``: see :meth:`open`), creating it with default settings when
-        the file does not exist."""
-        if Path(path).exists():
-            return cls.open(path, check=check)
-        return cls.create(path, actor=actor)
+        the file does not exist (:meth:`create_complete`: two processes creating it at once
+        both end with the one study)."""
+        if not Path(path).exists():
+            made = cls.create_complete(path, actor=actor)
+            if made is not None:
+                return made
+        return cls.open(path, check=check)
+
+    @classmethod
+    def create_complete(
+        cls,
+        path: str | os.PathLike[str],
+        settings: StudySettings | None = None,
+        *,
+        actor: str = "system",
+        fill: Callable[[Study], object] | None = None,
+    ) -> Study | None:
+        """Create a study at ``path`` that nobody sees half made: it is built in a temporary
+        file beside ``path`` (its schema, settings and whatever ``fill`` adds: a first import,
+        the lead's role), then put in place in one step, a hard link that fails when a file is
+        already there.
+
+        Returns:
+            The study, open at ``path``; None when another process put a study there first
+            (nothing of this one is kept: open that one).
+
+        Raises:
+            StudyError: as :meth:`create`; whatever ``fill`` raises, with nothing left at
+                ``path`` or beside it.
+        """
+        p = Path(path)
+        if p.exists():
+            return None
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.new")
+        settings = settings or StudySettings(name=p.stem)
+        try:
+            study = cls.create(tmp, settings, actor=actor)
+            try:
+                if fill is not None:
+                    fill(study)
+                study.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all in the main file
+            finally:
+                study.close()
+            try:
+                os.link(tmp, p)
+            except FileExistsError:
+                return None
+            except OSError:  # a file system without hard links: exclusive creation instead
+                if p.exists():
+                    return None
+                os.replace(tmp, p)
+        finally:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(tmp) + suffix).unlink(missing_ok=True)
+        return cls.open(p)
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by SQLite when the last one closes)."""

@@ -19,6 +19,7 @@ from medjudge.store.backup import backup as backup_study
 from medjudge.store.db import StudyError
 from medjudge.store.importing.run import KINDS as IMPORT_KINDS
 from medjudge.store.importing.run import import_file
+from medjudge.store.importing.writer import ImportSummary
 from medjudge.store.literal import json_escaped, printable
 from medjudge.store.paths import login_name
 from medjudge.store.roles import grant
@@ -134,8 +135,14 @@ def init(
             except ValidationError as exc:
                 why = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
                 raise UserError(f"--criterion: {why}") from None
-        created = Study.create(study, settings, actor=login_name())
-        grant(created, login_name(), "lead", by=login_name())
+        created = Study.create_complete(
+            study,
+            settings,
+            actor=login_name(),
+            fill=lambda s: grant(s, login_name(), "lead", by=login_name()),
+        )
+        if created is None:
+            raise StudyError(f"{study}: a file exists there already")
         created.close()
     out(
         f"created {study} ({len(settings.criteria_for('pairwise'))} pairwise criteria: "
@@ -173,12 +180,9 @@ def import_(
           --answers gpt4_results.json --source gpt-4
     """
     with user_errors(study):
-        existed = study.exists()
-        s = Study.open_or_create(study, actor=login_name(), check=True)
-        if not existed:
-            grant(s, login_name(), "lead", by=login_name())
-        try:
-            result = import_file(
+
+        def run(s: Study) -> ImportSummary:
+            return import_file(
                 s,
                 file,
                 kind.value,
@@ -188,13 +192,23 @@ def import_(
                 batch=batch,
                 fmt=fmt.value if fmt else None,
             )
-        except BaseException:
-            s.close()
-            if not existed:
-                for suffix in ("", "-wal", "-shm"):
-                    Path(str(study) + suffix).unlink(missing_ok=True)
-            raise
-        s.close()
+
+        found: list[ImportSummary] = []
+
+        def first(s: Study) -> None:  # a new study: its lead, then the import, then in place
+            grant(s, login_name(), "lead", by=login_name())
+            found.append(run(s))
+
+        # a failed first import leaves no study; two first imports at once end in one study
+        made = (
+            None if study.exists() else Study.create_complete(study, actor=login_name(), fill=first)
+        )
+        if made is not None:
+            made.close()
+            result = found[0]
+        else:
+            with Study.open(study, check=True) as s:
+                result = run(s)
     if json_output:
         console.print_json(data=result.__dict__)
     else:
