@@ -257,3 +257,30 @@ def test_a_fatal_error_stops_a_run_sharded_over_workers(tmp_path: Path) -> None:
     assert summary.failure is not None and "HTTP 401" in summary.failure
     assert "Incorrect API key" in summary.failure and KEY not in summary.failure
     assert runs(path)[-1] == "failed"
+
+
+def test_a_404_is_said_once_and_a_refusal_says_no_key_was_sent(tmp_path: Path) -> None:
+    """An unknown model (HTTP 404) stopped the run, and its reason was printed twice (the
+    "not judged" line and the error); an @URL server refusing calls that carried no key said
+    only "HTTP 401", as if a wrong key had been sent."""
+    from typer.testing import CliRunner
+
+    from medjudge.cli import app
+
+    from .support.fakellm import FakeLLMServer, Reply
+    from .support.studies import small_study
+
+    path = tmp_path / "s.db"
+    small_study(path, pairwise=2, statements=0).close()
+    cli = CliRunner()
+    with FakeLLMServer(lambda req: Reply("The model `nope` does not exist", status=404)) as s:
+        r = cli.invoke(app, ["judge", str(path), "-j", f"openai:nope@{s.openai_url}"])
+    assert r.exit_code == 1, r.output
+    assert r.output.count("The model `nope` does not exist") == 1, r.output
+    assert "not judged: 12 (why: the error below)" in r.stdout
+    with FakeLLMServer(lambda req: Reply("Incorrect API key provided", status=401)) as s:
+        r = cli.invoke(app, ["judge", str(path), "-j", f"openai:nope@{s.openai_url}"])
+    assert r.exit_code == 1, r.output
+    assert "HTTP 401: Incorrect API key provided (no key was sent: none is named for this URL" in (
+        r.stderr
+    )

@@ -277,6 +277,8 @@ class RetryingProvider(ABC):
     ) -> ProviderError:
         detail = error_message_from_body(body)
         text = f"HTTP {status}" + (f": {detail}" if detail else "")
+        if status in (401, 403) and getattr(self, "sends_no_key", False):
+            text += " (no key was sent: none is named for this URL; --key-env NAME sends one)"
         if too_long_for_context(status, body, detail):  # never retried: it cannot fit
             err = self._error(text, status=status, kind="too_long")
             err.param = error_param_from_body(body)

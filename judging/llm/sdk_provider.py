@@ -112,6 +112,8 @@ class SDKProvider(RetryingProvider):
         """The URL actually called."""
         self.home = entry.is_home(base_url)
         """Whether that is the provider's own endpoint."""
+        self.sends_no_key = key == PLACEHOLDER_KEY
+        """Whether the calls carry no key (the placeholder: none was named for the URL)."""
         args = ClientArgs(key, endpoint, model, self.timeout, api_version, self.home)
         factory = entry.client
         self._clients: ClientSpread[Any] = ClientSpread(lambda: self._wrap(factory(args)))

@@ -672,7 +672,11 @@ def _print_summary(s: RunSummary, dry_run: bool, max_cost: float | None = None) 
             f"not judged: {s.not_judged}; AB/BA inconsistent: {s.position_inconsistent}"
         )
         if s.not_judged:
-            why = "; ".join(f"{n} × {reason}" for reason, n in s.not_judged_why.items())
+            reasons = s.not_judged_why
+            if s.failure and len(reasons) == 1 and next(iter(reasons)).rstrip("…") in s.failure:
+                why = "the error below"  # said once, where the run says why it stopped
+            else:
+                why = "; ".join(f"{n} × {reason}" for reason, n in reasons.items())
             out(f"not judged: {s.not_judged} (why: {why})")
         if s.missing_verdicts:
             out(
