@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "judge": ("judge", "judge"),
     "review": ("review", "review"),
     "adjudicate": ("adjudicate", "adjudicate"),
+    "serve": ("serve", "serve"),
     "assign": ("team", "assign"),
     "role": ("team", "role"),
     "settings": ("team", "settings"),

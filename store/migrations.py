@@ -369,6 +369,20 @@ file letters. Written by the review app; NULL for imported labels, judges' verdi
 kinds and rows written before this migration (then the item's own order, ``items.swap``, was
 the only one). A ``display`` note is read in this order."""
 
+M016_ACCOUNTS = """
+CREATE TABLE accounts (
+    login TEXT PRIMARY KEY,
+    password_hash TEXT NOT NULL CHECK (substr(password_hash, 1, 10) = '$argon2id$'),
+    set_by TEXT NOT NULL,
+    set_at TEXT NOT NULL
+);
+"""
+"""Browser logins (``medjudge serve STUDY --add-user NAME``, ``store.accounts``): one row per
+login, with the argon2id hash of its password (PHC string: parameters, salt and hash; never
+the password), who set it and when. The login is the reviewer name the served app runs
+under, as a login name is over SSH. A row is replaced when its password is changed and
+deleted with ``--remove-user``; both are in ``audit`` (without the hash)."""
+
 SEARCHED = (("items", "question"), ("answers", "text"), ("statements", "text"))
 """What the full-text search index holds (table, column): questions, answers, listed entries.
 Never an answer's ``source``: a blind reviewer searches too."""
@@ -424,6 +438,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("013_search", m013_search),
     ("014_retirements", M014_RETIREMENTS),
     ("015_display_orders", M015_DISPLAY_ORDERS),
+    ("016_accounts", M016_ACCOUNTS),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

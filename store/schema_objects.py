@@ -25,6 +25,7 @@ EXPECTED_OBJECTS: frozenset[tuple[str, str]] = frozenset(
         ("index", "verdicts_rater"),
         ("index", "verdicts_unit"),
         ("table", "_migrations"),
+        ("table", "accounts"),
         ("table", "adjudications"),
         ("table", "answers"),
         ("table", "answers_fts"),

@@ -169,6 +169,8 @@ EXPECTED = {
     "judge_batch_calls": ["batch_id", "key", "custom_id"],
     "judge_batch_requests": ["batch_id", "key", "call"],
     "run_leases": ["judge_key", "judge", "token", "pid", "host", "started", "heartbeat"],
+    # 016: browser logins (medjudge serve)
+    "accounts": ["login", "password_hash", "set_by", "set_at"],
     # 013: the full-text search index (FTS5, external content) and FTS5's own shadow tables
     **{
         name: columns

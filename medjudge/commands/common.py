@@ -18,6 +18,7 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
+from medjudge.serve import SERVED_ENV
 from medjudge.store.db import StudyError, classify
 from medjudge.store.importing.problems import ImportProblem
 from medjudge.store.items import find_item
@@ -109,8 +110,22 @@ def has_terminal() -> bool:
     return terminal_problem() is None
 
 
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+"""Textual's driver for an app drawn in a browser (textual-serve sets ``TEXTUAL_DRIVER``)."""
+
+
+def served() -> bool:
+    """Whether this is an app process of ``medjudge serve``: Textual's web driver speaks its
+    framed protocol over the pipes the server holds (standard input and output are never a
+    terminal there, by design). Both markers are needed, so neither an exported
+    ``TEXTUAL_DRIVER`` nor a stray variable lets the app start without a terminal or server."""
+    return os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER and os.environ.get(SERVED_ENV) == "1"
+
+
 def terminal_problem() -> str | None:
     """Why the review app cannot run here, or None."""
+    if served():
+        return None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return "standard input and output must both be one (over SSH, connect with ssh -t)"
     if os.environ.get("TERM", "") in ("dumb", "unknown"):
