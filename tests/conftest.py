@@ -69,8 +69,14 @@ SLOW_FILES = {
     "test_e2e_tmux.py",
     "test_e2e_ssh.py",
     "test_report_browser.py",
+    "test_serve_browser.py",
 }
-TERMINAL_FILES = {"test_e2e_tmux.py", "test_e2e_ssh.py", "test_report_browser.py"}
+TERMINAL_FILES = {
+    "test_e2e_tmux.py",
+    "test_e2e_ssh.py",
+    "test_report_browser.py",
+    "test_serve_browser.py",
+}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
