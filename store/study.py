@@ -7,6 +7,7 @@ re-read when another process changed it (``data_version`` tells).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -156,7 +157,10 @@ class Study:
         tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.new")
         settings = settings or StudySettings(name=p.stem)
         try:
-            study = cls.create(tmp, settings, actor=actor)
+            try:
+                study = cls.create(tmp, settings, actor=actor)
+            except StudyError as exc:  # named for the path asked for, not the temporary one
+                raise StudyError(str(exc).replace(str(tmp), str(p))) from None
             try:
                 if fill is not None:
                     fill(study)
@@ -173,7 +177,8 @@ class Study:
                 os.replace(tmp, p)
         finally:
             for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(str(tmp) + suffix).unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a read-only file system refuses even that
+                    Path(str(tmp) + suffix).unlink(missing_ok=True)
         return cls.open(p)
 
     def close(self) -> None:

@@ -14,6 +14,13 @@ from .support.paths import REPO
 
 
 def test_generated_docs_match_the_code() -> None:
+    import importlib.metadata
+    import re
+
+    made = re.search(r"<!-- made with typer (\S+) -->", (REPO / "docs" / "cli.md").read_text())
+    installed = importlib.metadata.version("typer")
+    if made and made.group(1) != installed:  # CI's floors lane
+        pytest.skip(f"docs/cli.md is laid out by typer {made.group(1)}; this is typer {installed}")
     r = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "gen_docs.py"), "--check"],
         capture_output=True,

@@ -112,8 +112,10 @@ def test_every_call_failing_exits_1(tmp_path: Path) -> None:
         r = judge(path, server.openai_url)
         assert server.count() == 4
     assert r.exit_code == 1, r.output
-    assert f"not judged: {expected} (why: {expected} × " in r.stdout
+    # the reason is said once, in the error that stops the run
+    assert f"not judged: {expected} (why: the error below)" in r.stdout
     assert "error: the judge run failed: every call ended in an error (4)" in r.stderr
+    assert r.output.count("no such thing") == 1
     assert last_run(path) == "failed"
 
 

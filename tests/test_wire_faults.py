@@ -111,7 +111,7 @@ def test_an_endless_reply_is_refused_while_read_in_a_modest_memory(study: Path) 
     assert limit in stdout, stdout
     assert errors(study) and all(limit in e for e in errors(study)), errors(study)
     peak_mb = usage.ru_maxrss / 1024
-    assert peak_mb < 300, f"peak RSS {peak_mb:.0f} MB"
+    assert peak_mb < 400, f"peak RSS {peak_mb:.0f} MB"  # unbounded, it took 4,630 MB
     assert sent < 200 << 20, f"the server got to send {sent >> 20} MB"
 
 
