@@ -19,15 +19,14 @@ from .support.kind_rows import pairwise_row, write_jsonl
 cli = CliRunner()
 
 
-def test_figures_per_metadata_value(tmp_path: Path) -> None:
-    path = tmp_path / "by.db"
+def _voted_study(
+    path: Path, rows: list[dict[str, object]], *, seed: int
+) -> dict[tuple[str, str], str]:
+    """A pairwise study of ``rows`` where ann and bob vote A or B at random on correctness;
+    their votes by (item id, reviewer)."""
     s = Study.create(path, actor="t")
-    rows = [
-        pairwise_row(i, p=[0, 20, 100][i % 3], test=["noise", "integration"][i % 2])
-        for i in range(30)
-    ]
-    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="t")
-    rng = random.Random(5)
+    import_file(s, write_jsonl(path.parent / "p.jsonl", rows), "pairwise", actor="t")
+    rng = random.Random(seed)
     votes: dict[tuple[str, str], str] = {}
     units = s.conn.execute(
         "SELECT u.id, i.ext_id FROM units u JOIN items i ON i.id = u.item_id "
@@ -38,6 +37,16 @@ def test_figures_per_metadata_value(tmp_path: Path) -> None:
             votes[(ext, who)] = rng.choice("AB")
             set_label(s, unit, who, votes[(ext, who)])
     s.close()
+    return votes
+
+
+def test_figures_per_metadata_value(tmp_path: Path) -> None:
+    path = tmp_path / "by.db"
+    rows = [
+        pairwise_row(i, p=[0, 20, 100][i % 3], test=["noise", "integration"][i % 2])
+        for i in range(30)
+    ]
+    votes = _voted_study(path, rows, seed=5)
     r = cli.invoke(app, ["report", str(path), "-f", "json", "--by", "p", "--by", "test"])
     assert r.exit_code == 0, r.output
     crit = next(c for c in json.loads(r.stdout)["criteria"] if c["name"] == "correctness")
@@ -72,20 +81,8 @@ def test_by_batch_and_kind_as_status_takes_them(tmp_path: Path) -> None:
     """``status --by batch`` worked and ``report --by batch`` said no item has the field; a
     metadata field named like a built-in cannot shadow the item's own batch either."""
     path = tmp_path / "b.db"
-    s = Study.create(path, actor="t")
     rows = [{**pairwise_row(i), "batch": ["w1", "w2"][i % 2]} for i in range(20)]
-    import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="t")
-    rng = random.Random(3)
-    votes: dict[tuple[str, str], str] = {}
-    units = s.conn.execute(
-        "SELECT u.id, i.ext_id FROM units u JOIN items i ON i.id = u.item_id "
-        "WHERE u.criterion = 'correctness'"
-    ).fetchall()
-    for unit, ext in units:
-        for who in ("ann", "bob"):
-            votes[(ext, who)] = rng.choice("AB")
-            set_label(s, unit, who, votes[(ext, who)])
-    s.close()
+    votes = _voted_study(path, rows, seed=3)
     status = cli.invoke(app, ["status", str(path), "--by", "batch"])
     assert status.exit_code == 0, status.output
     r = cli.invoke(app, ["report", str(path), "-f", "json", "--by", "batch", "--by", "kind"])
