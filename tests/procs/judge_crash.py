@@ -16,16 +16,16 @@ import sys
 
 def main() -> None:
     """Patch the progress display to blow up, then run the real CLI."""
-    from medjudge.commands import judge
+    from medjudge.commands import judge_run
 
-    original = judge.ProgressDisplay.call_done
+    original = judge_run.ProgressDisplay.call_done
 
     def call_done(self, event, summary):  # type: ignore[no-untyped-def]
         original(self, event, summary)
         if self.done >= 3:
             raise RuntimeError("forced crash in the middle of a judge run")
 
-    judge.ProgressDisplay.call_done = call_done  # type: ignore[method-assign]
+    judge_run.ProgressDisplay.call_done = call_done  # type: ignore[method-assign]
     from medjudge.cli import app
 
     sys.argv = ["medjudge", "judge", *sys.argv[1:]]
