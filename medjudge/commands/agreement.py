@@ -16,7 +16,7 @@ from medjudge.store.settings import DEFAULT_SEED
 
 from . import alt_test as alt_test_cli
 from .alt_test import ALT_TEST_JSON_HELP
-from .common import UserError, out, user_errors
+from .common import EpsilonOption, FdrQOption, UserError, out, user_errors
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when the command runs
     from collections.abc import Hashable
@@ -290,26 +290,8 @@ def agreement(
             "interval one. Over all rows, whatever --by.",
         ),
     ] = None,
-    epsilon: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="The alt-test's cost-benefit margin ε: 0.2 for experts such as physicians, "
-            "0.15 for trained annotators, 0.1 for crowd workers (the paper's advice).",
-            metavar="EPS",
-        ),
-    ] = 0.2,
-    fdr_q: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="The alt-test's false discovery rate (Benjamini–Yekutieli over the "
-            "physicians' p-values).",
-            metavar="Q",
-        ),
-    ] = 0.05,
+    epsilon: EpsilonOption = 0.2,
+    fdr_q: FdrQOption = 0.05,
     min_items: Annotated[
         int,
         typer.Option(

@@ -45,6 +45,29 @@ OnlyStudyArg = Annotated[
 """The study argument of a command that takes no other argument: it may come from
 ``MEDJUDGE_STUDY`` (commands with further arguments always name the study, so the two cannot be
 mistaken for each other)."""
+EpsilonOption = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="The alternative annotator test's cost-benefit margin ε: 0.2 for experts such as "
+        "physicians, 0.15 for trained annotators, 0.1 for crowd workers (the paper's advice).",
+        metavar="EPS",
+    ),
+]
+"""``--epsilon`` of ``agreement`` and ``report``: the alt-test's margin (default 0.2)."""
+FdrQOption = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="The alternative annotator test's false discovery rate (Benjamini–Yekutieli over "
+        "the physicians' p-values).",
+        metavar="Q",
+    ),
+]
+"""``--fdr-q`` of ``agreement`` and ``report``: the alt-test's false discovery rate (default
+0.05)."""
 
 
 class UserError(Exception):

@@ -16,7 +16,16 @@ from medjudge.store.safe_write import refuse_protected, text_output
 from medjudge.store.slices import BUILT_IN, metadata_fields
 from medjudge.store.visibility import require_unblinded
 
-from .common import OnlyStudyArg, UserError, opened, out, standard_output, user_errors
+from .common import (
+    EpsilonOption,
+    FdrQOption,
+    OnlyStudyArg,
+    UserError,
+    opened,
+    out,
+    standard_output,
+    user_errors,
+)
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when a command runs
     pass
@@ -101,27 +110,8 @@ def report(
             metavar="H",
         ),
     ] = 0.05,
-    epsilon: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="The alternative annotator test's cost-benefit margin ε (as agreement "
-            "--epsilon): 0.2 for experts such as physicians, 0.15 for trained annotators, 0.1 "
-            "for crowd workers.",
-            metavar="EPS",
-        ),
-    ] = 0.2,
-    fdr_q: Annotated[
-        float,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="The alternative annotator test's false discovery rate (Benjamini–Yekutieli "
-            "over the physicians' p-values; as agreement --fdr-q).",
-            metavar="Q",
-        ),
-    ] = 0.05,
+    epsilon: EpsilonOption = 0.2,
+    fdr_q: FdrQOption = 0.05,
     alt_test_min_items: Annotated[
         int,
         typer.Option(
