@@ -15,14 +15,13 @@ from medjudge.store.literal import json_escaped
 from medjudge.store.settings import DEFAULT_SEED
 
 from . import alt_test as alt_test_cli
+from .agreement_labels import option_units, read_categories, read_tie, study_categories
+from .agreement_show import figure_row, print_slice
 from .alt_test import ALT_TEST_JSON_HELP
 from .common import EpsilonOption, FdrQOption, UserError, out, user_errors
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when the command runs
-    from collections.abc import Hashable
-
-    from medjudge.judging.stats.agreement.core import Estimate, MultiRaterStats, TwoRaterStats
-    from medjudge.judging.stats.label_file import LabelTable, SliceStats
+    from medjudge.judging.stats.label_file import LabelTable
 
 
 class Scale(str, Enum):
@@ -31,82 +30,6 @@ class Scale(str, Enum):
     nominal = "nominal"
     ordinal = "ordinal"
     interval = "interval"
-
-
-def _fmt(e: Estimate | None, pct: bool = False) -> str:
-    if e is None:
-        return "–"
-    if e.value is None:
-        return f"undefined ({e.reason})"
-    scale, unit, digits = (100.0, "%", 1) if pct else (1.0, "", 3)
-    text = f"{e.value * scale:.{digits}f}{unit}"
-    if e.ci_low is not None and e.ci_high is not None:
-        text += f" [{e.ci_low * scale:.{digits}f}, {e.ci_high * scale:.{digits}f}]"
-    elif e.reason:
-        text += f" ({e.reason})"
-    return text
-
-
-def _row(name: str, e: Estimate | None, pct: bool = False) -> list[str]:
-    """One printed figure: name, value [interval], n, the interval's method, a flag."""
-    if e is None:
-        return [name, "–", "", "", ""]
-    flag = "unstable (n < 20)" if e.unstable else ""
-    return [name, _fmt(e, pct), f"n={e.n}", e.method if e.has_ci else "", flag]
-
-
-def _columns(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-
-
-def _print_two(s: TwoRaterStats) -> None:
-    from medjudge.judging.stats import figures
-
-    dropped = f" ({s.n_dropped} with a missing label left out)" if s.n_dropped else ""
-    out(f"  {s.n} units labelled by both{dropped}")
-    rows = [
-        _row(f.label, getattr(s, f.key), pct=f.percent)
-        for f in figures.of_group("two", s.scale)
-        if getattr(s, f.key) is not None
-    ]
-    if s.chance is not None:
-        rows.insert(1, ["chance agreement pₑ", f"{s.chance:.3f}", "", "", ""])
-    for line in _columns(rows):
-        out("  " + line)
-
-
-def _print_multi(m: MultiRaterStats) -> None:
-    from medjudge.judging.stats import figures
-
-    out(f"  {m.n_units} units; {m.units_note}; {m.scale} scale")
-    rows = [
-        _row(f.label, getattr(m, f.key), pct=f.percent)
-        for f in figures.of_group("multi", m.scale)
-        if getattr(m, f.key) is not None
-    ]
-    chance = "–" if m.chance is None else f"{m.chance:.3f}"
-    rows.insert(1, ["chance agreement pₑ (Fleiss)", chance, "", "", ""])
-    for line in _columns(rows):
-        out("  " + line)
-    out("  Fleiss' κ per category:")
-    for line in _columns([_row(str(c), e) for c, e in m.fleiss_per_category.items()]):
-        out("    " + line)
-    out("  pairwise:")
-    two = figures.of_group("two", m.scale)
-    table = [["rater A", "rater B", "n", *(f.label for f in two)]]
-    for (a, b), s in m.pairwise.items():
-        table.append(
-            [str(a), str(b), str(s.n), *(_fmt(getattr(s, f.key), pct=f.percent) for f in two)]
-        )
-    for line in _columns(table):
-        out("    " + line)
-    out("  agreement with the majority of the others:")
-    for line in _columns([_row(str(r), e, pct=True) for r, e in m.vs_majority.items()]):
-        out("    " + line)
-    out(f"  {LABELS['vs_majority_own'].lower()} (as some papers define it):")
-    for line in _columns([_row(str(r), e, pct=True) for r, e in m.vs_majority_own.items()]):
-        out("    " + line)
 
 
 AGREEMENT_JSON_HELP = (
@@ -124,73 +47,6 @@ AGREEMENT_JSON_HELP = (
     "vs_majority. Every estimate is {value, ci_low, ci_high, n, reason, method, se, unstable}; "
     "undefined values are null with a reason."
 )
-
-
-def _categories(text: str | None, scale: str) -> tuple[list[Any] | None, bool]:
-    """Parse ``--categories`` → (declared categories, labels are numbers).
-
-    Each category is read as the file's labels will be (:func:`read_label`): numbers on an
-    interval scale, and on an ordinal one when every category is a number; else text.
-    """
-    from medjudge.judging.stats.label_file import read_label
-
-    if text is None:
-        return None, scale != "nominal"
-    cats = [c.strip() for c in text.split(",")]
-    if any(not c for c in cats):
-        raise UserError("--categories: an empty category (two commas in a row?)")
-    if scale == "nominal":
-        return [read_label(c, numeric=False) for c in cats], False
-    numbers = []
-    for c in cats:
-        try:
-            numbers.append(read_label(c, numeric=True))
-        except ValueError:
-            if scale == "interval":
-                raise UserError(
-                    f"--categories: an interval scale needs finite numbers, e.g. 1,2,3,4,5 "
-                    f"(not {c!r})"
-                ) from None
-            return [read_label(c, numeric=False) for c in cats], False
-    return numbers, True
-
-
-def _study_categories(path: Path, criterion: str) -> tuple[str | None, str, str]:
-    """``--study S --criterion C`` → (C's categories as ``--categories`` text, C's scale, where
-    they come from)."""
-    from .common import opened
-
-    with opened(path) as s:
-        try:
-            crit = s.settings.criterion(criterion)
-        except KeyError:
-            names = ", ".join(c.name for c in s.settings.criteria)
-            raise UserError(f"--criterion {criterion!r}: not in {path} ({names})") from None
-    counted = crit.counted_categories()
-    how = "declared" if crit.categories is not None else "default"
-    text = ",".join(counted) if counted is not None else None
-    return text, crit.level, f"the {how} categories of {criterion} in {path}"
-
-
-def _tie(text: str | None, table: LabelTable, numeric: bool) -> Hashable | None:
-    """``--tie`` read as the file's labels are; a label no rater gave is an error."""
-    from medjudge.judging.stats.label_file import option_label, table_label
-
-    if text is None:
-        return None
-    try:
-        tie = table_label(table, option_label("--tie", text, numeric))
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    seen = table.labels()
-    if tie not in seen:
-        kind = "text" if isinstance(tie, str) else "number"
-        have = ", ".join(sorted(map(str, seen))[:12]) + (", …" if len(seen) > 12 else "")
-        raise UserError(
-            f"--tie {text!r}: no rater gave the label {tie!r} ({kind}) in {table.path} "
-            f"(its labels: {have or 'none'})"
-        )
-    return tie
 
 
 def agreement(
@@ -388,14 +244,14 @@ def agreement(
         if (study is None) != (criterion is None):
             raise UserError("--study and --criterion go together")
         if study is not None and criterion is not None:
-            text, study_level, source = _study_categories(study, criterion)
+            text, study_level, source = study_categories(study, criterion)
             if categories is None:
                 categories = text
             else:
                 source = "declared"
             if scale is Scale.nominal and not ordinal:
                 level = study_level
-        declared, numeric = _categories(categories, level)
+        declared, numeric = read_categories(categories, level)
         if alt_test_plan and file is None:
             _plan(None, None, level, declared, locals())
             return
@@ -420,7 +276,7 @@ def agreement(
         if sets:
             from medjudge.judging.stats.agreement.sets import OPTION_CATEGORIES
 
-            table, masi = _option_units(table, declared, n_boot, seed)
+            table, masi = option_units(table, declared, n_boot, seed)
             declared, level = list(OPTION_CATEGORIES), "nominal"
             by = by or "option"
         else:  # labels that are all numbers compare as numbers ("1.0" is 1)
@@ -436,7 +292,7 @@ def agreement(
             if extra:
                 declared = [*declared, *extra]
                 source += f", and {', '.join(map(str, extra))} given in the file"
-        tie_label = _tie(tie, table, numeric)
+        tie_label = read_tie(tie, table, numeric)
         try:
             results = table_stats(
                 table,
@@ -454,7 +310,7 @@ def agreement(
             alt = alt_test_cli.run(
                 table, judge, level, declared, epsilon, fdr_q, min_items, min_raters
             )
-    from medjudge.judging.stats.agreement.core import TwoRaterStats  # noqa: F811 - at run time
+    from medjudge.judging.stats.agreement.core import TwoRaterStats
     from medjudge.judging.stats.agreement.labels import json_label
 
     first = results[0].stats
@@ -490,9 +346,11 @@ def agreement(
         source = "inferred from the labels; declare them with --categories"
     out(f"categories: {', '.join(map(str, cats))} ({source})")
     if masi is not None:
-        out(f"option sets as wholes: {_row(LABELS['masi_alpha'], masi)[1]} (n={masi.n} units)")
+        out(
+            f"option sets as wholes: {figure_row(LABELS['masi_alpha'], masi)[1]} (n={masi.n} units)"
+        )
     for r in results:
-        _print_slice(r, by)
+        print_slice(r, by)
     if alt is not None:
         alt_test_cli.show(alt, level, by)
 
@@ -520,50 +378,3 @@ def _plan(
     }
     plan, source = alt_test_cli.plan(table, judge, level, declared, options)
     alt_test_cli.show_plan(plan, source, given["json_output"])
-
-
-def _option_units(
-    table: LabelTable, options: list[Any] | None, n_boot: int, seed: int
-) -> tuple[LabelTable, Estimate]:
-    """``--sets``: each declared option of each unit as a binary unit (its option as the
-    slice), and MASI α of the sets as wholes."""
-    from medjudge.judging.stats.agreement.sets import OptionUnits, masi_alpha_estimate, parse_ticks
-    from medjudge.judging.stats.label_file import LabelTable
-
-    if not options:
-        raise UserError("--sets needs the options: --categories A,B,C,D")
-    letters = [str(o) for o in options]
-    parsed = []
-    for rater, column in zip(table.raters, table.columns, strict=True):
-        sets = [parse_ticks(None if v is None else str(v).replace(" ", "")) for v in column]
-        for i, s in enumerate(sets):
-            stray = sorted((s or frozenset()) - set(letters))
-            if stray:
-                raise UserError(
-                    f"{table.path}: row {i + 1}, rater {rater!r}: option "
-                    f"{', '.join(stray)} is not one of --categories {','.join(letters)}"
-                )
-        parsed.append(sets)
-    expand = OptionUnits.of([letters] * table.n_units)
-    units = LabelTable(
-        table.path,
-        table.raters,
-        [expand.column(c) for c in table.columns],
-        expand.spread(table.groups) if table.groups else expand.letters(),
-    )
-    return units, masi_alpha_estimate(parsed, n_boot=n_boot, seed=seed)
-
-
-def _print_slice(r: SliceStats, by: str | None) -> None:
-    from medjudge.judging.stats.agreement.core import TwoRaterStats  # noqa: F811 - at run time
-
-    if by is not None or r.without_ties:
-        title = "all rows" if r.slice == "all" else f"{by} = {r.slice}"
-        if r.without_ties:
-            title += ", without ties"
-        out("")
-        out(f"{title} ({r.n_rows} units)")
-    if isinstance(r.stats, TwoRaterStats):
-        _print_two(r.stats)
-    else:
-        _print_multi(r.stats)
