@@ -350,7 +350,7 @@ class BatchRun:
         return 0, 0  # collected: no longer at the provider
 
     def _account(self, row: CallRow) -> None:
-        from medjudge.judging.llm.runner import CallEvent, account
+        from medjudge.judging.llm.run_types import CallEvent, account
 
         outcome = event_of(row)
         outcome["attempts"] = 0  # a batch request is not an HTTP request of this run

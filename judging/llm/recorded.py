@@ -14,7 +14,9 @@ import asyncio
 import json
 from pathlib import Path
 
-from medjudge.judging.llm.runner import RunOptions, plan, run_judges
+from medjudge.judging.llm.run_plan import plan
+from medjudge.judging.llm.run_types import RunOptions
+from medjudge.judging.llm.runner import run_judges
 from medjudge.judging.llm.specs import parse_judge_spec
 from medjudge.judging.protocol.plan import JudgeConfig
 from medjudge.store.db import StudyError
