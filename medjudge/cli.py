@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve", "serve"),
     "assign": ("team", "assign"),
     "role": ("team", "role"),
-    "settings": ("team", "settings"),
+    "settings": ("study_settings", "settings"),
     "retire": ("team", "retire"),
     "doctor": ("team", "doctor"),
     "report": ("report", "report"),
