@@ -9,7 +9,7 @@ from .items import unit_count
 from .json_types import JsonObject
 from .judge_versions import JudgeVersion, list_versions
 from .judgments import not_judged
-from .labels import progress
+from .label_reads import progress
 from .reads import item_kind_counts
 from .retirements import retired_ids, retirements
 from .study import Study

@@ -11,7 +11,7 @@ import pytest
 from medjudge.store.importing.problems import ImportProblem
 from medjudge.store.importing.run import import_file
 from medjudge.store.items import get_item, list_items
-from medjudge.store.labels import history
+from medjudge.store.label_reads import history
 from medjudge.store.study import Study
 
 from .support.kind_rows import pairwise_row, statements_row, write_jsonl
@@ -237,11 +237,11 @@ def test_display_order_is_seeded_stored_and_mixed(study: Study, tmp_path: Path) 
         "pairwise",
         actor="t",
     )
-    swaps = [r[0] for r in study.conn.execute("SELECT swap FROM items ORDER BY id")]
-    assert 5 < sum(swaps) < 35  # randomised, not all the same
+    orders = [r[0] for r in study.conn.execute("SELECT shown_order FROM items ORDER BY id")]
+    assert set(orders) == {"AB", "BA"} and 5 < orders.count("BA") < 35  # randomised
     other = Study.create(tmp_path / "other.db")
     import_file(other, tmp_path / "in.jsonl", "pairwise", actor="t")
-    assert [r[0] for r in other.conn.execute("SELECT swap FROM items ORDER BY id")] == swaps
+    assert [r[0] for r in other.conn.execute("SELECT shown_order FROM items ORDER BY id")] == orders
     other.close()
 
 

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 
 from medjudge.store.items import get_item
+from medjudge.store.label_reads import history, progress
 from medjudge.store.labels import (
     LabelError,
     add_time,
     get_note,
-    history,
     item_labels,
     mark_revealed,
-    progress,
     revert,
     set_label,
     set_note,

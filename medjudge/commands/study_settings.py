@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from medjudge import kinds
-from medjudge.store.labels import labels_outside
+from medjudge.store.label_reads import labels_outside
 from medjudge.store.paths import login_name
 from medjudge.store.roles import require
 from medjudge.store.settings import Criterion
