@@ -26,107 +26,47 @@ import hashlib
 import json
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_review import build as build_review_study
-from benchmarks.fake_server_process import ServerProcess
-
-BIN = Path(sys.executable).parent
-MEDJUDGE = str(BIN / "medjudge")
-QUICK = bool(os.environ.get("MEDJUDGE_BENCH_QUICK"))
-RUNS = 1 if QUICK else 3
-ENV = {
-    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-    "OPENAI_API_KEY": "sk-bench-not-a-key",
-    "NO_COLOR": "1",
-}
-"""What every measured command runs with: no real key, no colour, byte-code written (a user's
-second start reads it; a machine that sets PYTHONDONTWRITEBYTECODE would compile every time)."""
-
-
-def _compile_package() -> None:
-    """Write the byte-code of every medjudge module first, so no measured start compiles."""
-    import compileall
-
-    root = Path(__file__).resolve().parent.parent
-    for folder in ("medjudge", "store", "judging", "tui", "benchmarks"):
-        compileall.compile_dir(root / folder, quiet=1)
-
-
-def _stats(values: Sequence[float]) -> dict[str, float]:
-    return {
-        "min": round(min(values), 3),
-        "median": round(statistics.median(values), 3),
-        "max": round(max(values), 3),
-    }
-
-
-def _row(
-    name: str, values: Sequence[float], unit: str, target: str, **extra: Any
-) -> dict[str, Any]:
-    s = _stats(values)
-    return {
-        "name": name,
-        "value": s["median"],
-        "unit": unit,
-        "target": target,
-        "min": s["min"],
-        "max": s["max"],
-        "runs": len(values),
-        **extra,
-    }
-
-
-def _child_times(
-    cmd: Sequence[str], **kw: Any
-) -> tuple[float, float, subprocess.CompletedProcess[str]]:
-    """Wall seconds and CPU seconds (user + system) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, **kw)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc
-
-
-def _time_rss(cmd: Sequence[str]) -> tuple[float, float]:
-    """Wall seconds and the child's peak RSS in MB (GNU time)."""
-    out = subprocess.run(
-        ["/usr/bin/time", "-f", "@@%e %M", *cmd], capture_output=True, text=True, env=ENV
-    )
-    line = next(x for x in out.stderr.splitlines() if x.startswith("@@"))
-    wall, kb = line[2:].split()
-    return float(wall), int(kb) / 1024
-
+from benchmarks.cli_judge import judge
+from benchmarks.cli_timing import (
+    ENV,
+    MEDJUDGE,
+    QUICK,
+    RUNS,
+    child_times,
+    compile_package,
+    row,
+    time_rss,
+)
 
 # ----------------------------------------------------------------------------- start-up
 
 
 def startup(study: Path) -> list[dict[str, Any]]:
-    ref = [_child_times([sys.executable, "-c", "pass"])[0] for _ in range(RUNS + 2)]
-    helps = [_child_times([MEDJUDGE, "--help"])[0] for _ in range(RUNS + 2)]
-    status = [_child_times([MEDJUDGE, "status", str(study)])[0] for _ in range(RUNS + 2)]
+    ref = [child_times([sys.executable, "-c", "pass"])[0] for _ in range(RUNS + 2)]
+    helps = [child_times([MEDJUDGE, "--help"])[0] for _ in range(RUNS + 2)]
+    status = [child_times([MEDJUDGE, "status", str(study)])[0] for _ in range(RUNS + 2)]
     base = statistics.median(ref)
     return [
-        _row("python -c pass (reference)", ref, "s", "—"),
-        _row(
+        row("python -c pass (reference)", ref, "s", "—"),
+        row(
             "medjudge --help",
             helps,
             "s",
             "< 0.3 s",
             ratio=round(statistics.median(helps) / base, 1),
         ),
-        _row(
+        row(
             "medjudge status (10k items)",
             status,
             "s",
@@ -190,151 +130,13 @@ def review_launch(study: Path, tmp: Path) -> list[dict[str, Any]]:
     finally:
         subprocess.run([*TMUX, "kill-server"], capture_output=True)
     return [
-        _row("bare Textual app to first paint, tmux 80×24 (reference)", ref, "s", "—"),
-        _row(
+        row("bare Textual app to first paint, tmux 80×24 (reference)", ref, "s", "—"),
+        row(
             "medjudge review, 10k items, to the first item on screen",
             launch,
             "s",
             "< 0.5 s, ≤ 2× the bare app",
             ratio=round(statistics.median(launch) / statistics.median(ref), 1),
-        ),
-    ]
-
-
-# ------------------------------------------------------------------------------- judge
-
-SDK_LOOP = """
-import asyncio, sys
-from openai import AsyncOpenAI
-URL, N, CONC = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-PROMPT = open(sys.argv[4], encoding="utf-8").read()
-async def main():
-    client = AsyncOpenAI(base_url=URL, api_key="sk-bench", max_retries=2)
-    sem = asyncio.Semaphore(CONC)
-    async def one(i):
-        async with sem:
-            r = await client.chat.completions.create(
-                model="fake", temperature=0.7, max_tokens=800, seed=i % 3,
-                messages=[{"role": "system", "content": "judge"},
-                          {"role": "user", "content": PROMPT + str(i)}])
-            return r.choices[0].message.content
-    await asyncio.gather(*(one(i) for i in range(N)))
-asyncio.run(main())
-"""
-
-
-SDK_LOOP_AIOHTTP = SDK_LOOP.replace(
-    'client = AsyncOpenAI(base_url=URL, api_key="sk-bench", max_retries=2)',
-    'import openai\n    client = AsyncOpenAI(base_url=URL, api_key="sk-bench", max_retries=2, '
-    "http_client=openai.DefaultAioHttpClient())",
-)
-"""The same loop on the SDK's aiohttp transport (what medjudge sends through)."""
-assert SDK_LOOP_AIOHTTP != SDK_LOOP
-
-
-def _pairwise_file(path: Path, n: int) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            row = {
-                "id": f"p{i}",
-                "question": f"Question {i}: my child has a fever, what should I do?",
-                "answer_a": f"GOOD answer {i}: give fluids and check the temperature.",
-                "answer_b": f"Plain answer {i}: wait and see.",
-                "source_a": "model-x",
-                "source_b": "model-y",
-            }
-            fh.write(json.dumps(row) + "\n")
-
-
-def judge(tmp: Path) -> list[dict[str, Any]]:
-    items = 100 if QUICK else 800
-    calls = items * 2 * 3
-    bound = calls * 0.1 / 64
-    rows_src = tmp / "pw.jsonl"
-    _pairwise_file(rows_src, items)
-    prompt = tmp / "prompt.txt"
-    prompt.write_text("Which answer is better? " * 60, encoding="utf-8")
-    out: dict[str, list[float]] = {
-        "mj_wall": [],
-        "mj_cpu": [],
-        "sdk_wall": [],
-        "sdk_cpu": [],
-        "aio_wall": [],
-        "aio_cpu": [],
-    }
-    cached_wall: list[float] = []
-    cached_requests: list[int] = []
-    with ServerProcess(0.1) as server:
-        spec = f"openai:fake@{server.url}"
-        for run in range(RUNS):
-            study = tmp / f"judge{run}.db"
-            subprocess.run([MEDJUDGE, "init", str(study)], check=True, env=ENV, capture_output=True)
-            subprocess.run(
-                [MEDJUDGE, "import", str(study), str(rows_src), "--kind", "pairwise"],
-                check=True,
-                env=ENV,
-                capture_output=True,
-            )
-            cmd = [
-                MEDJUDGE,
-                "judge",
-                str(study),
-                "-j",
-                spec,
-                "--samples",
-                "3",
-                "--concurrency",
-                "64",
-            ]
-            wall, cpu, proc = _child_times(cmd)
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            out["mj_wall"].append(wall)
-            out["mj_cpu"].append(cpu)
-            wall, cpu, proc = _child_times(
-                [sys.executable, "-c", SDK_LOOP, server.url, str(calls), "64", str(prompt)]
-            )
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            out["sdk_wall"].append(wall)
-            out["sdk_cpu"].append(cpu)
-            wall, cpu, proc = _child_times(
-                [sys.executable, "-c", SDK_LOOP_AIOHTTP, server.url, str(calls), "64", str(prompt)]
-            )
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            out["aio_wall"].append(wall)
-            out["aio_cpu"].append(cpu)
-            before = server.count()
-            wall, _, proc = _child_times(cmd)
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            cached_wall.append(wall)
-            cached_requests.append(server.count() - before)
-    sdk_wall, sdk_cpu = statistics.median(out["sdk_wall"]), statistics.median(out["sdk_cpu"])
-    return [
-        _row(f"SDK loop, {calls:,} calls (reference): wall", out["sdk_wall"], "s", "—"),
-        _row(f"SDK loop, {calls:,} calls (reference): CPU", out["sdk_cpu"], "s", "—"),
-        _row(f"SDK loop on aiohttp, {calls:,} calls: wall", out["aio_wall"], "s", "—"),
-        _row(f"SDK loop on aiohttp, {calls:,} calls: CPU", out["aio_cpu"], "s", "—"),
-        _row(
-            f"medjudge judge, {calls:,} calls at 100 ms, concurrency 64: wall",
-            out["mj_wall"],
-            "s",
-            f"≤ the SDK loop; ≤ 1.15× the bound {bound:.1f} s",
-            ratio=round(statistics.median(out["mj_wall"]) / sdk_wall, 2),
-            bound_ratio=round(statistics.median(out["mj_wall"]) / bound, 2),
-        ),
-        _row(
-            f"medjudge judge, {calls:,} calls: CPU",
-            out["mj_cpu"],
-            "s",
-            "≤ the SDK loop's",
-            ratio=round(statistics.median(out["mj_cpu"]) / sdk_cpu, 2),
-            ms_per_call=round(1000 * statistics.median(out["mj_cpu"]) / calls, 2),
-        ),
-        _row(
-            f"medjudge judge, fully cached re-run of {calls:,} calls",
-            cached_wall,
-            "s",
-            "< 1 s, 0 requests",
-            requests=max(cached_requests),
         ),
     ]
 
@@ -364,9 +166,9 @@ def agreement(tmp: Path) -> list[dict[str, Any]]:
         path = tmp / f"labels{n}.csv"
         _labels_file(path, n)
         cmd = [MEDJUDGE, "agreement", str(path), "-r", "a,b,c", "--unit", "id", "--json"]
-        runs = [_time_rss(cmd) for _ in range(RUNS)]
+        runs = [time_rss(cmd) for _ in range(RUNS)]
         rows.append(
-            _row(
+            row(
                 f"medjudge agreement, {n:,} units × 3 raters",
                 [w for w, _ in runs],
                 "s",
@@ -413,18 +215,18 @@ def memory(tmp: Path) -> list[dict[str, Any]]:
         _statements_file(src, items, 10)
         study = tmp / f"memory{items}.db"
         subprocess.run([MEDJUDGE, "init", str(study)], check=True, env=ENV, capture_output=True)
-        imp = _time_rss([MEDJUDGE, "import", str(study), str(src), "--kind", "statements"])
-        rep = _time_rss([MEDJUDGE, "report", str(study), "-f", "json", "-o", str(tmp / "r.json")])
+        imp = time_rss([MEDJUDGE, "import", str(study), str(src), "--kind", "statements"])
+        rep = time_rss([MEDJUDGE, "report", str(study), "-f", "json", "-o", str(tmp / "r.json")])
         n = items * 10
         rows += [
-            _row(
+            row(
                 f"medjudge import, {n:,} statements + {2 * n:,} labels",
                 [imp[0]],
                 "s",
                 "< 250 MB, flat as the study grows",
                 peak_mb=round(imp[1], 1),
             ),
-            _row(
+            row(
                 f"medjudge report -f json, {n:,} statements, {2 * n:,} labels",
                 [rep[0]],
                 "s",
@@ -433,9 +235,9 @@ def memory(tmp: Path) -> list[dict[str, Any]]:
             ),
         ]
         _judge_every_unit(study)
-        rep = _time_rss([MEDJUDGE, "report", str(study), "-f", "json", "-o", str(tmp / "r.json")])
+        rep = time_rss([MEDJUDGE, "report", str(study), "-f", "json", "-o", str(tmp / "r.json")])
         rows.append(
-            _row(
+            row(
                 f"medjudge report -f json, {n:,} statements judged once (+{n:,} verdicts)",
                 [rep[0]],
                 "s",
@@ -487,7 +289,7 @@ def _judge_every_unit(path: Path) -> None:
 def run() -> list[dict[str, Any]]:
     """Run the benchmark; one dict per figure (name, value = median, min, max, unit, target)."""
     parts: list[Callable[[], list[dict[str, Any]]]] = []
-    _compile_package()
+    compile_package()
     with tempfile.TemporaryDirectory(prefix="medjudge-bench-cli-") as tmp_name:
         tmp = Path(tmp_name)
         study = tmp / "review.db"
