@@ -1,0 +1,3 @@
+"""The judges' prompt templates, one text file per task and version (data only: read as package
+data, never imported from).
+"""
