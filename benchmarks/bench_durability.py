@@ -24,8 +24,8 @@ The kills: ``SIGKILLS`` sessions get SIGKILL, ``SIGHUPS`` SIGHUP to the pane's p
 quit with ``q`` at the end.
 
 Then, with every process ended, the study is opened with ``sqlite3``: each label called saved
-must be the current label (``labels``, in the file frame: the item's ``swap`` turns a shown
-A into a stored B) and in ``label_history`` (action ``label``), with the same value. Counted:
+must be the current label (``labels``, in the file frame: the item's ``shown_order`` turns a
+shown A into a stored B) and in ``label_history`` (action ``label``), with the same value. Counted:
 lost (called saved, not on disk or not in the history, or another value: target 0), extra
 (on disk, never called saved: allowed only for a key killed between the commit and the
 screen), ``PRAGMA integrity_check``. Every tmux session, the judge, the reports and the
@@ -57,6 +57,7 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_sessions import _build, _end, _wait_all  # noqa: E402
 from benchmarks.tmux import Tmux  # noqa: E402
+from medjudge.kinds.orders import to_display  # noqa: E402
 
 SESSIONS = 30
 SIGKILLS = 5
@@ -266,21 +267,21 @@ def _check(study: Path, sessions: list[Session], kills: list[dict[str, Any]]) ->
             "FROM {t} x JOIN raters r ON r.id = x.rater_id JOIN units u ON u.id = x.unit_id "
             "JOIN items i ON i.id = u.item_id WHERE r.kind = 'human'"
         )
-        flip = {"A": "B", "B": "A"}
 
-        def shown(value: str, swap: int) -> str:
-            return flip.get(value, value) if swap else value
+        def shown(value: str, order: str | None) -> str:
+            return to_display(value, order)
 
         disk = {
-            (who, item, crit): shown(value, swap)
-            for who, item, crit, value, swap in conn.execute(
-                f"SELECT r.name, i.ext_id, u.criterion, x.value, i.swap {base.format(t='labels')}"
+            (who, item, crit): shown(value, order)
+            for who, item, crit, value, order in conn.execute(
+                "SELECT r.name, i.ext_id, u.criterion, x.value, i.shown_order "
+                f"{base.format(t='labels')}"
             )
         }
         history = {
-            (who, item, crit, shown(value, swap))
-            for who, item, crit, value, swap in conn.execute(
-                "SELECT r.name, i.ext_id, u.criterion, x.new_value, i.swap "
+            (who, item, crit, shown(value, order))
+            for who, item, crit, value, order in conn.execute(
+                "SELECT r.name, i.ext_id, u.criterion, x.new_value, i.shown_order "
                 f"{base.format(t='label_history')} AND x.action = 'label'"
             )
         }

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from . import orders
 from .judged import Ask, ItemLike, JudgePlan, Prompt, Samples, UnitLike, Verdict
 
 if TYPE_CHECKING:
@@ -142,8 +143,9 @@ class Kind:
     default_slices: tuple[str, ...] = ()
     """Item metadata fields every figure of the kind is also given per value of (MedRGB's
     retrieval conditions ``test`` and ``p``)."""
-    display_swap: bool = False
-    """Whether an item's two answers are shown in a per-item random order (A/B frame)."""
+    shuffles_answers: bool = False
+    """Whether an item's answers are shown in a per-item random order, a permutation of its
+    answer slots (:mod:`.orders`): the reviewer's keys name the *shown* letters."""
     panes: tuple[Pane, ...] = ()
     """The text panes of the review screen, in order (the first may be the question)."""
     file_panes: tuple[Pane, ...] | None = None
@@ -190,8 +192,16 @@ class Kind:
 
     @property
     def two_orders(self) -> bool:
-        """Whether a judge sees each item in two orders (position consistency applies)."""
+        """Whether a judge sees each item in two or more orders (position consistency
+        applies)."""
         return self.judge is not None and len(self.judge.orders) > 1
+
+    def display_order(self, slots: str, digest_parts: str) -> str | None:
+        """The seeded order an item with answers in ``slots`` is shown in (None: the kind
+        does not shuffle its answers): :func:`.orders.seeded` of the slots."""
+        if not self.shuffles_answers or len(slots) < 2:
+            return None
+        return orders.seeded(digest_parts, slots)
 
     def describe(self, polarity: str | None, scale: str, ordinal: bool) -> str:
         """What a criterion is, after its name in the report (``pairwise, benefit (…)``),
@@ -215,8 +225,14 @@ class Kind:
             return "tick option letters, enter"
         return " ".join(k.key for k in keys)
 
-    def to_file_frame(self, value: str, swapped: bool) -> str:
-        """A value given in display order → the file's frame (pairwise letters trade)."""
+    def to_file_frame(self, value: str, order: str | None) -> str:
+        """A value given in an order's frame (``A`` = the answer shown first) → the file's
+        frame; ``order`` is None for an item whose answers are not reordered."""
+        return value
+
+    def to_display_frame(self, value: str, order: str | None) -> str:
+        """A value in the file's frame → ``order``'s frame (the inverse of
+        :meth:`to_file_frame`)."""
         return value
 
     def criterion_note(self, criterion: CriterionLike) -> str:

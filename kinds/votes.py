@@ -3,7 +3,8 @@
 Pairwise, per item, criterion and judge model:
 
 1. Samples are drawn in order AB (the item's answer A shown as "Response A") and BA (swapped);
-   BA votes are mapped back to the item's own answers with :func:`unswap` (tie/neither stay).
+   BA votes are mapped back to the item's own answers with :func:`.orders.to_file` (tie/neither
+   stay).
    Failed samples are not votes of any kind: callers pass only valid votes.
 2. :func:`order_majority`: a strict majority of the valid votes wins; otherwise ``tie`` if
    ``tie`` is among the votes, else ``neither`` if it is among them, else the criterion's null
@@ -31,7 +32,6 @@ from statistics import median_low
 
 MISSING = None
 """A verdict that could not be reached (no valid sample); never silently a tie."""
-_OTHER = {"A": "B", "B": "A"}
 
 
 class StatementsProtocol(StrEnum):
@@ -46,14 +46,6 @@ class PanelRule(StrEnum):
 
     conservative = "conservative"
     plurality = "plurality"
-
-
-def unswap(verdict: str) -> str:
-    """Map a BA-order verdict back to the item's own answers (the file frame).
-
-    The BA order is a swap like a swapped display order (``store.frames.convert``).
-    """
-    return _OTHER.get(verdict, verdict)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from .study import Study
 
 TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger", "assignments")
 
-_SWAPPED = kinds.sql_names(kinds.where("display_swap"))
+_SWAPPED = kinds.sql_names(kinds.where("shuffles_answers"))
 """The kinds whose answers a reviewer sees in a per-item order (``display_order``)."""
 
 _RETIRED = (
@@ -61,7 +61,7 @@ _QUERIES = {
                coalesce(l.display_order, CASE WHEN i.kind IN {_SWAPPED} AND r.kind = 'human' AND (
                    SELECT h.action FROM label_history h WHERE h.unit_id = l.unit_id
                    AND h.rater_id = l.rater_id ORDER BY h.id DESC LIMIT 1) != 'import'
-                 THEN CASE i.swap WHEN 1 THEN 'BA' ELSE 'AB' END END) AS display_order,
+                 THEN i.shown_order END) AS display_order,
                l.note_frame, n.note AS item_note, n.note_frame AS item_note_frame,
                json_extract(i.data, '$.meta') AS meta, {_RETIRED}
         FROM labels l JOIN units u ON u.id = l.unit_id JOIN items i ON i.id = u.item_id

@@ -1,13 +1,15 @@
 """The answer-letter frame: the one conversion between file letters and display letters.
 
-docs/design.md §2 "Answer-letter frame": ``A``/``B`` always mean the import file's ``answer_a`` /
-``answer_b`` (the *file frame*) — in the store, exports, reports, the CLI and every screen
-except the reviewer's own review screen. That screen shows a pairwise item's answers in the
-item's display order (``items.swap``: answer B on the left when set; with ``settings --order
-per-reviewer`` the reviewer's own, :func:`store.items.seen_by`) and speaks in *display* letters
-(``A`` = the answer shown first); it converts at the edge with :func:`convert`, both ways. The
-order a reviewer saw is stored with each label (``labels.display_order``). The judge's BA order
-is the same swap and uses the same function.
+docs/design.md §2 "Answer-letter frame": ``A``/``B``/… always mean the import file's answers in
+their slots (``answer_a``, ``answer_b``; the *file frame*) — in the store, exports, reports, the
+CLI and every screen except the reviewer's own review screen. That screen shows the answers of
+an item whose kind shuffles them in the item's display order (``items.shown_order``, a
+permutation of its slots such as ``BA`` or ``CAB``; with ``settings --order per-reviewer`` the
+reviewer's own, :func:`store.items.seen_by`) and speaks in *display* letters (``A`` = the answer
+shown first); it converts at the edge with :func:`to_file` and :func:`to_display`. The order a
+reviewer saw is stored with each label (``labels.display_order``). The judge's orders (``BA``,
+the rotations of three answers) are orders like these and use the same functions
+(:mod:`medjudge.kinds.orders`).
 
 Free text (notes, rationales) cannot be converted, so each records the frame it was written
 in (:data:`FILE` or :data:`DISPLAY`; NULL for rows written before migration 003).
@@ -19,6 +21,7 @@ from collections.abc import Mapping
 from typing import Literal, Protocol, TypeVar
 
 from medjudge import kinds
+from medjudge.kinds import orders
 
 FILE: Literal["file"] = "file"
 """Letters of the import file: ``A`` = ``answer_a``."""
@@ -31,56 +34,53 @@ Frame = Literal["file", "display"]
 FRAME_HINT = "file order: A = answer_a, B = answer_b"
 """How screens and messages say that their letters are in the file frame."""
 
-_OTHER = {"A": "B", "B": "A"}
-
 K = TypeVar("K")
 
 
-class Swappable(Protocol):
-    """Anything with an item's kind and display swap (``store.items.Item`` is one)."""
+class Ordered(Protocol):
+    """Anything with an item's kind and display order (``store.items.Item`` is one)."""
 
     @property
     def kind(self) -> str:
-        """The item's kind; only ``pairwise`` items have a display order."""
+        """The item's kind; only kinds that shuffle answers have a display order."""
         ...
 
     @property
-    def swap(self) -> bool:
-        """Whether the item shows answer B first."""
+    def order(self) -> str | None:
+        """The item's answer slots in the order shown, first first (None: not shuffled)."""
         ...
 
 
-def is_swapped(item: Swappable) -> bool:
-    """Whether an item's display letters differ from its file letters (swapped pairwise item)."""
-    return kinds.get(item.kind).display_swap and bool(item.swap)
-
-
-def convert(value: str, swapped: bool) -> str:
-    """Convert a pairwise value between the file frame and a swapped order, either way.
-
-    The mapping is its own inverse, so the same call takes a display letter to the file letter
-    and back: with ``swapped`` (:func:`is_swapped`, or the judge's BA order) ``A`` and ``B``
-    trade places; ``tie``, ``neither`` and every non-letter value stay as they are. Callers pass
-    ``swapped=False`` for anything that is not a pairwise item, which is then left untouched.
-
-    Args:
-        value: a verdict or label value.
-        swapped: whether the order the value is expressed in (or wanted in) is swapped.
-
-    Returns:
-        The value in the other frame.
-    """
-    return _OTHER.get(value, value) if swapped else value
-
-
-def convert_labels(labels: Mapping[K, str], swapped: bool) -> dict[K, str]:
-    """:func:`convert` applied to every value of a mapping (e.g. unit id → label), either way."""
-    return {key: convert(value, swapped) for key, value in labels.items()}
-
-
-def display_order(item: Swappable) -> str | None:
-    """The order a reviewer sees a pairwise item's answers in: ``"AB"`` or ``"BA"`` (file
-    letters, first shown first); None for items that are not pairwise."""
-    if not kinds.get(item.kind).display_swap:
+def shown_order(item: Ordered) -> str | None:
+    """The order a reviewer sees an item's answers in (``"AB"``, ``"BA"``, ``"CAB"``: file
+    letters, first shown first); None for items whose kind does not shuffle its answers."""
+    if not kinds.get(item.kind).shuffles_answers:
         return None
-    return "BA" if item.swap else "AB"
+    return item.order
+
+
+def is_reordered(item: Ordered) -> bool:
+    """Whether an item's display letters differ from its file letters."""
+    order = shown_order(item)
+    return order is not None and order != orders.slots(len(order))
+
+
+def to_file(value: str, order: str | None) -> str:
+    """A display letter (``A`` = shown first) → the file's letter; every other value as it is.
+    Callers pass ``order=None`` for an item that is not reordered, which is then untouched."""
+    return orders.to_file(value, order)
+
+
+def to_display(value: str, order: str | None) -> str:
+    """A file letter → the letter it is shown as in ``order`` (the inverse of :func:`to_file`)."""
+    return orders.to_display(value, order)
+
+
+def labels_to_display(labels: Mapping[K, str], order: str | None) -> dict[K, str]:
+    """:func:`to_display` applied to every value of a mapping (e.g. unit id → label)."""
+    return {key: to_display(value, order) for key, value in labels.items()}
+
+
+def labels_to_file(labels: Mapping[K, str], order: str | None) -> dict[K, str]:
+    """:func:`to_file` applied to every value of a mapping."""
+    return {key: to_file(value, order) for key, value in labels.items()}

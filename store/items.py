@@ -7,7 +7,6 @@ for statements items.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import sqlite3
@@ -18,7 +17,7 @@ from typing import Any, NamedTuple
 from medjudge import kinds
 
 from .db import StudyError
-from .frames import display_order
+from .frames import shown_order
 from .json_types import JsonObject
 from .migrations import damaged
 from .paged import Paged
@@ -65,7 +64,9 @@ class Item:
     data: dict[str, Any]
     context: list[str]
     batch: str | None
-    swap: bool
+    order: str | None
+    """The order its answers are shown in, slot letters first shown first (``BA``, ``CAB``);
+    None for kinds that do not shuffle their answers (:mod:`medjudge.kinds.orders`)."""
     answers: dict[str, Answer]
     statements: Sequence[Statement] = field(default_factory=list)
     """In position order; a :class:`~store.paged.Paged` list when read with ``paged=True``."""
@@ -79,11 +80,17 @@ class Item:
         meta: dict[str, Any] = self.data.get("meta") or {}
         return meta
 
-    def shown_answers(self) -> tuple[Answer, Answer]:
-        """The two answers of a pairwise item in the order reviewers see them (left, right):
-        the display order of :func:`store.frames.display_order`."""
-        order = display_order(self) or "AB"
-        return self.answers[order[0]], self.answers[order[1]]
+    @property
+    def slots(self) -> str:
+        """The item's answer slots in file order (``AB``, ``ABC``; empty for items whose
+        answers are not lettered: one ``answer``, an ``explanation``)."""
+        return "".join(sorted(p for p in self.answers if len(p) == 1 and p.isupper()))
+
+    def shown_answers(self) -> tuple[Answer, ...]:
+        """The item's lettered answers in the order reviewers see them (left to right, top to
+        bottom): the display order of :func:`store.frames.shown_order`."""
+        order = shown_order(self) or self.slots
+        return tuple(self.answers[slot] for slot in order)
 
     def statement_index(self, position: int | None) -> int | None:
         """The index in ``statements`` of the statement at this position (None: no such
@@ -106,39 +113,43 @@ class Item:
         raise KeyError((criterion, statement_id))
 
 
-def display_swap(seed: int, ext_id: str) -> bool:
-    """Whether a pairwise item shows answer B on the left: seeded, reproducible, per item."""
-    digest = hashlib.sha256(f"{seed}:{ext_id}".encode()).digest()
-    return bool(digest[0] & 1)
+def item_order(kind: str, seed: int, ext_id: str, slots: str) -> str | None:
+    """The order an item's answers are shown in, fixed at import: seeded by the study seed and
+    the item id, reproducible (:meth:`medjudge.kinds.base.Kind.display_order`; for two answers
+    about half are ``BA``); None for kinds that do not shuffle their answers."""
+    return kinds.get(kind).display_order(slots, f"{seed}:{ext_id}")
 
 
-def reviewer_swap(seed: int, login: str, ext_id: str) -> bool:
-    """Whether one reviewer sees a pairwise item with answer B on the left (``settings --order
-    per-reviewer``): seeded by the study seed, the reviewer's login and the item id —
-    reproducible, independent between reviewers and items, about half swapped."""
-    digest = hashlib.sha256(json.dumps([seed, login, ext_id]).encode()).digest()
-    return bool(digest[0] & 1)
+def reviewer_order(kind: str, seed: int, login: str, ext_id: str, slots: str) -> str | None:
+    """The order one reviewer sees an item's answers in (``settings --order per-reviewer``):
+    seeded by the study seed, the reviewer's login and the item id — reproducible, independent
+    between reviewers and items."""
+    return kinds.get(kind).display_order(slots, json.dumps([seed, login, ext_id]))
 
 
-def swap_for(
-    settings: StudySettings, reviewer: str | None, kind: str, ext_id: str, swap: bool
-) -> bool:
-    """The display swap a reviewer sees an item with: the item's own (``per-item``, or no
-    reviewer), or the reviewer's (``per-reviewer``, :func:`reviewer_swap`); False for kinds
+def order_for(
+    settings: StudySettings,
+    reviewer: str | None,
+    kind: str,
+    ext_id: str,
+    order: str | None,
+) -> str | None:
+    """The display order a reviewer sees an item with: the item's own (``per-item``, or no
+    reviewer), or the reviewer's (``per-reviewer``, :func:`reviewer_order`); None for kinds
     without a display order."""
-    if not kinds.get(kind).display_swap:
-        return False
+    if order is None or not kinds.get(kind).shuffles_answers:
+        return None
     if settings.order == "per-reviewer" and reviewer is not None:
-        return reviewer_swap(settings.seed, reviewer, ext_id)
-    return swap
+        return reviewer_order(kind, settings.seed, reviewer, ext_id, "".join(sorted(order)))
+    return order
 
 
 def seen_by(item: Item, settings: StudySettings, reviewer: str) -> Item:
-    """The item as one reviewer sees it: its ``swap`` is the reviewer's display swap
-    (:func:`swap_for`), so everything that shows or converts letters for the reviewer
-    (``Item.shown_answers``, :func:`store.frames.is_swapped`) uses the reviewer's order."""
-    swap = swap_for(settings, reviewer, item.kind, item.ext_id, item.swap)
-    return item if swap == item.swap else replace(item, swap=swap)
+    """The item as one reviewer sees it: its ``order`` is the reviewer's display order
+    (:func:`order_for`), so everything that shows or converts letters for the reviewer
+    (``Item.shown_answers``, :func:`store.frames.shown_order`) uses the reviewer's order."""
+    order = order_for(settings, reviewer, item.kind, item.ext_id, item.order)
+    return item if order == item.order else replace(item, order=order)
 
 
 _STATEMENTS = (
@@ -196,7 +207,7 @@ def get_item(study: Study, item_id: int, *, paged: bool = False) -> Item:
         data=data,
         context=context,
         batch=row["batch"],
-        swap=bool(row["swap"]),
+        order=row["shown_order"],
         answers=answers,
         statements=statements,
         units=units,

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .db import APP_ID, StudyError, transaction
+from .migration_orders import m017_answer_orders
 from .schema_initial import M001_INITIAL
 from .schema_objects import EXPECTED_OBJECTS
 
@@ -439,6 +440,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("014_retirements", M014_RETIREMENTS),
     ("015_display_orders", M015_DISPLAY_ORDERS),
     ("016_accounts", M016_ACCOUNTS),
+    ("017_answer_orders", m017_answer_orders),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

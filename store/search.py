@@ -21,7 +21,8 @@ import sqlite3
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from .items import swap_for
+from .frames import to_display
+from .items import order_for
 from .migrations import SEARCHED
 from .study import Study
 
@@ -136,7 +137,7 @@ class Match:
             return "question"
         if self.where == "statement":
             return f"statement {int(self.position or 0) + 1}"
-        if self.position in ("A", "B"):
+        if self.position is not None and len(self.position) == 1:
             return f"answer {self.position}"
         return self.position or self.where
 
@@ -247,7 +248,8 @@ def search(
         items = {
             int(r["id"]): r
             for r in conn.execute(
-                "SELECT id, ext_id, kind, swap FROM items WHERE id IN (SELECT value FROM json_each(?))",
+                "SELECT id, ext_id, kind, shown_order FROM items "
+                "WHERE id IN (SELECT value FROM json_each(?))",
                 ("[" + ",".join(map(str, ids)) + "]",),
             )
         }
@@ -260,8 +262,8 @@ def search(
             _match(
                 r,
                 item["kind"],
-                swap_for(
-                    study.settings, reviewer, item["kind"], item["ext_id"], bool(item["swap"])
+                order_for(
+                    study.settings, reviewer, item["kind"], item["ext_id"], item["shown_order"]
                 ),
                 open_,
                 close,
@@ -275,16 +277,16 @@ def search(
 
 
 def _match(
-    row: sqlite3.Row, kind: str, swap: bool, open_: str, close: str, reveal_sources: bool
+    row: sqlite3.Row, kind: str, order: str | None, open_: str, close: str, reveal_sources: bool
 ) -> Match:
     position = row["position"]
     frame = None
-    if row["place"] == "answer" and position in ("A", "B"):
+    if row["place"] == "answer" and position is not None and len(position) == 1:
         frame = "file"
         if not reveal_sources:
             frame = "display"
-            if swap:  # the reader's display swap (store.items.swap_for)
-                position = "B" if position == "A" else "A"
+            # the reader's display order (store.items.order_for)
+            position = to_display(position, order)
     return Match(
         where=row["place"],
         position=None if position is None else str(position),

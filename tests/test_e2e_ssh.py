@@ -178,10 +178,10 @@ def _as_item_values(path: Path, ext_id: str, keys: str) -> list[str]:
     """What the keys mean for an item, given its stored display order (a = left answer)."""
     import sqlite3
 
-    swap = (
+    order = (
         sqlite3.connect(path)
-        .execute("SELECT swap FROM items WHERE ext_id = ?", (ext_id,))
+        .execute("SELECT shown_order FROM items WHERE ext_id = ?", (ext_id,))
         .fetchone()[0]
     )
-    left, right = ("B", "A") if swap else ("A", "B")
+    left, right = order
     return [{"a": left, "b": right, "t": "tie", "n": "neither"}[k] for k in keys]

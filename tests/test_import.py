@@ -237,11 +237,11 @@ def test_display_order_is_seeded_stored_and_mixed(study: Study, tmp_path: Path) 
         "pairwise",
         actor="t",
     )
-    swaps = [r[0] for r in study.conn.execute("SELECT swap FROM items ORDER BY id")]
-    assert 5 < sum(swaps) < 35  # randomised, not all the same
+    orders = [r[0] for r in study.conn.execute("SELECT shown_order FROM items ORDER BY id")]
+    assert set(orders) == {"AB", "BA"} and 5 < orders.count("BA") < 35  # randomised
     other = Study.create(tmp_path / "other.db")
     import_file(other, tmp_path / "in.jsonl", "pairwise", actor="t")
-    assert [r[0] for r in other.conn.execute("SELECT swap FROM items ORDER BY id")] == swaps
+    assert [r[0] for r in other.conn.execute("SELECT shown_order FROM items ORDER BY id")] == orders
     other.close()
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from medjudge.store.importing.run import import_file
 from medjudge.store.judge_versions import list_versions
 from medjudge.store.judgments import latest_verdicts
 from medjudge.store.study import Study
@@ -18,7 +17,8 @@ from medjudge.store.study import Study
 from .support.checks import some
 from .support.fakellm import FakeLLMServer
 from .support.judges import flip_sample, pairwise_responder, prefer_marked, routing
-from .support.kind_rows import pairwise_row, write_jsonl
+from .support.kind_rows import pairwise_row
+from .support.old_studies import old_study
 from .support.runs import judge_for, judged_study, run
 
 
@@ -90,13 +90,10 @@ def test_a_judge_from_before_versions_is_adopted_by_a_matching_run(
 ) -> None:
     """A pre-004 judge keeps its name and verdicts; a run with its settings continues it, a run
     with other settings becomes a second version beside it."""
-    from medjudge.store import migrations
 
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
     path = tmp_path / "old.db"
-    old = Study.create(path)
     rows = [pairwise_row(i, answer_a=f"GOOD {i}", answer_b=f"Plain {i}") for i in range(2)]
-    import_file(old, write_jsonl(tmp_path / "pw.jsonl", rows), "pairwise", actor="t")
+    old = old_study(path, monkeypatch, 3, pairwise=rows)
     with FakeLLMServer(FLIPPED_FIRST) as server:
         judge = judge_for(server, samples=3)
         with old.tx() as conn:

@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from medjudge import kinds
 from medjudge.cli import app as cli_app
-from medjudge.store.frames import is_swapped
+from medjudge.store.frames import shown_order
 from medjudge.store.importing.problems import Record
 from medjudge.store.items import get_item, list_items
 from medjudge.store.labels import set_label, set_note
@@ -374,8 +374,8 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
             if row.criterion.options:
                 await pilot.press("b", "enter")
             else:
-                swapped = is_swapped(view.item)
-                other = next(k for k in keys if kind.to_file_frame(k.value, swapped) != before)
+                order = shown_order(view.item)
+                other = next(k for k in keys if kind.to_file_frame(k.value, order) != before)
                 await pilot.press(other.key)
             await pilot.pause()
             assert "changed after the reveal" in screen_text(app)

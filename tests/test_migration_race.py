@@ -13,13 +13,11 @@ import pytest
 
 from medjudge.store import db, migrations
 
-from .support.studies import small_study
+from .support.old_studies import old_study
 
 
 def _old_study(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
-    small_study(path, pairwise=2, statements=1).close()
-    monkeypatch.undo()
+    old_study(path, monkeypatch, 1, pairwise=2, statements=1).close()
 
 
 def test_a_migration_applied_meanwhile_is_not_applied_again(

@@ -16,7 +16,7 @@ from medjudge.judging.analysis.judge_versions import POOLED, judges_section
 from medjudge.judging.analysis.study_data import load_study_data
 from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.store import export
-from medjudge.store.items import get_item, list_items, reviewer_swap, seen_by, swap_for
+from medjudge.store.items import get_item, list_items, order_for, reviewer_order, seen_by
 from medjudge.store.labels import set_label
 from medjudge.store.search import search
 from medjudge.store.study import Study
@@ -25,6 +25,12 @@ from medjudge.tui.review.screen import ReviewScreen
 
 from .support.checks import some
 from .support.tui import add_verdicts, build_study, item_swap, labels, run_async, screen_text
+
+
+def reviewer_swap(seed: int, login: str, ext_id: str) -> bool:
+    """Whether the reviewer's own order of a two-answer item shows answer B first."""
+    return reviewer_order("pairwise", seed, login, ext_id, "AB") == "BA"
+
 
 PAIRWISE = ("correctness", "helpfulness", "harmfulness", "reasoning", "efficiency", "bias")
 
@@ -69,7 +75,7 @@ def test_per_item_default_keeps_the_items_order(tmp_path: Path) -> None:
             assert seen_by(item, study.settings, "anyone") is item
         settings = study.settings.model_copy(update={"order": "per-reviewer"})
         # a kind without a display order is never swapped
-        assert swap_for(settings, "r0", "rating", "x", False) is False
+        assert order_for(settings, "r0", "rating", "x", None) is None
     finally:
         study.close()
 
@@ -143,7 +149,8 @@ def test_export_carries_the_order_each_reviewer_saw(tmp_path: Path) -> None:
         unit = item.unit_for("correctness").id
         for login in (plain, swapped):
             mine = seen_by(item, study.settings, login)
-            order = "BA" if mine.swap else "AB"
+            order = mine.order
+            assert order is not None
             set_label(study, unit, login, order[0], display_order=order)
         set_label(study, unit, "no-app", "tie")  # not given in the app: no order seen
         rows = {r["rater"]: r for r in export.rows(study, "labels") if r["item"] == "p0"}
@@ -152,7 +159,7 @@ def test_export_carries_the_order_each_reviewer_saw(tmp_path: Path) -> None:
     assert rows[plain]["display_order"] == "AB" and rows[plain]["value"] == "A"
     assert rows[swapped]["display_order"] == "BA" and rows[swapped]["value"] == "B"
     # a label stored without an order falls back to the item's own order, as before
-    assert rows["no-app"]["display_order"] == ("BA" if item.swap else "AB")
+    assert rows["no-app"]["display_order"] == item.order
 
 
 def test_search_names_answers_in_the_reviewers_order(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from medjudge.kinds import votes as p
+from medjudge.kinds.orders import to_file
 
 
 @pytest.mark.parametrize(
@@ -30,8 +31,8 @@ def test_order_majority(votes: list[str], null: str, expected: str | None, rule:
     assert r.disagreed == (len(set(votes)) > 1)
 
 
-def test_unswap() -> None:
-    assert [p.unswap(v) for v in ("A", "B", "tie", "neither")] == ["B", "A", "tie", "neither"]
+def test_the_ba_order_maps_votes_back() -> None:
+    assert [to_file(v, "BA") for v in ("A", "B", "tie", "neither")] == ["B", "A", "tie", "neither"]
 
 
 @pytest.mark.parametrize(

@@ -24,10 +24,10 @@ EXPECTED = {
         "data",
         "context",
         "batch",
-        "swap",
         "content_hash",
         "import_id",
         "created_at",
+        "shown_order",
     ],
     "answers": ["id", "item_id", "position", "text", "source"],
     "statements": ["id", "item_id", "position", "text", "category"],
@@ -342,13 +342,11 @@ def test_note_frames_migrate_an_older_study(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """a study made before 003_note_frames opens; its notes' frame is unknown (NULL)."""
-    from medjudge.store import migrations
 
-    from .support.studies import small_study
+    from .support.old_studies import old_study
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
-    old = small_study(path, pairwise=1, statements=0)
+    old = old_study(path, monkeypatch, 1, pairwise=1)
     with old.tx() as conn:
         conn.execute(
             "INSERT INTO adjudications (unit_id, value, rationale, actor, at) "
@@ -376,14 +374,12 @@ def test_judge_versions_migrate_an_older_study_and_keep_its_verdicts(
 ) -> None:
     """a study judged before 004_judge_versions opens with its verdicts; each judge becomes
     a version whose key is unknown until a run with the same settings adopts it."""
-    from medjudge.store import migrations
     from medjudge.store.judge_versions import list_versions
 
-    from .support.studies import small_study
+    from .support.old_studies import old_study
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
-    old = small_study(path, pairwise=1, statements=0)
+    old = old_study(path, monkeypatch, 3, pairwise=1)
     config = '{"spec": "openai:gpt-4o", "provider": "openai", "model": "gpt-4o", "samples": 3}'
     with old.tx() as conn:
         conn.execute(
@@ -433,14 +429,13 @@ def test_batches_migrate_an_older_study_and_keep_their_contract(
     """a study made before 005_batches opens with the batch tables; a batch is recorded
     with its calls before submission, and collecting stores its results in the call cache and
     clears the payloads in one step."""
-    from medjudge.store import batches, migrations
+    from medjudge.store import batches
     from medjudge.store.judgments import cached_calls
 
-    from .support.studies import small_study
+    from .support.old_studies import old_study
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
-    small_study(path, pairwise=1, statements=0).close()
+    old_study(path, monkeypatch, 3, pairwise=1).close()
     monkeypatch.undo()
     s = Study.open(path)
     try:
@@ -485,3 +480,51 @@ def test_batches_migrate_an_older_study_and_keep_their_contract(
             )  # fmt: skip
     finally:
         s.close()
+
+
+def test_answer_orders_migrate_an_older_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """a study made before 017_answer_orders opens: each pairwise item's order is BA exactly
+    where its swap bit was set, AB elsewhere, NULL for kinds without an order; the labels'
+    orders stay; afterwards an item may hold more than two answers and orders of them."""
+    from medjudge.store import export
+
+    from .support.old_studies import old_study
+
+    path = tmp_path / "old.db"
+    old = old_study(path, monkeypatch, 16, pairwise=12, statements=1)
+    bits = dict(old.conn.execute("SELECT ext_id, swap FROM items WHERE kind = 'pairwise'"))
+    assert set(bits.values()) == {0, 1}  # both orders are present
+    with old.tx() as conn:
+        conn.execute(
+            "INSERT INTO raters (name, kind, config, created_at) VALUES ('ann', 'human', '{}', 'x')"
+        )
+        conn.execute(
+            "INSERT INTO labels (unit_id, rater_id, value, updated_at, display_order) "
+            "SELECT u.id, 1, 'A', 'x', 'BA' FROM units u JOIN items i ON i.id = u.item_id "
+            "WHERE i.ext_id = 'p0' AND u.criterion = 'correctness'"
+        )
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            conn.execute(
+                "INSERT INTO answers (item_id, position, text, source) VALUES (1, 'C', 't', 's')"
+            )
+    old.close()
+    new = Study.open(path)
+    try:
+        assert "017_answer_orders" in applied(new.conn)
+        orders = dict(new.conn.execute("SELECT ext_id, shown_order FROM items"))
+        assert orders == {
+            **{ext: ("BA" if bit else "AB") for ext, bit in bits.items()},
+            "s0": None,
+        }
+        (row,) = [r for r in export.rows(new, "labels") if r["item"] == "p0"]
+        assert (row["value"], row["display_order"]) == ("A", "BA")
+        with new.tx() as conn:
+            conn.execute(
+                "INSERT INTO answers (item_id, position, text, source) VALUES (1, 'C', 't', 's')"
+            )
+            conn.execute("UPDATE labels SET display_order = 'CAB'")
+        assert new.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    finally:
+        new.close()

@@ -27,6 +27,7 @@ from medjudge.store.search import BadQuery, search
 from medjudge.store.study import Study
 
 from .support.kind_rows import pairwise_row, statements_row, write_jsonl
+from .support.old_studies import old_study
 from .support.studies import small_study
 
 cli = CliRunner()
@@ -157,9 +158,8 @@ def test_a_failed_import_leaves_nothing_in_the_index(study: Study, tmp_path: Pat
 
 def _older_study(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A study as medjudge wrote it before migration 013, with items."""
-    with monkeypatch.context() as m:
-        m.setattr(migrations, "MIGRATIONS", [x for x in migrations.MIGRATIONS if x[0] < "013"])
-        small_study(path, pairwise=40, statements=10).close()
+    upto = sum(1 for name, _ in migrations.MIGRATIONS if name < "013")
+    old_study(path, monkeypatch, upto, pairwise=40, statements=10).close()
     conn = sqlite3.connect(path)
     assert "013_search" not in migrations.applied(conn)
     conn.close()
@@ -252,8 +252,8 @@ def test_a_blind_reviewer_learns_no_source_and_no_file_letter(blind: Path) -> No
     assert "secret" not in r.stdout and len(items) == 8
     with Study.open(blind) as s:
         swaps = {
-            row["ext_id"]: bool(row["swap"])
-            for row in s.conn.execute("SELECT ext_id, swap FROM items")
+            row["ext_id"]: row["shown_order"] == "BA"
+            for row in s.conn.execute("SELECT ext_id, shown_order FROM items")
         }
     assert len(set(swaps.values())) == 2, "the seed should swap some items and not others"
     for item in items:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medjudge.store.frames import convert, is_swapped
+from medjudge.store.frames import shown_order, to_display, to_file
 from medjudge.store.ledger import IDLE_GAP_S
 from medjudge.store.study import Study
 from medjudge.tui.rows import ItemView
@@ -27,12 +27,15 @@ def test_display_mapping_is_its_own_inverse(tmp_path: Path) -> None:
     with Study.open(path) as study:
         s = ReviewSession(study, "alice")
         item = s.load(0)
-        assert item.swap == item_swap(path, "p0")
+        swapped = item_swap(path, "p0")
+        assert item.order == ("BA" if swapped else "AB")
+        order = shown_order(item)
         for v in ("A", "B", "tie", "neither"):
-            assert convert(convert(v, is_swapped(item)), is_swapped(item)) == v
-        assert convert("A", is_swapped(item)) == ("B" if item.swap else "A")
+            assert to_file(to_display(v, order), order) == v
+            assert to_display(v, order) == to_file(v, order)  # two answers: a swap
+        assert to_file("A", order) == ("B" if swapped else "A")
         assert [a.position for a in item.shown_answers()] == (
-            ["B", "A"] if item.swap else ["A", "B"]
+            ["B", "A"] if swapped else ["A", "B"]
         )
 
 

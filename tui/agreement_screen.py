@@ -237,7 +237,7 @@ class AgreementScreen(Screen[None]):
             kind = self.review_app.study.settings.criterion(self.criterion).kind
         except KeyError:
             return False
-        return kinds.get(kind).display_swap
+        return kinds.get(kind).shuffles_answers
 
     # -- actions ---------------------------------------------------------------------------
     def action_back(self) -> None:

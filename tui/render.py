@@ -21,7 +21,7 @@ from rich.text import Text
 
 from medjudge import kinds
 from medjudge.kinds import rubric
-from medjudge.store.frames import convert, is_swapped
+from medjudge.store.frames import shown_order, to_display
 from medjudge.store.items import Item, Statement
 from medjudge.store.json_types import JsonObject
 from medjudge.store.judgments import VerdictView
@@ -46,7 +46,7 @@ def display_value(item: Item, criterion: Criterion, value: str | None) -> str:
     """A stored label (file frame) as the reviewer sees it: pairwise A/B in display order."""
     if value is None:
         return EMPTY
-    return kinds.get(criterion.kind).to_file_frame(value, is_swapped(item))
+    return kinds.get(criterion.kind).to_display_frame(value, shown_order(item))
 
 
 def question_text(item: Item) -> Text:
@@ -297,7 +297,7 @@ def option_row(letter: str, text: str, ticked: bool, cursor: bool) -> Renderable
 def _votes(item: Item, votes: Sequence[Any]) -> str:
     if not votes:
         return "none"
-    return " ".join(convert(str(v), is_swapped(item)) for v in votes)
+    return " ".join(to_display(str(v), shown_order(item)) for v in votes)
 
 
 def verdict_lines(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from medjudge.store import labels as store_labels
 from medjudge.store import reviewer_aids, visibility
-from medjudge.store.frames import DISPLAY, display_order
+from medjudge.store.frames import DISPLAY, shown_order
 from medjudge.store.items import Item, ItemRef, get_item, list_items, seen_by
 from medjudge.store.judgments import VerdictView
 from medjudge.store.labels import Saved, item_labels
@@ -315,7 +315,7 @@ class ReviewSession:
         """
         assert self.item is not None
         saved = store_labels.set_label(
-            self.study, unit_id, self.reviewer, value, display_order=display_order(self.item)
+            self.study, unit_id, self.reviewer, value, display_order=shown_order(self.item)
         )
         self.labels[unit_id] = saved.new_value or ""
         self._set_mine(self.item.id, len(self.labels))
@@ -445,5 +445,5 @@ class ReviewSession:
             self.reviewer,
             text,
             frame=DISPLAY,
-            display_order=display_order(self.item),
+            display_order=shown_order(self.item),
         )

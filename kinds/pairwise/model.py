@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import fields, votes
-from .base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
-from .judged import (
+from .. import fields, orders, votes
+from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from ..judged import (
     Ask,
     ItemLike,
     JudgePlan,
@@ -37,7 +37,8 @@ SPELLINGS = {
     "tie": "tie", "neither": "neither",
 }  # fmt: skip
 """Accepted spellings of pairwise verdicts (lower case) → the canonical verdict."""
-_OTHER = {"A": "B", "B": "A"}
+ORDERS = orders.rotations("AB")
+"""The judge's two orders, ``AB`` and ``BA``: each answer shown as Response A once."""
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,13 @@ class Pairwise(Kind):
             return VERDICTS
         return tuple(v for v in VERDICTS if v != "neither")
 
-    def to_file_frame(self, value: str, swapped: bool) -> str:
+    def to_file_frame(self, value: str, order: str | None) -> str:
         """A shown letter → the file's letter (A and B trade on a swapped item)."""
-        return _OTHER.get(value, value) if swapped else value
+        return orders.to_file(value, order)
+
+    def to_display_frame(self, value: str, order: str | None) -> str:
+        """A file letter → the letter it is shown as."""
+        return orders.to_display(value, order)
 
     def criterion_note(self, criterion: CriterionLike) -> str:
         """``better?`` or ``worse?`` beside the criterion's name."""
@@ -80,7 +85,7 @@ class Pairwise(Kind):
         names = [c.name for c in criteria]
         a, b = item.answers["A"].text, item.answers["B"].text
         asks = []
-        for order, (first, second) in (("AB", (a, b)), ("BA", (b, a))):
+        for order, (first, second) in zip(ORDERS, ((a, b), (b, a)), strict=True):
             values = {
                 "question": item.question,
                 "context": context_block(item),
@@ -105,7 +110,7 @@ class Pairwise(Kind):
     ) -> list[Verdict]:
         """Per criterion: each order's majority (BA votes unswapped), then AB against BA
         (:func:`.votes.order_majority`, :func:`.votes.reconcile`)."""
-        orders = {o: samples.get(f"pairwise/{o}", Samples()) for o in ("AB", "BA")}
+        asked = {o: samples.get(f"pairwise/{o}", Samples()) for o in ORDERS}
         out = []
         for crit in criteria:
             trail: dict[str, Any] = {
@@ -116,10 +121,10 @@ class Pairwise(Kind):
             }
             per_order: dict[str, str | None] = {}
             reasons: list[tuple[str, str, str]] = []
-            for order, got in orders.items():
+            for order, got in asked.items():
                 shown = [s.parsed[crit.name]["verdict"] for s in got.valid]
                 said = [s.parsed[crit.name]["reason"] for s in got.valid]
-                cast = shown if order == "AB" else [votes.unswap(v) for v in shown]
+                cast = [orders.to_file(v, order) for v in shown]
                 result = votes.order_majority(cast, crit.null_verdict)
                 per_order[order] = result.verdict
                 trail["orders"][order] = {
@@ -215,7 +220,7 @@ KIND = Pairwise(
     tie_value="tie",
     win_rates=True,
     audit="shares",
-    display_swap=True,
+    shuffles_answers=True,
     panes=(
         Pane("question", "Question"),
         Pane("first_answer", "Answer A"),
@@ -250,6 +255,6 @@ KIND = Pairwise(
                 frozenset({"question", "response_a", "response_b", "criteria", "keys"}),
             ),
         ),
-        orders=("AB", "BA"),
+        orders=ORDERS,
     ),
 )

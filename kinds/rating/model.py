@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import fields, votes
-from .base import COMMON_FIELDS, CriterionLike, Kind, Pane, ValueKey
-from .judged import (
+from .. import fields, votes
+from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, ValueKey
+from ..judged import (
     Ask,
     ItemLike,
     JudgePlan,

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import fields, votes
-from .base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
-from .judged import (
+from .. import fields, votes
+from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from ..judged import (
     Ask,
     ItemLike,
     JudgePlan,

@@ -19,7 +19,7 @@ from pathlib import Path
 from medjudge import kinds
 
 from ..frames import FILE
-from ..items import display_swap
+from ..items import item_order
 from ..labels import write_label
 from ..search import index_marks, index_new_rows
 from ..settings import Criterion
@@ -259,10 +259,12 @@ def _insert_item(
     now: str,
 ) -> int:
     kind = kinds.get(item.kind)
-    swap = display_swap(seed, item.ext_id) if kind.display_swap else False
+    slots = "".join(sorted(pos for pos, _, _ in item.answers if len(pos) == 1 and pos.isupper()))
+    order = item_order(item.kind, seed, item.ext_id, slots)
     item_id = int(
         conn.execute(
-            "INSERT INTO items (ext_id, kind, question, data, context, batch, swap, content_hash, "
+            "INSERT INTO items (ext_id, kind, question, data, context, batch, shown_order, "
+            "content_hash, "
             "import_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item.ext_id,
@@ -271,7 +273,7 @@ def _insert_item(
                 dumps(item.data),
                 dumps(item.context) if item.context else None,
                 item.batch,
-                int(swap),
+                order,
                 item.content_hash(),
                 import_id,
                 now,

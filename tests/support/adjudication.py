@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.widgets import DataTable
 
+from medjudge.kinds.orders import to_file
 from medjudge.store.items import get_item, list_items
 from medjudge.store.judgments import NewVerdict, record_call, write_verdicts
 from medjudge.store.labels import mark_revealed, set_label, set_note
@@ -53,7 +54,7 @@ def adjudication_trail(
             },
             "BA": {
                 "votes": ba,
-                "shown_votes": [protocol.unswap(v) for v in ba],
+                "shown_votes": [to_file(v, "BA") for v in ba],
                 "reasons": [f"BA {why} {i + 1}" for i in range(len(ba))],
                 "failed": [],
                 "verdict": b.verdict,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from medjudge.kinds import votes as protocol
+from medjudge.kinds.orders import to_file
 from medjudge.store.study import Study, utcnow
 
 JUDGE = "openai:gpt-4o-mini"
@@ -34,7 +35,7 @@ def pairwise_trail(
         orders[name] = {
             "calls": [f"{judge}-{name}-{i}" for i in range(len(votes))],
             "votes": votes,
-            "shown_votes": votes if name == "AB" else [protocol.unswap(v) for v in votes],
+            "shown_votes": votes if name == "AB" else [to_file(v, "BA") for v in votes],
             "reasons": ["because"] * len(votes),
             "failed": [
                 {

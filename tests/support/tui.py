@@ -118,7 +118,8 @@ def item_swap(path: Path, ext_id: str) -> bool:
     conn = sqlite3.connect(path)
     try:
         return bool(
-            conn.execute("SELECT swap FROM items WHERE ext_id = ?", (ext_id,)).fetchone()[0]
+            conn.execute("SELECT shown_order FROM items WHERE ext_id = ?", (ext_id,)).fetchone()[0]
+            == "BA"
         )
     finally:
         conn.close()

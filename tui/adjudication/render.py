@@ -30,7 +30,7 @@ from medjudge.judging.analysis.disagreements import (
     JudgeVote,
     UnitDetail,
 )
-from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, display_order, is_swapped
+from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, is_reordered, shown_order
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
 from medjudge.tui.render import EMPTY, lit, pane_text, shown_part
@@ -73,12 +73,14 @@ def frame_hint(item: Item, frame: str | None, order: str | None = None) -> str:
     written before frames were recorded (NULL). ``order`` is the order the writer saw the
     answers in (``AB``/``BA``, recorded with the note); None: the item's own order.
     """
-    swapped = is_swapped(item) if order is None else order == "BA"
-    if not swapped or frame == FILE:
+    if order is None:
+        order = shown_order(item) if is_reordered(item) else None
+    if not order or order == "".join(sorted(order)) or frame == FILE:
         return ""
+    first = "answer_" + order[0].lower()
     if frame == DISPLAY:
-        return "  (in display letters: its A = answer_b)"
-    return "  (frame not recorded: its A may mean answer_b)"
+        return f"  (in display letters: its A = {first})"
+    return f"  (frame not recorded: its A may mean {first})"
 
 
 def kinds_text(kinds: list[str]) -> str:
@@ -122,15 +124,14 @@ def sources_text(item: Item, *, order_per_reviewer: bool = False) -> Text:
     """Which model wrote which answer — hidden from reviewers, shown to the adjudicator — and,
     for a pairwise item, which answer reviewers saw first."""
     out = Text("Sources (hidden from reviewers): ", style="dim italic", end="")
-    if kinds.get(item.kind).display_swap:
-        out.append("A = ", "dim")
-        out.append_text(lit(item.answers["A"].source))
-        out.append(", B = ", "dim")
-        out.append_text(lit(item.answers["B"].source))
+    if kinds.get(item.kind).shuffles_answers:
+        for n, slot in enumerate(item.slots):
+            out.append(("" if n == 0 else ", ") + f"{slot} = ", "dim")
+            out.append_text(lit(item.answers[slot].source))
         if order_per_reviewer:
             out.append(f"   ({FRAME_HINT}; each reviewer saw their own order)", "dim")
         else:
-            first = (display_order(item) or "AB")[0]
+            first = (shown_order(item) or item.slots)[:1]
             out.append(f"   ({FRAME_HINT}; reviewers saw {first} first)", "dim")
     else:
         out.append_text(lit(", ".join(sorted({a.source for a in item.answers.values()}))))
@@ -262,22 +263,22 @@ def judge_lines(out: Lines, item: Item, judge: JudgeVote) -> None:
         out.add(4, "panel of: ", lit(members))
     orders = trail.get("orders")
     if isinstance(orders, dict) and orders:
-        for order in ("AB", "BA"):
-            block = orders.get(order)
+        for order, block in orders.items():
             if not isinstance(block, dict):
                 continue
             first = order[0]  # file letters: BA shows the item's answer B as Response A
             line = out.add(4, Text(f"{order} order ", "bold"))
-            if order == "AB":
+            if order == "".join(sorted(order)):
                 line.append(f"(the judge's Response A: Answer {first})", "dim")
             else:
-                line.append(f"(swapped, Response A: Answer {first}; votes mapped back)", "dim")
+                moved = "swapped" if len(order) == 2 else "rotated"
+                line.append(f"({moved}, Response A: Answer {first}; votes mapped back)", "dim")
                 if block.get("shown_votes"):
                     written = " ".join(str(v) for v in block["shown_votes"])
                     out.add(6, "judge wrote (Response letters): ", lit(written, "dim"), style="dim")
             _samples(out, item, block, raw, 6)
         if trail.get("position_inconsistent"):
-            out.add(4, "position-inconsistent: AB ≠ BA", style="bold")
+            out.add(4, "position-inconsistent: " + " ≠ ".join(orders), style="bold")
     elif trail.get("votes") is not None or trail.get("failed"):
         _samples(out, item, trail, raw, 4)
     elif judge.get("reason"):
@@ -289,7 +290,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
     adjudication history."""
     out = Lines()
     line = out.add(0, "Reviewers", style="bold underline")
-    if kinds.get(item.kind).display_swap:
+    if kinds.get(item.kind).shuffles_answers:
         line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["reviewers"]:
         out.add(2, "none", style="dim")
@@ -298,7 +299,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
         if r.get("changed_after_reveal"):
             line.append("  ⚑ changed after the reveal", "bold")
         seen = r.get("display_order")
-        if seen and seen != display_order(item):  # settings --order per-reviewer
+        if seen and seen != shown_order(item):  # settings --order per-reviewer
             line.append(f"  (saw {seen[0]} first)", "dim")
         if r.get("note"):
             note = out.add(4, Text("note: ", "dim"), lit(r["note"]))
@@ -311,7 +312,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
             )
     out.blank()
     line = out.add(0, "Judges", style="bold underline")
-    if kinds.get(item.kind).display_swap:
+    if kinds.get(item.kind).shuffles_answers:
         line.append(f"  ({FRAME_HINT})", "dim")
     if not detail["judges"]:
         out.add(2, "none", style="dim")

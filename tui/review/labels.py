@@ -14,7 +14,7 @@ from rich.text import Text
 
 from medjudge import kinds
 from medjudge.store.db import StudyError
-from medjudge.store.frames import is_swapped
+from medjudge.store.frames import shown_order
 from medjudge.store.labels import Saved, UndoRefused
 from medjudge.tui import render
 
@@ -169,7 +169,7 @@ class LabelActions:
         the shown ones, stored in the file's frame)."""
         if self.view is not None:
             item = self.view.item
-            self._label_current(kinds.get(kind).to_file_frame(value, is_swapped(item)))
+            self._label_current(kinds.get(kind).to_file_frame(value, shown_order(item)))
 
     def action_toggle_option(self, letter: str) -> None:
         """Tick or untick an option (the one under the cursor when no letter is given)."""
