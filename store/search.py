@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .frames import to_display
 from .items import order_for
-from .migrations import SEARCHED
+from .migration_steps import SEARCHED
 from .study import Study
 
 SNIPPET_TOKENS = 16
