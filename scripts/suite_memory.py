@@ -45,7 +45,6 @@ SUMMARY = re.compile(
 )
 """pytest's last line, ``=== 3 passed, 1 skipped in 4.20s ===`` (or without the rules, -q)."""
 DEFAULT_ARGS = ["-p", "no:cacheprovider", "-n", "2"]
-PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
 @dataclass

@@ -33,9 +33,6 @@ from typing import Any
 from .judgments import CallRow, record_call
 from .study import Study, dumps, utcnow
 
-OPEN_STATES = ("intent", "submitted", "ended")
-"""States of a batch whose calls are still on their way."""
-
 
 @dataclass(frozen=True)
 class Batch:

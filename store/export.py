@@ -39,8 +39,6 @@ from .ledger import LEDGER_SQL
 from .literal import json_line, spreadsheet_cell
 from .study import Study
 
-TABLES = ("labels", "verdicts", "calls", "history", "adjudications", "ledger", "assignments")
-
 _SWAPPED = kinds.sql_names(kinds.where("shuffles_answers"))
 """The kinds whose answers a reviewer sees in a per-item order (``display_order``)."""
 

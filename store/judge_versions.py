@@ -130,11 +130,6 @@ def get_version(study: Study, name: str) -> JudgeVersion | None:
     return _version(row) if row else None
 
 
-def panels_with_member(study: Study, member: str) -> list[JudgeVersion]:
-    """The panel versions that count ``member`` among their members."""
-    return [v for v in list_versions(study) if member in v.members]
-
-
 def _adoptable(conn: sqlite3.Connection, old: JudgeVersion, new: VersionSpec) -> bool:
     """A pre-004 judge is this version if its parameters and the templates it used match."""
     if old.key is not None:

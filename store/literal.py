@@ -47,12 +47,6 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_escape, text.replace("\r\n", "\n"))
 
 
-def one_line(text: str, width: int = 80) -> str:
-    """A printable single-line preview, cut with an ellipsis."""
-    flat = " ".join(printable(text).split())
-    return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
-
-
 def json_escaped(json_text: str) -> str:
     """JSON text with control, C1 and bidi characters as \\uXXXX escapes: same JSON, safe to print.
 

@@ -62,11 +62,6 @@ class Sample(NamedTuple):
         return len(self.items)
 
 
-def sampled_items(study: Study) -> set[int]:
-    """Item ids held by any recorded sample."""
-    return {r[0] for r in study.conn.execute("SELECT item_id FROM sample_items")}
-
-
 def recorded_samples(study: Study) -> list[Sample]:
     """Every recorded sample, in the order drawn."""
     drawn: dict[int, list[int]] = {}

@@ -117,19 +117,6 @@ class Study:
         return study
 
     @classmethod
-    def open_or_create(
-        cls, path: str | os.PathLike[str], *, actor: str = "system", check: bool = False
-    ) -> Study:
-        """Open the study (``check``: see :meth:`open`), creating it with default settings when
-        the file does not exist (:meth:`create_complete`: two processes creating it at once
-        both end with the one study)."""
-        if not Path(path).exists():
-            made = cls.create_complete(path, actor=actor)
-            if made is not None:
-                return made
-        return cls.open(path, check=check)
-
-    @classmethod
     def create_complete(
         cls,
         path: str | os.PathLike[str],

@@ -79,10 +79,6 @@ class UserSettings(BaseModel):
                 keys[provider] = value.get_secret_value()
         return keys
 
-    def endpoint_key_envs(self) -> dict[str, str]:
-        """Server URL (as written in this file) → the variable holding its key."""
-        return {url: e.key_env for url, e in self.endpoints.items() if e.key_env is not None}
-
 
 def load(path: Path | None = None) -> UserSettings:
     """Read the settings file (defaults when it does not exist).

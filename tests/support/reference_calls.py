@@ -21,11 +21,6 @@ def cohen_kappa(a: Sequence[Any], b: Sequence[Any], **kwargs: Any) -> float:
     return float(cohen_kappa_score(a, b, **kwargs))
 
 
-def cohen_kappas(pairs: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> list[float]:
-    """scikit-learn's unweighted Cohen's κ of each pair of label lists."""
-    return [cohen_kappa(a, b) for a, b in pairs]
-
-
 def statsmodels_kappa(table: Any, wt: str | None = None) -> tuple[float, float]:
     """statsmodels' ``cohens_kappa(table, wt=wt)``: (κ, its standard error)."""
     from statsmodels.stats.inter_rater import cohens_kappa
