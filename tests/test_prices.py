@@ -170,8 +170,9 @@ def test_a_dry_run_on_a_model_without_a_price_sends_nothing(
     assert "no price known for acme:fake-model (fake-model is not in medjudge's price" in out
 
 
+@pytest.mark.usefixtures("hosted")
 def test_max_cost_refuses_an_unknown_price_and_sends_nothing(
-    study: Path, monkeypatch: pytest.MonkeyPatch, hosted: None
+    study: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with FakeLLMServer(GOOD) as server, FakeLLMServer(GOOD) as home:
         monkeypatch.setitem(REGISTRY, "acme", priced_like_openai(home))
@@ -186,7 +187,8 @@ def test_max_cost_refuses_an_unknown_price_and_sends_nothing(
     assert counts(study) == (0, 0), "not even a judge version was recorded"
 
 
-def test_price_makes_it_known(study: Path, hosted: None) -> None:
+@pytest.mark.usefixtures("hosted")
+def test_price_makes_it_known(study: Path) -> None:
     with FakeLLMServer(GOOD) as server:
         spec = f"openai:gpt-4o@{server.openai_url}"
         r = judge(study, "-j", spec, "--dry-run", "--price", "2,8")
@@ -199,7 +201,8 @@ def test_price_makes_it_known(study: Path, hosted: None) -> None:
     assert "no price" not in r.stdout
 
 
-def test_an_unknown_price_is_said_before_the_calls(study: Path, hosted: None) -> None:
+@pytest.mark.usefixtures("hosted")
+def test_an_unknown_price_is_said_before_the_calls(study: Path) -> None:
     with FakeLLMServer(GOOD) as server:
         spec = f"openai:gpt-4o@{server.openai_url}"
         r = judge(study, "-j", spec)

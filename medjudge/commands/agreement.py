@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -239,6 +240,18 @@ def agreement(
         --judge-agreement 0.7 --physicians 3
     """
     level = "ordinal" if ordinal and scale is Scale.nominal else scale.value
+    asked = _PlanAsked(
+        physician_agreement,
+        judge_agreement,
+        physicians,
+        label_shares,
+        plan_items,
+        epsilon,
+        fdr_q,
+        sims,
+        seed,
+        json_output,
+    )
     source = "declared"
     with user_errors():
         if (study is None) != (criterion is None):
@@ -253,7 +266,7 @@ def agreement(
                 level = study_level
         declared, numeric = read_categories(categories, level)
         if alt_test_plan and file is None:
-            _plan(None, None, level, declared, locals())
+            _plan(None, None, level, declared, asked)
             return
         if file is None:
             raise typer.BadParameter(
@@ -270,7 +283,7 @@ def agreement(
 
         table = read_label_table(file, names, unit=unit, by=by, numeric=numeric)
         if alt_test_plan:
-            _plan(table, judge, level, declared, locals())
+            _plan(table, judge, level, declared, asked)
             return
         masi = None
         if sets:
@@ -355,26 +368,42 @@ def agreement(
         alt_test_cli.show(alt, level, by)
 
 
+@dataclass(frozen=True)
+class _PlanAsked:
+    """The options of ``--alt-test-plan`` (given ones win over a pilot file's figures)."""
+
+    physician_agreement: float | None
+    judge_agreement: float | None
+    physicians: int | None
+    label_shares: str | None
+    plan_items: str
+    epsilon: float
+    fdr_q: float
+    sims: int
+    seed: int
+    json_output: bool
+
+
 def _plan(
     table: LabelTable | None,
     judge: str | None,
     level: str,
     declared: list[Any] | None,
-    given: dict[str, Any],
+    asked: _PlanAsked,
 ) -> None:
-    """``--alt-test-plan``: simulate, then print the plan (``given``: the command's options)."""
+    """``--alt-test-plan``: simulate, then print the plan."""
     options = {
-        "physician_agreement": given["physician_agreement"],
-        "judge_agreement": given["judge_agreement"],
-        "n_physicians": given["physicians"],
+        "physician_agreement": asked.physician_agreement,
+        "judge_agreement": asked.judge_agreement,
+        "n_physicians": asked.physicians,
         "label_shares": None
-        if given["label_shares"] is None
-        else alt_test_cli.label_shares(given["label_shares"]),
-        "item_counts": alt_test_cli.item_counts(given["plan_items"]),
-        "epsilon": given["epsilon"],
-        "q": given["fdr_q"],
-        "n_sims": given["sims"],
-        "seed": given["seed"],
+        if asked.label_shares is None
+        else alt_test_cli.label_shares(asked.label_shares),
+        "item_counts": alt_test_cli.item_counts(asked.plan_items),
+        "epsilon": asked.epsilon,
+        "q": asked.fdr_q,
+        "n_sims": asked.sims,
+        "seed": asked.seed,
     }
     plan, source = alt_test_cli.plan(table, judge, level, declared, options)
-    alt_test_cli.show_plan(plan, source, given["json_output"])
+    alt_test_cli.show_plan(plan, source, asked.json_output)

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -26,11 +26,6 @@ from .common import (
     standard_output,
     user_errors,
 )
-
-if TYPE_CHECKING:  # the statistics (numpy, scipy) load only when a command runs
-    pass
-
-StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
 
 class ReportFormat(str, Enum):
