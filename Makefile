@@ -5,9 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest -p no:cacheprovider
 
-.PHONY: check lint typecheck layers docs-check fast test docs
+.PHONY: check lint typecheck layers vulture docs-check fast test docs
 
-check: lint typecheck layers docs-check fast
+check: lint typecheck layers vulture docs-check fast
 
 lint:
 	$(BIN)/ruff check .
@@ -18,6 +18,9 @@ typecheck:  ## product, tests, benchmarks (strict: kinds/ store/ judging/ tests/
 
 layers:  ## the import-linter contracts of pyproject.toml
 	$(BIN)/lint-imports
+
+vulture:  ## dead code: no name unused ([tool.vulture] in pyproject.toml; scripts/vulture_allow.py)
+	$(BIN)/vulture
 
 docs-check:  ## docs/cli.md and the key tables match the commands' --help and the bindings
 	$(BIN)/python scripts/gen_docs.py --check
