@@ -5,7 +5,10 @@ Concurrency and storage contract:
 - Calls run as asyncio tasks bounded by a semaphore; providers retry 429/5xx with backoff
   that honours ``Retry-After``, each attempt under a timeout. Each judge's attempts in flight
   are bounded by an :class:`~.adaptive.AdaptiveLimit`: halved while its server answers 429/503
-  or times out, grown back slowly as it answers.
+  or times out, grown back slowly as it answers; a self-hosted server that reported fewer
+  slots than ``concurrency`` (:mod:`.server_slots`) gets one limit of that many for all its
+  judges. Waiting for the semaphore or a limit spends no timeout: each attempt's timeout
+  starts once it has its slot (:mod:`.retrying`).
 - Every result is handed to :class:`CallWriter`, which commits it on its own connection at the
   end of the event loop's turn (WAL, ``synchronous=NORMAL``: durable when the process is
   killed), so a killed run resumes without paying again for anything it had received. A call
@@ -25,15 +28,16 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from medjudge.judging.llm.adaptive import AdaptiveLimit
 from medjudge.judging.llm.key_routing import KeyRing
 from medjudge.judging.llm.pricing import Price, estimate_tokens, unreported_usage
 from medjudge.judging.llm.providers import ChatRequest, Provider, ProviderError, make_provider
+from medjudge.judging.llm.server_slots import endpoint_of
 from medjudge.judging.protocol import replies
-from medjudge.judging.protocol.plan import CallSpec
+from medjudge.judging.protocol.plan import CallSpec, JudgeConfig
 from medjudge.store.db import (
     BUSY_TIMEOUT_MS,
     StudyError,
@@ -300,6 +304,26 @@ async def make_call(
     return row
 
 
+def _within_slots(
+    judges: list[JudgeConfig],
+    concurrency: int,
+    slots: Mapping[str, int],
+    limits: dict[str, AdaptiveLimit],
+) -> int:
+    """One limit per endpoint of ``slots`` (of its slots, at most ``concurrency``) for its
+    judges, in ``limits``; the run's concurrency: their sum when every judge has one."""
+    shared: dict[str, AdaptiveLimit] = {}
+    for j in judges:
+        url = endpoint_of(j.spec)
+        if url is not None and url in slots:
+            if url not in shared:
+                shared[url] = AdaptiveLimit(min(concurrency, slots[url]), url)
+            limits[j.rater] = shared[url]
+    if judges and len(limits) == len(judges):
+        return min(concurrency, sum(limit.ceiling for limit in shared.values()))
+    return concurrency
+
+
 async def execute(
     study_path: str,
     todo: list[CallSpec],
@@ -316,17 +340,26 @@ async def execute(
     retry_failed: bool = False,
     api_version: str | None = None,
     local_context: int = 4096,
+    slots: Mapping[str, int] | None = None,
 ) -> bool:
     """Make every call in ``todo`` and commit each result as it arrives.
+
+    Args:
+        slots: Endpoints whose server works on fewer calls at once than ``concurrency``, with
+            how many (:mod:`.server_slots`): their judges share one limit of that many attempts
+            in flight; when every judge has one, the run has no more calls in flight than
+            their sum.
 
     Returns:
         True when all calls were attempted; False when the cost guard stopped the run.
     """
     providers: dict[str, Provider] = {}
     limits: dict[str, AdaptiveLimit] = {}
+    judges = list({c.judge.rater: c.judge for c in todo}.values())
+    concurrency = _within_slots(judges, concurrency, slots or {}, limits)
     try:
-        for j in {c.judge.rater: c.judge for c in todo}.values():
-            limits[j.rater] = AdaptiveLimit(concurrency, j.rater)
+        for j in judges:
+            limits.setdefault(j.rater, AdaptiveLimit(concurrency, j.rater))
             providers[j.rater] = make_provider(
                 j.spec,
                 keys=keys,

@@ -22,6 +22,7 @@ from medjudge.judging.llm.run_types import (
     RunSummary,
     account,
 )
+from medjudge.judging.llm.server_slots import PROBE_TIMEOUT_S, caps, server_slots
 from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.store.judgments import CallOutcome
@@ -167,7 +168,9 @@ async def _execute(
         "retry_failed": options.retry_failed,
         "local_context": options.local_context,
     }
-    n = worker_count(todo, options.workers, options.concurrency)
+    slots = await _capped_by_slots(todo, options, summary)
+    # a server's slots are shared by one process's calls (workers would each take them all)
+    n = 1 if slots else worker_count(todo, options.workers, options.concurrency)
     if n > 1:
         complete = await execute_sharded(
             str(study.path),
@@ -189,6 +192,7 @@ async def _execute(
             prices=prices,
             guard=LocalCostGuard(options.max_cost, halt),
             on_row=on_row,
+            slots=slots,
             **common,
         )
     if watch.cause is not None:
@@ -199,3 +203,20 @@ async def _execute(
         summary.stopped = "cancelled" if cancelled else f"--max-cost {options.max_cost:g} reached"
         return "stopped"
     return "done"
+
+
+async def _capped_by_slots(
+    todo: list[CallSpec], options: RunOptions, summary: RunSummary
+) -> dict[str, int]:
+    """Ask the self-hosted judges' servers for their slots (:mod:`.server_slots`): the
+    endpoints with fewer slots than ``--concurrency``, each with its slots; ``summary`` says
+    what was reported, and that the run's concurrency was lowered to the fewest."""
+    specs = {c.judge.spec.name: c.judge.spec for c in todo}.values()
+    reported = await server_slots(specs, options.keys, min(PROBE_TIMEOUT_S, options.timeout_s))
+    summary.server_slots = dict(reported)
+    capped = caps(reported, options.concurrency)
+    if capped:
+        fewest = min(capped.values())
+        summary.concurrency_lowest = min(fewest, summary.concurrency_lowest or fewest)
+        summary.overload = f"{fewest} slots reported"
+    return capped

@@ -103,9 +103,13 @@ class RunSummary:
     """The calls in flight asked for (``--concurrency``)."""
     concurrency_lowest: int | None = None
     """The fewest attempts a judge's server was allowed at once, when an overload lowered it
-    (:mod:`.adaptive`)."""
+    (:mod:`.adaptive`) or the server reported fewer slots than ``--concurrency``
+    (:mod:`.server_slots`)."""
     overload: str | None = None
-    """What lowered it (``HTTP 429``, ``timeouts``)."""
+    """What lowered it (``HTTP 429``, ``timeouts``, ``2 slots reported``)."""
+    server_slots: dict[str, int] = field(default_factory=dict)
+    """The slots each self-hosted judge's server reported (``GET /props``), by endpoint URL:
+    the run sends no more of an endpoint's calls at once (:mod:`.server_slots`)."""
     usage_unknown: int = 0
     """Calls whose server reported no usable token figures (left out, negative, not numbers,
     out of bounds): recorded as 0 tokens, their cost counted at the estimate

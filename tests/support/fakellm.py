@@ -46,6 +46,8 @@ __all__ = ["FakeLLMServer", "FakeRequest", "Reply", "example_from_schema"]
 OPENAI_CHAT_PATH = "/v1/chat/completions"
 ANTHROPIC_MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
+PROPS_PATH = "/props"
+"""llama.cpp's server properties (``total_slots``): 404 here (see :mod:`.llamacpp`)."""
 _CHAT_PATHS = (OPENAI_CHAT_PATH, ANTHROPIC_MESSAGES_PATH)
 
 
@@ -449,10 +451,12 @@ class FakeLLMServer:
             return list(self._requests)
 
     def count(self, path: str | None = None) -> int:
-        """Number of requests received, optionally only those to ``path``."""
+        """Number of requests received, optionally only those to ``path``. Without ``path``
+        the ``GET /props`` a judge run asks a self-hosted server once, before its calls, is
+        not counted (``count("/props")`` counts it; ``requests`` lists it)."""
         with self._lock:
             if path is None:
-                return len(self._requests)
+                return sum(1 for r in self._requests if r.path != PROPS_PATH)
             return sum(1 for r in self._requests if r.path == path)
 
     def clear(self) -> None:
