@@ -131,7 +131,7 @@ def _one_line(text: str) -> str:
 
 
 def datasette_metadata(schema_md: str) -> str:
-    """Datasette's metadata (``datasette study.db -m docs/datasette-metadata.json``): each table
+    """Datasette's metadata (``datasette -i study.db -m docs/datasette-metadata.json``): each table
     and view's description and its columns' meanings, as docs/schema.md gives them, and the
     label column of each table a foreign key points to."""
     tables: dict[str, dict[str, object]] = {}

@@ -1,8 +1,9 @@
 """docs/datasette-metadata.json: Datasette's descriptions of every table, view and column
 of a live study, generated from docs/schema.md so the two cannot drift, with a label column
-for every table a foreign key points to. Datasette itself is not a dependency: the checks are
-on the JSON's structure, as Datasette reads it (``databases`` → name → ``tables`` → name →
-``description``, ``columns`` {column: description}, ``label_column``)."""
+for every table a foreign key points to. The checks here are on the JSON's structure, as
+Datasette reads it (``databases`` → name → ``tables`` → name → ``description``, ``columns``
+{column: description}, ``label_column``); tests/test_datasette_serves.py runs the real
+Datasette on it."""
 
 from __future__ import annotations
 
