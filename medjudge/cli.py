@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from medjudge.commands.common import resume_collection
+from medjudge.commands.help_names import ReadableCommand
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("demo", "demo"),
@@ -104,7 +105,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     for name, (module, function) in COMMANDS.items():
         if only is None or name == only:
             command = getattr(importlib.import_module(f"medjudge.commands.{module}"), function)
-            cli.command(name)(command)
+            cli.command(name, cls=ReadableCommand)(command)  # arguments by their metavar
     return cli
 
 

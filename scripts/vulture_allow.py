@@ -54,6 +54,8 @@ _.show_version
 # typer: values of a command's enum option (chosen by their value on the command line)
 _.assignments  # export TABLE
 _.plurality  # judge --panel-rule
+# click calls this override when it writes a command's help (medjudge/commands/help_names.py)
+_.format_options
 
 # textual-serve's AppService calls this override (medjudge/serve/sessions.py)
 _._open_app_process

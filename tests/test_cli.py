@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -148,13 +149,15 @@ def test_version_and_enum_choices() -> None:
 
 
 def test_every_option_reads_as_people_write_it() -> None:
-    """No option's help shows click's type names (``<int range>``, ``<float range>``,
-    ``<list[str]>``): a number reads N (or what it is: SECONDS, USD), a repeated option its
-    value's name."""
+    """No option's or argument's help shows click's type names (``<int range>``, ``<float
+    range>``, ``<list[str]>``): a number reads N (or what it is: SECONDS, USD), a repeated
+    option its value's name, an argument that takes several its name and ``...``
+    (``REVIEWER...``). Left as typer writes them: ``<str>``, ``<path>`` and the choices
+    (``<md|html|json|csv>``)."""
     from medjudge.cli import COMMANDS
 
-    for name in COMMANDS:
-        r = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+    for name in ["", *COMMANDS]:
+        r = CliRunner().invoke(app, [*name.split(), "--help"], env={"COLUMNS": "200"})
         assert r.exit_code == 0, (name, r.output)
         options = [line for line in r.output.splitlines() if line.lstrip().startswith("-")]
         bad = [
@@ -163,3 +166,18 @@ def test_every_option_reads_as_people_write_it() -> None:
             if "range>" in line or "<list[" in line or "<integer" in line or "<float>" in line
         ]
         assert not bad, (name, bad)
+        shown = re.findall(r"<([^<>\n]*)>", r.output)
+        typed = [t for t in shown if t not in ("str", "path") and "|" not in t]
+        assert not typed, (name, typed)
+
+
+def test_arguments_read_by_their_metavar() -> None:
+    """An argument that takes several values reads as its metavar and ``...``; one with a
+    metavar as the metavar alone (whatever typer lists beside them)."""
+    r = CliRunner().invoke(app, ["assign", "--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert re.search(r"^  REVIEWER\.\.\.(  |$)", r.output, re.M), r.output
+    r = CliRunner().invoke(app, ["retire", "--help"], env={"COLUMNS": "200"})
+    assert re.search(r"^  ID\[,ID…\](  |$)", r.output, re.M), r.output
+    r = CliRunner().invoke(app, ["agreement", "--help"], env={"COLUMNS": "200"})
+    assert re.search(r"^  FILE(  |$)", r.output, re.M), r.output
