@@ -99,7 +99,7 @@ def test_an_anthropic_judge_answers_through_the_tool(tmp_path: Path) -> None:
             app,
             ["judge", str(study), "-j", f"anthropic:m@{server.anthropic_url}", "--samples", "1"],
         )
-        sent = [req for req in server.requests if req.method == "POST"]  # not GET /props
+        sent = server.requests
     assert r.exit_code == 0, r.output
     assert sent and all(req.forced_tool is not None for req in sent)
     conn = sqlite3.connect(study)

@@ -146,7 +146,7 @@ def test_anthropic_judge_and_panel(tmp_path: Path) -> None:
         anthropic_j = judge_for(server, "anthropic")
         summary = run(study, [openai_j, anthropic_j])
         paths = {r.path for r in server.requests}
-    assert paths == {"/v1/chat/completions", "/v1/messages", "/props"}
+    assert paths == {"/v1/chat/completions", "/v1/messages"}
     assert summary.ok == 24
     names = {r["name"] for r in study.raters("judge")}
     assert f"panel:{openai_j.rater}+{anthropic_j.rater}" in names

@@ -75,6 +75,7 @@ def test_a_two_slot_server_gets_two_calls_at_a_time_each_once(
         url = server.openai_url if protocol == "openai" else server.anthropic_url
     assert len(asked) == 1 and asked[0].method == "GET", "/props asked once"
     assert asked[0].index == 0, "before any call"
+    assert asked[0].headers["authorization"] == "Bearer not-needed", "the calls' placeholder"
     assert slots.most == 2, f"{slots.most} requests at the server at once"
     assert len(chats) == calls, f"{len(chats)} requests for {calls} calls: some sent twice"
     if protocol == "openai":  # each sample has its seed: every body differs

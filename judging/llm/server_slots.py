@@ -127,16 +127,14 @@ async def _ask(url: str, headers: dict[str, str], timeout: float) -> int | None:
 
 
 def _headers(spec: JudgeSpec, keys: KeyRing) -> dict[str, str] | None:
-    """The key the judge's calls carry (the placeholder when they carry none), as its
-    protocol sends it; ``None``: it may not be sent, so the server is not asked."""
+    """The key the judge's calls carry (the placeholder when they carry none) as a bearer
+    token, which llama.cpp's server reads for either protocol (and both SDKs send now);
+    ``None``: it may not be sent, so the server is not asked."""
     try:
         key = route_key(spec, keys, required=False).key
     except Exception:  # noqa: BLE001 - the run itself says why; nothing asked here
         return None
-    key = key or PLACEHOLDER_KEY  # as the SDK sends it: the placeholder, never nothing
-    if entry_for(spec.provider).protocol == "anthropic":
-        return {"x-api-key": key}
-    return {"Authorization": f"Bearer {key}"}
+    return {"Authorization": f"Bearer {key or PLACEHOLDER_KEY}"}
 
 
 async def server_slots(

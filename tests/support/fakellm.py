@@ -12,7 +12,9 @@ Endpoints:
 * ``POST /v1/messages`` -- Anthropic messages (non-streaming); a request that forces a tool
   (``tool_choice``) gets a ``tool_use`` block holding the reply when its text is a JSON object.
 
-Anything else answers 404 in the error format of whichever API the request looks like.
+Anything else answers 404 in the error format of whichever API the request looks like. The
+``GET /props`` a judge run asks first answers 404 and stays out of the request log
+(:mod:`.llamacpp` serves it).
 
 Scripting::
 
@@ -47,7 +49,9 @@ OPENAI_CHAT_PATH = "/v1/chat/completions"
 ANTHROPIC_MESSAGES_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
 PROPS_PATH = "/props"
-"""llama.cpp's server properties (``total_slots``): 404 here (see :mod:`.llamacpp`)."""
+"""llama.cpp's server properties (``total_slots``), which a judge run asks a self-hosted server
+once before its calls: 404 here and not in the request log (:mod:`.llamacpp` serves and logs
+it)."""
 _CHAT_PATHS = (OPENAI_CHAT_PATH, ANTHROPIC_MESSAGES_PATH)
 
 
@@ -372,6 +376,8 @@ class FakeLLMServer:
 
     handler: ClassVar[type[_Handler]] = _Handler
     """Answers each HTTP request (a subclass serves more endpoints)."""
+    logs_props: ClassVar[bool] = False
+    """Whether ``GET /props`` goes in the request log (``requests``, ``count()``, ``index``)."""
 
     def __init__(
         self,
@@ -451,12 +457,10 @@ class FakeLLMServer:
             return list(self._requests)
 
     def count(self, path: str | None = None) -> int:
-        """Number of requests received, optionally only those to ``path``. Without ``path``
-        the ``GET /props`` a judge run asks a self-hosted server once, before its calls, is
-        not counted (``count("/props")`` counts it; ``requests`` lists it)."""
+        """Number of requests received, optionally only those to ``path``."""
         with self._lock:
             if path is None:
-                return sum(1 for r in self._requests if r.path != PROPS_PATH)
+                return len(self._requests)
             return sum(1 for r in self._requests if r.path == path)
 
     def clear(self) -> None:
@@ -468,17 +472,19 @@ class FakeLLMServer:
     def _record(
         self, *, method: str, path: str, body: Any, headers: dict[str, str], query: str = ""
     ) -> FakeRequest:
+        logged = self.logs_props or (method, path) != ("GET", PROPS_PATH)
         with self._lock:
             request = FakeRequest(
                 method=method,
                 path=path,
                 json=body,
                 headers=headers,
-                index=len(self._requests),
+                index=len(self._requests) if logged else -1,
                 received_at=time.monotonic(),
                 query=query,
             )
-            self._requests.append(request)
+            if logged:
+                self._requests.append(request)
         return request
 
     def _respond(self, request: FakeRequest) -> tuple[int, dict[str, str], dict[str, Any], bool]:

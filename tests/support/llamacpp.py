@@ -3,7 +3,8 @@
 llama.cpp's server decodes ``total_slots`` sequences at once (``--parallel``) and queues every
 request beyond them inside the server: a queued request is never refused, it waits its turn
 while the client's timeout runs. :class:`LlamaCppServer` answers ``GET /props`` with the JSON
-it is given (``None``: 404, as vLLM and Ollama answer); :class:`ServerSlots` is a responder
+it is given (``None``: 404, as vLLM and Ollama answer), and logs it (the plain fake server
+answers it 404 and leaves it out of its log); :class:`ServerSlots` is a responder
 that works on at most ``slots`` requests at once and queues the others, and records the most
 requests the server had at once (queued ones included).
 """
@@ -37,6 +38,8 @@ class LlamaCppServer(FakeLLMServer):
         responder: As :class:`~.fakellm.FakeLLMServer`'s.
         props: The JSON ``GET /props`` answers (see :func:`props`); ``None``: 404.
     """
+
+    logs_props = True
 
     def __init__(self, responder: Responder | None = None, *, props: Any = None) -> None:
         super().__init__(responder)
