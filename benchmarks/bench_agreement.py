@@ -51,10 +51,10 @@ def build_study(path: Path, items: int = ITEMS, seed: int = 1) -> int:
     rater_ids = [study.rater_id(r, "human") for r in REVIEWERS]
     with study.tx() as conn:
         conn.executemany(
-            "INSERT INTO items (id, ext_id, kind, question, data, batch, swap, content_hash, "
-            "created_at) VALUES (?, ?, 'pairwise', ?, '{}', ?, ?, ?, ?)",
+            "INSERT INTO items (id, ext_id, kind, question, data, batch, shown_order, "
+            "content_hash, created_at) VALUES (?, ?, 'pairwise', ?, '{}', ?, ?, ?, ?)",
             [
-                (i, f"p{i}", f"Question {i}?", f"b{i % 5}", i % 2, f"h{i}", now)
+                (i, f"p{i}", f"Question {i}?", f"b{i % 5}", "BA" if i % 2 else "AB", f"h{i}", now)
                 for i in range(1, items + 1)
             ],
         )

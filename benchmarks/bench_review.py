@@ -30,6 +30,10 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
+from textual.pilot import Pilot
+
+from medjudge.tui import textual_private
 from medjudge.tui.review.screen import ReviewScreen
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,7 +67,7 @@ def build(
     now = utcnow()
     with study.tx() as conn:
         conn.executemany(
-            "INSERT INTO items (id, ext_id, kind, question, data, context, batch, swap, "
+            "INSERT INTO items (id, ext_id, kind, question, data, context, batch, shown_order, "
             "content_hash, created_at) VALUES (?, ?, 'pairwise', ?, '{}', NULL, ?, ?, ?, ?)",
             [
                 (
@@ -71,7 +75,7 @@ def build(
                     f"q{i:05d}",
                     f"Question {i}: my child has a fever of 38.6 °C, what should I do?",
                     f"week-{i % 8}",
-                    i % 2,
+                    "BA" if i % 2 else "AB",
                     f"h{i}",
                     now,
                 )
@@ -116,7 +120,7 @@ def build(
     study.close()
 
 
-async def _key_to_paint(app: object, pilot: object, key: str) -> float:
+async def _key_to_paint(app: App[None], pilot: Pilot[None], key: str) -> float:
     """Seconds from a key event reaching the app to the screen repainted with its effect.
 
     The key goes in as the terminal driver would send it; then we wait (without sleeping)
@@ -127,11 +131,11 @@ async def _key_to_paint(app: object, pilot: object, key: str) -> float:
 
     t = time.perf_counter()
     event = events.Key(key, key if len(key) == 1 else None)
-    event.set_sender(app)  # type: ignore[arg-type]
-    app._driver.send_message(event)  # type: ignore[attr-defined]
-    await pilot._wait_for_screen()  # type: ignore[attr-defined]
-    await pilot._wait_for_screen()  # type: ignore[attr-defined]
-    app.screen._on_timer_update()  # type: ignore[attr-defined]
+    event.set_sender(app)
+    app.post_message(event)
+    await textual_private.wait_for_screen(pilot)
+    await textual_private.wait_for_screen(pilot)
+    textual_private.paint_now(app.screen)
     return time.perf_counter() - t
 
 
@@ -141,8 +145,8 @@ async def _drive(path: Path, presses: int) -> dict[str, float | list[float]]:
     t0 = time.perf_counter()
     app = make_app(path, reviewer=REVIEWER, poll_interval=None)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot._wait_for_screen()
-        app.screen._on_timer_update()
+        await textual_private.wait_for_screen(pilot)
+        textual_private.paint_now(app.screen)
         opened = time.perf_counter() - t0
         screen = app.screen
         assert isinstance(screen, ReviewScreen)

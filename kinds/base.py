@@ -9,8 +9,9 @@ items, so that the store, the judges, the app and the commands iterate over the 
   rubric criteria) and what the import's label objects call that entry;
 - **values**: each criterion's label set, the accepted spellings, the level of measurement
   and what a criterion of the kind must declare;
-- **review and adjudication**: the panes shown, the list being labelled and the keys that
-  give each value (the same keys in the review and the adjudication app);
+- **review and adjudication**: the list being labelled and the keys that give each value (the
+  same keys in the review and the adjudication app); how an item is drawn is the kind's review
+  facet (``kinds/<name>/review.py``, :mod:`.review_facet`);
 - **judges**: the templates and orders its units are judged in (:class:`JudgePlan`).
 
 This module is the bottom layer: it imports nothing from medjudge at import time, so the
@@ -70,16 +71,6 @@ class ValueKey:
 
 
 @dataclass(frozen=True)
-class Pane:
-    """One text pane of the review screen: which text it shows and its title."""
-
-    content: str
-    """A name the app knows how to render: ``question``, ``case``, ``first_answer``,
-    ``second_answer``, ``answer``, ``explanation``, ``ground_truth``."""
-    title: str
-
-
-@dataclass(frozen=True)
 class Kind:
     """One item kind. Subclasses (one per module) override what differs."""
 
@@ -99,6 +90,8 @@ class Kind:
     """A name that folds the kind's keys into one footer entry (``Rate``), or none."""
     help_title: str = ""
     """The help screen's heading of the kind's keys."""
+    help_keys: tuple[tuple[str, str], ...] | None = None
+    """The help screen's lines for the kind's keys, folded (``1–5``: …); None: one per key."""
     help_extra: tuple[tuple[str, str], ...] = ()
     """Further keys of the kind for the help screen (key, what it does)."""
     listed_criterion: str | None = None
@@ -113,8 +106,6 @@ class Kind:
     """What one listed entry is called on screen and in messages."""
     listed_title: str = "Statements"
     """The heading of the listed entries (the full-screen reader)."""
-    listed_row: str = "statement"
-    """How the review screen draws a listed entry's row (``statement``, ``subquestion``)."""
     marks_documents: bool = False
     """Whether a reviewer marks the context documents the answer wrongly relied on, and the
     documents' kinds (signal, noise, counterfactual) stay hidden until the labels are saved."""
@@ -143,13 +134,12 @@ class Kind:
     default_slices: tuple[str, ...] = ()
     """Item metadata fields every figure of the kind is also given per value of (MedRGB's
     retrieval conditions ``test`` and ``p``)."""
+    letters: str = ""
+    """What the file frame's answer letters are, for screens and messages (``A = answer_a,
+    B = answer_b``); empty for kinds whose answers are not lettered."""
     shuffles_answers: bool = False
     """Whether an item's answers are shown in a per-item random order, a permutation of its
     answer slots (:mod:`.orders`): the reviewer's keys name the *shown* letters."""
-    panes: tuple[Pane, ...] = ()
-    """The text panes of the review screen, in order (the first may be the question)."""
-    file_panes: tuple[Pane, ...] | None = None
-    """The panes in the import file's order (the adjudication app; None: :attr:`panes`)."""
     lists_entries: bool = False
     """Whether the review screen labels the listed entries beside the answer (statements)
     rather than the criteria below the panes."""
@@ -166,6 +156,11 @@ class Kind:
             low, high = criterion.scale
             return tuple(str(v) for v in range(low, high + 1))
         return None
+
+    def item_values(self, criterion: CriterionLike, slots: str) -> tuple[str, ...] | None:
+        """The values a criterion takes on an item whose answers are in ``slots`` (None: a set
+        of option letters): :meth:`value_set`, unless the item's answers decide (rankings)."""
+        return self.value_set(criterion)
 
     def default_categories(self, criterion: CriterionLike) -> tuple[str, ...] | None:
         """The categories the statistics count when the study declares none for the criterion
@@ -208,7 +203,34 @@ class Kind:
         from its polarity, its scale as the report writes it and whether it is ordered."""
         return self.name
 
+    def free_value(self, criterion: CriterionLike, value: str) -> str | None:
+        """A value of a criterion without a fixed label set, canonical (``b>a>c`` → ``B>A>C``);
+        None: the kind's criteria of that sort are option sets (``A,C``).
+
+        Raises:
+            ValueError: the value is not one the criterion takes (the message says why).
+        """
+        return None
+
+    def fits_item(self, value: str, slots: str) -> str | None:
+        """Why a canonical value does not fit an item whose answers are in ``slots`` (a ranking
+        must rank exactly its answers), or None."""
+        return None
+
     # -- review and adjudication -------------------------------------------------------------
+    composes: bool = False
+    """Whether a value is built from several keys (a ranking: one key per answer), not given
+    by one key; the screens keep the partial value and ask :meth:`compose`."""
+
+    def compose(self, partial: str, key_value: str, n_answers: int) -> tuple[str, bool]:
+        """A partial value and one more key's value → the new partial value and whether it is
+        complete (kinds that :attr:`compose` their values)."""
+        return key_value, True
+
+    def partial_text(self, partial: str, n_answers: int) -> str:
+        """A value being built, as shown."""
+        return partial
+
     def value_keys(self, criterion: CriterionLike) -> tuple[ValueKey, ...]:
         """The keys that give this criterion's values (review and adjudication alike)."""
         return self.keys
@@ -240,6 +262,15 @@ class Kind:
         return ""
 
     # -- judges ----------------------------------------------------------------------------
+    def read_reply(self, obj: Mapping[str, Any], reply: Mapping[str, Any]) -> Any:
+        """A judge's reply (its JSON object) to an ask whose reply form is ``kind``, read by
+        the kind itself (``Ask.reply``: ``{"form": "kind", "kind": NAME, …}``).
+
+        Raises:
+            ValueError: the reply does not carry a valid answer (the message says what).
+        """
+        raise NotImplementedError(self.name)
+
     def judge_prompts(self, statements_protocol: str) -> tuple[Prompt, ...]:
         """The prompt tasks the kind's judge calls use under a statements protocol."""
         if self.judge is None:

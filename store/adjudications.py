@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .db import StudyError
 from .frames import FILE, Frame
-from .labels import validate_value
+from .labels import unit_value
 from .roles import require
 from .study import Study, audit, dumps, utcnow
 
@@ -55,7 +55,7 @@ def adjudicate(
     ).fetchone()
     if row is None:
         raise StudyError(f"no unit {unit_id}")
-    value = validate_value(study.settings, row[0], value)
+    value = unit_value(study.conn, study.settings, unit_id, value)
     with study.tx() as conn:
         old = conn.execute(
             "SELECT value FROM current_adjudications WHERE unit_id = ?", (unit_id,)

@@ -31,8 +31,12 @@ DISPLAY: Literal["display"] = "display"
 Frame = Literal["file", "display"]
 """The two frames a value or a note can be in."""
 
-FRAME_HINT = "file order: A = answer_a, B = answer_b"
-"""How screens and messages say that their letters are in the file frame."""
+
+def frame_hint(kind: str) -> str:
+    """How screens and messages say that their letters are in the file frame, for a kind
+    (``file order: A = answer_a, B = answer_b``)."""
+    return f"file order: {kinds.get(kind).letters}"
+
 
 K = TypeVar("K")
 

@@ -50,6 +50,12 @@ def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
     except KeyError:
         raise LabelError(f"unknown criterion {criterion!r}") from None
     allowed = crit.labels()
+    try:
+        free = kinds.get(crit.kind).free_value(crit, value) if allowed is None else None
+    except ValueError as exc:  # the kind says why (a ranking that ranks an answer twice)
+        raise LabelError(f"{criterion}: {exc}") from None
+    if free is not None:
+        return free
     if allowed is not None:
         if value in allowed:
             return value
@@ -62,6 +68,30 @@ def validate_value(settings: StudySettings, criterion: str, value: str) -> str:
     if any(not p.isalnum() or len(p) > 3 for p in parts):
         raise LabelError(f"{criterion}: {value!r} is not a list of option letters")
     return ",".join(parts) or "-"
+
+
+def unit_value(conn: sqlite3.Connection, settings: StudySettings, unit_id: int, value: str) -> str:
+    """:func:`validate_value` for one unit, and whether the value fits the unit's item (a
+    ranking ranks exactly the item's answers); returns the canonical value.
+
+    Raises:
+        LabelError: no such unit, or the value is not allowed there.
+    """
+    unit = _unit_row(conn, unit_id)
+    value = validate_value(settings, unit["criterion"], value)
+    kind = kinds.get(settings.criterion(unit["criterion"]).kind)
+    slots = "".join(
+        r[0]
+        for r in conn.execute(
+            "SELECT position FROM answers WHERE item_id = ? AND length(position) = 1 "
+            "ORDER BY position",
+            (unit["item_id"],),
+        )
+    )
+    problem = kind.fits_item(value, slots)
+    if problem is not None:
+        raise LabelError(f"{unit['criterion']}: {problem}")
+    return value
 
 
 def _number(text: str) -> float | None:
@@ -216,7 +246,7 @@ def set_label(
     with study.tx() as conn:  # the rater lookup too: every read here is classified on error
         rater_id = study.rater_id(reviewer, "human", conn=conn)
         unit = _unit_row(conn, unit_id)
-        value = validate_value(study.settings, unit["criterion"], value)
+        value = unit_value(conn, study.settings, unit_id, value)
         revealed = _revealed(conn, unit["item_id"], rater_id)
         return write_label(
             conn,

@@ -21,6 +21,8 @@ import sqlite3
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
+from medjudge import kinds
+
 from .frames import to_display
 from .items import order_for
 from .migration_steps import SEARCHED
@@ -114,6 +116,10 @@ class Match:
     """The snippet as (text, matched) pieces, verbatim from the study: untrusted text."""
     source: str | None = None
     """The answer's source model, only when the asker may know it."""
+    entry: int | None = None
+    """A listed entry's number on its item (from 1, as the review app numbers them)."""
+    entry_name: str = "statement"
+    """What the item's kind calls a listed entry (``statement``, ``sub-question``)."""
 
     @property
     def snippet(self) -> str:
@@ -136,7 +142,7 @@ class Match:
         if self.where == "question":
             return "question"
         if self.where == "statement":
-            return f"statement {int(self.position or 0) + 1}"
+            return f"{self.entry_name} {self.entry if self.entry is not None else '?'}"
         if self.position is not None and len(self.position) == 1:
             return f"answer {self.position}"
         return self.position or self.where
@@ -177,17 +183,20 @@ GROUP BY item_id ORDER BY best, item_id LIMIT :limit
 
 _PLACES = """
 SELECT i.id AS item_id, 'question' AS place, NULL AS position, NULL AS source,
-       snippet(items_fts, 0, :open, :close, '…', :tokens) AS snippet, bm25(items_fts) AS rank
+       snippet(items_fts, 0, :open, :close, '…', :tokens) AS snippet, bm25(items_fts) AS rank,
+       NULL AS entry
 FROM items_fts JOIN items i ON i.id = items_fts.rowid
 WHERE items_fts MATCH :q AND i.id IN (SELECT value FROM json_each(:ids))
 UNION ALL
 SELECT a.item_id, 'answer', a.position, a.source,
-       snippet(answers_fts, 0, :open, :close, '…', :tokens), bm25(answers_fts)
+       snippet(answers_fts, 0, :open, :close, '…', :tokens), bm25(answers_fts), NULL
 FROM answers_fts JOIN answers a ON a.id = answers_fts.rowid
 WHERE answers_fts MATCH :q AND a.item_id IN (SELECT value FROM json_each(:ids))
 UNION ALL
 SELECT s.item_id, 'statement', s.position, NULL,
-       snippet(statements_fts, 0, :open, :close, '…', :tokens), bm25(statements_fts)
+       snippet(statements_fts, 0, :open, :close, '…', :tokens), bm25(statements_fts),
+       1 + (SELECT count(*) FROM statements t WHERE t.item_id = s.item_id
+            AND t.position < s.position)
 FROM statements_fts JOIN statements s ON s.id = statements_fts.rowid
 WHERE statements_fts MATCH :q AND s.item_id IN (SELECT value FROM json_each(:ids))
 ORDER BY rank
@@ -293,6 +302,8 @@ def _match(
         frame=frame,
         parts=tuple(_pieces(row["snippet"] or "", open_, close)),
         source=row["source"] if reveal_sources else None,
+        entry=row["entry"],
+        entry_name=kinds.get(kind).listed_name,
     )
 
 

@@ -48,7 +48,7 @@ def test_adjudicate_value_b_round_trips_through_list_and_json(
     runner = CliRunner(env=CAROL)
     listed = runner.invoke(cli, ["adjudicate", str(path), "--list"])
     assert listed.exit_code == 0, listed.output
-    assert "pairwise A/B: file order: A = answer_a, B = answer_b" in listed.output
+    assert "pairwise answer letters: file order: A = answer_a, B = answer_b" in listed.output
     line = next(x for x in listed.output.splitlines() if x.startswith("p0/correctness"))
     assert line.endswith("→ B") and "alice=A" in line and "bob=B" in line
     data = json.loads(runner.invoke(cli, ["adjudicate", str(path), "--json"]).output)
@@ -227,7 +227,7 @@ async def test_agreement_detail_confusion_matrix_is_in_the_file_frame(tmp_path: 
         await until(pilot, lambda: "Confusion matrix" in screen_text(app))
         text = screen_text(app)
         assert "rows: alice   columns: bob" in text
-        assert "A/B: file order: A = answer_a, B = answer_b" in text
+        assert "letters: file order: A = answer_a, B = answer_b" in text
         matrix = text[text.index("alice ↓  bob →") :].splitlines()
         assert matrix[0].split()[4:6] == ["A", "B"]
         row_b = next(line.split() for line in matrix if line.split()[:1] == ["B"])

@@ -15,6 +15,7 @@ for its keys and values, so a new kind is covered once it has a row in ``support
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 import sqlite3
 from pathlib import Path
@@ -38,7 +39,6 @@ from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 
 from .support.fakellm import FakeLLMServer
-from .support.frames import frames_checked
 from .support.kind_rows import ROWS, write_jsonl
 from .support.tui import past_guidelines, run_async, screen_text
 
@@ -56,7 +56,8 @@ def test_every_kind_has_a_row() -> None:
 
 def _values(item: Any, crit: Criterion) -> list[str]:
     """The values a criterion of this item can take, in order (option sets: a few)."""
-    fixed = kinds.get(crit.kind).value_set(crit)
+    slots = "".join(sorted(p for p in getattr(item, "answers", {}) if len(p) == 1))
+    fixed = kinds.get(crit.kind).item_values(crit, slots)
     if fixed is not None:
         return list(fixed)
     letters = sorted(item.data.get("options", {}))
@@ -70,7 +71,12 @@ def _import_row(kind: kinds.Kind, i: int, settings: Any) -> dict[str, Any]:
     labels: list[dict[str, Any]] = []
     gold: dict[str, Any] = {}
     for crit in criteria:
-        first = _values(type("I", (), {"data": {"options": row.get("options", {})}})(), crit)[0]
+        parsed = kind.parse(Record("row", 1, dict(row)), settings, None)
+        shape = {
+            "data": {"options": row.get("options", {})},
+            "answers": dict.fromkeys(pos for pos, _, _ in parsed.answers),
+        }
+        first = _values(type("I", (), shape)(), crit)[0]
         if crit.name == kind.listed_criterion:
             if kind.listed_field is None:
                 continue
@@ -206,6 +212,16 @@ def test_report_in_every_format(
     names = [c.name for c in study.settings.criteria_for(name)]
     study.close()
     assert any(n in text for n in names), f"no criterion of {name} in the {fmt} report"
+    from medjudge.judging.report.kind_sections import kind_sections
+
+    own = [
+        s for s in kind_sections() if importlib.import_module(s.build.__module__).KIND.name == name
+    ]
+    for section in own:
+        said = section.title if fmt in ("md", "html") else section.key
+        assert said in text, f"{name}: its section {section.key!r} is not in the {fmt} report"
+        if fmt == "json":
+            assert json.loads(text)[section.key], f"{name}: its {section.key!r} section is empty"
 
 
 @pytest.mark.parametrize(
@@ -262,10 +278,9 @@ def test_agreement_on_the_wide_export_equals_the_report(
     r = cli.invoke(cli_app, ["export", str(db), "labels", "--wide", "-f", "csv", "-o", str(wide)])
     assert r.exit_code == 0, r.output
     study = Study.open(db)
-    crit = next(
-        c for c in study.settings.criteria_for(name) if kinds.get(name).value_set(c) is not None
-    )
-    cats = ",".join(kinds.get(name).value_set(crit) or ())
+    crit = next(c for c in study.settings.criteria_for(name) if not c.options)
+    fixed = kinds.get(name).value_set(crit)  # None: the values seen (rankings of each item)
+    declared = ["--categories", ",".join(fixed)] if fixed is not None else []
     study.close()
     # The rows of that one criterion (a label set is declared for the whole file).
     lines = wide.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -275,7 +290,7 @@ def test_agreement_on_the_wide_export_equals_the_report(
     r = cli.invoke(
         cli_app,
         ["agreement", str(wide), "-r", ",".join(REVIEWERS), "--unit", "unit", "--by", "criterion"]
-        + ["--categories", cats, "--scale", crit.level, "--json"],
+        + [*declared, "--scale", crit.level, "--json"],
     )
     assert r.exit_code == 0, r.output
     ours = next(s for s in json.loads(r.stdout)["slices"] if s["slice"] == crit.name)["stats"]
@@ -337,11 +352,21 @@ def test_agreement_sets_on_the_wide_export_equals_the_report(
             assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), (letter, figure)
 
 
-def _first_key(kind: kinds.Kind, crit: Criterion) -> list[str]:
-    """The keys that give a label to a unit of this criterion (an option set: tick, enter)."""
+def _first_key(kind: kinds.Kind, crit: Criterion, n_answers: int = 0) -> list[str]:
+    """The keys that give a label to a unit of this criterion (an option set: tick, enter; a
+    value built from several keys: the kind's keys until it is complete)."""
     if crit.options:
         return ["a", "enter"]
-    return [kind.value_keys(crit)[0].key]
+    keys = kind.value_keys(crit)
+    if kind.composes:
+        partial, pressed = "", []
+        for k in keys:
+            partial, done = kind.compose(partial, k.value, n_answers)
+            pressed.append(k.key)
+            if done:
+                return pressed
+        raise AssertionError(f"{kind.name}: its keys never complete a value")
+    return [keys[0].key]
 
 
 @pytest.mark.parametrize("name", KIND_NAMES)
@@ -352,40 +377,43 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
     db = studies[name]
     kind = kinds.get(name)
     app = make_app(db, reviewer="drC", poll_interval=None, assigned_only=False)
-    with frames_checked() as frames:
-        async with app.run_test(size=(120, 40)) as pilot:
-            screen = await past_guidelines(app, pilot, ReviewScreen)
-            view = screen.view
-            assert view is not None and view.item.ext_id == ROWS[name](N_ITEMS - 1)["id"]
-            item_id = view.item.id
-            for _ in range(len(view.rows) + 2):
-                if screen.session.complete():
-                    break
-                row = view.rows[screen.cursor]
-                await pilot.press(*_first_key(kind, row.criterion))
-                await pilot.pause()
-            assert screen.session.complete()
-            assert screen.session.revealed()
-            # After the reveal: E, then another value of the row under the cursor.
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await past_guidelines(app, pilot, ReviewScreen)
+        view = screen.view
+        assert view is not None and view.item.ext_id == ROWS[name](N_ITEMS - 1)["id"]
+        item_id = view.item.id
+        for _ in range(len(view.rows) + 2):
+            if screen.session.complete():
+                break
             row = view.rows[screen.cursor]
-            await pilot.press("E")
-            keys = kind.value_keys(row.criterion)
-            before = view.mine(row.unit.id)
-            if row.criterion.options:
-                await pilot.press("b", "enter")
-            else:
-                order = shown_order(view.item)
-                other = next(k for k in keys if kind.to_file_frame(k.value, order) != before)
-                await pilot.press(other.key)
+            await pilot.press(*_first_key(kind, row.criterion, len(view.item.slots)))
             await pilot.pause()
-            assert "changed after the reveal" in screen_text(app)
-            changed = screen.session.labels.get(row.unit.id)
-            await pilot.press("u")  # an undo on a done, revealed item is refused, with a hint
-            await pilot.pause()
-            assert any("E changes a label" in str(n.message) for n in app._notifications)
-            screen.session.reload_labels()
-            assert screen.session.labels.get(row.unit.id) == changed != before
-    assert frames.frames > 0, "no partial frame was checked"
+        assert screen.session.complete()
+        assert screen.session.revealed()
+        # After the reveal: E, then another value of the row under the cursor.
+        row = view.rows[screen.cursor]
+        await pilot.press("E")
+        keys = kind.value_keys(row.criterion)
+        before = view.mine(row.unit.id)
+        order = shown_order(view.item)
+        if row.criterion.options:
+            await pilot.press("b", "enter")
+        elif kind.composes:  # the keys in reverse: another complete value
+            n = len(view.item.slots)
+            pressed = [k.key for k in reversed(keys[:n])]
+            assert kind.to_file_frame("".join(pressed), order) != before
+            await pilot.press(*pressed[: n - 1])
+        else:
+            other = next(k for k in keys if kind.to_file_frame(k.value, order) != before)
+            await pilot.press(other.key)
+        await pilot.pause()
+        assert "changed after the reveal" in screen_text(app)
+        changed = screen.session.labels.get(row.unit.id)
+        await pilot.press("u")  # an undo on a done, revealed item is refused, with a hint
+        await pilot.pause()
+        assert any("E changes a label" in str(n.message) for n in app._notifications)
+        screen.session.reload_labels()
+        assert screen.session.labels.get(row.unit.id) == changed != before
     history = _rows(
         db,
         "SELECT h.after_reveal, h.action FROM label_history h JOIN units u ON u.id = h.unit_id "
@@ -406,25 +434,80 @@ async def test_adjudication_app_records_a_final_label_with_the_kinds_keys(
     db = studies[name]
     kind = kinds.get(name)
     app = make_app(db, poll_interval=None, start="adjudicate")
-    with frames_checked() as frames:
-        async with app.run_test(size=(120, 40)) as pilot:
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            queue = app.screen
-            assert isinstance(queue, AdjudicationScreen)
-            assert queue.rows, f"no {name} disagreement in the queue"
-            await pilot.press("enter")
-            await pilot.pause()
-            detail = app.screen
-            assert isinstance(detail, AdjudicationDetailScreen)
-            crit = detail.criterion
-            assert crit is not None
-            keys = _first_key(kind, crit)
-            await pilot.press(*keys)
-            await pilot.pause()
-            await pilot.press(*"settled in the app", "enter")
-            await pilot.pause()
-            unit_id = detail.entry.unit_id
-    assert frames.frames > 0, "no partial frame was checked"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        queue = app.screen
+        assert isinstance(queue, AdjudicationScreen)
+        assert queue.rows, f"no {name} disagreement in the queue"
+        await pilot.press("enter")
+        await pilot.pause()
+        detail = app.screen
+        assert isinstance(detail, AdjudicationDetailScreen)
+        crit = detail.criterion
+        assert crit is not None
+        assert detail.item is not None
+        keys = _first_key(kind, crit, len(detail.item.slots))
+        await pilot.press(*keys)
+        await pilot.pause()
+        await pilot.press(*"settled in the app", "enter")
+        await pilot.pause()
+        unit_id = detail.entry.unit_id
     rows = _rows(db, "SELECT unit_id FROM adjudications WHERE rationale = 'settled in the app'")
     assert rows == [(unit_id,)]
+
+
+def _words(kind: kinds.Kind) -> set[str]:
+    """The words that are the kind's own on a screen: its listed entry's name and the import
+    fields that name its answers (``answer_a``)."""
+    own = {f for f in kind.fields if f.startswith("answer_")}
+    if kind.listed_criterion is not None:
+        own.add(kind.listed_name)
+    return own
+
+
+def _foreign_words(kind: kinds.Kind) -> set[str]:
+    """Other kinds' own words that are not this kind's too."""
+    others = set().union(*(_words(k) for k in kinds.KINDS.values() if k is not kind))
+    return others - _words(kind) - {w for w in others if any(w in o for o in _words(kind))}
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+@pytest.mark.parametrize("name", KIND_NAMES)
+@run_async
+async def test_the_review_screen_shows_every_pane_the_kind_declares_in_its_own_words(
+    studies: dict[str, Path], name: str, size: tuple[int, int]
+) -> None:
+    from medjudge.kinds.review_facet import facet
+
+    db = studies[name]
+    kind = kinds.get(name)
+    app = make_app(db, reviewer="drC", poll_interval=None, assigned_only=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await past_guidelines(app, pilot, ReviewScreen)
+        view = screen.view
+        assert view is not None
+        item = view.item
+        shown = facet(name)
+        declared = [p for p in [shown.question(item)] if p is not None]
+        declared += shown.answers(item, screen.session.settings.decline_phrases)
+        text = screen_text(app)
+        for pane in declared:
+            assert pane.title in text, f"{name} at {size}: pane {pane.title!r} not on screen"
+            first = pane.text.plain.strip().splitlines()[0][:16]
+            assert first in text, f"{name} at {size}: the text of {pane.title!r} is not shown"
+        # one label, so its toast and status are on screen too
+        row = view.rows[screen.cursor]
+        await pilot.press(*_first_key(kind, row.criterion, len(view.item.slots)))
+        await pilot.pause()
+        said = screen_text(app) + " ".join(str(n.message) for n in app._notifications)
+        for word in _foreign_words(kind):
+            assert word not in said, f"{name} at {size}: the review screen says {word!r}"
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_the_adjudication_queue_speaks_the_kinds_words(studies: dict[str, Path], name: str) -> None:
+    r = cli.invoke(cli_app, ["adjudicate", str(studies[name]), "--list"])
+    assert r.exit_code == 0, r.output
+    for word in _foreign_words(kinds.get(name)):
+        assert word not in r.output, f"{name}: the adjudication queue says {word!r}"

@@ -72,12 +72,11 @@ def test_an_older_study_migrates_and_keeps_its_data(
 ) -> None:
     from medjudge.store import migrations
 
-    from .support.studies import small_study
+    from .support.old_studies import old_study
 
     path = tmp_path / "old.db"
-    before = [m for m in migrations.MIGRATIONS if m[0] < "006"]
-    monkeypatch.setattr(migrations, "MIGRATIONS", before)
-    old = small_study(path, pairwise=2, statements=1)
+    before = sum(1 for name, _ in migrations.MIGRATIONS if name < "006")
+    old = old_study(path, monkeypatch, before, pairwise=2, statements=1)
     with pytest.raises(Exception, match="CHECK"):
         with old.tx() as conn:
             conn.execute(

@@ -229,7 +229,7 @@ async def test_statement_and_rating_keys(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         detail = await open_unit(pilot, "s0/statement 1")
         text = screen_text(app)
-        assert "statement 1 MUST: Must 0.1" in text and "▶  1 MUST Must 0.1" in text
+        assert "statement 1 MUST  Must 0.1" in text and "▶  1 MUST  Must 0.1" in text
         await pilot.press("b", "a", "t")  # pairwise keys do nothing on a statement
         await pilot.pause()
         assert top_screen(app) is detail

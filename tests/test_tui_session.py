@@ -34,9 +34,7 @@ def test_display_mapping_is_its_own_inverse(tmp_path: Path) -> None:
             assert to_file(to_display(v, order), order) == v
             assert to_display(v, order) == to_file(v, order)  # two answers: a swap
         assert to_file("A", order) == ("B" if swapped else "A")
-        assert [a.position for a in item.shown_answers()] == (
-            ["B", "A"] if swapped else ["A", "B"]
-        )
+        assert [a.position for a in item.shown_answers()] == (["B", "A"] if swapped else ["A", "B"])
 
 
 def test_queue_find_and_next_unlabelled_wrap(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from medjudge import kinds
-from medjudge.store.frames import FRAME_HINT
+from medjudge.store.frames import frame_hint
 from medjudge.tui.widgets import KeyFooter
 
 from . import render
@@ -225,19 +225,20 @@ class AgreementScreen(Screen[None]):
         title.append(", columns: ", "dim")
         title.append_text(render.lit(b))
         title.append(")", "dim")
-        if self._pairwise:
-            title.append(f"\nA/B: {FRAME_HINT}, as stored; not the order reviewers saw", "dim")
+        if self._lettered is not None:
+            hint = frame_hint(self._lettered)
+            title.append(f"\nletters: {hint}, as stored; not the order reviewers saw", "dim")
         title.append("\n")
         return Group(table, note, title, confusion)
 
     @property
-    def _pairwise(self) -> bool:
-        """Whether the criterion's labels are A/B letters in the file's frame."""
+    def _lettered(self) -> str | None:
+        """The criterion's kind when its labels name answers by letter in the file's frame."""
         try:
             kind = self.review_app.study.settings.criterion(self.criterion).kind
         except KeyError:
-            return False
-        return kinds.get(kind).shuffles_answers
+            return None
+        return kind if kinds.get(kind).shuffles_answers else None
 
     # -- actions ---------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -13,7 +13,14 @@ def _kind_keys() -> list[tuple[str, list[tuple[str, str]]]]:
     return [
         (
             kind.help_title or f"{kind.name.capitalize()} items",
-            [(k.key, k.help or k.label) for k in kind.keys] + list(kind.help_extra),
+            [
+                *(
+                    kind.help_keys
+                    if kind.help_keys is not None
+                    else [(k.key, k.help or k.label) for k in kind.keys]
+                ),
+                *kind.help_extra,
+            ],
         )
         for kind in kinds.KINDS.values()
     ]

@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from medjudge import kinds
+from medjudge.kinds import review_facet
 from medjudge.store.items import Item
 
 from . import render
@@ -32,7 +33,7 @@ def item_sections(item: Item, *, fields: bool = True) -> list[tuple[str, Text]]:
     """The item as (title, text) sections: question (or case), answers, statements, context,
     and with ``fields`` the import row's extra fields."""
     kind = kinds.get(item.kind)
-    parts = [(pane.title, render.pane_text(item, pane.content)) for pane in kind.panes]
+    parts = [(shown.title, shown.text) for shown in review_facet.facet(item.kind).reader(item)]
     if item.statements:
         listed = "".join(f"{n}. {st.text}\n" for n, st in enumerate(item.statements, start=1))
         parts.append((kind.listed_title, render.lit(listed)))

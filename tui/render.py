@@ -12,7 +12,7 @@ No Textual import: these are pure functions, tested on their own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import RenderableType
@@ -20,16 +20,13 @@ from rich.table import Table
 from rich.text import Text
 
 from medjudge import kinds
-from medjudge.kinds import rubric
+from medjudge.kinds.shown import EMPTY as EMPTY
+from medjudge.kinds.shown import grid
+from medjudge.kinds.shown import lit as lit
 from medjudge.store.frames import shown_order, to_display
-from medjudge.store.items import Item, Statement
-from medjudge.store.json_types import JsonObject
+from medjudge.store.items import Item
 from medjudge.store.judgments import VerdictView
-from medjudge.store.literal import printable
 from medjudge.store.settings import Criterion
-
-EMPTY = "—"
-"""Shown where the reviewer has not labelled yet."""
 
 
 def clip(text: str, width: int) -> str:
@@ -37,39 +34,11 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def lit(text: object, style: str = "") -> Text:
-    """Untrusted text as a literal Rich ``Text`` (escapes made visible, markup not parsed)."""
-    return Text(printable(str(text)), style=style, end="")
-
-
 def display_value(item: Item, criterion: Criterion, value: str | None) -> str:
     """A stored label (file frame) as the reviewer sees it: pairwise A/B in display order."""
     if value is None:
         return EMPTY
     return kinds.get(criterion.kind).to_display_frame(value, shown_order(item))
-
-
-def question_text(item: Item) -> Text:
-    """The question (or case) of an item."""
-    return lit(item.question)
-
-
-def case_text(item: Item) -> Text:
-    """A rating item's case: question, the lettered options and the correct option."""
-    out = lit(item.question)
-    options: JsonObject = item.data.get("options") or {}
-    if options:
-        out.append("\n")
-        for letter, text in options.items():
-            out.append("\n")
-            out.append_text(lit(f"{letter}. ", "bold"))
-            out.append_text(lit(text))
-    correct = item.data.get("correct")
-    if correct:
-        out.append("\n\n")
-        out.append("Correct option: ", "bold")
-        out.append_text(lit(correct))
-    return out
 
 
 def options_of(item: Item) -> list[tuple[str, str]]:
@@ -93,32 +62,6 @@ def context_text(item: Item, *, kinds: bool = False, marked: set[int] | None = N
             out.append("relied on wrongly ", "bold reverse")
         out.append_text(lit(doc))
     return out
-
-
-def ground_truth_text(item: Item) -> Text:
-    """A match item's ground truth, and the answer options when it has any."""
-    out = lit(str(item.data.get("ground_truth", "")))
-    options = item.data.get("options") or {}
-    if options:
-        out.append("\n\nOptions:", "dim")
-        for letter, text in options.items():
-            out.append("\n")
-            out.append_text(lit(f"{letter}. {text}"))
-    return out
-
-
-PANE_TEXT: dict[str, Callable[[Item], Text]] = {
-    "question": question_text,
-    "case": case_text,
-    "first_answer": lambda item: lit(item.shown_answers()[0].text),
-    "second_answer": lambda item: lit(item.shown_answers()[1].text),
-    "answer_a": lambda item: lit(item.answers["A"].text),
-    "answer_b": lambda item: lit(item.answers["B"].text),
-    "answer": lambda item: lit(item.answers["answer"].text),
-    "explanation": lambda item: lit(item.answers["explanation"].text),
-    "ground_truth": ground_truth_text,
-}
-"""The texts a kind's panes (:attr:`medjudge.kinds.base.Kind.panes`) can show."""
 
 
 PANE_CHARS = 20_000
@@ -146,84 +89,6 @@ def shown_part(text: Text, limit: int = PANE_CHARS) -> Text:
     out = text[:end]
     out.append(f"\n… {len(text) - end:,} more characters: v reads the whole item", "bold")
     return out
-
-
-def pane_text(item: Item, content: str) -> Text:
-    """The text of one of an item's panes."""
-    return PANE_TEXT[content](item)
-
-
-def subquestion_row(
-    item: Item,
-    stmt: Statement,
-    number: int,
-    mine: str | None,
-    judge: str | None,
-    revealed: bool,
-    current: bool,
-) -> RenderableType:
-    """One sub-question of a match item: the question, its reference and the model's answer."""
-    label = Text(end="")
-    label.append("▶ " if current else "  ")
-    label.append(f"{number:>2} sub ")
-    label.append_text(lit(mine or EMPTY, "bold" if mine else "dim"))
-    subs = item.data.get("subquestions", [])
-    sub = subs[stmt.position - 1] if 0 < stmt.position <= len(subs) else {}
-    body = lit(stmt.text)
-    body.append("\nreference ", "dim")
-    body.append_text(lit(sub.get("reference", "")))
-    body.append("\nanswer    ", "dim")
-    body.append_text(lit(sub.get("prediction", "")))
-    if revealed and judge is not None:
-        body.append("\njudge ", "dim")
-        body.append_text(lit(judge))
-        if mine is not None:
-            body.append(" ✓" if judge == mine else " ✗", "bold")
-    return _grid(label, body, STATEMENT_WIDTH)
-
-
-def rubric_row(
-    item: Item,
-    stmt: Statement,
-    number: int,
-    mine: str | None,
-    judge: str | None,
-    revealed: bool,
-    current: bool,
-    conceal: bool,
-) -> RenderableType:
-    """One rubric criterion: its points (unless the study hides them until the reveal), the
-    reviewer's mark, the criterion and its tags, and (revealed) the judge's mark."""
-    label = Text(end="")
-    label.append("▶ " if current else "  ")
-    label.append(f"{number:>2} ")
-    entry = rubric.entry_at(item.data, number - 1)
-    points = entry.get("points")
-    if conceal or not isinstance(points, (int, float)):
-        label.append("  ?", "dim")
-    else:
-        label.append(f"{points:>+3g}", "bold reverse" if points < 0 else "bold")
-    label.append(" ")
-    label.append_text(lit((mine or EMPTY).replace("_", " "), "bold" if mine else "dim"))
-    body = lit(stmt.text)
-    tags = entry.get("tags") or []
-    if tags:
-        body.append("\n")
-        body.append_text(lit(" · ".join(str(t) for t in tags), "dim"))
-    if revealed and judge is not None:
-        body.append("\njudge ", "dim")
-        body.append_text(lit(judge.replace("_", " ")))
-        if mine is not None:
-            body.append(" ✓" if judge == mine else " ✗", "bold")
-    return _grid(label, body, STATEMENT_WIDTH)
-
-
-def _grid(label: Text, body: Text, label_width: int) -> Table:
-    grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=label_width, no_wrap=True)
-    grid.add_column(ratio=1)
-    grid.add_row(label, body)
-    return grid
 
 
 def criterion_row(
@@ -258,40 +123,13 @@ def criterion_row(
     return line
 
 
-STATEMENT_WIDTH = 25
-"""Width of the label column of a statement row."""
-
-
-def statement_row(
-    stmt: Statement, number: int, mine: str | None, judge: str | None, revealed: bool, current: bool
-) -> RenderableType:
-    """One statement with its must/nice badge, the reviewer's label and (revealed) the judge's."""
-    label = Text(end="")
-    label.append("▶ " if current else "  ")
-    label.append(f"{number:>2} ")
-    if stmt.category == "must_have":
-        label.append("MUST ", "bold reverse")
-    else:
-        label.append("nice ", "dim")
-    label.append(" ")
-    label.append_text(lit(mine or EMPTY, "bold" if mine else "dim"))
-    body = lit(stmt.text)
-    if revealed and judge is not None:
-        body.append("\n")
-        body.append("judge ", "dim")
-        body.append_text(lit(judge))
-        if mine is not None:
-            body.append(" ✓" if judge == mine else " ✗", "bold")
-    return _grid(label, body, STATEMENT_WIDTH)
-
-
 def option_row(letter: str, text: str, ticked: bool, cursor: bool) -> RenderableType:
     """One option checkbox of the completeness criterion."""
     label = Text(end="")
     label.append("  › " if cursor else "    ")
     label.append("[x] " if ticked else "[ ] ", "bold" if ticked else "")
     label.append_text(lit(letter, "bold"))
-    return _grid(label, lit(text), 10)
+    return grid(label, lit(text), 10)
 
 
 def _votes(item: Item, votes: Sequence[Any]) -> str:
@@ -388,19 +226,3 @@ def confusion_table(
             )
         table.add_row(*cells)
     return table
-
-
-ListedRow = Callable[
-    [Item, Statement, int, "str | None", "str | None", bool, bool, bool], RenderableType
-]
-
-LISTED_ROWS: dict[str, ListedRow] = {
-    "statement": lambda item, st, n, mine, judge, revealed, current, conceal: statement_row(
-        st, n, mine, judge, revealed, current
-    ),
-    "subquestion": lambda item, st, n, mine, judge, revealed, current, conceal: subquestion_row(
-        item, st, n, mine, judge, revealed, current
-    ),
-    "rubric": rubric_row,
-}
-"""How a kind's listed entries are drawn (:attr:`medjudge.kinds.base.Kind.listed_row`)."""

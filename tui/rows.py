@@ -15,6 +15,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from medjudge import kinds
+from medjudge.kinds import review_facet
 from medjudge.store.items import Item, Statement, Unit, unit_index
 from medjudge.store.judgments import VerdictView
 from medjudge.store.paged import position
@@ -123,6 +124,8 @@ class ItemView:
     rows: Rows
     pending: dict[int, set[str]] = field(default_factory=dict)
     """Unsaved completeness ticks per unit (cleared when saved)."""
+    composing: dict[int, str] = field(default_factory=dict)
+    """The keys pressed so far of a value built from several keys (a ranking), per unit."""
     revealed: bool = False
     verdicts: dict[int, list[VerdictView]] = field(default_factory=dict)
     others: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -134,6 +137,13 @@ class ItemView:
 
     def __post_init__(self) -> None:
         self.has_options = any(r.criterion.options for r in self.rows.head)
+
+    def row_name(self, row: Row) -> str:
+        """What a row is called in messages: its criterion, or the listed entry in the kind's
+        words (``statement 3``, ``sub-question 1``, ``rubric criterion 2``)."""
+        if row.statement is None:
+            return row.criterion.name
+        return f"{kinds.get(self.item.kind).listed_name} {row.number}"
 
     def unit_rows(self, unit_id: int) -> list[int]:
         """A unit's row indices in order (its own row, then its option rows); empty when the
@@ -210,10 +220,9 @@ class ItemView:
         mine = self.mine(row.unit.id)
         judge = self.judge_value(row.unit.id)
         if row.statement is not None:
-            draw = render.LISTED_ROWS[kinds.get(self.item.kind).listed_row]
             settings = self.session.settings
             conceal = settings.blind and settings.hide_points and not self.revealed
-            return draw(
+            return review_facet.facet(self.item.kind).listed_row(
                 self.item, row.statement, row.number, mine, judge, self.revealed, current, conceal
             )
         on_unit = (
@@ -222,6 +231,10 @@ class ItemView:
         pending = None
         if row.criterion.options and row.unit.id in self.unsaved():
             pending = self.options_value(row.unit.id)
+        elif row.unit.id in self.composing:
+            pending = kinds.get(row.criterion.kind).partial_text(
+                self.composing[row.unit.id], len(self.item.slots)
+            )
         return render.criterion_row(
             self.item, row.criterion, mine, judge, self.revealed, current or on_unit, pending
         )

@@ -11,6 +11,7 @@ not part of the model: the consensus is the physicians' reference the judges are
 
 from __future__ import annotations
 
+from medjudge import kinds
 from medjudge.judging.analysis.records import ConsensusRow, records
 from medjudge.judging.analysis.study_data import StudyData, strict_majority
 from medjudge.judging.analysis.views import criterion_categories
@@ -64,8 +65,8 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
                 if len(examples) < MAX_LISTED:
                     info = data.units[u]
                     name = f"{info.item}/{criterion}"
-                    if info.statement_id is not None:
-                        name += f"/statement {info.statement_id}"
+                    if info.entry is not None:
+                        name += f"/{kinds.get(info.kind).listed_name} {info.entry}"
                     examples.append({"unit": name, "majority": str(maj), "consensus": by_unit[u]})
         accuracy = model.accuracy
         out.append(

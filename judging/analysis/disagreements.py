@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from medjudge import kinds as item_kinds
 from medjudge.judging.analysis.queue_kinds import KINDS, DisagreementKind  # noqa: E402, F401
 from medjudge.store import reads
 from medjudge.store.adjudications import reference_labels, unit_adjudications
@@ -45,12 +46,17 @@ class Disagreement:
     reference: str | None = None
     """The adjudicated value, if any."""
 
+    entry: int | None = None
+    """A listed entry's number on its item (from 1, as the review app numbers them)."""
+
     @property
     def where(self) -> str:
-        """``item/criterion`` or ``item/statement N`` (statements numbered from 1, as in the app)."""
-        return f"{self.item}/" + (
-            f"statement {self.statement + 1}" if self.statement is not None else self.criterion
-        )
+        """``item/criterion`` or ``item/<entry> N`` in the kind's words (``s0/statement 2``,
+        ``m0/sub-question 1``), numbered from 1 as in the app."""
+        if self.statement is None:
+            return f"{self.item}/{self.criterion}"
+        name = item_kinds.get(self.item_kind).listed_name
+        return f"{self.item}/{name} {self.entry if self.entry is not None else '?'}"
 
 
 def _failed(trail: dict[str, Any]) -> bool:
@@ -98,6 +104,16 @@ def queue(
         }
         for u in reads.unit_rows(study)
     }
+    # each listed entry's number on its item (1-based, as the review app numbers them): the
+    # importer numbers an item's entries on from its per-item criteria, without gaps
+    first: dict[int, int] = {}
+    for info in meta.values():
+        if info["statement"] is not None:
+            at = info["statement"]
+            first[info["item_id"]] = min(first.get(info["item_id"], at), at)
+    for info in meta.values():
+        at = info["statement"]
+        info["entry"] = None if at is None else at - first[info["item_id"]] + 1
     humans: dict[int, dict[str, str]] = defaultdict(dict)
     judges: dict[int, dict[str, str]] = defaultdict(dict)
     for label in reads.current_labels(study):
@@ -142,6 +158,7 @@ def queue(
                 item_kind=m["kind"],
                 criterion=m["criterion"],
                 statement=m["statement"],
+                entry=m["entry"],
                 sources=m["sources"],
                 kinds=kinds,
                 votes=votes,

@@ -196,6 +196,8 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
     }
     units = UnitTable()
     no_meta: dict[str, str] = {}  # shared by every item without metadata (never written to)
+    first_entry: dict[int, int] = {}
+    """Each item's first listed position: entries are numbered on from there, without gaps."""
     for r in reads.unit_rows(study):
         item = units.item_index(r.item_id)
         if item is None:
@@ -211,7 +213,11 @@ def load_study_data(study: Study, *, verdicts: bool = True) -> StudyData:
                 metas.get(r.item_id, no_meta),
             )
             item = units.add_item(facts)
-        units.add(r.id, item, r.criterion, r.category, r.statement_id)
+        entry = None
+        if r.statement_position is not None:
+            first = first_entry.setdefault(r.item_id, r.statement_position)
+            entry = r.statement_position - first + 1
+        units.add(r.id, item, r.criterion, r.category, r.statement_id, entry)
     by_criterion = units.criterion_units()
 
     def criterion_for(unit_id: int) -> Criterion | None:

@@ -39,6 +39,8 @@ class UnitInfo:
     statement_id: int | None = None
     meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     """The item's metadata (extra fields of its import row), as text, for ``--by`` slices."""
+    entry: int | None = None
+    """A listed entry's number on its item (from 1, as the review app numbers them)."""
 
     @property
     def source_label(self) -> str:
@@ -48,10 +50,7 @@ class UnitInfo:
 
 def source_label(sources: tuple[str, ...]) -> str:
     """One text naming answer sources: ``x`` or ``x vs y`` (sorted)."""
-    if len(sources) == 2:
-        a, b = sorted(sources)
-        return f"{a} vs {b}"
-    return sources[0] if sources else ""
+    return " vs ".join(sorted(sources))
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +74,7 @@ class UnitTable(ByUnitId[UnitInfo]):
         self._criterion = array("h")
         self._category = array("b")
         self._statement = array("q")
+        self._entry = array("l")
         self._items: list[ItemFacts] = []
         self._item_index: dict[int, int] = {}
         self._criteria: list[str] = []
@@ -100,8 +100,10 @@ class UnitTable(ByUnitId[UnitInfo]):
         criterion: str,
         category: str | None,
         statement_id: int | None,
+        entry: int | None = None,
     ) -> None:
-        """Append one unit (``item``: the position :meth:`add_item` returned).
+        """Append one unit (``item``: the position :meth:`add_item` returned; ``entry``: a
+        listed entry's number on its item).
 
         Raises:
             ValueError: ``unit_id`` is not greater than the last one added.
@@ -117,6 +119,7 @@ class UnitTable(ByUnitId[UnitInfo]):
             -1 if category is None else code_of(self._categories, self._category_code, category)
         )
         self._statement.append(NO_STATEMENT if statement_id is None else statement_id)
+        self._entry.append(0 if entry is None else entry)
 
     def __getitem__(self, unit_id: int) -> UnitInfo:
         i = self._ids.at(unit_id)
@@ -134,6 +137,7 @@ class UnitTable(ByUnitId[UnitInfo]):
             None if category < 0 else self._categories[category],
             None if statement == NO_STATEMENT else statement,
             facts.meta,
+            self._entry[i] or None,
         )
 
     def criterion_of(self, unit_id: int) -> str | None:

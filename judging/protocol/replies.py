@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from medjudge import kinds
 from medjudge.kinds.pairwise import SPELLINGS as PAIRWISE_SPELLINGS
 from medjudge.kinds.statements import NLI_REPLY, YES_NO_REPLY
 from medjudge.store.json_types import JsonObject
@@ -198,11 +199,22 @@ def parse_rating(
     return out
 
 
+def _read_by_kind(text: str, reply: Mapping[str, Any]) -> Any:
+    """A reply the kind reads itself (``{"form": "kind", "kind": NAME, …}``:
+    :meth:`medjudge.kinds.base.Kind.read_reply`)."""
+    obj = extract_json(text)
+    try:
+        return kinds.get(str(reply["kind"])).read_reply(obj, reply)
+    except ValueError as exc:  # the kind's own message: what the reply got wrong
+        raise ReplyError(str(exc)) from None
+
+
 FORMS: dict[str, Callable[[str, Mapping[str, Any]], Any]] = {
     "verdicts": lambda text, r: parse_pairwise(text, r["criteria"]),
     "label": _read_label,
     "score": lambda text, r: parse_match(text),
     "ratings": lambda text, r: parse_rating(text, r["scales"], r["options"]),
+    "kind": _read_by_kind,
 }
 """How a reply is read (a kind's ``Ask.reply["form"]``) → its reader."""
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import fields, votes
-from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from ..base import COMMON_FIELDS, CriterionLike, Kind, keyed
 from ..judged import (
     Ask,
     ItemLike,
@@ -238,12 +238,6 @@ KIND = Match(
     listed_criterion=SUB_CRITERION,
     listed_name="sub-question",
     listed_title="Sub-questions",
-    listed_row="subquestion",
-    panes=(
-        Pane("question", "Question"),
-        Pane("answer", "Prediction (the model's answer)"),
-        Pane("ground_truth", "Ground truth"),
-    ),
     default_criteria=(
         {
             "name": CRITERION,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import fields, orders, votes
-from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from ..base import COMMON_FIELDS, CriterionLike, Kind, keyed
 from ..judged import (
     Ask,
     ItemLike,
@@ -220,17 +220,8 @@ KIND = Pairwise(
     tie_value="tie",
     win_rates=True,
     audit="shares",
+    letters="A = answer_a, B = answer_b",
     shuffles_answers=True,
-    panes=(
-        Pane("question", "Question"),
-        Pane("first_answer", "Answer A"),
-        Pane("second_answer", "Answer B"),
-    ),
-    file_panes=(
-        Pane("question", "Question"),
-        Pane("answer_a", "Answer A (answer_a)"),
-        Pane("answer_b", "Answer B (answer_b)"),
-    ),
     default_criteria=(
         _criterion(
             "correctness",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import fields, votes
-from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, ValueKey
+from ..base import COMMON_FIELDS, CriterionLike, Kind, ValueKey
 from ..judged import (
     Ask,
     ItemLike,
@@ -166,7 +166,6 @@ KIND = Rating(
     fields=COMMON_FIELDS | {"options", "correct", "explanation", "source"},
     source_positions=("explanation",),
     audit="scores",
-    panes=(Pane("case", "Case"), Pane("explanation", "Explanation")),
     key_group="Rate",
     help_title="Rating items",
     help_extra=(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import fields, votes
-from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from ..base import COMMON_FIELDS, CriterionLike, Kind, keyed
 from ..judged import (
     Ask,
     ItemLike,
@@ -278,8 +278,6 @@ KIND = Rubric(
     item_criteria=False,
     listed_name="rubric criterion",
     listed_title="Rubric",
-    listed_row="rubric",
-    panes=(Pane("question", "Question"), Pane("answer", "Answer")),
     lists_entries=True,
     default_criteria=(
         {

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import fields, votes
-from ..base import COMMON_FIELDS, CriterionLike, Kind, Pane, keyed
+from ..base import COMMON_FIELDS, CriterionLike, Kind, keyed
 from ..judged import (
     Ask,
     ItemLike,
@@ -208,7 +208,6 @@ KIND = Statements(
     listed_criterion=CRITERION,
     listed_field="statement",
     item_criteria=False,
-    panes=(Pane("question", "Question"), Pane("answer", "Answer")),
     lists_entries=True,
     default_criteria=(
         {

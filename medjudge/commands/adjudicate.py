@@ -16,7 +16,7 @@ import typer
 from medjudge import kinds
 from medjudge.judging.analysis.queue_kinds import DisagreementKind
 from medjudge.store.adjudications import adjudicate as record
-from medjudge.store.frames import FILE, FRAME_HINT
+from medjudge.store.frames import FILE, frame_hint
 from medjudge.store.items import find_item, get_item
 from medjudge.store.labels import LabelError, canonical_value
 from medjudge.store.literal import json_escaped
@@ -107,7 +107,9 @@ def adjudicate(
             final = final_value(s, uid, value)
             settles = next((d.kinds for d in queue(s) if d.unit_id == uid), [])
             record(s, uid, final, rationale, actor=login_name(), settles=settles)
-            frame = f" ({FRAME_HINT})" if final in ("A", "B") else ""
+            crit = s.settings.criterion(unit_criterion(s, uid))
+            reordered = kinds.get(crit.kind).shuffles_answers
+            frame = f" ({frame_hint(crit.kind)})" if reordered else ""
             out(f"{unit}: final label {final} recorded{frame}")
             return
         if not (list_ or json_output):
@@ -134,7 +136,9 @@ def adjudicate(
                 return
             c = counts(entries)
             out(" · ".join(f"{k}: {v}" for k, v in c.items()))
-            out(f"pairwise A/B: {FRAME_HINT}")
+            for lettered in sorted({e.item_kind for e in entries}):
+                if kinds.get(lettered).shuffles_answers:
+                    out(f"{lettered} answer letters: {frame_hint(lettered)}")
             for e in entries:
                 votes = ", ".join(
                     f"{r}={v if v is not None else 'missing'}" for r, v in e.votes.items()

@@ -13,6 +13,7 @@ from typing import IO, Annotated, Any, cast
 import typer
 from pydantic import ValidationError
 
+from medjudge import kinds
 from medjudge.store import export as exporting
 from medjudge.store import export_wide
 from medjudge.store.backup import backup as backup_study
@@ -144,11 +145,11 @@ def init(
         if created is None:
             raise StudyError(f"{study}: a file exists there already")
         created.close()
-    out(
-        f"created {study} ({len(settings.criteria_for('pairwise'))} pairwise criteria: "
-        + ", ".join(c.name for c in settings.criteria_for("pairwise"))
-        + ")"
-    )
+    out(f"created {study}; the criteria each kind of item is labelled on:")
+    for kind_name in kinds.NAMES:
+        labelled_on = settings.criteria_for(kind_name)
+        if labelled_on:
+            out(f"  {kind_name}: " + ", ".join(c.name for c in labelled_on))
 
 
 def import_(

@@ -28,6 +28,7 @@ from textual.widgets import Collapsible, Static
 
 from medjudge import kinds
 from medjudge.judging.analysis.disagreements import Disagreement, UnitDetail, unit_detail
+from medjudge.kinds import review_facet
 from medjudge.store.adjudications import adjudicate
 from medjudge.store.db import StudyError
 from medjudge.store.items import Item, get_item
@@ -95,6 +96,8 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         self.index = index
         self.item: Item | None = None
         self.criterion: Criterion | None = None
+        self.composing = ""
+        """The keys pressed so far of a value built from several keys (a ranking)."""
         self.detail = UnitDetail(reviewers=[], judges=[], adjudications=[])
         self.ticks: set[str] = set()
         self.recorded = False
@@ -128,6 +131,7 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         """Load and show ``entries[index]``."""
         self.index = index
         entry = self.entry
+        self.composing = ""
         study = self.review_app.study
         self.ticks = set()
         try:
@@ -170,10 +174,8 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         out = Text(end="")
         at = item.statement_index(self.entry.statement)
         stmt = None if at is None else item.statements[at]
-        if stmt is not None:  # the criterion's question is the same for every statement
-            out.append(f"statement {stmt.position + 1} ", "bold")
-            out.append("MUST: " if stmt.category == "must_have" else "nice: ", "bold")
-            out.append_text(render.lit(stmt.text, "italic"))
+        if stmt is not None and at is not None:  # the criterion's question is every entry's
+            out.append_text(review_facet.facet(item.kind).about(item, stmt, at + 1))
         else:
             out.append_text(render.lit(crit.name, "bold"))
             out.append(": ")
@@ -233,9 +235,22 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
     # -- recording ---------------------------------------------------------------------------
     def action_pick(self, kind: str, value: str) -> None:
         """A final label with the kind's key (pairwise letters in the file frame: 'A' is the
-        file's answer_a, as the votes pane shows them)."""
-        if self.item is not None:
-            self._record(value)
+        file's answer_a, as the votes pane shows them). A value built from several keys (a
+        ranking: ``1``–``5`` name the file's answers A–E, best first) is recorded once
+        complete."""
+        item = self.item
+        if item is None:
+            return
+        of_kind = kinds.get(kind)
+        if of_kind.composes:
+            partial, done = of_kind.compose(self.composing, value, len(item.slots))
+            self.composing = "" if done else partial
+            so_far = of_kind.to_file_frame(partial, None)
+            if not done:
+                self._status(Text(f"● {so_far} > …: the next answer's number"), "pending")
+                return
+            value = so_far
+        self._record(value)
 
     def action_tick(self, letter: str) -> None:
         """Tick or untick an option of the final option set (enter records it)."""

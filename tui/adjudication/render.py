@@ -30,10 +30,12 @@ from medjudge.judging.analysis.disagreements import (
     JudgeVote,
     UnitDetail,
 )
-from medjudge.store.frames import DISPLAY, FILE, FRAME_HINT, is_reordered, shown_order
+from medjudge.kinds import review_facet
+from medjudge.store.frames import DISPLAY, FILE, is_reordered, shown_order
+from medjudge.store.frames import frame_hint as letters_hint
 from medjudge.store.items import Item
 from medjudge.store.json_types import JsonObject
-from medjudge.tui.render import EMPTY, lit, pane_text, shown_part
+from medjudge.tui.render import EMPTY, lit, shown_part
 
 KIND_LABELS = {
     "reviewer_vs_reviewer": "R↔R",
@@ -129,10 +131,10 @@ def sources_text(item: Item, *, order_per_reviewer: bool = False) -> Text:
             out.append(("" if n == 0 else ", ") + f"{slot} = ", "dim")
             out.append_text(lit(item.answers[slot].source))
         if order_per_reviewer:
-            out.append(f"   ({FRAME_HINT}; each reviewer saw their own order)", "dim")
+            out.append(f"   ({letters_hint(item.kind)}; each reviewer saw their own order)", "dim")
         else:
             first = (shown_order(item) or item.slots)[:1]
-            out.append(f"   ({FRAME_HINT}; reviewers saw {first} first)", "dim")
+            out.append(f"   ({letters_hint(item.kind)}; reviewers saw {first} first)", "dim")
     else:
         out.append_text(lit(", ".join(sorted({a.source for a in item.answers.values()}))))
     return out
@@ -143,34 +145,32 @@ STATEMENTS_AROUND = 50
 
 
 def item_text(item: Item, statement: int | None, *, order_per_reviewer: bool = False) -> Text:
-    """Question, answers (file order), statements with badges; ``statement`` highlighted
-    (``order_per_reviewer``: each reviewer saw their own answer order, ``settings --order``)."""
+    """Question, answers (file order), the listed entries with their badges; ``statement``
+    highlighted (``order_per_reviewer``: each reviewer saw their own answer order,
+    ``settings --order``)."""
     out = Text(end="")
     out.append_text(sources_text(item, order_per_reviewer=order_per_reviewer))
     kind = kinds.get(item.kind)
-    for pane in kind.file_panes or kind.panes:
+    facet = review_facet.facet(item.kind)
+    for pane in facet.file_panes(item):
         _heading(out, pane.title)
-        out.append_text(shown_part(pane_text(item, pane.content)))
+        out.append_text(shown_part(pane.text))
     if not item.statements:
         return out
     _heading(out, kind.listed_title)
-    # The statements around the current one (an item may have 100,000 of them).
+    # The entries around the current one (an item may have 100,000 of them).
     at = item.statement_index(statement) or 0
     first = max(0, at - STATEMENTS_AROUND)
     last = min(len(item.statements), at + STATEMENTS_AROUND + 1)
+    plural = kind.listed_title.lower()
     if first:
-        out.append(f"… {first:,} statements above\n", "dim")
-    for n, st in enumerate(item.statements[first:last]):
-        if n:
+        out.append(f"… {first:,} {plural} above\n", "dim")
+    for n, st in enumerate(item.statements[first:last], start=first):
+        if n > first:
             out.append("\n")
-        current = st.position == statement
-        out.append("▶ " if current else "  ", "bold")
-        out.append(f"{st.position + 1:>2} ")
-        out.append("MUST" if st.category == "must_have" else "nice", "bold" if current else "dim")
-        out.append(" ")
-        out.append_text(lit(st.text, "bold reverse" if current else ""))
+        out.append_text(facet.listed_line(item, st, n + 1, st.position == statement))
     if last < len(item.statements):
-        out.append(f"\n… {len(item.statements) - last:,} statements below", "dim")
+        out.append(f"\n… {len(item.statements) - last:,} {plural} below", "dim")
     return out
 
 
@@ -291,7 +291,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
     out = Lines()
     line = out.add(0, "Reviewers", style="bold underline")
     if kinds.get(item.kind).shuffles_answers:
-        line.append(f"  ({FRAME_HINT})", "dim")
+        line.append(f"  ({letters_hint(item.kind)})", "dim")
     if not detail["reviewers"]:
         out.add(2, "none", style="dim")
     for r in detail["reviewers"]:
@@ -313,7 +313,7 @@ def votes_lines(item: Item, detail: UnitDetail) -> Lines:
     out.blank()
     line = out.add(0, "Judges", style="bold underline")
     if kinds.get(item.kind).shuffles_answers:
-        line.append(f"  ({FRAME_HINT})", "dim")
+        line.append(f"  ({letters_hint(item.kind)})", "dim")
     if not detail["judges"]:
         out.add(2, "none", style="dim")
     for j in detail["judges"]:

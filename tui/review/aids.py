@@ -169,7 +169,7 @@ class ReviewerAids:
         if unit_id not in s.labels:
             self._status("label it first: a note on a criterion is kept with its label", "info")
             return
-        what = row.criterion.name if row.statement is None else f"statement {row.number}"
+        what = view.row_name(row)
 
         def save(answer: str | None) -> None:
             if answer is None or s.item is None or s.item.id != item_id:

@@ -88,7 +88,7 @@ class LabelActions:
             return
         row = view.rows[self.cursor]
         self.changing = row.unit.id
-        what = row.criterion.name if row.statement is None else f"statement {row.number}"
+        what = view.row_name(row)
         self._status(
             render.lit(f"✎ changing {what} after the reveal: press its new label (Esc cancels)"),
             "pending",
@@ -96,7 +96,14 @@ class LabelActions:
         self._bindings_changed()
 
     def action_cancel_change(self) -> None:
-        """Disarm a change armed with E."""
+        """Disarm a change armed with E; drop a value being built from several keys."""
+        view = self.view
+        if view is not None and view.composing:
+            view.composing.clear()
+            self._rerender()
+            self._status(Text("started again: nothing was saved"), "info")
+            self._bindings_changed()
+            return
         if self.changing is not None:
             self.changing = None
             self._status(Text("change cancelled"), "info")
@@ -114,7 +121,7 @@ class LabelActions:
             return
         view.pending.pop(row.unit.id, None)
         shown = render.display_value(view.item, row.criterion, saved.new_value)
-        what = row.criterion.name if row.statement is None else f"statement {row.number}"
+        what = view.row_name(row)
         status = Text("✓ saved ", style="bold")
         status.append_text(render.lit(f"{what} = {shown}"))
         if self.changing is not None:  # the one armed change is made; the item locks again
@@ -166,10 +173,28 @@ class LabelActions:
 
     def action_vote(self, kind: str, value: str) -> None:
         """A label key of the item's kind on the row under the cursor (pairwise letters are
-        the shown ones, stored in the file's frame)."""
-        if self.view is not None:
-            item = self.view.item
-            self._label_current(kinds.get(kind).to_file_frame(value, shown_order(item)))
+        the shown ones, stored in the file's frame). A kind whose values take several keys (a
+        ranking) gathers them first and saves once the value is complete."""
+        view = self.view
+        if view is None:
+            return
+        item, of_kind = view.item, kinds.get(kind)
+        if of_kind.composes:
+            if not view.rows or self._held() or self._unread():
+                return
+            unit = view.rows[self.cursor].unit.id
+            partial, done = of_kind.compose(view.composing.get(unit, ""), value, len(item.slots))
+            if not done:
+                view.composing[unit] = partial
+                self._rerender({self.cursor})
+                shown = of_kind.partial_text(partial, len(item.slots))
+                self._status(
+                    Text(f"● {shown}: the next answer's number (esc: start again)"), "pending"
+                )
+                return
+            view.composing.pop(unit, None)
+            value = partial
+        self._label_current(of_kind.to_file_frame(value, shown_order(item)))
 
     def action_toggle_option(self, letter: str) -> None:
         """Tick or untick an option (the one under the cursor when no letter is given)."""

@@ -18,9 +18,8 @@ from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
 from medjudge import kinds
-from medjudge.store.abstentions import declines
+from medjudge.kinds import review_facet
 from medjudge.store.db import StudyError
-from medjudge.store.items import Item
 from medjudge.store.labels import Saved
 from medjudge.tui import render
 from medjudge.tui.compositor import draw_changed_only
@@ -45,6 +44,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     AUTO_FOCUS = None
 
     BINDINGS = REVIEW_BINDINGS
+    answer_panes = review_facet.max_answer_panes()
+    """How many answer panes the screen composes: the most any registered kind shows."""
+
 
     class LabelSaved(Message):
         """A label was committed to the study file."""
@@ -101,7 +103,8 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        """Status, progress, question, context, the two panes, the unit list, detail, footer;
+        """Status, progress, question, context, the answer panes (as many as a kind may show),
+        the unit list, detail, footer;
         on a study this login cannot write, a banner above them all."""
         if self.session.read_only is not None:
             yield Static(
@@ -115,9 +118,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         with Collapsible(title="Context documents (x)", id="context", collapsed=True):
             yield Static("", markup=False, id="context-text")
         with Container(id="panes"):
-            yield Pane("Answer A", id="pane-1")
-            yield Pane("Answer B", id="pane-2")
-            yield UnitRows("Statements", id="statements")
+            for n in range(1, self.answer_panes + 1):
+                yield Pane("Answer", id=f"pane-{n}")
+            yield UnitRows("Entries", id="statements")
         yield UnitRows("Criteria", id="criteria")
         yield Pane("", id="detail")
         yield KeyFooter(compact=True, show_command_palette=False)
@@ -137,6 +140,11 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
 
     def on_screen_resume(self) -> None:
         """The item is on screen again: its time runs from now."""
+    @property
+    def answer_pane_widgets(self) -> list[Pane]:
+        """The answer panes, first shown first (those an item does not use are hidden)."""
+        return [self.query_one(f"#pane-{n}", Pane) for n in range(1, self.answer_panes + 1)]
+
         self.session.resume()
 
     @property
@@ -157,18 +165,21 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         if s.reveal_if_due():
             view.refresh_reveal()
         kind = kinds.get(item.kind)
-        asked, answers = self._pane_texts(item)
+        facet = review_facet.facet(item.kind)
+        asked = facet.question(item)
+        answers = facet.answers(item, s.settings.decline_phrases)
         question = self.query_one("#question", Pane)
         question.display = asked is not None
         if asked is not None:
-            question.show(asked[1], title=asked[0])
-        for n in (1, 2):
-            pane = self.query_one(f"#pane-{n}", Pane)
-            pane.display = len(answers) >= n
+            question.show(asked.text, title=asked.title)
+        for n, pane in enumerate(self.answer_pane_widgets):
+            pane.display = n < len(answers)
             if pane.display:
-                title, text = answers[n - 1]
-                pane.show_answer(text, title)
-        self.query_one("#statements").display = kind.lists_entries
+                pane.show_answer(answers[n].text, answers[n].title)
+        entries = self.query_one("#statements", UnitRows)
+        entries.display = kind.lists_entries
+        if kind.lists_entries:
+            entries.border_title = kind.listed_title
         self.query_one("#criteria").display = not kind.lists_entries
         self._show_context()
         self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
@@ -192,25 +203,6 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._progress()
         self._bindings_changed()
         self.post_message(self.ItemShown(item.id))
-
-    def _pane_texts(self, item: Item) -> tuple[tuple[str, Text] | None, list[tuple[str, Text]]]:
-        """What an item's panes show, as (title, text): the question pane's (None when its kind
-        has none) and the answer panes' (at most two)."""
-        kind = kinds.get(item.kind)
-        panes = list(kind.panes)
-        asked = None
-        if panes and panes[0].content == "question":
-            first = panes.pop(0)
-            asked = (first.title, render.pane_text(item, first.content))
-        answers: list[tuple[str, Text]] = []
-        for spec in panes[:2]:
-            title = spec.title
-            if kind.abstains and spec.content == "answer" and item.answers.get("answer"):
-                # a hint only: the labels decide (store.abstentions)
-                if declines(item.answers["answer"].text, self.session.settings.decline_phrases):
-                    title += " · looks like a refusal?"
-            answers.append((title, render.pane_text(item, spec.content)))
-        return asked, answers
 
     @on(Pane.Drawn)
     def _after_frame(self, event: Pane.Drawn) -> None:
@@ -241,10 +233,12 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
                 item = s.peek(s.index + 1)
             except StudyError:  # the key that shows it reports the same error
                 return
-            asked, answers = self._pane_texts(item)
-            texts = {f"pane-{n}": text for n, (_, text) in enumerate(answers, 1)}
+            facet = review_facet.facet(item.kind)
+            answers = facet.answers(item, s.settings.decline_phrases)
+            texts = {f"pane-{n}": shown.text for n, shown in enumerate(answers, 1)}
+            asked = facet.question(item)
             if asked is not None:
-                texts["question"] = asked[1]
+                texts["question"] = asked.text
             self._ahead = (s.index + 1, texts)
         text = self._ahead[1].get(pane.id or "")
         if text is not None:
@@ -289,7 +283,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             why = f"no items in batch {self.session.batch!r}" + (
                 " assigned to you" if self.session.assigned_only else ""
             )
-        for pane_id in ("#pane-2", "#statements", "#criteria", "#context", "#question"):
+        for pane in self.answer_pane_widgets[1:]:
+            pane.display = False
+        for pane_id in ("#statements", "#criteria", "#context", "#question"):
             self.query_one(pane_id).display = False
         self.query_one("#pane-1", Pane).show(Text(f"Nothing to review: {why}."), title="Queue")
         self._status("", "")
@@ -328,8 +324,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         s = self.session
         if not s.settings.require_reading or s.item is None or self.read_to_end == s.item.id:
             return False
-        panes = [self.query_one(f"#pane-{n}", Pane) for n in (1, 2)]
-        unread = [p for p in panes if p.display and not p.seen_to_end]
+        unread = [p for p in self.answer_pane_widgets if p.display and not p.seen_to_end]
         if not unread:
             return False
         self._status(
@@ -406,7 +401,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         if action == "change_after_reveal":
             return self.session.locked()
         if action == "cancel_change":
-            return self.changing is not None
+            return self.changing is not None or bool(view and view.composing)
         if action == "mark_document":
             item = self.session.item
             return item is not None and kinds.get(item.kind).marks_documents and bool(item.context)
