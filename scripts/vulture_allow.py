@@ -169,3 +169,7 @@ _.is_local  # judging/llm/specs.py: JudgeSpec.is_local, never asked
 _.VIEW_TITLES  # judging/analysis/views.py: never read
 _.UNSTABLE_NOTE  # judging/report/text.py: never read
 _.judge_view  # judging/report/text.py: Headline.judge_view, set and never read
+
+# the report's templates call these to draw a kind's own sections (report.html.j2)
+_.by_key
+_.is_kind_section

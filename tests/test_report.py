@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from medjudge.cli import app
 from medjudge.judging.report.build import ReportOptions, build_report, render
-from medjudge.judging.report.render.csv import COLUMNS
+from medjudge.judging.report.render.csv_rows import COLUMNS
 from medjudge.store.study import Study
 
 from .support.rich_study import EVIL, NOW, PANEL, SMALL, build_rich_study

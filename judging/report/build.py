@@ -57,7 +57,9 @@ from medjudge.kinds import rubric
 from medjudge.store import reads
 from medjudge.store.study import Study
 
+from .kind_sections import SectionInputs, kind_sections
 from .model import (
+    REPORT_MODEL,
     AdjudicationRow,
     AdjudicationSection,
     CallTotals,
@@ -273,7 +275,9 @@ def build_report(
     data = load_study_data(study)
     when = (now or datetime.now(UTC)).astimezone(UTC)
     units_by_kind = data.units.kind_counts()
-    return Report(
+    inputs = SectionInputs(study, data, options.n_boot, seed, options.confidence)
+    own = {s.key: s.build(inputs) for s in kind_sections()}
+    return REPORT_MODEL(
         format="medjudge-report",
         version=1,
         generated_at=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -319,6 +323,7 @@ def build_report(
             undefined="an undefined figure is null with a reason (e.g. only one category "
             "used, so chance agreement is 1 and κ is 0/0)",
         ),
+        **own,
     )
 
 

@@ -9,6 +9,8 @@ raw here; each format escapes it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from medjudge.judging.analysis.alt_tests import AltTestRow
@@ -223,3 +225,22 @@ class Report(Record):
     study without one reports exactly as before)."""
     ratings: list[RatingRow]
     notes: Notes
+
+
+def _with_kind_sections() -> type[Report]:
+    """:class:`Report` with one optional field per kind section (:mod:`.kind_sections`), named
+    by its key: absent from the JSON of a study without such items."""
+    from pydantic import create_model
+
+    from .kind_sections import kind_sections
+
+    fields: dict[str, Any] = {
+        s.key: (s.record | None, Field(default=None, exclude_if=lambda v: v is None))
+        for s in kind_sections()
+    }
+    model: type[Report] = create_model("Report", __base__=Report, **fields)
+    return model
+
+
+REPORT_MODEL = _with_kind_sections()
+"""The model a report is built as: :class:`Report` and every kind's own sections."""

@@ -1,8 +1,8 @@
 """The Jinja2 environment the report's templates (``templates/``) are rendered in.
 
 The templates get the typed :class:`.model.Report` as ``report`` and, as globals, the modules
-that define the report's tables (``tb``, ``st``, ``jt``, ``at``: which columns and cells) and wording
-(``rt``). Filters format numbers (``money``, ``duration``, ``plural``) and, per format, write
+that define the report's tables (``tb``, ``st``, ``jt``, ``at``: which columns and cells), the
+kinds' own sections (``ks``) and wording (``rt``). Filters format numbers (``money``, ``duration``, ``plural``) and, per format, write
 study text literally: ``md`` escapes it for Markdown; in HTML, autoescaping is on and ``text``
 also makes control characters visible. No markup is written in Python: HTML lives in
 ``report.html.j2`` and its macros, Markdown in ``report.md.j2``.
@@ -18,7 +18,7 @@ import jinja2
 
 from medjudge.store.literal import plural
 
-from . import audit_tables, judge_tables, section_tables, tables
+from . import audit_tables, judge_tables, kind_sections, section_tables, tables
 from . import text as rt
 from .model import Report, StudyInfo
 
@@ -66,6 +66,7 @@ def environment() -> jinja2.Environment:
         win_chart=format_html.win_chart,
         medrgb_charts=format_html.medrgb_charts,
         sections=format_html.sections,
+        ks=kind_sections,
     )
     return env
 

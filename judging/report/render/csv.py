@@ -36,78 +36,19 @@ import io
 from collections.abc import Iterator
 from itertools import chain
 
-from medjudge.judging.analysis.records import Figure, GroupComparison, PairComparison
+from medjudge.judging.analysis.records import GroupComparison, PairComparison
 from medjudge.judging.analysis.records_audit import AuditMeans, AuditShares
+from medjudge.judging.report import kind_sections
 from medjudge.judging.report.model import Report
-from medjudge.store.literal import printable, spreadsheet_text
 
-COLUMNS = (
-    "section",
-    "criterion",
-    "slice",
-    "rater_a",
-    "rater_b",
-    "metric",
-    "value",
-    "text",
-    "ci_low",
-    "ci_high",
-    "n",
-    "reason",
-    "method",
-)
-
-
-def _text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value) if isinstance(value, float) else str(value)
-    return spreadsheet_text(printable(str(value)))
-
-
-def _line(*cells: object) -> list[str]:
-    """One CSV row from the 12 fields of :data:`COLUMNS` but ``text``: a number (or
-    nothing) stays in ``value``, anything else — a key, categories, a flag — goes to ``text``,
-    so ``value`` holds numbers only (a spreadsheet sums it)."""
-    head, (value, *tail) = cells[:6], cells[6:]
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    shown = (value, None) if value is None or number else (None, value)
-    return [_text(x) for x in (*head, *shown, *tail)]
-
-
-def _row(
-    section: str,
-    criterion: object = None,
-    slice_: object = "all",
-    rater_a: object = None,
-    rater_b: object = None,
-    metric: str = "",
-    est: Figure | None = None,
-    value: object = None,
-    n: object = None,
-) -> list[str]:
-    cells: list[object]
-    if est is not None:
-        cells = [
-            est.value,
-            est.ci_low,
-            est.ci_high,
-            est.n,
-            est.reason,
-            est.method if est.ci_low is not None else None,
-        ]
-    else:
-        cells = [value, None, None, n, None, None]
-    return _line(section, criterion, slice_, rater_a, rater_b, metric, *cells)
+from .csv_rows import COLUMNS, figure_row, plain_line, with_reason
+from .csv_sections import _effort, _exclusions, _kqa, _medrgb, _ratings, _retired, _rubric
 
 
 def _comparisons(report: Report) -> Iterator[list[str]]:
     for c in report.criteria:
         cats = c.categories
-        yield _line(
+        yield plain_line(
             "categories",
             c.name,
             "all",
@@ -124,11 +65,11 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
         for r in c.comparisons:
             section = r.view + ("/without_ties" if r.ties == "without" else "")
             for name, est in r.metrics.items():
-                yield _row(section, c.name, r.slice, r.rater_a, r.rater_b, name, est)
+                yield figure_row(section, c.name, r.slice, r.rater_a, r.rater_b, name, est)
             if isinstance(r, GroupComparison):
                 for v in r.fleiss_per_category:
                     name = f"fleiss:{v.category}"
-                    yield _row(section, c.name, r.slice, r.rater_a, r.rater_b, name, v)
+                    yield figure_row(section, c.name, r.slice, r.rater_a, r.rater_b, name, v)
             cl = r.classification if isinstance(r, PairComparison) else None
             if cl:
                 for name, fig in (
@@ -137,7 +78,7 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                     ("macro_precision", cl.macro_precision),
                     ("macro_recall", cl.macro_recall),
                 ):
-                    yield _row(
+                    yield figure_row(
                         "classification",
                         c.name,
                         r.slice,
@@ -152,7 +93,7 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                         ("recall", lab.recall),
                         ("f1", lab.f1),
                     ):
-                        yield _row(
+                        yield figure_row(
                             "classification",
                             c.name,
                             r.slice,
@@ -162,7 +103,7 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                             fig,
                         )
             for vm in r.vs_majority if isinstance(r, GroupComparison) else []:
-                yield _row(
+                yield figure_row(
                     section,
                     c.name,
                     r.slice,
@@ -172,7 +113,7 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                     vm,
                 )
             for vm in r.vs_majority_own if isinstance(r, GroupComparison) else []:
-                yield _row(
+                yield figure_row(
                     section,
                     c.name,
                     r.slice,
@@ -191,7 +132,7 @@ def _comparisons(report: Report) -> Iterator[list[str]]:
                     else [[i, j, conf.matrix[i][j]] for i in range(k) for j in range(k)]
                 )
                 for i, j, count in cells:
-                    yield _row(
+                    yield figure_row(
                         f"confusion/{r.view}",
                         c.name,
                         "all",
@@ -207,7 +148,7 @@ def _reviewer_position(report: Report) -> Iterator[list[str]]:
     """Section ``reviewer_position``: per reviewer (and pooled) the share of decisive labels won
     by the answer shown first (only when the orders reviewers saw vary)."""
     for r in report.judges.reviewer_position or ():
-        yield _row(
+        yield figure_row(
             "reviewer_position",
             rater_a=r.reviewer,
             metric="first_shown_wins",
@@ -221,9 +162,9 @@ def _judges(report: Report) -> Iterator[list[str]]:
     judges = report.judges
     for v in judges.versions:
         name = v.name
-        yield _row("judge_version", rater_a=name, metric="key", value=v.key)
-        yield _row("judge_version", rater_a=name, metric="missing", est=v.missing)
-        yield _row(
+        yield figure_row("judge_version", rater_a=name, metric="key", value=v.key)
+        yield figure_row("judge_version", rater_a=name, metric="missing", est=v.missing)
+        yield figure_row(
             "judge_version", rater_a=name, metric="samples_disagreed", est=v.samples_disagreed
         )
         if v.position is not None:
@@ -231,7 +172,7 @@ def _judges(report: Report) -> Iterator[list[str]]:
                 ("ab_ne_ba", v.position.ab_ne_ba),
                 ("first_shown_wins", v.position.first_shown_wins),
             ):
-                yield _row("judge_version", rater_a=name, metric=f"position_{key}", est=share)
+                yield figure_row("judge_version", rater_a=name, metric=f"position_{key}", est=share)
         for key, value in (
             ("verdicts", v.verdicts),
             ("items", v.items),
@@ -245,11 +186,11 @@ def _judges(report: Report) -> Iterator[list[str]]:
             ("latency_s", v.latency_s),
             ("wall_s", v.wall_s),
         ):
-            yield _row("judge_version", rater_a=name, metric=key, value=value)
+            yield figure_row("judge_version", rater_a=name, metric=key, value=value)
         for rec in v.vs_majority:
             c = rec.criterion
             for key, fig in (("kappa", rec.kappa), ("ac1", rec.ac1), ("accuracy", rec.accuracy)):
-                yield _row(
+                yield figure_row(
                     "judge_version",
                     c,
                     rater_a=name,
@@ -257,7 +198,7 @@ def _judges(report: Report) -> Iterator[list[str]]:
                     metric=key,
                     est=fig,
                 )
-            yield _row(
+            yield figure_row(
                 "judge_version",
                 c,
                 rater_a=name,
@@ -267,7 +208,7 @@ def _judges(report: Report) -> Iterator[list[str]]:
             )
             for p in rec.per_value:
                 for key, fig in (("precision", p.precision), ("recall", p.recall), ("f1", p.f1)):
-                    yield _row(
+                    yield figure_row(
                         "judge_version",
                         c,
                         f"verdict={p.value}",
@@ -278,7 +219,7 @@ def _judges(report: Report) -> Iterator[list[str]]:
                     )
     for pair in judges.pairs:
         for key, fig in (("kappa", pair.kappa), ("ac1", pair.ac1), ("percent", pair.percent)):
-            yield _row(
+            yield figure_row(
                 "judge_vs_judge",
                 pair.criterion,
                 rater_a=pair.a,
@@ -299,8 +240,10 @@ def _biases(report: Report) -> Iterator[list[str]]:
         where = f"family={b.family}" if b.family is not None else "all"
         for who, fig in (("judge", b.judge), ("physicians", b.physicians)):
             if fig is not None:
-                yield _row("judge_bias", b.criterion, where, b.judge_version, who, b.bias, fig)
-        row = _row(
+                yield figure_row(
+                    "judge_bias", b.criterion, where, b.judge_version, who, b.bias, fig
+                )
+        row = figure_row(
             "judge_bias",
             b.criterion,
             where,
@@ -309,7 +252,7 @@ def _biases(report: Report) -> Iterator[list[str]]:
             value=int(b.flagged),
             n=b.units,
         )
-        yield _with_reason(row, "; ".join(x for x in (b.direction, b.note) if x) or None)
+        yield with_reason(row, "; ".join(x for x in (b.direction, b.note) if x) or None)
 
 
 def _alt_test(report: Report) -> Iterator[list[str]]:
@@ -327,37 +270,41 @@ def _alt_test(report: Report) -> Iterator[list[str]]:
             ("winning_rate", r.winning_rate),
             ("advantage_probability", r.advantage_probability),
         ):
-            row = _row(
+            row = figure_row(
                 "alt_test", r.criterion, where, r.judge, "physicians", metric, value=value, n=tested
             )
-            yield _with_reason(row, r.reason)
+            yield with_reason(row, r.reason)
         for p in r.physicians:
-            row = _row("alt_test", r.criterion, where, r.judge, p.name, "p", value=p.p, n=p.n_items)
-            yield _with_reason(row, p.excluded or p.note)
+            row = figure_row(
+                "alt_test", r.criterion, where, r.judge, p.name, "p", value=p.p, n=p.n_items
+            )
+            yield with_reason(row, p.excluded or p.note)
         passed = None if r.passed is None else int(r.passed)
-        row = _row(
+        row = figure_row(
             "alt_test", r.criterion, where, r.judge, "physicians", "passed", value=passed, n=tested
         )
-        yield _with_reason(row, r.reason)
+        yield with_reason(row, r.reason)
         for point in r.plan:
             metric = f"pass_probability:items={point.n_items}"
-            yield _row(
+            yield figure_row(
                 "alt_test", r.criterion, where, r.judge, "plan", metric,
                 value=point.pass_probability, n=point.n_items,
             )  # fmt: skip
-        row = _row(
+        row = figure_row(
             "alt_test", r.criterion, where, r.judge, "plan", "items_needed", value=r.items_needed
         )
-        yield _with_reason(row, r.plan_note)
+        yield with_reason(row, r.plan_note)
 
 
 def _adjudication(report: Report) -> Iterator[list[str]]:
     for c in report.adjudication.criteria:
-        yield _row("unresolved", c.criterion, metric="unresolved_disagreements", value=c.unresolved)
-        yield _row("unresolved", c.criterion, metric="adjudicated", value=c.adjudicated)
+        yield figure_row(
+            "unresolved", c.criterion, metric="unresolved_disagreements", value=c.unresolved
+        )
+        yield figure_row("unresolved", c.criterion, metric="adjudicated", value=c.adjudicated)
         for r in c.comparisons:
             for metric, key in (("accuracy", "percent"), ("cohen", "cohen")):
-                yield _row(
+                yield figure_row(
                     "reference",
                     c.criterion,
                     "all",
@@ -376,13 +323,13 @@ def _consistency(report: Report) -> Iterator[list[str]]:
             ("judges_disagreed", k.judges_disagreed),
         ):
             if share is not None:
-                yield _row("consistency", k.criterion, rater_a=k.judge, metric=key, est=share)
+                yield figure_row("consistency", k.criterion, rater_a=k.judge, metric=key, est=share)
         for key, count in (
             ("n_verdicts", k.n_verdicts),
             ("missing", k.missing),
             ("failed_samples", k.failed_samples),
         ):
-            yield _row("consistency", k.criterion, rater_a=k.judge, metric=key, value=count)
+            yield figure_row("consistency", k.criterion, rater_a=k.judge, metric=key, value=count)
 
 
 def _win_rates(report: Report) -> Iterator[list[str]]:
@@ -394,7 +341,7 @@ def _win_rates(report: Report) -> Iterator[list[str]]:
                 ("loss", s.loss),
                 ("neither", s.neither),
             ):
-                yield _row(
+                yield figure_row(
                     "win_rate",
                     w.criterion,
                     f"source={s.source}",
@@ -418,7 +365,7 @@ def _audit(report: Report) -> Iterator[list[str]]:
         return
     for c in au.criteria:
         if c.withheld:
-            yield _with_reason(_row("audit", c.criterion, metric="withheld"), c.withheld)
+            yield with_reason(figure_row("audit", c.criterion, metric="withheld"), c.withheld)
             continue
         judge = f"judge={c.judge}"
         figures: list[tuple[str, str, AuditShares | AuditMeans]] = [
@@ -439,9 +386,9 @@ def _audit(report: Report) -> Iterator[list[str]]:
                 ("physicians_only", f.physicians_only),
                 ("corrected", f.corrected),
             ):
-                yield _row("audit", c.criterion, judge, how, who, metric, est)
+                yield figure_row("audit", c.criterion, judge, how, who, metric, est)
             k = f.corrected
-            row = _row(
+            row = figure_row(
                 "audit",
                 c.criterion,
                 judge,
@@ -451,147 +398,7 @@ def _audit(report: Report) -> Iterator[list[str]]:
                 value=k.labels_needed,
                 n=k.n_labelled,
             )
-            yield _with_reason(row, k.labels_needed_note)
-
-
-def _with_reason(row: list[str], reason: str | None) -> list[str]:
-    """``row`` with its ``reason`` cell set."""
-    row[COLUMNS.index("reason")] = _text(reason)
-    return row
-
-
-def _medrgb(report: Report) -> Iterator[list[str]]:
-    m = report.medrgb
-    if m:
-        for mr in m.raters:
-            for dim, recs in (("source", mr.by_source), ("test", mr.by_test), ("p", mr.by_p)):
-                for rec in recs:
-                    yield _row(
-                        "medrgb",
-                        "match",
-                        f"{dim}={rec.key}",
-                        mr.rater,
-                        None,
-                        "mean_score",
-                        rec,
-                    )
-            yield _row("medrgb", "match", "all", mr.rater, None, "mean_score", mr.overall)
-        for a in m.abstention_by_p:
-            yield _row("medrgb", "match", f"p={a.key}", None, None, "abstention_share", a)
-
-
-def _rubric(report: Report) -> Iterator[list[str]]:
-    r = report.rubric
-    if r:
-        for rr in r.raters:
-            yield _row("rubric", "rubric", "all", rr.rater, None, "mean_score", rr.overall)
-            for dim, recs in (("source", rr.by_source), ("tag", rr.by_tag)):
-                for rec in recs:
-                    yield _row(
-                        "rubric", "rubric", f"{dim}={rec.key}", rr.rater, None, "mean_score", rec
-                    )
-        for g in r.graders:
-            where = f"tag={g.tag}" if g.tag != "all" else "all"
-            yield _row(
-                "rubric_grading", "rubric", where, g.judge, "reference", "macro_f1", g.macro_f1
-            )
-            for p in g.physician_pairs:
-                yield _row(
-                    "rubric_grading", "rubric", where, p.rater_b, p.rater_a, "macro_f1", p.macro_f1
-                )
-
-
-def _exclusions(report: Report) -> Iterator[list[str]]:
-    ex = report.exclusions
-    if ex is None:
-        return
-    yield _line("excluded", None, "all", None, None, "excluded_answers", len(ex.excluded),
-                None, None, ex.answers, ex.rule, None)  # fmt: skip
-    for e in ex.excluded:
-        yield _line("excluded", e.section, e.item, e.source, None, "abstention", 1, None, None,
-                    None, e.rule, None)  # fmt: skip
-
-
-def _retired(report: Report) -> Iterator[list[str]]:
-    rr = report.retired
-    if rr is None:
-        return
-    yield _line("retired", None, "all", None, None, "retired_items", len(rr.items), None,
-                None, len(rr.items), rr.rule, None)  # fmt: skip
-    for r in rr.items:
-        yield _line("retired", r.kind, r.item, r.by, r.at, "retired", 1, None, None, None,
-                    r.reason, None)  # fmt: skip
-
-
-def _kqa(report: Report) -> Iterator[list[str]]:
-    kqa = report.kqa
-    if kqa:
-        for kr in kqa.raters:
-            for src, f in kr.by_source.items():
-                for key, fig in (
-                    ("comprehensiveness_answered", f.comprehensiveness_answered),
-                    ("comprehensiveness_all", f.comprehensiveness_all),
-                    ("hallucinations_answered", f.hallucinations_answered),
-                    ("hallucinations_all", f.hallucinations_all),
-                    ("contradiction_share", f.contradiction_share),
-                ):
-                    if fig is not None:
-                        yield _row("kqa", "entailment", f"source={src}", kr.rater, src, key, fig)
-        for ans in kqa.answers:
-            for key, number in (
-                ("comprehensiveness", ans.comprehensiveness),
-                ("hallucinations", ans.hallucinations),
-            ):
-                yield _row(
-                    "kqa_answer",
-                    "entailment",
-                    f"item={ans.item}",
-                    ans.rater,
-                    ans.source,
-                    key,
-                    value=number,
-                    n=ans.labelled,
-                )
-
-
-def _ratings(report: Report) -> Iterator[list[str]]:
-    for rr in report.ratings:
-        yield _row("rating_mean", rr.criterion, "all", rr.rater, None, "mean", rr.overall)
-        for sm in rr.sources:
-            yield _row(
-                "rating_mean",
-                rr.criterion,
-                f"source={sm.source}",
-                rr.rater,
-                sm.source,
-                "mean",
-                sm,
-            )
-
-
-def _effort(report: Report) -> Iterator[list[str]]:
-    e = report.effort
-    for key, value in e.judge_calls:  # every field, in order
-        yield _row("effort", metric=f"judge_{key}", value=value)
-    for j in e.per_judge:
-        for key, value in (
-            ("calls", j.calls),
-            ("failed", j.failed),
-            ("errors", j.errors),
-            ("input_tokens", j.input_tokens),
-            ("output_tokens", j.output_tokens),
-            ("cost_usd", j.cost_usd),
-            ("latency_s", j.latency_s),
-        ):
-            yield _row("effort", rater_a=j.judge, metric=f"judge_{key}", value=value)
-    for rt in e.reviewers:
-        yield _row(
-            "effort",
-            rater_a=rt.reviewer,
-            metric="review_seconds",
-            value=rt.seconds,
-            n=rt.items,
-        )
+            yield with_reason(row, k.labels_needed_note)
 
 
 def _other(report: Report) -> Iterator[list[str]]:
@@ -608,6 +415,8 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _exclusions(report)
     yield from _retired(report)
     yield from _ratings(report)
+    for section, record in kind_sections.present(report):
+        yield from section.csv_rows(record)
     yield from _effort(report)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from medjudge.judging.analysis.records import Figure, PairComparison
 from medjudge.judging.report import cells as rc
+from medjudge.judging.report import kind_sections
 from medjudge.judging.report import tables as tb
 from medjudge.judging.report import text as rt
 from medjudge.judging.report.chart_shapes import Chart
@@ -201,4 +202,5 @@ def sections(report: Report) -> list[tuple[str, str]]:
         (bool(report.ratings), "ratings", "Rating means"),
     )
     out += [(sid, title) for present, sid, title in optional if present]
+    out += [(s.key, s.title) for s, _ in kind_sections.present(report)]
     return out + [("protocol", "Protocol"), ("effort", "Effort"), ("notes", "Notes")]

@@ -1,0 +1,91 @@
+"""The report sections a kind brings: each kind package's ``report.py`` (``SECTIONS``) declares
+its sections once, and every report format loops over them — the JSON key, the Markdown and
+HTML headings, notes and tables (one generic table macro), the HTML navigation and the CSV
+rows all come from the :class:`KindSection`.
+
+A section's figures are a typed record (:class:`~medjudge.judging.analysis.records.Record`);
+the report's model gets one optional field per section, named by its key, so the JSON reads
+``"ranking": {…}`` beside the built-in sections and is absent from a study without such items.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from medjudge import kinds
+
+if TYPE_CHECKING:
+    from medjudge.judging.analysis.records import Record
+    from medjudge.judging.analysis.study_data import StudyData
+    from medjudge.store.study import Study
+
+    from .cells import Table
+
+
+@dataclass(frozen=True)
+class SectionInputs:
+    """What a section's figures are computed from."""
+
+    study: Study
+    data: StudyData
+    n_boot: int
+    seed: int
+    confidence: float
+
+
+@dataclass(frozen=True)
+class KindSection:
+    """One report section of a kind."""
+
+    key: str
+    """The JSON key, the HTML anchor and the CSV ``section`` column (``ranking``)."""
+    title: str
+    """The heading."""
+    record: type[Record]
+    """The section's figures (the report model's field type)."""
+    build: Callable[[SectionInputs], Record | None]
+    """The figures of a study (None: the study has nothing for the section)."""
+    notes: Callable[[Any], list[str]]
+    """Paragraphs before the tables: medjudge's words (plain text, escaped by each format)."""
+    tables: Callable[[Any], list[Table]]
+    """The section's tables, in order (the Markdown and HTML reports draw each one)."""
+    csv_rows: Callable[[Any], Iterable[list[str]]]
+    """The section's rows of the CSV report (:func:`..render.csv_rows.figure_row`)."""
+
+
+@cache
+def kind_sections() -> tuple[KindSection, ...]:
+    """Every registered kind's report sections, in the registry's order (a kind without a
+    ``report.py`` has none of its own)."""
+    out: list[KindSection] = []
+    for name in kinds.NAMES:
+        try:
+            module = importlib.import_module(f"medjudge.kinds.{name}.report")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"medjudge.kinds.{name}.report":
+                raise
+            continue
+        out.extend(module.SECTIONS)
+    keys = [s.key for s in out]
+    if len(set(keys)) != len(keys):
+        raise RuntimeError(f"two kinds declare the same report section: {keys}")
+    return tuple(out)
+
+
+def present(report: object) -> list[tuple[KindSection, Record]]:
+    """The kind sections a report holds, with their records."""
+    return [(s, rec) for s in kind_sections() if (rec := getattr(report, s.key, None)) is not None]
+
+
+def by_key(key: str) -> KindSection:
+    """The section with this key."""
+    return next(s for s in kind_sections() if s.key == key)
+
+
+def is_kind_section(key: str) -> bool:
+    """Whether ``key`` names a kind's section (the HTML report's section dispatch)."""
+    return any(s.key == key for s in kind_sections())
