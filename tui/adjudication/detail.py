@@ -36,7 +36,6 @@ from medjudge.store.settings import Criterion
 from medjudge.tui import render
 from medjudge.tui.adjudication.render import KIND_NAMES, item_text, shown, votes_text
 from medjudge.tui.adjudication.widgets import ItemPane, RationaleDialog
-from medjudge.tui.compositor import draw_changed_only
 from medjudge.tui.messages import StudyChanged
 from medjudge.tui.value_keys import applies, value_bindings
 from medjudge.tui.widgets import KeyFooter, Pane, StatusLine
@@ -91,7 +90,6 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
     def __init__(self, entries: list[Disagreement], index: int) -> None:
         """Show ``entries[index]``; ``[`` and ``]`` move through ``entries``."""
         super().__init__()
-        draw_changed_only(self)
         self.entries = entries
         self.index = index
         self.item: Item | None = None

@@ -36,7 +36,6 @@ from medjudge.tui.adjudication.render import (
     shown,
     votes_summary,
 )
-from medjudge.tui.compositor import draw_changed_only
 from medjudge.tui.messages import StudyChanged
 from medjudge.tui.widgets import KeyFooter
 
@@ -123,7 +122,6 @@ class AdjudicationScreen(Screen[None]):
     def __init__(self, *, base: bool = False, filters: QueueFilters | None = None) -> None:
         """The queue; ``base`` when it is the app's first screen (escape has nowhere to go)."""
         super().__init__()
-        draw_changed_only(self)
         self.base = base
         self.filters = filters or QueueFilters()
         self.loaded = LoadedQueue()

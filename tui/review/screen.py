@@ -22,7 +22,6 @@ from medjudge.kinds import review_facet
 from medjudge.store.db import StudyError
 from medjudge.store.labels import Saved
 from medjudge.tui import render
-from medjudge.tui.compositor import draw_changed_only
 from medjudge.tui.messages import StudyChanged
 from medjudge.tui.review.aids import ReviewerAids
 from medjudge.tui.review.labels import LabelActions
@@ -81,7 +80,6 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     def __init__(self, session: ReviewSession) -> None:
         """A screen over one reviewer's session."""
         super().__init__()
-        draw_changed_only(self)  # a label's frame goes through the widgets it changes only
         self.session = session
         self.view: ItemView | None = None
         self.cursor = 0
