@@ -1,17 +1,18 @@
-"""The item kinds, one module each, and their registry: the store, the judges, the app and the
+"""The item kinds, one package each (``kinds/<name>/``), and their registry: the store, the judges, the app and the
 commands iterate over :data:`KINDS` and ask a kind (:class:`~.base.Kind`) what differs,
-instead of branching on its name. Adding a kind is a module here and a line below."""
+instead of branching on its name. Adding a kind is a package here and a line below."""
 
 from __future__ import annotations
 
-from .base import Kind, Pane, ValueKey, sql_names
+from .base import Kind, ValueKey, sql_names
 from .match import KIND as MATCH
 from .pairwise import KIND as PAIRWISE
+from .ranking import KIND as RANKING
 from .rating import KIND as RATING
 from .rubric import KIND as RUBRIC
 from .statements import KIND as STATEMENTS
 
-KINDS: dict[str, Kind] = {k.name: k for k in (PAIRWISE, STATEMENTS, RATING, MATCH, RUBRIC)}
+KINDS: dict[str, Kind] = {k.name: k for k in (PAIRWISE, STATEMENTS, RATING, MATCH, RUBRIC, RANKING)}
 """Every item kind by name, in the order the app and the reports list them."""
 
 NAMES: tuple[str, ...] = tuple(KINDS)
@@ -42,7 +43,6 @@ __all__ = [
     "KINDS",
     "NAMES",
     "Kind",
-    "Pane",
     "UnknownKind",
     "ValueKey",
     "get",

@@ -87,12 +87,13 @@ def test_python_dash_m_and_demo_build(tmp_path: Path) -> None:
     )
     data = json.loads(r.stdout)
     assert data["items"] == {
-        "total": 26,
+        "total": 28,
         "pairwise": 12,
         "statements": 6,
         "rating": 4,
         "match": 2,
         "rubric": 2,
+        "ranking": 2,
     }
 
 
@@ -119,7 +120,7 @@ def test_demo_without_a_terminal_does_not_hang(tmp_path: Path) -> None:
         timeout=60,
     )
     assert r.returncode == 0, r.stderr
-    assert "local:smollm2: 129 verdicts, 3 missing" in r.stdout
+    assert "local:smollm2: 129 verdicts, 5 missing" in r.stdout
     assert "needs a terminal" in r.stdout
     assert "\x1b" not in r.stdout  # the app did not start on the pipe
 

@@ -13,19 +13,20 @@ def test_demo_has_recorded_verdicts_of_the_local_model(tmp_path: Path) -> None:
     study = build_demo(tmp_path / "demo.sqlite", actor="tester")
     data = summary(study)
     assert data["items"] == {
-        "total": 26,
+        "total": 28,
         "pairwise": 12,
         "statements": 6,
         "rating": 4,
         "match": 2,
         "rubric": 2,
-    }  # every kind, so a newcomer can try all five
+        "ranking": 2,
+    }  # every kind, so a newcomer can try them all
     judges = {j["name"]: j for j in data["judges"]}
     assert set(judges) == {"local:smollm2"}
     # every unit of the demo got a verdict or is recorded as missing — none silently absent
     assert (
         judges["local:smollm2"]["units_labelled"] + judges["local:smollm2"]["missing_verdicts"]
-        == 132
+        == 134
     )
     calls = study.conn.execute(
         "SELECT DISTINCT provider, model, template FROM judge_calls"
@@ -37,6 +38,7 @@ def test_demo_has_recorded_verdicts_of_the_local_model(tmp_path: Path) -> None:
         "rating_v1",
         "match_v1",
         "rubric_v1",
+        "ranking_v1",
     }
     raw = study.conn.execute("SELECT raw FROM judge_calls WHERE status = 'ok' LIMIT 1").fetchone()[
         0

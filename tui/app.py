@@ -27,6 +27,7 @@ from textual.screen import Screen
 from medjudge.store import paths
 from medjudge.store.db import StudyError, classify
 from medjudge.store.people import BadName, given_name
+from medjudge.store.reads import item_kind_counts
 from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
 from medjudge.tui.review.screen import ReviewScreen
@@ -225,7 +226,7 @@ class ReviewApp(JudgeControls, App[None]):
     def action_help(self) -> None:
         """Show every key."""
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(item_kind_counts(self.study)))
 
     def action_overview(self) -> None:
         """Open the study overview on top of the review screen."""

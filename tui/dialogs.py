@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -12,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from .keys import KEYMAP
+from .keys import GENERAL, kind_keys
 
 
 class PromptDialog(ModalScreen[str | None]):
@@ -49,10 +51,11 @@ class PromptDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def help_text() -> Group:
-    """Every key of the app, by section (descriptions wrap under themselves)."""
+def help_text(kinds: Iterable[str] | None = None) -> Group:
+    """Every key of the app, by section (descriptions wrap under themselves); of the item
+    kinds only those in ``kinds`` (the study's), when given."""
     parts: list[Table | Text] = []
-    for n, (section, keys) in enumerate(KEYMAP):
+    for n, (section, keys) in enumerate([*kind_keys(kinds), *GENERAL]):
         parts.append(Text(("\n" if n else "") + section, style="bold underline"))
         grid = Table.grid(padding=(0, 2))
         grid.add_column(width=16, no_wrap=True)
@@ -91,15 +94,20 @@ class ConfirmDialog(ModalScreen[bool]):
 
 
 class HelpScreen(ModalScreen[None]):
-    """The key help (``?``)."""
+    """The key help (``?``): the keys of the study's item kinds and every other key."""
 
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close")]
+
+    def __init__(self, kinds: Iterable[str] | None = None) -> None:
+        """The help of a study holding items of ``kinds`` (None: every kind)."""
+        super().__init__()
+        self.kinds = None if kinds is None else tuple(kinds)
 
     def compose(self) -> ComposeResult:
         """The key map in a scrolling box."""
         with VerticalScroll(id="help") as box:
             box.border_title = "Keys  (escape closes)"
-            yield Static(help_text(), id="help-text")
+            yield Static(help_text(self.kinds), id="help-text")
 
     def on_mount(self) -> None:
         """Focus the box so the arrows scroll it."""

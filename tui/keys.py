@@ -5,11 +5,15 @@ Keep in step with the screens' ``BINDINGS``: a test checks that every bound key 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from medjudge import kinds
 
 
-def _kind_keys() -> list[tuple[str, list[tuple[str, str]]]]:
-    """Each item kind's label keys and further keys, under its help title (from the kind)."""
+def kind_keys(names: Iterable[str] | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Each item kind's label keys and further keys, under its help title (from the kind); only
+    the kinds ``names`` (a study's), in the registry's order, when given."""
+    wanted = None if names is None else set(names)
     return [
         (
             kind.help_title or f"{kind.name.capitalize()} items",
@@ -23,11 +27,11 @@ def _kind_keys() -> list[tuple[str, list[tuple[str, str]]]]:
             ],
         )
         for kind in kinds.KINDS.values()
+        if wanted is None or kind.name in wanted
     ]
 
 
-KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
-    *_kind_keys(),
+GENERAL: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "After the reveal (your labels saved, the verdicts and others' labels shown)",
         [
@@ -127,4 +131,7 @@ KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
 ]
-"""Sections of (key, what it does)."""
+"""The sections of keys every study has, (key, what it does)."""
+
+KEYMAP: list[tuple[str, list[tuple[str, str]]]] = [*kind_keys(), *GENERAL]
+"""Every section of keys, each kind's first: the reference (docs/guide.md, the tests)."""

@@ -22,6 +22,7 @@ DEMO_FILES = (
     ("rating.jsonl", "rating"),
     ("match.jsonl", "match"),
     ("rubric.jsonl", "rubric"),
+    ("ranking.jsonl", "ranking"),
 )
 
 

@@ -216,7 +216,8 @@ def example_from_schema(schema: Any) -> Any:
     """Build a small instance that satisfies a (simple) JSON schema.
 
     Handles ``type`` object/array/string/integer/number/boolean/null, ``enum``, ``const``,
-    ``required``, ``minimum``, ``minItems`` and ``anyOf``/``oneOf`` (first branch). Good enough
+    ``required``, ``minimum``, ``minItems`` (distinct integers with ``uniqueItems``) and
+    ``anyOf``/``oneOf`` (first branch). Good enough
     for a default fake reply; tests that need specific values should script a responder.
     """
     if not isinstance(schema, dict):
@@ -237,7 +238,10 @@ def example_from_schema(schema: Any) -> Any:
         return {name: example_from_schema(props.get(name, {})) for name in required}
     if kind == "array":
         item = schema.get("items", {})
-        return [example_from_schema(item) for _ in range(int(schema.get("minItems", 0)))]
+        n = int(schema.get("minItems", 0))
+        if schema.get("uniqueItems") and item.get("type") == "integer":
+            return list(range(int(item.get("minimum", 0)), int(item.get("minimum", 0)) + n))
+        return [example_from_schema(item) for _ in range(n)]
     if kind == "string":
         return "x" * int(schema.get("minLength", 0))
     if kind == "integer":

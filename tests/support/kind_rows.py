@@ -112,11 +112,25 @@ def rubric_row(i: int) -> dict[str, Any]:
     }
 
 
+def ranking_row(i: int) -> dict[str, Any]:
+    """Three answers to rank, from three models."""
+    return {
+        "id": f"k{i}",
+        "question": f"Question {i}: my toddler swallowed a button battery, what now?",
+        "answers": [
+            {"text": f"First answer {i}: go to the emergency department now.", "source": "model-x"},
+            {"text": f"Second answer {i}: give honey and go to the ED.", "source": "model-y"},
+            {"text": f"Third answer {i}: wait and watch for symptoms.", "source": "model-z"},
+        ],
+    }
+
+
 ROWS: dict[str, Callable[[int], dict[str, Any]]] = {
     "pairwise": pairwise_row,
     "statements": statements_row,
     "rating": rating_row,
     "match": match_row,
     "rubric": rubric_row,
+    "ranking": ranking_row,
 }
 """Kind name → a builder of its i-th valid row."""
