@@ -37,7 +37,7 @@ LABEL_COLUMNS = {
     "raters": "name",
     "imports": "file",
     "statements": "text",
-    "units": "criterion",
+    "units": "label",
     "judge_runs": "started_at",
     "judge_batches": "token",
     "samples": "seed",

@@ -34,6 +34,7 @@ from .migration_steps import (
     m010_open_kinds,
     m013_search,
 )
+from .migration_unit_labels import M018_UNIT_LABELS
 from .schema_initial import M001_INITIAL
 from .schema_objects import EXPECTED_OBJECTS
 
@@ -95,6 +96,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("015_display_orders", M015_DISPLAY_ORDERS),
     ("016_accounts", M016_ACCOUNTS),
     ("017_answer_orders", m017_answer_orders),
+    ("018_unit_labels", M018_UNIT_LABELS),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

@@ -145,12 +145,20 @@ def test_every_table_page_shows_its_descriptions(served: Served, tables: dict[st
 def test_foreign_keys_read_through_the_label_columns(
     served: Served, tables: dict[str, Any]
 ) -> None:
-    assert tables["units"]["label_column"] == "criterion"
+    assert tables["units"]["label_column"] == "label"
     assert tables["items"]["label_column"] == "ext_id"
     assert tables["raters"]["label_column"] == "name"
     conn = sqlite3.connect(f"file:{served.study}?immutable=1", uri=True)  # as Datasette reads it
     try:
-        criterion = dict(conn.execute("SELECT id, criterion FROM units"))
+        criterion = dict(conn.execute("SELECT id, label FROM units"))
+        # a unit reads as "item / criterion" (a listed entry with its number)
+        named = dict(
+            conn.execute(
+                "SELECT u.id, i.ext_id || ' / ' || u.criterion FROM units u "
+                "JOIN items i ON i.id = u.item_id"
+            )
+        )
+        assert all(criterion[u].startswith(named[u]) for u in named)
         ext_id = dict(conn.execute("SELECT id, ext_id FROM items"))
         rater = dict(conn.execute("SELECT id, name FROM raters"))
     finally:

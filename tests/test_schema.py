@@ -31,7 +31,7 @@ EXPECTED = {
     ],
     "answers": ["id", "item_id", "position", "text", "source"],
     "statements": ["id", "item_id", "position", "text", "category"],
-    "units": ["id", "item_id", "criterion", "statement_id", "position"],
+    "units": ["id", "item_id", "criterion", "statement_id", "position", "label"],
     "raters": ["id", "name", "kind", "config", "created_at"],
     "roles": ["login", "role", "granted_by", "at"],
     "labels": [

@@ -21,6 +21,7 @@ from medjudge import kinds
 from ..frames import FILE
 from ..items import item_order
 from ..labels import write_label
+from ..migration_unit_labels import unit_label
 from ..search import index_marks, index_new_rows
 from ..settings import Criterion
 from ..study import Study, audit, dumps, utcnow
@@ -291,17 +292,24 @@ def _insert_item(
         [c for c in criteria if c.name != kind.listed_criterion] if kind.item_criteria else []
     )
     conn.executemany(
-        "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, NULL, ?)",
-        [(item_id, c.name, pos) for pos, c in enumerate(per_item)],
+        "INSERT INTO units (item_id, criterion, statement_id, position, label) "
+        "VALUES (?, ?, NULL, ?, ?)",
+        [
+            (item_id, c.name, pos, unit_label(item.ext_id, c.name, None))
+            for pos, c in enumerate(per_item)
+        ],
     )
     if kind.listed_criterion is not None:
-        _statement_units(conn, item_id, item.statements, kind.listed_criterion, first=len(per_item))
+        _statement_units(
+            conn, item_id, item.ext_id, item.statements, kind.listed_criterion, first=len(per_item)
+        )
     return item_id
 
 
 def _statement_units(
     conn: sqlite3.Connection,
     item_id: int,
+    ext_id: str,
     statements: list[tuple[str, str]],
     criterion: str,
     *,
@@ -309,13 +317,15 @@ def _statement_units(
 ) -> None:
     """Statement rows and one unit of ``criterion`` per statement, numbered from ``first``."""
     for pos, (text, category) in enumerate(statements, start=first):
+        label = unit_label(ext_id, criterion, pos - first + 1)
         sid = conn.execute(
             "INSERT INTO statements (item_id, position, text, category) VALUES (?, ?, ?, ?)",
             (item_id, pos, text, category),
         ).lastrowid
         conn.execute(
-            "INSERT INTO units (item_id, criterion, statement_id, position) VALUES (?, ?, ?, ?)",
-            (item_id, criterion, sid, pos),
+            "INSERT INTO units (item_id, criterion, statement_id, position, label) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (item_id, criterion, sid, pos, label),
         )
 
 
