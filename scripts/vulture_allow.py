@@ -38,7 +38,9 @@ _.can_focus
 _.cursor_blink
 _.animation_level
 _.highlighted
-_._disabled  # what Textual's click on a footer key checks (tui/widgets.py)
+_._disabled  # what Textual's click on a footer key checks (tui/textual_private.py)
+_.bell  # tests/test_textual_private.py: Textual rings it on a click on a disabled footer key
+_._on_key  # tests/test_textual_private.py: a handler the private-API check must refuse
 _.get_default_screen
 _.get_selection
 _.selection_updated

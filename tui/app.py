@@ -32,6 +32,7 @@ from medjudge.store.roles import PermissionDenied, members, require
 from medjudge.store.study import Study
 from medjudge.tui.review.screen import ReviewScreen
 
+from . import textual_private
 from .agreement_feed import AgreementFeed
 from .dialogs import HelpScreen
 from .judge_controls import JudgeControls
@@ -95,6 +96,7 @@ class ReviewApp(JudgeControls, App[None]):
         """Counts the times another process changed the study's settings (or guidelines)."""
         self._agreement_running = False
         self._agreement_again = False
+        textual_private.intercept_exceptions(self, self._study_failure)
 
     def get_default_screen(self) -> Screen[None]:
         """The review screen is the base of the stack (the queue, for ``start="adjudicate"``)."""
@@ -145,17 +147,17 @@ class ReviewApp(JudgeControls, App[None]):
         if self.poll_interval:
             self.set_interval(self.poll_interval, self.poll_study)
 
-    def _handle_exception(self, error: Exception) -> None:
+    def _study_failure(self, error: Exception) -> bool:
         """A damaged or unreadable study met while reviewing ends the app with the store's one
-        clear line (``failure``, printed by the command), not a traceback; anything else is
-        Textual's usual handling."""
+        clear line (``failure``, printed by the command), not a traceback (True); anything else
+        is Textual's usual handling (:func:`.textual_private.intercept_exceptions`)."""
         if isinstance(error, sqlite3.Error):
             error = classify(self.study.path, error)
-        if isinstance(error, StudyError):
-            self.failure = str(error)
-            self.exit(return_code=1)
-            return
-        super()._handle_exception(error)
+        if not isinstance(error, StudyError):
+            return False
+        self.failure = str(error)
+        self.exit(return_code=1)
+        return True
 
     def on_unmount(self) -> None:
         """Close connections; let the collector see what :meth:`on_ready` froze, so an ended

@@ -17,6 +17,7 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.containers import Horizontal
 from textual.css.styles import RenderStyles
 from textual.geometry import Region, Size
@@ -31,8 +32,8 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Footer, Static
-from textual.widgets._footer import FooterKey
 
+from . import textual_private
 from .render import PANE_CHARS, progress_text, shown_part
 
 
@@ -62,14 +63,13 @@ def same_text(a: object, b: object) -> bool:
 
 class Wrapped:
     """Texts already wrapped into lines, by :func:`text_key`, width and look; the ``size``
-    used last are kept. The criteria rows and the detail of the next item are mostly texts
-    drawn before (the same criterion, the same value), and wrapping one through Textual is
-    most of what a key does outside the frame."""
+    used last are kept (Textual's :class:`~textual.cache.LRUCache`). The criteria rows and the
+    detail of the next item are mostly texts drawn before (the same criterion, the same value),
+    and wrapping one through Textual is most of what a key does outside the frame."""
 
     def __init__(self, size: int) -> None:
         """Keep at most ``size`` texts."""
-        self.size = size
-        self._lines: dict[tuple[object, ...], list[Strip]] = {}
+        self._lines: LRUCache[tuple[object, ...], list[Strip]] = LRUCache(size)
 
     @staticmethod
     def key(text: RenderableType, width: int, look: VisualStyle) -> tuple[object, ...] | None:
@@ -83,12 +83,10 @@ class Wrapped:
         it (forgetting the least recent beyond ``size``)."""
         if key is None:
             return wrap()
-        lines = self._lines.pop(key, None)
+        lines = self._lines.get(key)
         if lines is None:
             lines = wrap()
-        self._lines[key] = lines
-        while len(self._lines) > self.size:
-            del self._lines[next(iter(self._lines))]
+            self._lines.set(key, lines)
         return lines
 
 
@@ -172,8 +170,7 @@ def set_scroll_range(view: ScrollView, size: Size) -> None:
     if size == view.virtual_size:
         return
     taller = size.height != view.virtual_size.height
-    view.set_reactive(ScrollView.virtual_size, size)
-    view._scroll_update(size)
+    textual_private.set_virtual_size(view, size)
     if taller and view.styles.height is not None and view.styles.height.is_auto:
         view.refresh(layout=True)
 
@@ -271,11 +268,9 @@ class Pane(ScrollView, inherit_bindings=False):
     @property
     def vertical_scrollbar(self) -> ScrollBar:
         """The pane's scrollbar, a :class:`LineScrollBar` (made as Textual makes its own)."""
-        if self._vertical_scrollbar is None:
-            bar = self._vertical_scrollbar = LineScrollBar(thickness=self.scrollbar_size_vertical)
-            bar.display = False
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
+        return textual_private.own_vertical_scrollbar(
+            self, lambda: LineScrollBar(thickness=self.scrollbar_size_vertical)
+        )
 
     def __init__(self, title: str, *, id: str | None = None, classes: str | None = None) -> None:
         """A pane whose title is fixed text of ours (never data)."""
@@ -294,6 +289,7 @@ class Pane(ScrollView, inherit_bindings=False):
         """Texts wrapped ahead (:meth:`prepare`) or shown last, by text, width and style."""
         self._undrawn = False
         """A text was shown or wrapped again and no frame has drawn it yet (:class:`Drawn`)."""
+        textual_private.on_size_set(self, self._laid_out)
 
     @property
     def text(self) -> RenderableType:
@@ -374,7 +370,7 @@ class Pane(ScrollView, inherit_bindings=False):
         """Wrap the text at the pane's width and set the scroll range to its lines."""
         width = self.scrollable_content_region.width
         self._wrapped_at = width
-        if width <= 0:  # not laid out yet: the first layout wraps it (_size_updated)
+        if width <= 0:  # not laid out yet: the first layout wraps it (_laid_out)
             self._lines = []
             return
         # lines wrapped before serve unless a mouse selection is to be drawn on them
@@ -409,14 +405,12 @@ class Pane(ScrollView, inherit_bindings=False):
             self, visual, width, None, self.visual_style, apply_selection=selection
         )
 
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        resized = super()._size_updated(size, virtual_size, container_size, layout=layout)
+    def _laid_out(self) -> None:
+        """The layout set the pane's size (:func:`.textual_private.on_size_set`): the text
+        wrapped again if its width changed, before the frame draws it."""
         if self.scrollable_content_region.width != self._wrapped_at:
             self._wrap()
             self._undrawn = True  # what was prepared at the old width is of no use now
-        return resized
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Its lines (a pane sized by its text)."""
@@ -492,6 +486,7 @@ class UnitRows(ScrollView, inherit_bindings=False):
         self._wrapped = Wrapped(ROWS_KEPT)
         """Rows wrapped before, by text, width and style: a row drawn again (the same
         criterion and value on the next item) is not wrapped again."""
+        textual_private.on_size_set(self, self._laid_out)
 
     def set_rows(self, count: int, draw: Callable[[int], RenderableType], cursor: int) -> None:
         """Show ``count`` rows, drawing row ``i`` with ``draw(i)`` when it comes into the window,
@@ -579,7 +574,7 @@ class UnitRows(ScrollView, inherit_bindings=False):
         """Wrap the rows not wrapped yet, and set the scroll range to all the rows' lines."""
         width = self.scrollable_content_region.width
         self._width = width
-        if width <= 0:  # not laid out yet: the first layout wraps them (_size_updated)
+        if width <= 0:  # not laid out yet: the first layout wraps them (_laid_out)
             return
         offsets = [0]
         for k in range(len(self._texts)):
@@ -618,14 +613,12 @@ class UnitRows(ScrollView, inherit_bindings=False):
         elif height and bottom > self.scroll_y + height:
             self.scroll_to(y=max(top, bottom - height), animate=False, immediate=True)
 
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        resized = super()._size_updated(size, virtual_size, container_size, layout=layout)
+    def _laid_out(self) -> None:
+        """The layout set the list's size (:func:`.textual_private.on_size_set`): the rows
+        wrapped again if its width changed, before the frame draws them."""
         if self.scrollable_content_region.width != self._width:
             self._lines = [None] * len(self._texts)
             self._measure()
-        return resized
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Its rows' lines (a list sized by its rows)."""
@@ -686,15 +679,14 @@ class KeyFooter(Footer):
                 if binding.group is not None:
                     return False  # grouped keys: left to the stock footer
                 shown.setdefault(binding.action, (binding, enabled))
-        keys = list(self.query(FooterKey))
+        keys = textual_private.footer_keys(self)
         if [(k.key, k.description) for k in keys] != [
             (b.key, b.description) for b, _ in shown.values()
         ]:
             return False
         for key, (_, enabled) in zip(keys, shown.values(), strict=True):
             if key.has_class("-disabled") == enabled:
-                key.set_class(not enabled, "-disabled")
-                key._disabled = not enabled  # what a click on the key checks
+                textual_private.set_footer_key_enabled(key, enabled)
         return True
 
 
