@@ -24,7 +24,7 @@ from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
-from medjudge.tui import widgets
+from medjudge.tui import unit_rows
 from medjudge.tui.app import make_app
 from medjudge.tui.review import screen as review_screen
 from medjudge.tui.session import ReviewSession
@@ -162,7 +162,7 @@ async def test_the_cursor_and_a_vote_redraw_rows_in_place(
         wrapped.append(widget.id or "")
         return real(widget, *args, **kwargs)
 
-    monkeypatch.setattr(widgets, "visualize", noted)
+    monkeypatch.setattr(unit_rows, "visualize", noted)
     app = make_app(path, reviewer="bob", poll_interval=None)
     async with app.run_test(size=(100, 40)) as pilot:
         await _first_vote(pilot, app, layouts)

@@ -43,7 +43,7 @@ def own_vertical_scrollbar(widget: Widget, make: Callable[[], ScrollBar]) -> Scr
     """The widget's vertical scrollbar, made with ``make()`` the first time it is asked for and
     started as Textual starts its own (hidden until the layout shows it).
 
-    For a pane's :class:`~medjudge.tui.widgets.LineScrollBar`, from the widget's
+    For a pane's :class:`~medjudge.tui.pane.LineScrollBar`, from the widget's
     ``vertical_scrollbar`` property. Textual makes the bar in that property and gives no
     public way to choose its class; ``ScrollBar.renderer`` (public) chooses what the bar
     renders, but every bar still renders it through Rich on each change, the cost the line-drawn
