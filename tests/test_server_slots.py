@@ -87,6 +87,9 @@ def test_a_two_slot_server_gets_two_calls_at_a_time_each_once(
     assert out.count("concurrency lowered") == 1, "said once"
     said = [x for x in err.splitlines() if "slots" in x]
     assert said == [f"{url}: server reports 2 slots: running 2 calls at a time, not 8"]
+    # and on the command's own output, once, before the calls' counts
+    note = f"note: {url}: server reports 2 slots: running 2 calls at a time, not 8"
+    assert out.count(note) == 1 and out.index(note) < out.index(line)
 
 
 def test_the_json_summary_names_the_slots(tmp_path: Path, slots: ServerSlots) -> None:

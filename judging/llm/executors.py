@@ -22,7 +22,7 @@ from medjudge.judging.llm.run_types import (
     RunSummary,
     account,
 )
-from medjudge.judging.llm.server_slots import PROBE_TIMEOUT_S, caps, server_slots
+from medjudge.judging.llm.server_slots import PROBE_TIMEOUT_S, cap_notes, caps, server_slots
 from medjudge.judging.llm.workers import execute_sharded, worker_count
 from medjudge.judging.protocol.plan import CallSpec
 from medjudge.store.judgments import CallOutcome
@@ -52,12 +52,19 @@ class SyncExecutor:
     """Every call sent on its own, ``concurrency`` at a time, in this process or sharded over
     worker processes (:mod:`.calls`, :mod:`.workers`)."""
 
-    def __init__(self, study: Study, run: RunPlan, options: RunOptions) -> None:
+    def __init__(
+        self, study: Study, run: RunPlan, options: RunOptions, summary: RunSummary
+    ) -> None:
         """The calls of ``run``, with ``options``."""
-        self.study, self.run, self.options = study, run, options
+        self.study, self.run, self.options, self.summary = study, run, options, summary
+        self.slots: dict[str, int] = {}
 
     async def open(self) -> None:
-        """Nothing to check: a judge's client is made when its first call is."""
+        """Ask the self-hosted judges' servers for their slots before the run starts, so that
+        the run says it caps them before its first call (a judge's client is made when its
+        first call is)."""
+        if self.run.todo and not self.options.dry_run:
+            self.slots = await _capped_by_slots(self.run.todo, self.options, self.summary)
 
     def estimate(self, summary: RunSummary) -> None:
         """The plan's estimate stands."""
@@ -71,7 +78,14 @@ class SyncExecutor:
         if self.options.before_calls is not None:
             self.options.before_calls()
         return await _execute(
-            self.study, self.run.todo, self.options, self.run.prices, summary, live, display
+            self.study,
+            self.run.todo,
+            self.options,
+            self.run.prices,
+            summary,
+            live,
+            display,
+            self.slots,
         )
 
     async def aclose(self) -> None:
@@ -131,7 +145,7 @@ def executor_for(
     """The executor ``options`` asks for (``batch``: the batch APIs)."""
     if options.batch:
         return BatchExecutor(study, run, options, summary, display)
-    return SyncExecutor(study, run, options)
+    return SyncExecutor(study, run, options, summary)
 
 
 async def _execute(
@@ -142,9 +156,11 @@ async def _execute(
     summary: RunSummary,
     live: LiveVerdicts,
     display: RunDisplay | None,
+    slots: dict[str, int],
 ) -> str:
     """Make ``todo`` (sharded over worker processes when that pays, see :mod:`.workers`),
-    account each finished call and stop early when the calls keep failing; the status."""
+    account each finished call and stop early when the calls keep failing; the status.
+    ``slots``: the endpoints whose servers have fewer slots than the run's concurrency."""
     halt = Halt(options.cancel)
     watch = FailureWatch(halt)
     run_id = live.run_id
@@ -168,7 +184,6 @@ async def _execute(
         "retry_failed": options.retry_failed,
         "local_context": options.local_context,
     }
-    slots = await _capped_by_slots(todo, options, summary)
     # a server's slots are shared by one process's calls (workers would each take them all)
     n = 1 if slots else worker_count(todo, options.workers, options.concurrency)
     if n > 1:
@@ -215,6 +230,7 @@ async def _capped_by_slots(
     reported = await server_slots(specs, options.keys, min(PROBE_TIMEOUT_S, options.timeout_s))
     summary.server_slots = dict(reported)
     capped = caps(reported, options.concurrency)
+    summary.slot_notes = cap_notes(capped, options.concurrency)
     if capped:
         fewest = min(capped.values())
         summary.concurrency_lowest = min(fewest, summary.concurrency_lowest or fewest)

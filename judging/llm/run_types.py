@@ -107,6 +107,9 @@ class RunSummary:
     (:mod:`.server_slots`)."""
     overload: str | None = None
     """What lowered it (``HTTP 429``, ``timeouts``, ``2 slots reported``)."""
+    slot_notes: list[str] = field(default_factory=list)
+    """What the run says before its calls about servers with fewer slots than
+    ``--concurrency`` (``URL: server reports 2 slots: running 2 calls at a time, not 8``)."""
     server_slots: dict[str, int] = field(default_factory=dict)
     """The slots each self-hosted judge's server reported (``GET /props``), by endpoint URL:
     the run sends no more of an endpoint's calls at once (:mod:`.server_slots`)."""

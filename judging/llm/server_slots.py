@@ -158,12 +158,14 @@ def caps(reported: dict[str, int], concurrency: int) -> dict[str, int]:
     """The endpoints whose slots are fewer than ``concurrency``, each with its slots (what
     the run caps), and the run says so once for each (the judge calls' log: ``-v``)."""
     capped = {url: n for url, n in reported.items() if n < concurrency}
-    for url, n in capped.items():
-        log.info(
-            "%s: server reports %d slots: running %d calls at a time, not %d",
-            url,
-            n,
-            n,
-            concurrency,
-        )
+    for note in cap_notes(capped, concurrency):
+        log.info("%s", note)
     return capped
+
+
+def cap_notes(capped: dict[str, int], concurrency: int) -> list[str]:
+    """What the run says of each capped endpoint, before its calls."""
+    return [
+        f"{url}: server reports {n} slots: running {n} calls at a time, not {concurrency}"
+        for url, n in capped.items()
+    ]

@@ -67,6 +67,8 @@ class ProgressDisplay:
             out(f"note: {note}")
         for note in summary.price_notes:
             out(f"note: {note}: its calls are counted as $0 ({PRICE_NOTE})")
+        for note in summary.slot_notes:
+            out(f"note: {note}")
         if is_tty():
             self.progress = Progress(
                 TextColumn("judging {task.description}"),
