@@ -43,9 +43,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     AUTO_FOCUS = None
 
     BINDINGS = REVIEW_BINDINGS
+
     answer_panes = review_facet.max_answer_panes()
     """How many answer panes the screen composes: the most any registered kind shows."""
-
 
     class LabelSaved(Message):
         """A label was committed to the study file."""
@@ -138,12 +138,12 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
 
     def on_screen_resume(self) -> None:
         """The item is on screen again: its time runs from now."""
+        self.session.resume()
+
     @property
     def answer_pane_widgets(self) -> list[Pane]:
         """The answer panes, first shown first (those an item does not use are hidden)."""
         return [self.query_one(f"#pane-{n}", Pane) for n in range(1, self.answer_panes + 1)]
-
-        self.session.resume()
 
     @property
     def unit_list(self) -> UnitRows:
