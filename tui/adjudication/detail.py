@@ -94,10 +94,10 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         self.index = index
         self.item: Item | None = None
         self.criterion: Criterion | None = None
-        self.composing = ""
-        """The keys pressed so far of a value built from several keys (a ranking)."""
         self.detail = UnitDetail(reviewers=[], judges=[], adjudications=[])
         self.ticks: set[str] = set()
+        self.composing = ""
+        """The keys pressed so far of a value built from several keys (a ranking)."""
         self.recorded = False
 
     @property
@@ -129,9 +129,9 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         """Load and show ``entries[index]``."""
         self.index = index
         entry = self.entry
-        self.composing = ""
         study = self.review_app.study
         self.ticks = set()
+        self.composing = ""
         try:
             self.item = get_item(study, entry.item_id, paged=True)  # may hold 100,000
             self.criterion = study.settings.criterion(entry.criterion)
