@@ -15,7 +15,6 @@ for its keys and values, so a new kind is covered once it has a row in ``support
 from __future__ import annotations
 
 import csv
-import importlib
 import json
 import sqlite3
 from pathlib import Path
@@ -212,12 +211,9 @@ def test_report_in_every_format(
     names = [c.name for c in study.settings.criteria_for(name)]
     study.close()
     assert any(n in text for n in names), f"no criterion of {name} in the {fmt} report"
-    from medjudge.judging.report.kind_sections import kind_sections
+    from medjudge.judging.report.kind_sections import of_kind
 
-    own = [
-        s for s in kind_sections() if importlib.import_module(s.build.__module__).KIND.name == name
-    ]
-    for section in own:
+    for section in of_kind(name):
         said = section.title if fmt in ("md", "html") else section.key
         assert said in text, f"{name}: its section {section.key!r} is not in the {fmt} report"
         if fmt == "json":

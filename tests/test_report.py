@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from medjudge.cli import app
+from medjudge.judging.report import kind_sections
 from medjudge.judging.report.build import ReportOptions, build_report, render
 from medjudge.judging.report.render.csv_rows import COLUMNS
 from medjudge.store.study import Study
@@ -200,6 +201,7 @@ def test_report_command(rich: dict[str, Any], tmp_path: Path) -> None:
 def test_empty_study_reports_without_figures(tmp_path: Path) -> None:
     with Study.create(tmp_path / "empty.db", actor="t") as s:
         report = build_report(s, now=NOW)
-    assert report.criteria == [] and report.kqa is None
+    assert report.criteria == [] and kind_sections.record(report, "kqa") is None
+    assert "kqa" in json.loads(render(report, "json"))  # null: the key stays
     for fmt in ("md", "html", "json", "csv"):
         assert render(report, fmt)

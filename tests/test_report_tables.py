@@ -9,6 +9,7 @@ import pytest
 
 from medjudge.judging.analysis.records import Figure
 from medjudge.judging.analysis.records import Share as ShareFigure
+from medjudge.judging.report import kind_sections
 from medjudge.judging.report import section_tables as st
 from medjudge.judging.report import tables as tb
 from medjudge.judging.report.build import ReportOptions, build_report
@@ -30,7 +31,6 @@ from medjudge.judging.report.render.md import STYLE as MD
 from medjudge.judging.report.templating import macro
 from medjudge.store.study import Study
 
-from .support.checks import some
 from .support.rich_study import EVIL, NOW, build_rich_study
 
 
@@ -48,14 +48,14 @@ def _tables(report: Report) -> list[Table]:
         st.reference(report),
         st.consistency(report),
         st.win_rates(report),
-        st.kqa(some(report.kqa)),
+        *(t for section, rec in kind_sections.present(report) for t in section.tables(rec)),
         st.ratings(report.ratings),
         st.judges(report.protocol),
         st.templates(report.protocol),
         st.judge_effort(report.effort),
         st.reviewer_effort(report.effort),
     ]
-    assert report.kqa is not None
+    assert kind_sections.record(report, "kqa") is not None
     for c in report.criteria:
         out += [tb.comparisons(c, tb.comparison_records(c)), tb.slices(c)]
         multi = tb.group_comparison(c)

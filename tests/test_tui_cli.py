@@ -66,7 +66,7 @@ def test_demo_builds_and_opens_the_review_app(
     monkeypatch.setattr("medjudge.commands.demo.has_terminal", lambda: True)
     r = CliRunner().invoke(cli, ["demo"])
     assert r.exit_code == 0, r.output
-    assert len(ran) == 1 and len(ran[0].session.refs) == 26  # type: ignore[attr-defined]
+    assert len(ran) == 1 and len(ran[0].session.refs) == 28  # type: ignore[attr-defined]
 
 
 def test_importing_the_cli_does_not_load_textual() -> None:

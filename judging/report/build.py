@@ -12,10 +12,11 @@ statistics), ``effort`` (judge calls, tokens, cost; reviewer time), ``criteria``
 criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_comparisons`),
 ``adjudication``, ``consistency``, ``judges`` (every judge version side by side),
 ``alt_test`` (the alternative annotator test of each judge version, per criterion),
-``anchoring``, ``consensus``, ``gold``, ``kqa``, ``medrgb``, ``exclusions``, ``retired`` (items
-retired with ``medjudge retire``: in no figure, listed; absent when none is), ``win_rates``,
-``audit`` (corrected
-figures from a random physician sample; left out without a sample), ``ratings`` and ``notes``.
+``anchoring``, ``consensus``, ``gold``, ``exclusions``, ``retired`` (items retired with
+``medjudge retire``: in no figure, listed; absent when none is), ``win_rates``, ``audit``
+(corrected figures from a random physician sample; left out without a sample), ``ratings``
+and ``notes``; and each kind's own sections (``kqa``, ``medrgb``, ``rubric``, ``ranking``:
+:mod:`.kind_sections`).
 """
 
 from __future__ import annotations
@@ -33,12 +34,9 @@ from medjudge.judging.analysis.exclusions import exclusions, retired
 from medjudge.judging.analysis.gold import gold_accuracy
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.judge_versions import judges_section
-from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.ledger import per_item_effort
-from medjudge.judging.analysis.medrgb import match_figures
 from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
 from medjudge.judging.analysis.records import record, records
-from medjudge.judging.analysis.rubric import rubric_scores
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
     StudyData,
@@ -53,7 +51,6 @@ from medjudge.judging.analysis.views import (
 )
 from medjudge.judging.stats.conventions import INTERVAL_METHODS, STATISTICS
 from medjudge.judging.stats.estimates import N_BOOT
-from medjudge.kinds import rubric
 from medjudge.store import reads
 from medjudge.store.study import Study
 
@@ -299,17 +296,8 @@ def build_report(
         anchoring=anchoring(study, options.confidence),
         consensus=consensus(data),
         gold=gold_accuracy(study, data, options.confidence),
-        kqa=kqa_metrics(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
-        medrgb=match_figures(data, n_boot=options.n_boot, seed=seed, confidence=options.confidence),
         exclusions=exclusions(data),
         retired=retired(data),
-        rubric=rubric_scores(
-            data,
-            reads.listed_entries(study, rubric.KIND.name, rubric.DATA_FIELD),
-            n_boot=options.n_boot,
-            seed=seed,
-            confidence=options.confidence,
-        ),
         win_rates=win_rates(data, options.confidence),
         audit=audit_section(
             study, data, confidence=options.confidence, target=options.target_halfwidth

@@ -11,7 +11,7 @@ The tables themselves are in :mod:`.tables`, :mod:`.section_tables` and :mod:`.j
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -236,3 +236,14 @@ class Table:
     def numeric_columns(self) -> list[int]:
         """Indexes of the columns that hold figures."""
         return [i for i, c in enumerate(self.columns) if c.numeric]
+
+
+def make_columns(*names: str, numeric: Iterable[int] = ()) -> tuple[Column, ...]:
+    """Columns by header, those at the ``numeric`` positions holding figures."""
+    num = set(numeric)
+    return tuple(Column(n, i in num) for i, n in enumerate(names))
+
+
+def make_table(title: str, columns: tuple[Column, ...], rows: Iterable[Sequence[Cell]]) -> Table:
+    """A table from its title, columns and rows (any iterable of cell sequences)."""
+    return Table(title, columns, tuple(tuple(r) for r in rows))

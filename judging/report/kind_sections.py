@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from medjudge.store.study import Study
 
     from .cells import Table
+    from .chart_shapes import Chart
 
 
 @dataclass(frozen=True)
@@ -55,21 +56,31 @@ class KindSection:
     """The section's tables, in order (the Markdown and HTML reports draw each one)."""
     csv_rows: Callable[[Any], Iterable[list[str]]]
     """The section's rows of the CSV report (:func:`..render.csv_rows.figure_row`)."""
+    charts: Callable[[Any], list[Chart]] = field(default=lambda record: [])
+    """The HTML report's charts of the section, before its tables."""
+    always_in_json: bool = False
+    """Whether the JSON report holds the key (``null``) in a study without such items too
+    (the sections that were there before kinds brought their own)."""
+
+
+@cache
+def of_kind(name: str) -> tuple[KindSection, ...]:
+    """The report sections of the kind called ``name`` (``kinds/<name>/report.py``; none for a
+    kind without one)."""
+    try:
+        module = importlib.import_module(f"medjudge.kinds.{kinds.get(name).name}.report")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"medjudge.kinds.{name}.report":
+            raise
+        return ()
+    found: tuple[KindSection, ...] = tuple(module.SECTIONS)
+    return found
 
 
 @cache
 def kind_sections() -> tuple[KindSection, ...]:
-    """Every registered kind's report sections, in the registry's order (a kind without a
-    ``report.py`` has none of its own)."""
-    out: list[KindSection] = []
-    for name in kinds.NAMES:
-        try:
-            module = importlib.import_module(f"medjudge.kinds.{name}.report")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"medjudge.kinds.{name}.report":
-                raise
-            continue
-        out.extend(module.SECTIONS)
+    """Every registered kind's report sections, in the registry's order."""
+    out = [s for name in kinds.NAMES for s in of_kind(name)]
     keys = [s.key for s in out]
     if len(set(keys)) != len(keys):
         raise RuntimeError(f"two kinds declare the same report section: {keys}")
@@ -89,3 +100,9 @@ def by_key(key: str) -> KindSection:
 def is_kind_section(key: str) -> bool:
     """Whether ``key`` names a kind's section (the HTML report's section dispatch)."""
     return any(s.key == key for s in kind_sections())
+
+
+def record(report: object, key: str) -> Record | None:
+    """The figures of the kind section ``key`` in a report (None: the study has none)."""
+    found: Record | None = getattr(report, key, None)
+    return found

@@ -27,12 +27,9 @@ from medjudge.judging.analysis.records_audit import AuditSection
 from medjudge.judging.analysis.records_sections import (
     ExclusionsSection,
     JudgesSection,
-    KqaSection,
-    MedrgbSection,
     PerItemEffort,
     RatingRow,
     RetiredSection,
-    RubricSection,
     WinRateRow,
 )
 
@@ -209,16 +206,12 @@ class Report(Record):
     anchoring: list[AnchoringRow]
     consensus: list[ConsensusRow]
     gold: list[GoldRow]
-    kqa: KqaSection | None
-    medrgb: MedrgbSection | None
     exclusions: ExclusionsSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Answers left out as abstentions, each with its rule (only in a study with statements or
     match items)."""
     retired: RetiredSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Items retired from the study (``medjudge retire``), each with who, when and why (absent
     when none is)."""
-    rubric: RubricSection | None = Field(default=None, exclude_if=lambda v: v is None)
-    """Rubric scores (absent from the JSON of a study without rubric items)."""
     win_rates: list[WinRateRow]
     audit: AuditSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Corrected figures (judge audit): only in a study with a recorded random sample (so a
@@ -235,7 +228,12 @@ def _with_kind_sections() -> type[Report]:
     from .kind_sections import kind_sections
 
     fields: dict[str, Any] = {
-        s.key: (s.record | None, Field(default=None, exclude_if=lambda v: v is None))
+        s.key: (
+            s.record | None,
+            Field(default=None)
+            if s.always_in_json
+            else Field(default=None, exclude_if=lambda v: v is None),
+        )
         for s in kind_sections()
     }
     model: type[Report] = create_model("Report", __base__=Report, **fields)

@@ -10,11 +10,8 @@ from __future__ import annotations
 from medjudge.judging.analysis.records import ConsensusRow, SourceMean
 from medjudge.judging.analysis.records_sections import (
     ExclusionsSection,
-    KqaSection,
-    MedrgbSection,
     RatingRow,
     RetiredSection,
-    RubricSection,
 )
 from medjudge.judging.report.cells import (
     ByFormat,
@@ -28,7 +25,6 @@ from medjudge.judging.report.cells import (
     Label,
     Money,
     Number,
-    Ratio,
     Share,
     Table,
     Text,
@@ -222,46 +218,6 @@ def win_rates(report: Report) -> Table:
     return _table("Win rates", columns, rows)
 
 
-def kqa(k: KqaSection) -> Table:
-    """K-QA comprehensiveness and hallucinations per rater and model."""
-    columns = (
-        Column("Rater"),
-        Column("Model"),
-        Column("Answers labelled", True, "Answers"),
-        Column("Statements labelled", True, "Statements"),
-        Column("Comprehensiveness (answered)", True, "Answered"),
-        Column("Comprehensiveness (all)", True, "All questions"),
-        Column("Hallucinations (answered)", True, "Answered"),
-        Column("Hallucinations (all)", True, "All questions"),
-        Column("Answers with ≥1 contradiction", True),
-        Column("Declined to answer", True, "Declined"),
-    )
-    rows = tuple(
-        (
-            Text(r.rater),
-            Text(src),
-            Ratio(f.answers_with_labels, f.answers),
-            Ratio(f.statements_labelled, f.statements),
-            Est(f.comprehensiveness_answered, pct=True),
-            Est(f.comprehensiveness_all, pct=True),
-            Est(f.hallucinations_answered),
-            Est(f.hallucinations_all),
-            Est(f.contradiction_share, pct=True),
-            Share(f.declined_share),
-        )
-        for r in k.raters
-        for src, f in r.by_source.items()
-    )
-    groups = (
-        ("", 2),
-        ("Labelled", 2),
-        ("Comprehensiveness", 2),
-        ("Hallucinations per answer", 2),
-        ("", 2),
-    )
-    return Table("K-QA metrics", columns, rows, groups)
-
-
 def ratings(recs: list[RatingRow]) -> Table:
     """Rating means per criterion and rater, over all models and per model."""
     columns = _cols(*_BY_MODEL, "Mean [95% CI]", "SD", numeric=(3, 4, 5))
@@ -363,79 +319,6 @@ def reviewer_effort(e: Effort) -> Table:
         for r in e.reviewers
     )
     return _table("Reviewer effort", columns, rows)
-
-
-def medrgb(m: MedrgbSection) -> Table:
-    """MedRGB: each rater's mean score by source model, test and p (BCa intervals)."""
-    rows: list[tuple[Cell, ...]] = []
-    for r in m.raters:
-        groups = (("all", [r.overall]), ("model", r.by_source), ("test", r.by_test))
-        for dim, records in (*groups, ("p", r.by_p)):
-            for rec in records:
-                rows.append((Text(r.rater), Label(dim), Text(str(rec.key)), Count(rec.n), Est(rec)))
-    columns = _cols("Rater", "By", "Value", "n", "Mean score [95% CI]", numeric=(3, 4))
-    return _table("Mean score against the ground truth (1 / 0.5 / 0)", columns, rows)
-
-
-def rubric(r: RubricSection) -> Table:
-    """Rubric scores: each rater's mean answer score overall, per source model and per tag."""
-    rows: list[tuple[Cell, ...]] = []
-    for rr in r.raters:
-        groups = (("all", [rr.overall]), ("model", rr.by_source), ("tag", rr.by_tag))
-        for dim, records in groups:
-            for rec in records:
-                rows.append(
-                    (
-                        Text(rr.rater),
-                        Label(rr.role),
-                        Label(dim),
-                        Text(str(rec.key)),
-                        Count(rec.n),
-                        Est(rec),
-                    )
-                )
-    columns = _cols(
-        "Rater", "Role", "By", "Value", "Answers", "Mean score [95% CI]", numeric=(4, 5)
-    )
-    return _table("Rubric score (met points / positive points)", columns, rows)
-
-
-def rubric_graders(r: RubricSection) -> Table:
-    """HealthBench's grader meta-evaluation: each judge's macro F1 (met / not met) against the
-    reference, overall and per tag, beside each physician pair's on the same criteria."""
-    rows: list[tuple[Cell, ...]] = []
-    for g in r.graders:
-        rows.append(
-            (Text(g.judge), Text("reference"), Label(g.tag), Count(g.macro_f1.n), Est(g.macro_f1))
-        )
-        for p in g.physician_pairs:
-            rows.append(
-                (
-                    Text(p.rater_b),
-                    Text(p.rater_a),
-                    Label(g.tag),
-                    Count(p.macro_f1.n),
-                    Est(p.macro_f1),
-                )
-            )
-    columns = _cols("Grader", "Against", "Tag", "Criteria", "Macro F1 [95% CI]", numeric=(3, 4))
-    return _table("Grading met / not met (macro F1): judges and physician pairs", columns, rows)
-
-
-def rubric_coverage(r: RubricSection) -> Table:
-    """How many answers each rater scored (every criterion marked) of all rubric answers."""
-    rows = ((Text(rr.rater), Count(rr.scored), Count(rr.answers)) for rr in r.raters)
-    columns = _cols("Rater", "Answers scored", "Of", numeric=(1, 2))
-    return _table("Answers with every rubric criterion marked", columns, rows)
-
-
-def medrgb_abstentions(m: MedrgbSection) -> Table:
-    """MedRGB: the share of predictions that decline to answer, per p."""
-    rows = (
-        (Text(str(a.key)), Count(a.n), Count(a.count), Est(a, pct=True)) for a in m.abstention_by_p
-    )
-    columns = _cols("p", "Predictions", "Abstentions", "Share [95% CI]", numeric=(1, 2, 3))
-    return _table("Abstentions (insufficient information) by p", columns, rows)
 
 
 def exclusions(e: ExclusionsSection) -> Table:

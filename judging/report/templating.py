@@ -64,7 +64,6 @@ def environment() -> jinja2.Environment:
         heatmaps=format_html.heatmaps,
         consistency_chart=format_html.consistency_chart,
         win_chart=format_html.win_chart,
-        medrgb_charts=format_html.medrgb_charts,
         sections=format_html.sections,
         ks=kind_sections,
     )

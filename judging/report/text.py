@@ -174,25 +174,6 @@ def two_metric_names(c: CriterionSection) -> list[str]:
     return names
 
 
-RUBRIC_NOTE = (
-    "An answer's score is the points of its met rubric criteria over the points of its "
-    "positive criteria, clipped to [0, 1] (HealthBench); a tag's score uses the criteria with "
-    "that tag. An answer is scored by a rater only when that rater marked every one of its "
-    "criteria (for the reviewers' majority: a strict majority on each). Means over answers "
-    "with 95% BCa intervals, every rater side by side: each physician, the reviewers' "
-    "majority, the reference (adjudicated, else majority) and each judge. Grading: each "
-    "judge's macro F1 over met / not met against the reference (HealthBench's grader "
-    "meta-evaluation), overall and per tag, beside each physician pair's on the same criteria."
-)
-
-MEDRGB_NOTE = (
-    "Each prediction is scored against the ground truth: 1 = it matches, 0.5 = it matches "
-    "part of it and is relevant, 0 = wrong or irrelevant (MedRGB). Means with 95% BCa "
-    "intervals per rater; predictions that decline to answer (a decline phrase, and no rater "
-    "scored them above 0) are abstentions, left out of the means, counted apart and listed "
-    "under 'Excluded from the figures'."
-)
-
 ANCHORING_NOTE = (
     "A change is a label a reviewer changed after the judge's verdict and the other reviewers' "
     "labels were shown; 'toward' means the new value matches a judge's current verdict (or the "

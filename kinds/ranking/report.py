@@ -8,11 +8,11 @@ Loaded by the report only (:mod:`medjudge.judging.report.kind_sections`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from medjudge.judging.analysis.records import Figure, KeyedFigure, Record
-from medjudge.judging.report.cells import Column, Count, Est, Label, Table, Text
+from medjudge.judging.report.cells import Count, Est, Label, Table, Text, make_columns, make_table
 from medjudge.judging.report.kind_sections import KindSection, SectionInputs
 from medjudge.judging.stats.bootstrap import mean_bca
 
@@ -148,16 +148,11 @@ def notes(section: RankingSection) -> list[str]:
     ]
 
 
-def _cols(*names: str, numeric: Iterable[int] = ()) -> tuple[Column, ...]:
-    num = set(numeric)
-    return tuple(Column(n, i in num) for i, n in enumerate(names))
-
-
 def tables(section: RankingSection) -> list[Table]:
     """Concordance, pairs alike and mean ranks."""
-    w = Table(
+    w = make_table(
         "Physicians' concordance (Kendall's W)",
-        _cols(
+        make_columns(
             "Criterion",
             "Items ranked",
             "Items with 2+ physicians",
@@ -169,9 +164,11 @@ def tables(section: RankingSection) -> list[Table]:
             for c in section.criteria
         ),
     )
-    pairs = Table(
+    pairs = make_table(
         "Answer pairs ordered alike, per pair of raters",
-        _cols("Criterion", "Rater A", "Rater B", "Items", "Pairs alike [95% CI]", numeric=(3, 4)),
+        make_columns(
+            "Criterion", "Rater A", "Rater B", "Items", "Pairs alike [95% CI]", numeric=(3, 4)
+        ),
         tuple(
             (
                 Text(c.criterion),
@@ -184,9 +181,9 @@ def tables(section: RankingSection) -> list[Table]:
             for p in c.pairs
         ),
     )
-    means = Table(
+    means = make_table(
         "Mean rank per model (1 = best)",
-        _cols(
+        make_columns(
             "Criterion", "Rater", "Role", "Model", "Answers", "Mean rank [95% CI]", numeric=(4, 5)
         ),
         tuple(

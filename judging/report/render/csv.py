@@ -42,7 +42,7 @@ from medjudge.judging.report import kind_sections
 from medjudge.judging.report.model import Report
 
 from .csv_rows import COLUMNS, figure_row, plain_line, with_reason
-from .csv_sections import _effort, _exclusions, _kqa, _medrgb, _ratings, _retired, _rubric
+from .csv_sections import _effort, _exclusions, _ratings, _retired
 
 
 def _comparisons(report: Report) -> Iterator[list[str]]:
@@ -409,14 +409,11 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _reviewer_position(report)
     yield from _win_rates(report)
     yield from _audit(report)
-    yield from _medrgb(report)
-    yield from _rubric(report)
-    yield from _kqa(report)
+    for section, record in kind_sections.present(report):
+        yield from section.csv_rows(record)
     yield from _exclusions(report)
     yield from _retired(report)
     yield from _ratings(report)
-    for section, record in kind_sections.present(report):
-        yield from section.csv_rows(record)
     yield from _effort(report)
 
 

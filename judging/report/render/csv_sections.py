@@ -1,5 +1,6 @@
-"""The CSV report's rows of the per-kind and closing sections: MedRGB, rubric, K-QA, the
-answers excluded as abstentions, retired items, rating means and reviewer effort."""
+"""The CSV report's rows of the closing sections: the answers excluded as abstentions, retired
+items, rating means and reviewer effort (a kind's own sections write their rows themselves:
+:mod:`medjudge.judging.report.kind_sections`)."""
 
 from __future__ import annotations
 
@@ -8,47 +9,6 @@ from collections.abc import Iterator
 from medjudge.judging.report.model import Report
 
 from .csv_rows import figure_row, plain_line
-
-
-def _medrgb(report: Report) -> Iterator[list[str]]:
-    m = report.medrgb
-    if m:
-        for mr in m.raters:
-            for dim, recs in (("source", mr.by_source), ("test", mr.by_test), ("p", mr.by_p)):
-                for rec in recs:
-                    yield figure_row(
-                        "medrgb",
-                        "match",
-                        f"{dim}={rec.key}",
-                        mr.rater,
-                        None,
-                        "mean_score",
-                        rec,
-                    )
-            yield figure_row("medrgb", "match", "all", mr.rater, None, "mean_score", mr.overall)
-        for a in m.abstention_by_p:
-            yield figure_row("medrgb", "match", f"p={a.key}", None, None, "abstention_share", a)
-
-
-def _rubric(report: Report) -> Iterator[list[str]]:
-    r = report.rubric
-    if r:
-        for rr in r.raters:
-            yield figure_row("rubric", "rubric", "all", rr.rater, None, "mean_score", rr.overall)
-            for dim, recs in (("source", rr.by_source), ("tag", rr.by_tag)):
-                for rec in recs:
-                    yield figure_row(
-                        "rubric", "rubric", f"{dim}={rec.key}", rr.rater, None, "mean_score", rec
-                    )
-        for g in r.graders:
-            where = f"tag={g.tag}" if g.tag != "all" else "all"
-            yield figure_row(
-                "rubric_grading", "rubric", where, g.judge, "reference", "macro_f1", g.macro_f1
-            )
-            for p in g.physician_pairs:
-                yield figure_row(
-                    "rubric_grading", "rubric", where, p.rater_b, p.rater_a, "macro_f1", p.macro_f1
-                )
 
 
 def _exclusions(report: Report) -> Iterator[list[str]]:
@@ -71,39 +31,6 @@ def _retired(report: Report) -> Iterator[list[str]]:
     for r in rr.items:
         yield plain_line("retired", r.kind, r.item, r.by, r.at, "retired", 1, None, None, None,
                     r.reason, None)  # fmt: skip
-
-
-def _kqa(report: Report) -> Iterator[list[str]]:
-    kqa = report.kqa
-    if kqa:
-        for kr in kqa.raters:
-            for src, f in kr.by_source.items():
-                for key, fig in (
-                    ("comprehensiveness_answered", f.comprehensiveness_answered),
-                    ("comprehensiveness_all", f.comprehensiveness_all),
-                    ("hallucinations_answered", f.hallucinations_answered),
-                    ("hallucinations_all", f.hallucinations_all),
-                    ("contradiction_share", f.contradiction_share),
-                ):
-                    if fig is not None:
-                        yield figure_row(
-                            "kqa", "entailment", f"source={src}", kr.rater, src, key, fig
-                        )
-        for ans in kqa.answers:
-            for key, number in (
-                ("comprehensiveness", ans.comprehensiveness),
-                ("hallucinations", ans.hallucinations),
-            ):
-                yield figure_row(
-                    "kqa_answer",
-                    "entailment",
-                    f"item={ans.item}",
-                    ans.rater,
-                    ans.source,
-                    key,
-                    value=number,
-                    n=ans.labelled,
-                )
 
 
 def _ratings(report: Report) -> Iterator[list[str]]:

@@ -16,7 +16,7 @@ from medjudge.judging.report import kind_sections
 from medjudge.judging.report import tables as tb
 from medjudge.judging.report import text as rt
 from medjudge.judging.report.chart_shapes import Chart
-from medjudge.judging.report.charts import COLORS, ForestRow, bars, forest, heatmap, lines, stacked
+from medjudge.judging.report.charts import COLORS, ForestRow, bars, forest, heatmap, stacked
 from medjudge.judging.report.model import CriterionSection, Report
 from medjudge.store.literal import plural, printable
 
@@ -161,22 +161,6 @@ def win_chart(report: Report) -> Chart | None:
     )
 
 
-def medrgb_charts(report: Report) -> list[Chart]:
-    """Mean MedRGB score by p, one chart per rater, one line per model."""
-    m = report.medrgb
-    if m is None:
-        return []
-    return [
-        lines(
-            [(c.source, [(str(p.key), p) for p in c.points]) for c in r.chart],
-            title=f"Mean score by p — {r.rater}",
-            x_label="p: share of signal documents in the context (%)",
-        )
-        for r in m.raters
-        if any(c.points for c in r.chart)
-    ]
-
-
 def sections(report: Report) -> list[tuple[str, str]]:
     """The page's sections, ``(anchor, title)``, in order (empty ones left out)."""
     out = [
@@ -194,13 +178,10 @@ def sections(report: Report) -> list[tuple[str, str]]:
         (bool(report.consensus), "consensus", "Consensus beyond the majority (Dawid–Skene)"),
         (bool(report.win_rates), "wins", "Win rates (pairwise)"),
         (report.audit is not None, "audit", "Corrected figures (judge audit)"),
-        (report.kqa is not None, "kqa", "K-QA metrics (statements)"),
-        (report.medrgb is not None, "medrgb", "MedRGB: predictions vs ground truth"),
+        *((True, s.key, s.title) for s, _ in kind_sections.present(report)),
         (report.exclusions is not None, "excluded", "Excluded from the figures"),
         (report.retired is not None, "retired", "Retired items"),
-        (report.rubric is not None, "rubric", "Rubric scores"),
         (bool(report.ratings), "ratings", "Rating means"),
     )
     out += [(sid, title) for present, sid, title in optional if present]
-    out += [(s.key, s.title) for s, _ in kind_sections.present(report)]
     return out + [("protocol", "Protocol"), ("effort", "Effort"), ("notes", "Notes")]
