@@ -12,7 +12,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
@@ -20,9 +19,9 @@ from textual.widgets import Collapsible, Static
 from medjudge import kinds
 from medjudge.kinds import review_facet
 from medjudge.store.db import StudyError
-from medjudge.store.labels import Saved
 from medjudge.tui import render
 from medjudge.tui.messages import StudyChanged
+from medjudge.tui.review import messages
 from medjudge.tui.review.aids import ReviewerAids
 from medjudge.tui.review.labels import LabelActions
 from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
@@ -47,35 +46,10 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     answer_panes = review_facet.max_answer_panes()
     """How many answer panes the screen composes: the most any registered kind shows."""
 
-    class LabelSaved(Message):
-        """A label was committed to the study file."""
-
-        def __init__(self, saved: Saved, item_id: int) -> None:
-            self.saved = saved
-            self.item_id = item_id
-            super().__init__()
-
-    class LabelUndone(Message):
-        """A label was put back to its earlier value (``undo`` is None when refused)."""
-
-        def __init__(self, undone: Saved | None, item_id: int) -> None:
-            self.undone = undone
-            self.item_id = item_id
-            super().__init__()
-
-    class ItemShown(Message):
-        """An item is on screen."""
-
-        def __init__(self, item_id: int) -> None:
-            self.item_id = item_id
-            super().__init__()
-
-    class Revealed(Message):
-        """The reviewer's labels on an item are complete and the verdicts are now shown."""
-
-        def __init__(self, item_id: int) -> None:
-            self.item_id = item_id
-            super().__init__()
+    LabelSaved = messages.LabelSaved
+    LabelUndone = messages.LabelUndone
+    ItemShown = messages.ItemShown
+    Revealed = messages.Revealed
 
     def __init__(self, session: ReviewSession) -> None:
         """A screen over one reviewer's session."""
