@@ -11,8 +11,6 @@ HTML report groups columns under common headings) and ``ByFormat`` cells.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from medjudge import kinds
 from medjudge.judging.analysis.records import (
     Comparison,
@@ -33,19 +31,15 @@ from medjudge.judging.report.cells import (
     Ratio,
     Table,
     Text,
+    make_columns,
+    make_table,
 )
 
 from . import text as rt
 from .model import CriterionSection, Report
 
-
-def _cols(*names: str, numeric: Iterable[int] = ()) -> tuple[Column, ...]:
-    num = set(numeric)
-    return tuple(Column(n, i in num) for i, n in enumerate(names))
-
-
-def _table(title: str, columns: tuple[Column, ...], rows: Iterable[Sequence[Cell]]) -> Table:
-    return Table(title, columns, tuple(tuple(r) for r in rows))
+_cols = make_columns
+_table = make_table
 
 
 def _metric(record: Comparison, name: str) -> Est:
