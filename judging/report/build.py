@@ -56,7 +56,6 @@ from medjudge.store.study import Study
 
 from .kind_sections import SectionInputs, kind_sections
 from .model import (
-    REPORT_MODEL,
     AdjudicationRow,
     AdjudicationSection,
     CallTotals,
@@ -68,6 +67,7 @@ from .model import (
     Report,
     ReviewerTime,
     StudyInfo,
+    report_model,
 )
 
 FORMATS = ("md", "html", "json", "csv")
@@ -274,7 +274,7 @@ def build_report(
     units_by_kind = data.units.kind_counts()
     inputs = SectionInputs(study, data, options.n_boot, seed, options.confidence)
     own = {s.key: s.build(inputs) for s in kind_sections()}
-    return REPORT_MODEL(
+    return report_model()(
         format="medjudge-report",
         version=1,
         generated_at=when.strftime("%Y-%m-%dT%H:%M:%SZ"),

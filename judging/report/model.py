@@ -9,6 +9,7 @@ raw here; each format escapes it.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import Field
@@ -220,9 +221,11 @@ class Report(Record):
     notes: Notes
 
 
-def _with_kind_sections() -> type[Report]:
+@cache
+def report_model() -> type[Report]:
     """:class:`Report` with one optional field per kind section (:mod:`.kind_sections`), named
-    by its key: absent from the JSON of a study without such items."""
+    by its key: absent from the JSON of a study without such items. Made when first asked for:
+    the kinds' sections import the report's cells and wording, which import this module."""
     from pydantic import create_model
 
     from .kind_sections import kind_sections
@@ -238,7 +241,3 @@ def _with_kind_sections() -> type[Report]:
     }
     model: type[Report] = create_model("Report", __base__=Report, **fields)
     return model
-
-
-REPORT_MODEL = _with_kind_sections()
-"""The model a report is built as: :class:`Report` and every kind's own sections."""
