@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import string
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 SLOTS = string.ascii_uppercase
 """Slot letters, in file order."""
@@ -28,6 +28,12 @@ SLOTS = string.ascii_uppercase
 def slots(n: int) -> str:
     """The first ``n`` slot letters: ``slots(3) == "ABC"`` (the identity order)."""
     return SLOTS[:n]
+
+
+def slots_of(positions: Iterable[str]) -> str:
+    """The slot letters among an item's answer positions, in file order (``answer`` and
+    ``explanation`` are not lettered slots): ``slots_of(["B", "A"]) == "AB"``."""
+    return "".join(sorted(p for p in positions if len(p) == 1 and p in SLOTS))
 
 
 def is_order(order: str) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from medjudge import kinds
+from medjudge.kinds import orders
 
 from .db import StudyError
 from .frames import shown_order
@@ -84,7 +85,7 @@ class Item:
     def slots(self) -> str:
         """The item's answer slots in file order (``AB``, ``ABC``; empty for items whose
         answers are not lettered: one ``answer``, an ``explanation``)."""
-        return "".join(sorted(p for p in self.answers if len(p) == 1 and p.isupper()))
+        return orders.slots_of(self.answers)
 
     def shown_answers(self) -> tuple[Answer, ...]:
         """The item's lettered answers in the order reviewers see them (left to right, top to

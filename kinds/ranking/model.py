@@ -188,7 +188,7 @@ class Ranking(Kind):
         self, item: ItemLike, criteria: Sequence[CriterionLike], statements_protocol: str
     ) -> list[Ask]:
         """Each criterion, in every rotation of the answers (each answer shown first once)."""
-        slots = "".join(sorted(item.answers))
+        slots = orders.slots_of(item.answers)
         asks = []
         for crit in criteria:
             for order in orders.rotations(slots):
@@ -241,7 +241,7 @@ class Ranking(Kind):
         """Per criterion: each rotation's samples resolved (:func:`resolve`), mapped back to
         the file's letters; then the rotations' rankings resolved the same way. Rotations that
         disagree are position-inconsistent."""
-        slots = "".join(sorted(item.answers))
+        slots = orders.slots_of(item.answers)
         out = []
         for crit in criteria:
             trail: dict[str, Any] = {

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medjudge import kinds
+from medjudge.kinds import orders
 
 from ..frames import FILE
 from ..items import item_order
@@ -260,8 +261,7 @@ def _insert_item(
     now: str,
 ) -> int:
     kind = kinds.get(item.kind)
-    slots = "".join(sorted(pos for pos, _, _ in item.answers if len(pos) == 1 and pos.isupper()))
-    order = item_order(item.kind, seed, item.ext_id, slots)
+    order = item_order(item.kind, seed, item.ext_id, orders.slots_of(p for p, _, _ in item.answers))
     item_id = int(
         conn.execute(
             "INSERT INTO items (ext_id, kind, question, data, context, batch, shown_order, "
