@@ -21,122 +21,34 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from medjudge import kinds
 from medjudge.cli import app as cli_app
 from medjudge.store.frames import shown_order
-from medjudge.store.importing.problems import Record
 from medjudge.store.items import get_item, list_items
-from medjudge.store.labels import set_label, set_note
-from medjudge.store.paths import login_name
-from medjudge.store.reviewer_aids import set_flag
-from medjudge.store.roles import grant
-from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 
 from .support.fakellm import FakeLLMServer
-from .support.kind_rows import ROWS, write_jsonl
+from .support.kind_matrix import (
+    N_ITEMS,
+    REVIEWERS,
+    build,
+    cli,
+    db_rows,
+    first_key,
+    foreign_words,
+    values_of,
+)
+from .support.kind_rows import ROWS
 from .support.tui import past_guidelines, run_async, screen_text
 
-cli = CliRunner()
-REVIEWERS = ("drA", "drB", "drC")
-N_ITEMS = 4
 KIND_NAMES = list(kinds.NAMES)
-LEAD = login_name()
-"""``init`` makes whoever runs it the lead; the lead adjudicates here too."""
 
 
 def test_every_kind_has_a_row() -> None:
     assert set(ROWS) == set(kinds.NAMES)
-
-
-def _values(item: Any, crit: Criterion) -> list[str]:
-    """The values a criterion of this item can take, in order (option sets: a few)."""
-    slots = "".join(sorted(p for p in getattr(item, "answers", {}) if len(p) == 1))
-    fixed = kinds.get(crit.kind).item_values(crit, slots)
-    if fixed is not None:
-        return list(fixed)
-    letters = sorted(item.data.get("options", {}))
-    return [letters[0], ",".join(letters[:2]), letters[1]]
-
-
-def _import_row(kind: kinds.Kind, i: int, settings: Any) -> dict[str, Any]:
-    """The kind's i-th row with gold values and an external judge's labels on its units."""
-    row = ROWS[kind.name](i)
-    criteria = settings.criteria_for(kind.name)
-    labels: list[dict[str, Any]] = []
-    gold: dict[str, Any] = {}
-    for crit in criteria:
-        parsed = kind.parse(Record("row", 1, dict(row)), settings, None)
-        shape = {
-            "data": {"options": row.get("options", {})},
-            "answers": dict.fromkeys(pos for pos, _, _ in parsed.answers),
-        }
-        first = _values(type("I", (), shape)(), crit)[0]
-        if crit.name == kind.listed_criterion:
-            if kind.listed_field is None:
-                continue
-            n = len(kind.parse(Record("row", 1, dict(row)), settings, None).statements)
-            for pos in range(n):
-                labels.append(
-                    {"rater": "ext-judge", "type": "judge", kind.listed_field: pos, "value": first}
-                )
-            if not kind.item_criteria and i == 0:
-                gold[crit.name] = [first] * n
-            continue
-        value: Any = first.split(",") if crit.options else first
-        labels.append(
-            {"rater": "ext-judge", "type": "judge", "criterion": crit.name, "value": value}
-        )
-        if i == 0:
-            gold[crit.name] = value
-    row["labels"] = labels
-    if gold:
-        row["gold"] = gold
-    return row
-
-
-def build(tmp: Path, kind: kinds.Kind, server: FakeLLMServer) -> Path:
-    db = tmp / f"{kind.name}.db"
-    r = cli.invoke(cli_app, ["init", str(db), "--name", f"{kind.name} matrix"])
-    assert r.exit_code == 0, r.output
-    r = cli.invoke(cli_app, ["settings", str(db), "--allow-reviewer-override"])
-    assert r.exit_code == 0, r.output
-    study = Study.open(db)
-    rows = [_import_row(kind, i, study.settings) for i in range(N_ITEMS)]
-    study.close()
-    src = write_jsonl(tmp / f"{kind.name}.jsonl", rows)
-    r = cli.invoke(cli_app, ["import", str(db), str(src), "--kind", kind.name])
-    assert r.exit_code == 0, r.output
-    study = Study.open(db)
-    try:
-        grant(study, LEAD, "adjudicator", by=LEAD)
-        for n, ref in enumerate(list_items(study)):
-            item = get_item(study, ref.id)
-            for u, unit in enumerate(item.units):
-                crit = study.settings.criterion(unit.criterion)
-                vals = _values(item, crit)
-                # drA and drB agree, drC differs on every other unit; drC leaves the last
-                # item for the app.
-                for rater in REVIEWERS:
-                    if rater == "drC" and n == N_ITEMS - 1:
-                        continue
-                    shift = 1 if rater == "drC" and (u + n) % 2 else 0
-                    set_label(study, unit.id, rater, vals[(u + n + shift) % len(vals)])
-            set_note(study, item.id, "drA", f"note on {item.ext_id}")
-            if n == 0:
-                set_flag(study, item.id, "drB", True)
-    finally:
-        study.close()
-    r = cli.invoke(
-        cli_app,
-        ["judge", str(db), "-j", f"openai:fake@{server.openai_url}", "--samples", "1"],
-    )
-    assert r.exit_code in (0, 4), r.output  # a fake reply may miss a unit; it is counted
-    return db
 
 
 @pytest.fixture(scope="module")
@@ -151,24 +63,16 @@ def studies(tmp_path_factory: pytest.TempPathFactory, server: FakeLLMServer) -> 
     return {name: build(tmp, kinds.get(name), server) for name in KIND_NAMES}
 
 
-def _rows(db: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("name", KIND_NAMES)
 def test_the_study_has_two_judge_versions_and_every_reviewer(
     studies: dict[str, Path], name: str
 ) -> None:
     db = studies[name]
-    raters = dict(_rows(db, "SELECT name, kind FROM raters"))
+    raters = dict(db_rows(db, "SELECT name, kind FROM raters"))
     assert {r for r, k in raters.items() if k == "human"} >= set(REVIEWERS)
     judges = {r for r, k in raters.items() if k == "judge"}
     assert "ext-judge" in judges and any(j.startswith("openai:fake@") for j in judges), judges
-    (verdicts,) = _rows(db, "SELECT count(*) FROM verdicts WHERE status = 'ok'")[0:1]
+    (verdicts,) = db_rows(db, "SELECT count(*) FROM verdicts WHERE status = 'ok'")[0:1]
     assert verdicts[0] > 0
 
 
@@ -179,7 +83,7 @@ def test_cli_adjudicate_records_a_final_label(studies: dict[str, Path], name: st
     item = get_item(study, list_items(study)[0].id)
     unit = item.units[-1]
     crit = study.settings.criterion(unit.criterion)
-    value = _values(item, crit)[-1]
+    value = values_of(item, crit)[-1]
     if unit.statement_id is not None:
         number = sorted(st.position for st in item.statements).index(
             next(st.position for st in item.statements if st.id == unit.statement_id)
@@ -193,7 +97,9 @@ def test_cli_adjudicate_records_a_final_label(studies: dict[str, Path], name: st
         ["adjudicate", str(db), "--unit", ref, "--value", value, "--rationale", "settled on CLI"],
     )
     assert r.exit_code == 0, r.output
-    rows = _rows(db, "SELECT unit_id, value FROM adjudications WHERE rationale = 'settled on CLI'")
+    rows = db_rows(
+        db, "SELECT unit_id, value FROM adjudications WHERE rationale = 'settled on CLI'"
+    )
     assert rows == [(unit.id, value)]
 
 
@@ -252,7 +158,7 @@ def test_a_retired_item_leaves_status_and_the_report(
     src.backup(dst)
     src.close()
     dst.close()
-    first = _rows(db, "SELECT ext_id FROM items ORDER BY id LIMIT 1")[0][0]
+    first = db_rows(db, "SELECT ext_id FROM items ORDER BY id LIMIT 1")[0][0]
     r = cli.invoke(cli_app, ["retire", str(db), first, "--reason", "matrix check"])
     assert r.exit_code == 0, r.output
     r = cli.invoke(cli_app, ["status", str(db), "--json"])
@@ -348,23 +254,6 @@ def test_agreement_sets_on_the_wide_export_equals_the_report(
             assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), (letter, figure)
 
 
-def _first_key(kind: kinds.Kind, crit: Criterion, n_answers: int = 0) -> list[str]:
-    """The keys that give a label to a unit of this criterion (an option set: tick, enter; a
-    value built from several keys: the kind's keys until it is complete)."""
-    if crit.options:
-        return ["a", "enter"]
-    keys = kind.value_keys(crit)
-    if kind.composes:
-        partial, pressed = "", []
-        for k in keys:
-            partial, done = kind.compose(partial, k.value, n_answers)
-            pressed.append(k.key)
-            if done:
-                return pressed
-        raise AssertionError(f"{kind.name}: its keys never complete a value")
-    return [keys[0].key]
-
-
 @pytest.mark.parametrize("name", KIND_NAMES)
 @run_async
 async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_label(
@@ -382,7 +271,7 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
             if screen.session.complete():
                 break
             row = view.rows[screen.cursor]
-            await pilot.press(*_first_key(kind, row.criterion, len(view.item.slots)))
+            await pilot.press(*first_key(kind, row.criterion, len(view.item.slots)))
             await pilot.pause()
         assert screen.session.complete()
         assert screen.session.revealed()
@@ -410,7 +299,7 @@ async def test_review_app_labels_reveals_changes_and_refuses_undo_of_a_revealed_
         assert any("E changes a label" in str(n.message) for n in app._notifications)
         screen.session.reload_labels()
         assert screen.session.labels.get(row.unit.id) == changed != before
-    history = _rows(
+    history = db_rows(
         db,
         "SELECT h.after_reveal, h.action FROM label_history h JOIN units u ON u.id = h.unit_id "
         "JOIN raters r ON r.id = h.rater_id WHERE u.item_id = ? AND r.name = 'drC' ORDER BY h.id",
@@ -443,29 +332,14 @@ async def test_adjudication_app_records_a_final_label_with_the_kinds_keys(
         crit = detail.criterion
         assert crit is not None
         assert detail.item is not None
-        keys = _first_key(kind, crit, len(detail.item.slots))
+        keys = first_key(kind, crit, len(detail.item.slots))
         await pilot.press(*keys)
         await pilot.pause()
         await pilot.press(*"settled in the app", "enter")
         await pilot.pause()
         unit_id = detail.entry.unit_id
-    rows = _rows(db, "SELECT unit_id FROM adjudications WHERE rationale = 'settled in the app'")
+    rows = db_rows(db, "SELECT unit_id FROM adjudications WHERE rationale = 'settled in the app'")
     assert rows == [(unit_id,)]
-
-
-def _words(kind: kinds.Kind) -> set[str]:
-    """The words that are the kind's own on a screen: its listed entry's name and the import
-    fields that name its answers (``answer_a``)."""
-    own = {f for f in kind.fields if f.startswith("answer_")}
-    if kind.listed_criterion is not None:
-        own.add(kind.listed_name)
-    return own
-
-
-def _foreign_words(kind: kinds.Kind) -> set[str]:
-    """Other kinds' own words that are not this kind's too."""
-    others = set().union(*(_words(k) for k in kinds.KINDS.values() if k is not kind))
-    return others - _words(kind) - {w for w in others if any(w in o for o in _words(kind))}
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
@@ -494,10 +368,10 @@ async def test_the_review_screen_shows_every_pane_the_kind_declares_in_its_own_w
             assert first in text, f"{name} at {size}: the text of {pane.title!r} is not shown"
         # one label, so its toast and status are on screen too
         row = view.rows[screen.cursor]
-        await pilot.press(*_first_key(kind, row.criterion, len(view.item.slots)))
+        await pilot.press(*first_key(kind, row.criterion, len(view.item.slots)))
         await pilot.pause()
         said = screen_text(app) + " ".join(str(n.message) for n in app._notifications)
-        for word in _foreign_words(kind):
+        for word in foreign_words(kind):
             assert word not in said, f"{name} at {size}: the review screen says {word!r}"
 
 
@@ -505,5 +379,5 @@ async def test_the_review_screen_shows_every_pane_the_kind_declares_in_its_own_w
 def test_the_adjudication_queue_speaks_the_kinds_words(studies: dict[str, Path], name: str) -> None:
     r = cli.invoke(cli_app, ["adjudicate", str(studies[name]), "--list"])
     assert r.exit_code == 0, r.output
-    for word in _foreign_words(kinds.get(name)):
+    for word in foreign_words(kinds.get(name)):
         assert word not in r.output, f"{name}: the adjudication queue says {word!r}"

@@ -3,100 +3,38 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
-import traceback
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, TypedDict, TypeVar
 
 import pytest
 
-from medjudge.judging.llm.key_routing import KeyRing, NamedKey
-from medjudge.judging.llm.provider_registry import REGISTRY
 from medjudge.judging.llm.providers import (
     ChatRequest,
     ChatResult,
-    Provider,
-    ProviderConfigError,
-    ProviderError,
     ProviderTimeoutError,
-    backoff_delay,
-    make_provider,
-    parse_retry_after,
-    redact,
 )
 from medjudge.judging.llm.providers_anthropic import AnthropicProvider
 from medjudge.judging.llm.providers_openai import OpenAIProvider
-from medjudge.judging.llm.specs import JudgeSpec, SpecError, parse_judge_spec
 
 from .support.fakellm import FakeLLMServer, FakeRequest, Reply, default_responder
+from .support.providers import (
+    ANTHROPIC_PATH,
+    FAST,
+    KINDS,
+    OPENAI_PATH,
+    PLANTED,
+    build,
+    by_index,
+    call,
+    failing,
+    fake_server,
+    path_of,
+    run,
+)
 
-T = TypeVar("T")
-PLANTED = "sk-test-PLANTED-123"
-OPENAI_PATH = "/v1/chat/completions"
-ANTHROPIC_PATH = "/v1/messages"
-KINDS = ("openai", "anthropic")
-
-
-class Backoff(TypedDict):
-    backoff_base: float
-    backoff_max: float
-
-
-FAST = Backoff(backoff_base=0.01, backoff_max=2.0)
-
-
-def run(coro: Awaitable[T]) -> T:
-    return asyncio.run(coro)  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as server:
-        yield server
-
-
-def build(kind: str, fake: FakeLLMServer, **kwargs: Any) -> OpenAIProvider | AnthropicProvider:
-    """A provider of ``kind`` pointed at the fake server (fast backoff unless overridden)."""
-    options = {**FAST, **kwargs}
-    options.setdefault("model", "fake-model")
-    model = options.pop("model")
-    if kind == "openai":
-        return OpenAIProvider(model, base_url=fake.openai_url, **options)
-    return AnthropicProvider(model, base_url=fake.anthropic_url, **options)
-
-
-def path_of(kind: str) -> str:
-    return OPENAI_PATH if kind == "openai" else ANTHROPIC_PATH
-
-
-async def call(provider: Provider, req: ChatRequest | None = None) -> ChatResult:
-    try:
-        return await provider.complete(req or ChatRequest.user("Is aspirin an NSAID?"))
-    finally:
-        await provider.aclose()
-
-
-async def failing(provider: Provider, req: ChatRequest | None = None) -> ProviderError:
-    with pytest.raises(ProviderError) as info:
-        await call(provider, req)
-    return info.value
-
-
-def by_index(*replies: Reply | str) -> Callable[[FakeRequest], Reply | str]:
-    """Responder answering request i with replies[i] (the last one repeats)."""
-
-    def respond(req: FakeRequest) -> Reply | str:
-        return replies[min(req.index, len(replies) - 1)]
-
-    return respond
-
+fake = pytest.fixture(fake_server)
 
 # --------------------------------------------------------------------------- success
 
@@ -417,182 +355,6 @@ def test_anthropic_drops_refused_temperature(fake: FakeLLMServer) -> None:
     assert result.text == "ok" and result.attempts == 2
 
 
-# --------------------------------------------------------------------------- secrets
-
-
-def _leak_scenarios() -> list[tuple[str, Callable[[FakeRequest], Reply], dict[str, Any]]]:
-    def echo(status: int) -> Callable[[FakeRequest], Reply]:
-        def respond(req: FakeRequest) -> Reply:
-            auth = req.headers.get("authorization", "") + req.headers.get("x-api-key", "")
-            return Reply.error(status, f"Incorrect API key provided: {auth} ({PLANTED})")
-
-        return respond
-
-    return [
-        ("401-echo", echo(401), {}),
-        ("500-echo-exhausted", echo(500), {"max_retries": 1}),
-        ("timeout", lambda req: Reply("late", delay=1.0), {"timeout": 0.2, "max_retries": 0}),
-        ("disconnect", lambda req: Reply.disconnect(), {"max_retries": 0}),
-    ]
-
-
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("scenario", _leak_scenarios(), ids=[s[0] for s in _leak_scenarios()])
-def test_api_key_never_appears_in_errors(
-    fake: FakeLLMServer,
-    kind: str,
-    scenario: tuple[str, Callable[[FakeRequest], Reply], dict[str, Any]],
-) -> None:
-    _, responder, options = scenario
-    fake.responder = responder
-    provider = build(kind, fake, api_key=PLANTED, **options)
-    assert PLANTED not in repr(provider)
-    err = run(failing(provider))
-
-    texts = [
-        str(err),
-        repr(err),
-        "".join(traceback.format_exception(err)),
-        repr(vars(err)),
-    ]
-    for text in texts:
-        assert PLANTED not in text
-        assert "PLANTED" not in text
-    assert err.__cause__ is None and err.__context__ is None  # no SDK exception chained
-    assert fake.count() >= 1  # the key really was sent
-
-
-def test_redact() -> None:
-    assert redact(f"key={PLANTED}!", (PLANTED,)) == "key=***!"
-    assert "sk-ant-abcdef123456" not in redact("bad key sk-ant-abcdef123456")
-    assert "abcdefgh12345" not in redact("Authorization: Bearer abcdefgh12345")
-    assert redact("nothing secret", ("not-needed",)) == "nothing secret"
-
-
-# --------------------------------------------------------------------------- keys & config
-
-
-def test_missing_openai_key_names_the_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with pytest.raises(ProviderConfigError) as info:
-        OpenAIProvider("gpt-4o")
-    assert "OPENAI_API_KEY" in str(info.value) and info.value.kind == "config"
-
-
-def test_missing_anthropic_key_names_the_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    with pytest.raises(ProviderConfigError) as info:
-        make_provider(parse_judge_spec("anthropic:claude-3-5-sonnet-20241022"))
-    assert "ANTHROPIC_API_KEY" in str(info.value)
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_key_from_environment(
-    fake: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, kind: str
-) -> None:
-    # base_url=None means the provider's own endpoint, where its own key goes: here a registry
-    # entry like openai's or anthropic's whose own endpoint is the fake server.
-    base = REGISTRY[kind]
-    url = fake.openai_url if kind == "openai" else fake.anthropic_url
-    entry = dataclasses.replace(base, name=f"fake{kind}", key_env="FAKE_API_KEY", base_url=url)
-    monkeypatch.setitem(REGISTRY, entry.name, entry)
-    monkeypatch.setenv("FAKE_API_KEY", PLANTED)
-    cls = OpenAIProvider if kind == "openai" else AnthropicProvider
-    provider: Provider = cls("gpt-4o", entry=entry, **FAST)
-    run(call(provider))
-    (sent,) = fake.requests
-    assert PLANTED in sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
-    if kind == "openai":
-        assert sent.json["max_completion_tokens"] == 1024  # own endpoint: the entry's parameter
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_the_sdks_base_url_variables_do_not_move_a_provider(
-    monkeypatch: pytest.MonkeyPatch, kind: str
-) -> None:
-    # The SDKs read OPENAI_BASE_URL / ANTHROPIC_BASE_URL when given no URL; medjudge always
-    # gives one, so a provider for the official API calls the official API (the variables are
-    # honoured explicitly, in the spec: see tests/test_key_routing.py).
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
-    cls = OpenAIProvider if kind == "openai" else AnthropicProvider
-    provider = cls("m", api_key=PLANTED)
-    try:
-        assert str(provider.client.base_url).startswith(REGISTRY[kind].base_url or "-")
-    finally:
-        run(provider.aclose())
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_make_provider_with_url_and_a_named_key(fake: FakeLLMServer, kind: str) -> None:
-    url = fake.openai_url if kind == "openai" else fake.anthropic_url
-    spec = parse_judge_spec(f"{kind}:some-model@{url}")
-    keys = KeyRing(run_key=NamedKey("SOME_KEY", "--key-env", PLANTED))
-    provider = make_provider(spec, keys=keys, timeout=5, max_retries=0)
-    assert isinstance(provider, Provider)
-    assert provider.name == spec.name and provider.model == "some-model"
-    result = run(call(provider))
-    assert result.text == "OK"
-    (sent,) = fake.requests
-    assert sent.path == path_of(kind)
-    assert PLANTED in sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_make_provider_with_url_sends_no_default_key(fake: FakeLLMServer, kind: str) -> None:
-    url = fake.openai_url if kind == "openai" else fake.anthropic_url
-    spec = parse_judge_spec(f"{kind}:some-model@{url}")
-    keys = KeyRing(defaults={kind: NamedKey(f"{kind.upper()}_API_KEY", "env", PLANTED)})
-    assert run(call(make_provider(spec, keys=keys, timeout=5, max_retries=0))).text == "OK"
-    (sent,) = fake.requests
-    auth = sent.headers.get("authorization", "") + sent.headers.get("x-api-key", "")
-    assert PLANTED not in auth and "not-needed" in auth
-
-
-def test_anthropic_base_url_with_v1_is_tolerated(fake: FakeLLMServer) -> None:
-    provider = AnthropicProvider("m", base_url=fake.anthropic_url + "/v1/", **FAST)
-    assert run(call(provider)).text == "OK"
-    assert fake.requests[0].path == ANTHROPIC_PATH
-
-
-def test_make_provider_local_missing_file(tmp_path: Any) -> None:
-    spec = parse_judge_spec(f"local:{tmp_path / 'nope.gguf'}")
-    with pytest.raises(ProviderConfigError, match="not found"):
-        make_provider(spec)
-
-
-def test_closed_provider_refuses_and_close_is_idempotent(fake: FakeLLMServer) -> None:
-    closed: list[int] = []
-
-    async def scenario() -> ProviderError:
-        provider = OpenAIProvider(
-            "m", base_url=fake.openai_url, on_close=lambda: closed.append(1), **FAST
-        )
-        async with provider:
-            await provider.complete(ChatRequest.user("q"))
-        await provider.aclose()
-        with pytest.raises(ProviderError) as info:
-            await provider.complete(ChatRequest.user("q"))
-        return info.value
-
-    err = run(scenario())
-    assert err.kind == "closed" and closed == [1]
-
-
-def test_providers_module_is_light() -> None:
-    """Importing providers/specs pulls in neither SDK, xllamacpp nor textual."""
-    code = (
-        "import sys, medjudge.judging.llm.providers, medjudge.judging.llm.specs\n"
-        "heavy = [m for m in ('openai', 'anthropic', 'xllamacpp', 'textual') if m in sys.modules]\n"
-        "print(','.join(heavy))\n"
-    )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    assert out.stdout.strip() == ""
-
-
 # --------------------------------------------------------------------------- concurrency
 
 
@@ -652,147 +414,6 @@ def test_max_concurrency_limits_in_flight_requests() -> None:
         run(scenario())
         assert server.count() == 6
     assert state["peak"] == 2
-
-
-# --------------------------------------------------------------------------- retry helpers
-
-
-def test_parse_retry_after() -> None:
-    assert parse_retry_after({"Retry-After": "2"}) == 2.0
-    assert parse_retry_after({"retry-after": "0.5"}) == 0.5
-    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
-    assert parse_retry_after({"Retry-After": "soon"}) is None
-    assert parse_retry_after({}) is None and parse_retry_after(None) is None
-    date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
-    assert 25 <= (parse_retry_after({"Retry-After": date}) or 0) <= 31
-
-
-def test_backoff_delay() -> None:
-    assert backoff_delay(0, base=0.5, cap=30, rng=lambda: 0.0) == 0.25
-    assert backoff_delay(3, base=0.5, cap=30, rng=lambda: 0.999) == pytest.approx(4.0, rel=0.01)
-    assert backoff_delay(50, base=0.5, cap=30, rng=lambda: 0.999) <= 30
-    assert backoff_delay(0, base=0.5, cap=30, retry_after=2.0, rng=lambda: 0.0) == 2.0
-    assert 2.0 <= backoff_delay(0, base=0.5, cap=30, retry_after=2.0) <= 2.2
-    assert backoff_delay(0, base=0.5, cap=5, retry_after=60.0) == 5
-
-
-def test_chat_request_validation() -> None:
-    with pytest.raises(ValueError):
-        ChatRequest(messages=[])
-    with pytest.raises(ValueError):
-        ChatRequest(messages=[{"role": "robot", "content": "x"}])
-    with pytest.raises(ValueError):
-        ChatRequest.user("x", max_tokens=0)
-    with pytest.raises(ValueError):
-        ChatRequest.user("x", json_schema={"name": "has space", "schema": {}})
-    with pytest.raises(ValueError):
-        ChatRequest.user("x", json_schema={"name": "ok"})
-
-
-# --------------------------------------------------------------------------- specs
-
-
-@pytest.mark.parametrize(
-    ("text", "expected", "name"),
-    [
-        ("openai:gpt-4o", JudgeSpec("openai", "gpt-4o"), "openai:gpt-4o"),
-        (
-            "anthropic:claude-3-5-sonnet-20241022",
-            JudgeSpec("anthropic", "claude-3-5-sonnet-20241022"),
-            "anthropic:claude-3-5-sonnet-20241022",
-        ),
-        (
-            "openai:llama3@http://127.0.0.1:8000/v1",
-            JudgeSpec("openai", "llama3", base_url="http://127.0.0.1:8000/v1"),
-            "openai:llama3@http://127.0.0.1:8000/v1",
-        ),
-        (
-            "  OpenAI:llama3:8b@HTTP://LocalHost:8000/v1/  ",
-            JudgeSpec("openai", "llama3:8b", base_url="http://localhost:8000/v1"),
-            "openai:llama3:8b@http://localhost:8000/v1",
-        ),
-        (
-            "anthropic:claude-x@http://host:9000",
-            JudgeSpec("anthropic", "claude-x", base_url="http://host:9000"),
-            "anthropic:claude-x@http://host:9000",
-        ),
-        (
-            "anthropic:claude-3-5-sonnet@20240620",
-            JudgeSpec("anthropic", "claude-3-5-sonnet@20240620"),
-            "anthropic:claude-3-5-sonnet@20240620",
-        ),
-        (
-            "openai:m@https://[::1]:8443/v1",
-            JudgeSpec("openai", "m", base_url="https://[::1]:8443/v1"),
-            "openai:m@https://[::1]:8443/v1",
-        ),
-        (
-            "local:/models/SmolLM2-135M.Q4_1.gguf",
-            JudgeSpec("local", "SmolLM2-135M.Q4_1", path="/models/SmolLM2-135M.Q4_1.gguf"),
-            "local:/models/SmolLM2-135M.Q4_1.gguf",
-        ),
-        (
-            "local:models/tiny.gguf",
-            JudgeSpec("local", "tiny", path="models/tiny.gguf"),
-            "local:models/tiny.gguf",
-        ),
-        (
-            "local:/data/my model.GGUF",
-            JudgeSpec("local", "my model", path="/data/my model.GGUF"),
-            "local:/data/my model.GGUF",
-        ),
-        ("local:smollm2", JudgeSpec("local", "smollm2"), "local:smollm2"),
-    ],
-)
-def test_parse_valid_specs(text: str, expected: JudgeSpec, name: str) -> None:
-    spec = parse_judge_spec(text)
-    assert spec == expected
-    assert spec.name == name == str(spec)
-    assert parse_judge_spec(spec.name) == spec  # round trip
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("", "empty"),
-        ("   ", "empty"),
-        ("gpt-4o", "no provider"),
-        ("mistral:large", "unknown provider"),
-        ("openai:", "empty model"),
-        ("openai:   ", "empty model"),
-        ("openai:@http://127.0.0.1:8000/v1", "empty model"),
-        ("openai:llama3@", "empty server URL"),
-        ("openai:llama3@localhost:8000", "http:// or https://"),
-        ("openai:llama3@127.0.0.1:8000/v1", "http:// or https://"),
-        ("openai:llama3@ftp://host/v1", "http:// or https://"),
-        ("openai:llama3@http://", "no host"),
-        ("openai:llama3@http://host:99999/v1", "malformed"),
-        ("openai:llama3@http://host:port/v1", "malformed"),
-        ("openai:llama3@http://user:pw@host/v1", "credentials"),
-        ("openai:llama3@http://host/v1?key=1", "query"),
-        ("openai:two words", "whitespace"),
-        ("local:", "empty local"),
-        ("local:/models/model.bin", ".gguf"),
-        ("local:mistral", ".gguf"),
-    ],
-)
-def test_parse_invalid_specs(text: str, message: str) -> None:
-    with pytest.raises(SpecError, match=message):
-        parse_judge_spec(text)
-
-
-def test_spec_error_is_value_error_and_judgespec_validates() -> None:
-    assert issubclass(SpecError, ValueError)
-    with pytest.raises(SpecError):
-        JudgeSpec("cohere", "x")
-    with pytest.raises(SpecError):
-        JudgeSpec("openai", "")
-    with pytest.raises(SpecError):
-        JudgeSpec("local", "wrong", path="/m/right.gguf")
-    with pytest.raises(SpecError):
-        JudgeSpec("openai", "m", path="/m/x.gguf")
-    with pytest.raises(AttributeError):
-        parse_judge_spec("openai:gpt-4o").model = "other"  # type: ignore[misc]
 
 
 # --------------------------------------------------------------------------- the fake itself
