@@ -6,10 +6,14 @@ for."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+HOLD_MAX_S = 120.0
+"""The longest a held reply waits for its event: a client that never gives up gets the reply
+then (and its test fails on the text), rather than hanging the test."""
 OPENAI_CHAT_PATH = "/v1/chat/completions"
 ANTHROPIC_MESSAGES_PATH = "/v1/messages"
 
@@ -129,6 +133,9 @@ class Reply:
         output_tokens: Override the reported completion token count (default: word count).
         finish_reason: OpenAI ``finish_reason`` / Anthropic ``stop_reason`` override.
         drop: Close the connection without answering (simulates a connection error).
+        hold: Answer only once this event is set (at most :data:`HOLD_MAX_S`): a reply the
+            test releases after the client gave up, so that a timeout test never depends on
+            a delay outlasting the client's timeout on a slow machine.
     """
 
     text: str = ""
@@ -140,6 +147,13 @@ class Reply:
     output_tokens: int | None = None
     finish_reason: str | None = None
     drop: bool = False
+    hold: threading.Event | None = None
+
+    @classmethod
+    def held(cls, until: threading.Event, text: str = "too late") -> Reply:
+        """A reply held until ``until`` is set: the client times out first, however slow the
+        machine (a test sets the event once the client gave up)."""
+        return cls(text=text, hold=until)
 
     @classmethod
     def rate_limited(cls, retry_after: float = 0.1, *, ms: bool = False) -> Reply:

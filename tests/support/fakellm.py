@@ -25,8 +25,8 @@ Scripting::
         assert server.count("/v1/chat/completions") == 1
 
 Concurrency contract: the server is a ``ThreadingHTTPServer``; every connection is handled in
-its own daemon thread, so delays (``latency`` and ``Reply.delay``) sleep in that thread and do
-not serialise other requests (>= 64 concurrent requests are fine). ``responder`` is therefore
+its own daemon thread, so delays (``latency``, ``Reply.delay``, ``Reply.hold``) wait in that
+thread and do not serialise other requests (>= 64 concurrent requests are fine). ``responder`` is therefore
 called concurrently from several threads and must be thread-safe (pure functions of the
 request, or guard shared state with a lock). ``requests`` / ``count()`` are protected by an
 internal lock; ``requests`` returns a snapshot copy.
@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Self
 
 from .fake_messages import (
     ANTHROPIC_MESSAGES_PATH,
+    HOLD_MAX_S,
     OPENAI_CHAT_PATH,
     FakeRequest,
     Reply,
@@ -312,6 +313,8 @@ class FakeLLMServer:
         else:
             reply = Reply(text=f"Unknown path {request.method} {request.path}", status=404)
 
+        if reply.hold is not None:
+            reply.hold.wait(HOLD_MAX_S)
         wait = self.latency + reply.delay
         if wait > 0:
             time.sleep(wait)
