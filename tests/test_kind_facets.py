@@ -27,10 +27,10 @@ def test_every_kind_is_a_package_with_a_review_facet(name: str) -> None:
 
 
 def test_the_screen_composes_as_many_answer_panes_as_the_widest_kind() -> None:
-    from medjudge.tui.review.screen import ReviewScreen
+    from medjudge.tui.review.answer_panes import AnswerPanes
 
     widest = max(review_facet.facet(n).max_answers for n in kinds.NAMES)
-    assert ReviewScreen.answer_panes == widest
+    assert AnswerPanes.count == widest
 
 
 PROBE = """

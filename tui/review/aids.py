@@ -34,8 +34,7 @@ class ReviewerAids:
     if TYPE_CHECKING:  # provided by ReviewScreen / Screen
 
         def _status(self, saved: str | Text, state: str) -> None: ...
-        def _detail(self) -> None: ...
-        def _show_context(self) -> None: ...
+        def labels_changed(self) -> None: ...
         def show_index(self, index: int, *, cursor_unit: int | None = None) -> None: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
 
@@ -102,7 +101,7 @@ class ReviewerAids:
             except StudyError as exc:
                 self.notify(str(exc), title="mark not saved", severity="error", markup=False)
                 return
-            self._show_context()
+            self.labels_changed()
             self._status(
                 f"✓ document {text} marked as wrongly relied on"
                 if on
@@ -182,7 +181,7 @@ class ReviewerAids:
             self._status(f"✓ note on {what} saved" if answer.strip() else "✓ note removed", "saved")
             if self.view is not None and self.view.item.id == item_id:
                 self.view.notes = s.unit_notes()
-            self._detail()
+                self.labels_changed()
 
         self.app.push_screen(
             PromptDialog(

@@ -21,7 +21,6 @@ from medjudge.tui import render
 if TYPE_CHECKING:
     from medjudge.tui.rows import ItemView
     from medjudge.tui.session import ReviewSession
-    from medjudge.tui.widgets import UnitRows
 
 
 class LabelActions:
@@ -37,14 +36,8 @@ class LabelActions:
 
     if TYPE_CHECKING:  # provided by ReviewScreen / Screen
 
-        @property
-        def unit_list(self) -> UnitRows: ...
-
         def _status(self, saved: str | Text, state: str) -> None: ...
-        def _detail(self) -> None: ...
-        def _progress(self) -> None: ...
-        def _rerender(self, indices: set[int] | None = None) -> None: ...
-        def _bindings_changed(self) -> None: ...
+        def labels_changed(self) -> None: ...
         def _unread(self) -> bool: ...
         def show_index(self, index: int, *, cursor_unit: int | None = None) -> None: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
@@ -93,21 +86,18 @@ class LabelActions:
             render.lit(f"✎ changing {what} after the reveal: press its new label (Esc cancels)"),
             "pending",
         )
-        self._bindings_changed()
 
     def action_cancel_change(self) -> None:
         """Disarm a change armed with E; drop a value being built from several keys."""
         view = self.view
         if view is not None and view.composing:
             view.composing.clear()
-            self._rerender()
+            self.labels_changed()
             self._status(Text("started again: nothing was saved"), "info")
-            self._bindings_changed()
             return
         if self.changing is not None:
             self.changing = None
             self._status(Text("change cancelled"), "info")
-            self._bindings_changed()
 
     def _label_current(self, value: str) -> None:
         view = self.view
@@ -127,10 +117,8 @@ class LabelActions:
         if self.changing is not None:  # the one armed change is made; the item locks again
             self.changing = None
             status.append(" (changed after the reveal) · enter: next")
-            self._rerender()
+            self.labels_changed()
             self._status(status, "saved")
-            self._detail()
-            self._bindings_changed()
             return
         self._after_label(index, status)
 
@@ -148,14 +136,10 @@ class LabelActions:
             nxt = None
         if nxt is not None:
             self.cursor = nxt
-        self._rerender()
-        self.unit_list.set_cursor(self.cursor)
-        self._progress()
+        self.labels_changed()
         if stay:
             status.append(" · revealed · enter: next · E: change a label")
         self._status(status, "saved")
-        self._detail()
-        self._bindings_changed()
         if nxt is None and not stay:
             self._advance_after_item(status)
 
@@ -186,7 +170,7 @@ class LabelActions:
             partial, done = of_kind.compose(view.composing.get(unit, ""), value, len(item.slots))
             if not done:
                 view.composing[unit] = partial
-                self._rerender({self.cursor})
+                self.labels_changed()
                 shown = of_kind.partial_text(partial, len(item.slots))
                 self._status(
                     Text(f"● {shown}: the next answer's number (esc: start again)"), "pending"
@@ -206,16 +190,12 @@ class LabelActions:
             letter = view.rows[self.cursor].option or ""
         unit = next(r.unit for r in view.rows.head if r.option == letter)  # options lead
         view.toggle(unit.id, letter)
-        old = self.cursor
-        if view.rows[old].option != letter:
+        if view.rows[self.cursor].option != letter:
             self.cursor = next(i for i, r in enumerate(view.rows.head) if r.option == letter)
-            self.unit_list.set_cursor(self.cursor)
-        self._rerender(view.rows_of(unit.id))
+        self.labels_changed()
         self._status(
             Text("● ticks not saved yet: enter saves " + view.options_value(unit.id)), "pending"
         )
-        self._detail()
-        self._bindings_changed()
 
     def action_save_options(self) -> None:
         """Save the ticked options of the completeness criterion."""
@@ -247,12 +227,10 @@ class LabelActions:
             s.reload_labels()
             self.view.pending.pop(entry.saved.unit_id, None)
             self.cursor = self.view.row_of(entry.saved.unit_id)
-            self._rerender()
-            self.unit_list.set_cursor(self.cursor)
+            self.labels_changed()
         elif pos is not None:
             self.show_index(pos, cursor_unit=entry.saved.unit_id)
-        self._progress()
+        else:  # the item left the queue: its progress still counts the undo
+            self.labels_changed()
         back = undone.new_value if undone.new_value is not None else render.EMPTY
         self._status(Text("↶ undone; back to ") + render.lit(back), "info")
-        self._detail()
-        self._bindings_changed()

@@ -1,5 +1,12 @@
 """The review screen: one item at a time, one key per verdict.
 
+Its state is four reactives, and their watchers repaint what each one owns: ``view`` (the
+item on screen: the panes, the lists, the detail), ``cursor`` (the row under it, its detail and
+the keys that apply to it), ``changing`` (the one label armed for a change after the reveal:
+the keys) and ``revision`` (the reviewer's labels, ticks, notes or the reveal on this item
+changed: the rows, the context, the detail, the progress and the keys). Actions only change the
+session and these reactives; what they say goes to the status line.
+
 Label writes run on the main thread: :meth:`ReviewSession.vote` returns only after SQLite
 committed (``synchronous=FULL``), and only then does the status line say "saved". Keys are
 handled one after another, so a vote and the cursor move it causes finish before the next key
@@ -11,18 +18,20 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Container
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
 from medjudge import kinds
 from medjudge.kinds import review_facet
+from medjudge.kinds.review_facet import Shown
 from medjudge.store.db import StudyError
 from medjudge.tui import render
 from medjudge.tui.messages import StudyChanged
 from medjudge.tui.review import messages
 from medjudge.tui.review.aids import ReviewerAids
+from medjudge.tui.review.answer_panes import AnswerPanes
 from medjudge.tui.review.labels import LabelActions
 from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
 from medjudge.tui.rows import ItemView
@@ -43,8 +52,16 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
 
     BINDINGS = REVIEW_BINDINGS
 
-    answer_panes = review_facet.max_answer_panes()
-    """How many answer panes the screen composes: the most any registered kind shows."""
+    view: reactive[ItemView | None] = reactive(None, init=False, always_update=True, repaint=False)
+    """The item on screen (None: none yet, or an empty queue)."""
+    cursor: reactive[int] = reactive(0, init=False, repaint=False)
+    """The row under the cursor."""
+    changing: reactive[int | None] = reactive(None, init=False, repaint=False)
+    """The unit whose label the change key (E) armed on a done, revealed item; a label key
+    changes that one label, then the item is locked again."""
+    revision: reactive[int] = reactive(0, init=False, repaint=False)
+    """Goes up when the reviewer's labels, ticks or notes on the item, or what is revealed
+    of it, changed: what shows them is drawn again."""
 
     LabelSaved = messages.LabelSaved
     LabelUndone = messages.LabelUndone
@@ -55,11 +72,6 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         """A screen over one reviewer's session."""
         super().__init__()
         self.session = session
-        self.view: ItemView | None = None
-        self.cursor = 0
-        self.changing: int | None = None
-        """The unit whose label the change key (E) armed on a done, revealed item; a label
-        key changes that one label, then the item is locked again."""
         self._binding_key: tuple[object, ...] = ()
         self._settings_serial = 0
         """The app's settings serial this screen has shown (a change re-shows the item)."""
@@ -89,10 +101,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         yield Pane("Question", id="question")
         with Collapsible(title="Context documents (x)", id="context", collapsed=True):
             yield Static("", markup=False, id="context-text")
-        with Container(id="panes"):
-            for n in range(1, self.answer_panes + 1):
-                yield Pane("Answer", id=f"pane-{n}")
-            yield UnitRows("Entries", id="statements")
+        yield AnswerPanes(id="panes")
         yield UnitRows("Criteria", id="criteria")
         yield Pane("", id="detail")
         yield KeyFooter(compact=True, show_command_palette=False)
@@ -115,9 +124,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self.session.resume()
 
     @property
-    def answer_pane_widgets(self) -> list[Pane]:
-        """The answer panes, first shown first (those an item does not use are hidden)."""
-        return [self.query_one(f"#pane-{n}", Pane) for n in range(1, self.answer_panes + 1)]
+    def answer_panes(self) -> AnswerPanes:
+        """The pane stack: the answers, and the list beside them."""
+        return self.query_one(AnswerPanes)
 
     @property
     def unit_list(self) -> UnitRows:
@@ -132,32 +141,44 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._ahead = None
         self.changing = None
         s = self.session
-        item = s.load(index)
-        view = self.view = ItemView.of(s)
+        s.load(index)
+        view = ItemView.of(s)
         if s.reveal_if_due():
             view.refresh_reveal()
+        # the new item's cursor first, without its watcher (it would draw the old item's rows):
+        # showing the view draws them all
+        start = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
+        self.set_reactive(ReviewScreen.cursor, start)
+        self.view = view
+        note = s.note()
+        self._status(
+            f"{len(s.labels)}/{len(view.item.units)} labelled" + (" · has a note" if note else ""),
+            "saved" if s.complete() else "",
+        )
+        self.post_message(self.ItemShown(view.item.id))
+
+    # -- what each piece of state draws --------------------------------------------------------
+    def watch_view(self, view: ItemView | None) -> None:
+        """A new item: its question, answers, context and list, the cursor's row and detail."""
+        if view is None:
+            return
+        item = view.item
         kind = kinds.get(item.kind)
         facet = review_facet.facet(item.kind)
         asked = facet.question(item)
-        answers = facet.answers(item, s.settings.decline_phrases)
         question = self.query_one("#question", Pane)
         question.display = asked is not None
         if asked is not None:
             question.show(asked.text, title=asked.title)
-        for n, pane in enumerate(self.answer_pane_widgets):
-            pane.display = n < len(answers)
-            if pane.display:
-                pane.show_answer(answers[n].text, answers[n].title)
+        self.answer_panes.show(facet.answers(item, self.session.settings.decline_phrases))
         entries = self.query_one("#statements", UnitRows)
         entries.display = kind.lists_entries
         if kind.lists_entries:
             entries.border_title = kind.listed_title
         self.query_one("#criteria").display = not kind.lists_entries
         self._show_context()
-        self.cursor = view.row_of(cursor_unit) if cursor_unit is not None else view.start_row()
-        self.unit_list.set_rows(
-            len(view.rows), lambda i: view.render_row(i, self.cursor), self.cursor
-        )
+        cursor = self.cursor
+        self.unit_list.set_rows(len(view.rows), lambda i: view.render_row(i, self.cursor), cursor)
         focused = self.focused
         if (
             focused is None
@@ -166,15 +187,41 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             or (isinstance(focused, UnitRows) and focused is not self.unit_list)
         ):
             self.unit_list.focus()
-        note = s.note()
-        self._status(
-            f"{len(s.labels)}/{len(item.units)} labelled" + (" · has a note" if note else ""),
-            "saved" if s.complete() else "",
-        )
         self._detail()
         self._progress()
         self._bindings_changed()
-        self.post_message(self.ItemShown(item.id))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        """The rows the cursor left and reached, the detail, the keys that apply."""
+        view = self.view
+        if view is None or not view.rows:
+            return
+        units = [view.rows[i].unit.id for i in (old, new) if 0 <= i < len(view.rows)]
+        for i in sorted(view.rows_of(*units)):
+            self.unit_list.set_row(i, view.render_row(i, new))
+        self.unit_list.set_cursor(new)
+        self._detail()
+        self._bindings_changed()
+
+    def watch_changing(self) -> None:
+        """Armed or disarmed: the keys that apply (E, esc) change."""
+        self._bindings_changed()
+
+    def watch_revision(self) -> None:
+        """The labels, ticks, notes or reveal changed: every row, the context, the detail,
+        the progress and the keys."""
+        if self.view is None:
+            return
+        self._show_context()
+        self.unit_list.redraw()
+        self.unit_list.set_cursor(self.cursor)
+        self._detail()
+        self._progress()
+        self._bindings_changed()
+
+    def labels_changed(self) -> None:
+        """Say that the item's labels, ticks, notes or reveal changed (:attr:`revision`)."""
+        self.revision += 1
 
     @on(Pane.Drawn)
     def _after_frame(self, event: Pane.Drawn) -> None:
@@ -255,11 +302,9 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             why = f"no items in batch {self.session.batch!r}" + (
                 " assigned to you" if self.session.assigned_only else ""
             )
-        for pane in self.answer_pane_widgets[1:]:
-            pane.display = False
         for pane_id in ("#statements", "#criteria", "#context", "#question"):
             self.query_one(pane_id).display = False
-        self.query_one("#pane-1", Pane).show(Text(f"Nothing to review: {why}."), title="Queue")
+        self.answer_panes.show_nothing(Shown("Queue", Text(f"Nothing to review: {why}.")))
         self._status("", "")
 
     def _status(self, saved: str | Text, state: str) -> None:
@@ -296,7 +341,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         s = self.session
         if not s.settings.require_reading or s.item is None or self.read_to_end == s.item.id:
             return False
-        unread = [p for p in self.answer_pane_widgets if p.display and not p.seen_to_end]
+        unread = self.answer_panes.unread()
         if not unread:
             return False
         self._status(
@@ -331,18 +376,6 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
                 render.context_text(item, kinds=show_kinds, marked=self.session.marked_documents())
             )
         )
-
-    def _rerender(self, indices: set[int] | None = None) -> None:
-        view = self.view
-        if view is None:
-            return
-        if indices is None:
-            self._show_context()
-        if indices is None:
-            self.unit_list.redraw()
-            return
-        for i in sorted(indices):
-            self.unit_list.set_row(i, view.render_row(i, self.cursor))
 
     def _bindings_changed(self) -> None:
         view = self.view
@@ -416,12 +449,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         if new == self.cursor:
             return
         self.changing = None  # an armed change belongs to the row it was armed on
-        old_unit, new_unit = view.rows[self.cursor].unit.id, view.rows[new].unit.id
         self.cursor = new
-        self._rerender(view.rows_of(old_unit, new_unit))
-        self.unit_list.set_cursor(new)
-        self._detail()
-        self._bindings_changed()
 
     def action_continue_on(self) -> None:
         """Enter: on to the next item, always (a revealed item's labels stay as they are)."""
@@ -484,8 +512,6 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         s.reload_labels()
         s.reveal_if_due()
         self.view.refresh_reveal()
-        self._rerender()
-        self._detail()
-        self._progress()
+        self.labels_changed()
         if added:  # the left side counts the longer queue; the right side says why
             self._status(f"{added} new item{'s' if added != 1 else ''} in your queue", "info")
