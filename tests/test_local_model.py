@@ -16,7 +16,7 @@ import pytest
 
 from medjudge.judging.llm.local_server import find_smollm2_gguf
 
-from .support.local_model_process import ServedModel, run_provider
+from .support.local_model_process import CLIENT_TIMEOUT_S, ServedModel, run_provider
 
 pytestmark = pytest.mark.model
 
@@ -60,7 +60,10 @@ def test_openai_client_with_json_schema(server: ServedModel) -> None:
 
     async def ask() -> str:
         async with openai.AsyncOpenAI(
-            base_url=server.base_url_openai, api_key="not-needed", max_retries=0, timeout=60
+            base_url=server.base_url_openai,
+            api_key="not-needed",
+            max_retries=0,
+            timeout=CLIENT_TIMEOUT_S,
         ) as client:
             messages: list[ChatCompletionMessageParam] = [
                 {"role": "system", "content": "Answer in JSON."},
@@ -90,7 +93,10 @@ def test_anthropic_client(server: ServedModel) -> None:
 
     async def ask() -> str:
         async with anthropic.AsyncAnthropic(
-            base_url=server.base_url_anthropic, api_key="not-needed", max_retries=0, timeout=60
+            base_url=server.base_url_anthropic,
+            api_key="not-needed",
+            max_retries=0,
+            timeout=CLIENT_TIMEOUT_S,
         ) as client:
             message = await client.messages.create(
                 model=server.model,

@@ -20,6 +20,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+CLIENT_TIMEOUT_S = 300.0
+"""The clients' timeout: the tests' own, generous one (a loaded machine decodes slowly; the
+tests are not about timeouts)."""
+
 
 class ServedModel:
     """The model served by a child process; the tests reach it over HTTP as before."""
@@ -69,7 +73,9 @@ def run_provider(gguf: Path, schema: dict[str, object]) -> dict[str, Any]:
 def _serve(gguf: Path) -> None:
     from medjudge.judging.llm.local_server import LocalModelServer
 
-    with LocalModelServer(gguf, n_ctx=2048, n_threads=2) as server:
+    # one thread: llama.cpp's threads wait for each other spinning, which on a busy machine
+    # (more runnable processes than cores) made a short reply take minutes
+    with LocalModelServer(gguf, n_ctx=2048, n_threads=1) as server:
         served = {
             "openai": server.base_url_openai,
             "anthropic": server.base_url_anthropic,
@@ -85,7 +91,9 @@ def _provider(gguf: Path, schema: dict[str, object]) -> dict[str, Any]:
     from medjudge.judging.llm.specs import parse_judge_spec
 
     spec = parse_judge_spec(f"local:{gguf}")
-    provider = make_provider(spec, timeout=60, max_retries=0, local_n_ctx=1024)
+    provider = make_provider(
+        spec, timeout=CLIENT_TIMEOUT_S, max_retries=0, local_n_ctx=1024, local_n_threads=1
+    )
 
     async def ask() -> tuple[str, int, int]:
         try:
