@@ -132,7 +132,7 @@ def test_review_over_ssh_survives_an_abrupt_disconnect(sshd: SSHServer, tmp_path
     home.mkdir()
     term = Terminal(sshd.command(_remote_review(path, home)), home, 80, 24)
     try:
-        term.wait(lambda s: "p0" in s and "a A" in s, "the app over ssh", timeout=30)
+        term.wait(lambda s: "p0" in s and "a A" in s, "the app over ssh")
         term.keys(*"abtnab")  # item p0, all six criteria
         term.wait(lambda s: s.lstrip().startswith("p1"), "item p1")
         term.keys(*"tta")  # half of p1
@@ -167,7 +167,7 @@ def test_review_over_ssh_survives_an_abrupt_disconnect(sshd: SSHServer, tmp_path
         again.keys(*"nab")
         again.wait(lambda s: s.lstrip().startswith("p2"), "item p2")
         again.keys("q")
-        again.wait_closed(timeout=20)
+        again.wait_closed()
     finally:
         again.kill()
     assert len(labels(path, "ssh-doc")) == 12

@@ -15,8 +15,14 @@ import pytest
 NEEDS_TMUX = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
+WAIT_S = 120.0
+"""How long a wait for the screen may last before the test fails: an event (what the screen
+shows), never a pause; the bound only ends a test that would wait forever, so it is generous
+(a loaded machine starts the app and paints later, never wrongly)."""
+
+
 def tmux(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20)
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=WAIT_S)
 
 
 class Terminal:
@@ -26,8 +32,12 @@ class Terminal:
         self.name = f"mj-e2e-{uuid.uuid4().hex[:8]}"
         # tmux may apply -x/-y to a detached session just after the command starts; a program
         # that starts faster than that reads 80×24 and can miss the resize. Start it once the
-        # pane has its size.
-        env = f"sleep 0.3; env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
+        # pane has its size (waited for, not a pause a loaded machine may outlast).
+        size = shlex.quote(f"{height} {width}")
+        env = (
+            f'until [ "$(stty size)" = {size} ]; do sleep 0.05; done; '
+            f"env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
+        )
         r = tmux(
             "new-session",
             "-d",
@@ -47,7 +57,7 @@ class Terminal:
     def alive(self) -> bool:
         return tmux("has-session", "-t", self.name).returncode == 0
 
-    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
+    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = WAIT_S) -> str:
         deadline = time.monotonic() + timeout
         while True:
             text = self.screen()
@@ -61,7 +71,7 @@ class Terminal:
         for key in keys:
             tmux("send-keys", "-t", self.name, key)
 
-    def wait_closed(self, timeout: float = 20.0) -> None:
+    def wait_closed(self, timeout: float = WAIT_S) -> None:
         deadline = time.monotonic() + timeout
         while self.alive():
             assert time.monotonic() < deadline, "the app did not quit"
