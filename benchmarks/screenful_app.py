@@ -2,9 +2,18 @@
 layout made of stock Textual widgets (Statics in bordered panes, a footer), no medjudge. On
 ``]`` it shows the next item's texts (the same question and answers as the benchmark's study)
 in every pane; on ``a``, a label in the list, the detail and the status line. What Textual
-itself costs for the same change of the screen as the review app's."""
+itself costs for the same change of the screen as the review app's.
+
+With ``--save STUDY`` it also commits each label before it shows it, as the review app does: one
+row into the table ``screenful_votes`` of that SQLite file, in WAL mode with
+``synchronous=FULL`` (the review app's settings), so the write waits for the same disk and
+the same lock as the review sessions' and the judge's writes. The bare and the saving variants
+side by side tell drawing from saving."""
 
 from __future__ import annotations
+
+import sqlite3
+import sys
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
@@ -24,6 +33,14 @@ class Screenful(App[None]):
     #rows { height: 8; }
     #detail { height: 2; }
     """
+
+    def __init__(self, save: str | None = None) -> None:
+        super().__init__()
+        self.db: sqlite3.Connection | None = None
+        if save is not None:
+            self.db = sqlite3.connect(save, isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = FULL")
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -72,10 +89,17 @@ class Screenful(App[None]):
             self.i, self.votes = self.i + 1, []
             self.show()
         elif event.character == "a":
+            if self.db is not None:  # committed before the screen says saved
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute(
+                    "INSERT INTO screenful_votes (item, criterion, value) VALUES (?, ?, 'A')",
+                    (self.i, CRITERIA[len(self.votes)]),
+                )
+                self.db.execute("COMMIT")
             self.votes.append("A")
             self._set("status", f"✓ saved {CRITERIA[len(self.votes) - 1]} = A")
             self.rows()
 
 
 if __name__ == "__main__":
-    Screenful().run()
+    Screenful(sys.argv[2] if sys.argv[1:2] == ["--save"] else None).run()
