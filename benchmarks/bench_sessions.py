@@ -245,7 +245,7 @@ def _measure(folder: Path) -> dict[str, Any]:
             )
             _wait_all(tmux, reviewers, "q000", 120)
             _wait_all(tmux, bares, "count 0", 30)
-            _wait_all(tmux, SCREENFUL, "q000", 30)
+            _wait_all(tmux, list(SCREENFUL), "q000", 30)
             out["startup_s"] = time.monotonic() - t0
             pids = {name: tmux.pid(name) for name in [*reviewers, *bares, *SCREENFUL]}
             for name, pid in pids.items():
