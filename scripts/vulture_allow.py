@@ -76,7 +76,6 @@ _.per_item_note
 _.consensus_accuracy
 _.per_item_reviewers
 _.per_item_judges
-_.win_notes
 _.rubric_graders
 _.rubric_coverage
 _.medrgb_abstentions
@@ -173,5 +172,6 @@ _.UNSTABLE_NOTE  # judging/report/text.py: never read
 _.judge_view  # judging/report/text.py: Headline.judge_view, set and never read
 
 # the report's templates call these to draw a kind's own sections (report.html.j2)
-_.by_key
+_.by_anchor
 _.is_kind_section
+_.folded  # a kind section's folded tables (report.html.j2)

@@ -62,3 +62,11 @@ def test_commands_that_draw_nothing_load_no_review_facet(tmp_path: Path, args: l
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.strip().splitlines()[-1]) == [], " ".join(args)
+
+
+@pytest.mark.parametrize("name", kinds.NAMES)
+def test_every_kind_has_a_report_facet(name: str) -> None:
+    from medjudge.judging.report.kind_sections import of_kind
+
+    assert (KINDS_DIR / name / "report.py").is_file(), f"{name}: no kinds/{name}/report.py"
+    assert of_kind(name), f"{name}: its report facet declares no section"

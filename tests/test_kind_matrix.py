@@ -120,10 +120,35 @@ def test_report_in_every_format(
     from medjudge.judging.report.kind_sections import of_kind
 
     for section in of_kind(name):
-        said = section.title if fmt in ("md", "html") else section.key
+        said = {"md": section.title, "html": section.title, "csv": section.csv_section}.get(
+            fmt, section.key
+        )
         assert said in text, f"{name}: its section {section.key!r} is not in the {fmt} report"
         if fmt == "json":
             assert json.loads(text)[section.key], f"{name}: its {section.key!r} section is empty"
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_each_section_of_the_kind_in_every_report_format(
+    studies: dict[str, Path], name: str
+) -> None:
+    """Every report section of the kind (its report facet) is in each format: the JSON key
+    (not empty), the Markdown heading, the HTML section's anchor and the CSV ``section``."""
+    from medjudge.judging.report.build import ReportOptions, build_report, render
+    from medjudge.judging.report.kind_sections import of_kind
+
+    with Study.open(studies[name]) as study:
+        report = build_report(study, ReportOptions(n_boot=20))
+    as_json = json.loads(render(report, "json"))
+    md = render(report, "md").splitlines()
+    html = render(report, "html")
+    csv_sections = {row["section"] for row in csv.DictReader(render(report, "csv").splitlines())}
+    assert of_kind(name), f"{name}: no report section"
+    for s in of_kind(name):
+        assert as_json.get(s.key), f"{name}: JSON {s.key!r} missing or empty"
+        assert f"## {s.title}" in md, f"{name}: no Markdown heading {s.title!r}"
+        assert f'<section id="{s.anchor}"><h2>{s.title}</h2>' in html, f"{name}: {s.anchor!r}"
+        assert s.csv_section in csv_sections, f"{name}: no CSV section {s.csv_section!r}"
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,9 @@ criterion: raters, counts and ``comparisons``, see :func:`.views.criterion_compa
 ``adjudication``, ``consistency``, ``judges`` (every judge version side by side),
 ``alt_test`` (the alternative annotator test of each judge version, per criterion),
 ``anchoring``, ``consensus``, ``gold``, ``exclusions``, ``retired`` (items retired with
-``medjudge retire``: in no figure, listed; absent when none is), ``win_rates``, ``audit``
-(corrected figures from a random physician sample; left out without a sample), ``ratings``
-and ``notes``; and each kind's own sections (``kqa``, ``medrgb``, ``rubric``, ``ranking``:
+``medjudge retire``: in no figure, listed; absent when none is), ``audit`` (corrected figures
+from a random physician sample; left out without a sample) and ``notes``; and each kind's own
+sections (``win_rates``, ``kqa``, ``ratings``, ``medrgb``, ``rubric``, ``ranking``:
 :mod:`.kind_sections`).
 """
 
@@ -35,7 +35,7 @@ from medjudge.judging.analysis.gold import gold_accuracy
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.judge_versions import judges_section
 from medjudge.judging.analysis.ledger import per_item_effort
-from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE, rating_means, win_rates
+from medjudge.judging.analysis.metrics import BENEFIT_NOTE, RISK_NOTE
 from medjudge.judging.analysis.records import record, records
 from medjudge.judging.analysis.study_data import (
     MAJORITY,
@@ -298,11 +298,9 @@ def build_report(
         gold=gold_accuracy(study, data, options.confidence),
         exclusions=exclusions(data),
         retired=retired(data),
-        win_rates=win_rates(data, options.confidence),
         audit=audit_section(
             study, data, confidence=options.confidence, target=options.target_halfwidth
         ),
-        ratings=rating_means(data, options.confidence),
         notes=Notes(
             majority=f"'{MAJORITY}': the label held by more than half of the reviewers who "
             "labelled the unit",

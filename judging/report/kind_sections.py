@@ -3,15 +3,16 @@ its sections once, and every report format loops over them — the JSON key, the
 HTML headings, notes and tables (one generic table macro), the HTML navigation and the CSV
 rows all come from the :class:`KindSection`.
 
-A section's figures are a typed record (:class:`~medjudge.judging.analysis.records.Record`);
-the report's model gets one optional field per section, named by its key, so the JSON reads
-``"ranking": {…}`` beside the built-in sections and is absent from a study without such items.
+A section's figures are a typed record (:class:`~medjudge.judging.analysis.records.Record`),
+or a list of them (``many``); the report's model gets one field per section, named by its key,
+so the JSON reads ``"ranking": {…}`` beside the built-in sections and is absent from a study
+without such items (a list section: ``[]``).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -43,13 +44,15 @@ class KindSection:
     """One report section of a kind."""
 
     key: str
-    """The JSON key, the HTML anchor and the CSV ``section`` column (``ranking``)."""
+    """The JSON key, and the HTML anchor and the CSV ``section`` column unless those are
+    given (``ranking``)."""
     title: str
     """The heading."""
     record: type[Record]
-    """The section's figures (the report model's field type)."""
-    build: Callable[[SectionInputs], Record | None]
-    """The figures of a study (None: the study has nothing for the section)."""
+    """The section's figures (the report model's field type; a list of them if ``many``)."""
+    build: Callable[[SectionInputs], Record | Sequence[Record] | None]
+    """The figures of a study (None, or an empty list: the study has nothing for the
+    section)."""
     notes: Callable[[Any], list[str]]
     """Paragraphs before the tables: medjudge's words (plain text, escaped by each format)."""
     tables: Callable[[Any], list[Table]]
@@ -59,8 +62,21 @@ class KindSection:
     charts: Callable[[Any], list[Chart]] = field(default=lambda record: [])
     """The HTML report's charts of the section, before its tables."""
     always_in_json: bool = False
-    """Whether the JSON report holds the key (``null``) in a study without such items too
-    (the sections that were there before kinds brought their own)."""
+    """Whether the JSON report holds the key (``null``; ``[]`` if ``many``) in a study without
+    such items too (the sections that were there before kinds brought their own)."""
+    many: bool = False
+    """Whether the figures are a list of ``record`` (the JSON key holds a list)."""
+    anchor: str = ""
+    """The HTML section's anchor (the key when empty)."""
+    csv_section: str = ""
+    """The CSV ``section`` of the section's rows (the key when empty; a section may write
+    further ones, such as ``kqa_answer``)."""
+    folded: str = ""
+    """The HTML report shows the section's tables folded, under this summary (empty: open)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "anchor", self.anchor or self.key)
+        object.__setattr__(self, "csv_section", self.csv_section or self.key)
 
 
 @cache
@@ -87,22 +103,24 @@ def kind_sections() -> tuple[KindSection, ...]:
     return tuple(out)
 
 
-def present(report: object) -> list[tuple[KindSection, Record]]:
-    """The kind sections a report holds, with their records."""
-    return [(s, rec) for s in kind_sections() if (rec := getattr(report, s.key, None)) is not None]
+def present(report: object) -> list[tuple[KindSection, Record | Sequence[Record]]]:
+    """The kind sections a report holds (an empty list section is none), with their figures."""
+    return [(s, rec) for s in kind_sections() if (rec := record(report, s.key)) is not None]
 
 
-def by_key(key: str) -> KindSection:
-    """The section with this key."""
-    return next(s for s in kind_sections() if s.key == key)
+def by_anchor(anchor: str) -> KindSection:
+    """The section with this HTML anchor."""
+    return next(s for s in kind_sections() if s.anchor == anchor)
 
 
-def is_kind_section(key: str) -> bool:
-    """Whether ``key`` names a kind's section (the HTML report's section dispatch)."""
-    return any(s.key == key for s in kind_sections())
+def is_kind_section(anchor: str) -> bool:
+    """Whether ``anchor`` is a kind section's (the HTML report's section dispatch)."""
+    return any(s.anchor == anchor for s in kind_sections())
 
 
-def record(report: object, key: str) -> Record | None:
+def record(report: object, key: str) -> Record | Sequence[Record] | None:
     """The figures of the kind section ``key`` in a report (None: the study has none)."""
-    found: Record | None = getattr(report, key, None)
+    found: Record | Sequence[Record] | None = getattr(report, key, None)
+    if isinstance(found, list) and not found:
+        return None
     return found

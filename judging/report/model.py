@@ -10,6 +10,7 @@ raw here; each format escapes it.
 from __future__ import annotations
 
 from functools import cache
+from types import GenericAlias
 from typing import Any
 
 from pydantic import Field
@@ -29,9 +30,7 @@ from medjudge.judging.analysis.records_sections import (
     ExclusionsSection,
     JudgesSection,
     PerItemEffort,
-    RatingRow,
     RetiredSection,
-    WinRateRow,
 )
 
 
@@ -213,31 +212,33 @@ class Report(Record):
     retired: RetiredSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Items retired from the study (``medjudge retire``), each with who, when and why (absent
     when none is)."""
-    win_rates: list[WinRateRow]
     audit: AuditSection | None = Field(default=None, exclude_if=lambda v: v is None)
     """Corrected figures (judge audit): only in a study with a recorded random sample (so a
     study without one reports exactly as before)."""
-    ratings: list[RatingRow]
     notes: Notes
 
 
 @cache
 def report_model() -> type[Report]:
     """:class:`Report` with one optional field per kind section (:mod:`.kind_sections`), named
-    by its key: absent from the JSON of a study without such items. Made when first asked for:
+    by its key: absent from the JSON of a study without such items (unless the section is
+    ``always_in_json``: ``null``, a list section ``[]``). Made when first asked for:
     the kinds' sections import the report's cells and wording, which import this module."""
     from pydantic import create_model
 
     from .kind_sections import kind_sections
 
-    fields: dict[str, Any] = {
-        s.key: (
-            s.record | None,
-            Field(default=None)
-            if s.always_in_json
-            else Field(default=None, exclude_if=lambda v: v is None),
-        )
-        for s in kind_sections()
-    }
+    fields: dict[str, Any] = {}
+    for s in kind_sections():
+        if s.many:
+            hidden = None if s.always_in_json else (lambda v: not v)
+            fields[s.key] = (
+                GenericAlias(list, (s.record,)),
+                Field(default_factory=list, exclude_if=hidden),
+            )
+        elif s.always_in_json:
+            fields[s.key] = (s.record | None, Field(default=None))
+        else:
+            fields[s.key] = (s.record | None, Field(default=None, exclude_if=lambda v: v is None))
     model: type[Report] = create_model("Report", __base__=Report, **fields)
     return model

@@ -1,5 +1,6 @@
 """Report tables of the sections beyond agreement: adjudication, judge consistency,
-anchoring, consensus, gold, effort, win rates, K-QA, ratings, protocol and MedRGB.
+anchoring, consensus, gold, effort, exclusions, retired items and protocol (a kind's own
+sections bring their tables: :mod:`.kind_sections`).
 
 Each function turns one part of the report dict into a :class:`~.cells.Table` that the
 Markdown and HTML renderers place; agreement tables are in :mod:`.tables`.
@@ -7,10 +8,9 @@ Markdown and HTML renderers place; agreement tables are in :mod:`.tables`.
 
 from __future__ import annotations
 
-from medjudge.judging.analysis.records import ConsensusRow, SourceMean
+from medjudge.judging.analysis.records import ConsensusRow
 from medjudge.judging.analysis.records_sections import (
     ExclusionsSection,
-    RatingRow,
     RetiredSection,
 )
 from medjudge.judging.report.cells import (
@@ -21,7 +21,6 @@ from medjudge.judging.report.cells import (
     Concat,
     Count,
     Duration,
-    Est,
     Label,
     Money,
     Number,
@@ -31,7 +30,7 @@ from medjudge.judging.report.cells import (
 )
 
 from .model import Effort, Protocol, Report
-from .tables import _BY_MODEL, _by_model, _cols, _metric, _table
+from .tables import _cols, _metric, _table
 
 
 def adjudicated(report: Report) -> Table:
@@ -200,33 +199,6 @@ def per_item_judges(e: Effort) -> Table:
         for r in p.judges
     )
     return _table("Judge cost per item", columns, rows)
-
-
-def win_notes(report: Report) -> list[tuple[str, str]]:
-    """``(criterion, note)`` once per criterion with win rates: how wins are counted."""
-    return list(dict.fromkeys((r.criterion, r.note) for r in report.win_rates))
-
-
-def win_rates(report: Report) -> Table:
-    """Win / tie / loss / neither shares per criterion, rater and model."""
-    columns = _cols(*_BY_MODEL, "Win", "Tie", "Loss", "Neither", numeric=range(3, 8))
-    rows = (
-        (*_by_model(r, s), *[Est(o, pct=True) for o in (s.win, s.tie, s.loss, s.neither)])
-        for r in report.win_rates
-        for s in r.sources
-    )
-    return _table("Win rates", columns, rows)
-
-
-def ratings(recs: list[RatingRow]) -> Table:
-    """Rating means per criterion and rater, over all models and per model."""
-    columns = _cols(*_BY_MODEL, "Mean [95% CI]", "SD", numeric=(3, 4, 5))
-    rows = (
-        (*_by_model(r, s), Est(s), Number(s.sd))
-        for r in recs
-        for s in [SourceMean(source="all models", **r.overall.model_dump()), *r.sources]
-    )
-    return _table("Rating means", columns, rows)
 
 
 def judges(p: Protocol) -> Table:

@@ -16,9 +16,7 @@ from medjudge.judging.analysis.records import (
     Comparison,
     GroupComparison,
     PairComparison,
-    SourceMean,
 )
-from medjudge.judging.analysis.records_sections import RatingRow, SourceWins, WinRateRow
 from medjudge.judging.report.cells import (
     ByFormat,
     Cell,
@@ -52,14 +50,6 @@ _PAIR = ("View", "Rater A", "Rater B")
 def _pair(r: Comparison) -> tuple[Cell, ...]:
     """The view and the two raters of a comparison record."""
     return Text(rt.VIEW_NAMES[r.view]), Text(r.rater_a), Text(r.rater_b)
-
-
-_BY_MODEL = ("Criterion", "Rater", "Model", "n")
-
-
-def _by_model(r: WinRateRow | RatingRow, s: SourceWins | SourceMean) -> tuple[Cell, ...]:
-    """Criterion and rater of a record, model and n of one of its per-model figures."""
-    return Text(r.criterion), Text(r.rater), Text(s.source), Count(s.n)
 
 
 def summary(report: Report) -> Table:

@@ -63,7 +63,6 @@ def environment() -> jinja2.Environment:
         kappa_chart=format_html.kappa_chart,
         heatmaps=format_html.heatmaps,
         consistency_chart=format_html.consistency_chart,
-        win_chart=format_html.win_chart,
         sections=format_html.sections,
         ks=kind_sections,
     )

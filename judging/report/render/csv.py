@@ -42,7 +42,7 @@ from medjudge.judging.report import kind_sections
 from medjudge.judging.report.model import Report
 
 from .csv_rows import COLUMNS, figure_row, plain_line, with_reason
-from .csv_sections import _effort, _exclusions, _ratings, _retired
+from .csv_sections import _effort, _exclusions, _retired
 
 
 def _comparisons(report: Report) -> Iterator[list[str]]:
@@ -332,26 +332,6 @@ def _consistency(report: Report) -> Iterator[list[str]]:
             yield figure_row("consistency", k.criterion, rater_a=k.judge, metric=key, value=count)
 
 
-def _win_rates(report: Report) -> Iterator[list[str]]:
-    for w in report.win_rates:
-        for s in w.sources:
-            for o, share in (
-                ("win", s.win),
-                ("tie", s.tie),
-                ("loss", s.loss),
-                ("neither", s.neither),
-            ):
-                yield figure_row(
-                    "win_rate",
-                    w.criterion,
-                    f"source={s.source}",
-                    w.rater,
-                    s.source,
-                    o,
-                    share,
-                )
-
-
 def _audit(report: Report) -> Iterator[list[str]]:
     """Section ``audit`` (corrected figures): per criterion and source (``rater_b``), metric
     ``win``/``tie``/``loss`` (or ``win_difference`` with ``rater_b`` = ``A − B``) for each of
@@ -407,13 +387,11 @@ def _other(report: Report) -> Iterator[list[str]]:
     yield from _judges(report)
     yield from _alt_test(report)
     yield from _reviewer_position(report)
-    yield from _win_rates(report)
     yield from _audit(report)
     for section, record in kind_sections.present(report):
         yield from section.csv_rows(record)
     yield from _exclusions(report)
     yield from _retired(report)
-    yield from _ratings(report)
     yield from _effort(report)
 
 

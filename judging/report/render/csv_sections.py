@@ -1,5 +1,5 @@
 """The CSV report's rows of the closing sections: the answers excluded as abstentions, retired
-items, rating means and reviewer effort (a kind's own sections write their rows themselves:
+items and reviewer effort (a kind's own sections write their rows themselves:
 :mod:`medjudge.judging.report.kind_sections`)."""
 
 from __future__ import annotations
@@ -31,21 +31,6 @@ def _retired(report: Report) -> Iterator[list[str]]:
     for r in rr.items:
         yield plain_line("retired", r.kind, r.item, r.by, r.at, "retired", 1, None, None, None,
                     r.reason, None)  # fmt: skip
-
-
-def _ratings(report: Report) -> Iterator[list[str]]:
-    for rr in report.ratings:
-        yield figure_row("rating_mean", rr.criterion, "all", rr.rater, None, "mean", rr.overall)
-        for sm in rr.sources:
-            yield figure_row(
-                "rating_mean",
-                rr.criterion,
-                f"source={sm.source}",
-                rr.rater,
-                sm.source,
-                "mean",
-                sm,
-            )
 
 
 def _effort(report: Report) -> Iterator[list[str]]:

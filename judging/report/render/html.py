@@ -16,7 +16,7 @@ from medjudge.judging.report import kind_sections
 from medjudge.judging.report import tables as tb
 from medjudge.judging.report import text as rt
 from medjudge.judging.report.chart_shapes import Chart
-from medjudge.judging.report.charts import COLORS, ForestRow, bars, forest, heatmap, stacked
+from medjudge.judging.report.charts import COLORS, ForestRow, bars, forest, heatmap
 from medjudge.judging.report.model import CriterionSection, Report
 from medjudge.store.literal import plural, printable
 
@@ -134,33 +134,6 @@ def consistency_chart(report: Report) -> Chart | None:
     return bars(points, title="Judge inconsistency (share of verdicts, 95% Wilson intervals)")
 
 
-def win_chart(report: Report) -> Chart | None:
-    """Win / tie / neither / loss per model: the reviewers' majority (where there is one)
-    and the judges; the table under it has every rater."""
-    recs = report.win_rates
-    rows = []
-    for r in recs:
-        if r.rater_kind == "human" and any(
-            x.rater_kind == "majority" for x in recs if x.criterion == r.criterion
-        ):
-            continue
-        for s in r.sources:
-            shares = {
-                "win": s.win.value or 0.0,
-                "tie": s.tie.value or 0.0,
-                "neither": s.neither.value or 0.0,
-                "loss": s.loss.value or 0.0,
-            }
-            rows.append((r.criterion, f"{r.rater} · {s.source}", shares, s.n))
-    if not rows:
-        return None
-    return stacked(
-        rows,
-        ("win", "tie", "neither", "loss"),
-        title="Win / tie / neither / loss per model (risk criteria: chosen as worse = loss)",
-    )
-
-
 def sections(report: Report) -> list[tuple[str, str]]:
     """The page's sections, ``(anchor, title)``, in order (empty ones left out)."""
     out = [
@@ -176,12 +149,10 @@ def sections(report: Report) -> list[tuple[str, str]]:
     optional = (
         (bool(report.gold), "gold", "Gold items"),
         (bool(report.consensus), "consensus", "Consensus beyond the majority (Dawid–Skene)"),
-        (bool(report.win_rates), "wins", "Win rates (pairwise)"),
         (report.audit is not None, "audit", "Corrected figures (judge audit)"),
-        *((True, s.key, s.title) for s, _ in kind_sections.present(report)),
+        *((True, s.anchor, s.title) for s, _ in kind_sections.present(report)),
         (report.exclusions is not None, "excluded", "Excluded from the figures"),
         (report.retired is not None, "retired", "Retired items"),
-        (bool(report.ratings), "ratings", "Rating means"),
     )
     out += [(sid, title) for present, sid, title in optional if present]
     return out + [("protocol", "Protocol"), ("effort", "Effort"), ("notes", "Notes")]
