@@ -79,6 +79,9 @@ class Prompt:
     """Whether the bundled template's hash is part of every judge version's key. Prompts of
     kinds added after version keys existed are not (else every judge of every older study
     would become a new version); a custom template of theirs always is."""
+    reply_before_forms: Mapping[str, Any] | None = field(default=None, compare=False)
+    """How a reply to a call of this task is read when the call was recorded before replies
+    named their form (a batch submitted by an older medjudge); None: the task is newer."""
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ answer, with the phrase, out of all the answers that could abstain ("n of N").
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from medjudge import kinds
 from medjudge.judging.analysis.records import record
 from medjudge.judging.analysis.records_sections import ExclusionsSection, RetiredSection
 from medjudge.judging.analysis.study_data import StudyData
 
-SECTION = {"statements": "kqa", "match": "medrgb"}
 RULE = (
     "An answer is an abstention — left out of the K-QA and MedRGB figures and counted apart — "
     "only when it opens with one of the study's decline phrases (settings --decline-phrase; "
@@ -42,14 +43,25 @@ def retired(data: StudyData) -> RetiredSection | None:
     return record(RetiredSection, {"items": rows, "rule": RETIRED_RULE})
 
 
-def exclusions(data: StudyData) -> ExclusionsSection | None:
-    """The excluded answers of a study with statements or match items (else None)."""
+def exclusions(data: StudyData, sections: Mapping[str, str]) -> ExclusionsSection | None:
+    """The excluded answers of a study with statements or match items (else None).
+
+    Args:
+        sections: kind name → the report section its figures are in (the kind's report
+            facet: ``kqa``, ``medrgb``), which names each excluded answer's section; a kind
+            without one is named itself.
+    """
     abstaining = kinds.where("abstains")
     answers = sum(n for kind, n in data.items_by_kind.items() if kind in abstaining)
     if not answers:
         return None
     rows = [
-        {"section": SECTION.get(a.kind, a.kind), "item": a.item, "source": a.source, "rule": a.rule}
+        {
+            "section": sections.get(a.kind, a.kind),
+            "item": a.item,
+            "source": a.source,
+            "rule": a.rule,
+        }
         for a in sorted(data.abstentions.values(), key=lambda a: (a.kind, a.item))
     ]
     return record(ExclusionsSection, {"answers": answers, "excluded": rows, "rule": RULE})

@@ -219,14 +219,14 @@ FORMS: dict[str, Callable[[str, Mapping[str, Any]], Any]] = {
 """How a reply is read (a kind's ``Ask.reply["form"]``) → its reader."""
 
 _BEFORE_FORMS: dict[str, Mapping[str, Any]] = {
-    "pairwise": {"form": "verdicts"},
-    "nli": NLI_REPLY,
-    "kqa_entails": YES_NO_REPLY,
-    "kqa_contradicts": YES_NO_REPLY,
-    "match": {"form": "score"},
-    "rating": {"form": "ratings"},
+    p.task: p.reply_before_forms
+    for kind in kinds.KINDS.values()
+    if kind.judge is not None
+    for p in kind.judge.prompts
+    if p.reply_before_forms is not None
 }
-"""The reply form of each task of a batch submitted before replies named their form."""
+"""The reply form of each task of a batch submitted before replies named their form (each
+kind's prompts say theirs: :attr:`medjudge.kinds.judged.Prompt.reply_before_forms`)."""
 
 
 def parse_reply_text(task: str, reply: Mapping[str, Any], text: str) -> JsonObject:

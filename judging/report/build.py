@@ -54,7 +54,7 @@ from medjudge.judging.stats.estimates import N_BOOT
 from medjudge.store import reads
 from medjudge.store.study import Study
 
-from .kind_sections import SectionInputs, kind_sections
+from .kind_sections import SectionInputs, figures_sections, kind_sections
 from .model import (
     AdjudicationRow,
     AdjudicationSection,
@@ -296,7 +296,7 @@ def build_report(
         anchoring=anchoring(study, options.confidence),
         consensus=consensus(data),
         gold=gold_accuracy(study, data, options.confidence),
-        exclusions=exclusions(data),
+        exclusions=exclusions(data, figures_sections()),
         retired=retired(data),
         audit=audit_section(
             study, data, confidence=options.confidence, target=options.target_halfwidth

@@ -103,6 +103,12 @@ def kind_sections() -> tuple[KindSection, ...]:
     return tuple(out)
 
 
+def figures_sections() -> dict[str, str]:
+    """Each kind with a report facet → the key of its first section (where its answers'
+    figures are: ``statements`` → ``kqa``)."""
+    return {name: found[0].key for name in kinds.NAMES if (found := of_kind(name))}
+
+
 def present(report: object) -> list[tuple[KindSection, Record | Sequence[Record]]]:
     """The kind sections a report holds (an empty list section is none), with their figures."""
     return [(s, rec) for s in kind_sections() if (rec := record(report, s.key)) is not None]

@@ -258,6 +258,7 @@ KIND = Match(
                 "match_v1",
                 frozenset({"question", "ground_truth", "prediction"}),
                 frozenset({"context", "options"}),
+                reply_before_forms={"form": "score"},
             ),
         )
     ),

@@ -244,6 +244,7 @@ KIND = Pairwise(
                 "pairwise",
                 "pairwise_v1",
                 frozenset({"question", "response_a", "response_b", "criteria", "keys"}),
+                reply_before_forms={"form": "verdicts"},
             ),
         ),
         orders=ORDERS,

@@ -201,6 +201,7 @@ KIND = Rating(
                 "rating_v1",
                 frozenset({"question", "options", "explanation", "criteria", "keys"}),
                 frozenset({"context", "correct"}),
+                reply_before_forms={"form": "ratings"},
             ),
         ),
         panel=False,

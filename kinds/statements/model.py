@@ -218,9 +218,21 @@ KIND = Statements(
     ),
     judge=JudgePlan(
         prompts=(
-            Prompt("nli", "nli_v1", _STATEMENT, protocol="nli"),
-            Prompt("kqa_entails", "kqa_entails_v1", _STATEMENT, protocol="kqa"),
-            Prompt("kqa_contradicts", "kqa_contradicts_v1", _STATEMENT, protocol="kqa"),
+            Prompt("nli", "nli_v1", _STATEMENT, protocol="nli", reply_before_forms=NLI_REPLY),
+            Prompt(
+                "kqa_entails",
+                "kqa_entails_v1",
+                _STATEMENT,
+                protocol="kqa",
+                reply_before_forms=YES_NO_REPLY,
+            ),
+            Prompt(
+                "kqa_contradicts",
+                "kqa_contradicts_v1",
+                _STATEMENT,
+                protocol="kqa",
+                reply_before_forms=YES_NO_REPLY,
+            ),
         )
     ),
 )
