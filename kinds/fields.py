@@ -81,10 +81,7 @@ def item(
     listed = statements or []
     ext_id = rec.ident()
     question = (rec.text("question") or "") if question is None else question
-    texts = [
-        (pos, rec.text(text, strip=False) or "", rec.text(source) or "")
-        for pos, text, source in answers
-    ]
+    texts = [(pos, rec.answer(text), rec.text(source) or "") for pos, text, source in answers]
     out = ItemIn(
         ext_id=ext_id,
         kind=kind.name,

@@ -24,7 +24,7 @@ from medjudge.store.abstentions import declines
 
 from . import KINDS, get
 from .base import Kind
-from .shown import EMPTY, grid, judged, lit
+from .shown import EMPTY, answer_text, grid, judged, lit
 
 if TYPE_CHECKING:
     from medjudge.store.items import Item, Statement
@@ -63,7 +63,7 @@ class ReviewFacet:
         # a hint only: the labels decide (store.abstentions)
         if self.kind.abstains and declines(answer.text, decline_phrases):
             title += " · looks like a refusal?"
-        return [Shown(title, lit(answer.text))]
+        return [Shown(title, answer_text(answer.text))]
 
     def file_panes(self, item: Item) -> list[Shown]:
         """The item in the import file's order (the adjudication detail): question, answers."""

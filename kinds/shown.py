@@ -28,6 +28,18 @@ def lit(text: object, style: str = "") -> Text:
     return Text(printable(str(text)), style=style, end="")
 
 
+EMPTY_ANSWER = "(empty: the model wrote nothing)"
+"""What an answer pane shows for an answer with no text (imported as such)."""
+
+
+def answer_text(text: str) -> Text:
+    """An answer as shown: its text literally, or :data:`EMPTY_ANSWER` (dim) when it has
+    none, so an empty answer is seen to be empty rather than missing."""
+    if text.strip():
+        return lit(text)
+    return Text(EMPTY_ANSWER, style="dim italic", end="")
+
+
 def grid(label: Text, body: Text, label_width: int = LISTED_WIDTH) -> Table:
     """A row of two columns: a fixed-width label and a body that wraps."""
     table = Table.grid(padding=(0, 1), expand=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..review_facet import ReviewFacet, Shown
-from ..shown import lit
+from ..shown import answer_text
 from .model import KIND
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ class PairwiseFacet(ReviewFacet):
     def answers(self, item: Item, decline_phrases: tuple[str, ...] = ()) -> list[Shown]:
         """Both answers in display order, titled by their display letters."""
         return [
-            Shown(f"Answer {letter}", lit(answer.text))
+            Shown(f"Answer {letter}", answer_text(answer.text))
             for letter, answer in zip("AB", item.shown_answers(), strict=False)
         ]
 
@@ -28,7 +28,7 @@ class PairwiseFacet(ReviewFacet):
         """Question, ``answer_a``, ``answer_b``."""
         asked = self.question(item)
         return ([asked] if asked else []) + [
-            Shown(f"Answer {slot} (answer_{slot.lower()})", lit(item.answers[slot].text))
+            Shown(f"Answer {slot} (answer_{slot.lower()})", answer_text(item.answers[slot].text))
             for slot in item.slots
         ]
 

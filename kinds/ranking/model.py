@@ -307,7 +307,7 @@ class Ranking(Kind):
             if not isinstance(entry, dict):
                 raise rec.problem('expected {"text": ..., "source": ...}', where)
             text, source = entry.get("text"), entry.get("source")
-            if not isinstance(text, str) or not text.strip():
+            if not isinstance(text, str):  # an empty text is an answer (shown as empty)
                 raise rec.problem("missing answer text", f"{where}.text")
             if not isinstance(source, str) or not source.strip():
                 raise rec.problem("missing source (the model that wrote it)", f"{where}.source")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..review_facet import ReviewFacet, Shown
-from ..shown import lit
+from ..shown import answer_text
 from .model import KIND, MAX_ANSWERS
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ class RankingFacet(ReviewFacet):
     def answers(self, item: Item, decline_phrases: tuple[str, ...] = ()) -> list[Shown]:
         """Every answer in display order, titled by its place."""
         return [
-            Shown(f"Answer {n}", lit(answer.text))
+            Shown(f"Answer {n}", answer_text(answer.text))
             for n, answer in enumerate(item.shown_answers(), start=1)
         ]
 
@@ -28,7 +28,7 @@ class RankingFacet(ReviewFacet):
         """Question, then the answers in the file's order, by their letters."""
         asked = self.question(item)
         return ([asked] if asked else []) + [
-            Shown(f"Answer {slot} (answers[{n}])", lit(item.answers[slot].text))
+            Shown(f"Answer {slot} (answers[{n}])", answer_text(item.answers[slot].text))
             for n, slot in enumerate(item.slots)
         ]
 

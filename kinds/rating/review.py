@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..review_facet import ReviewFacet, Shown
-from ..shown import lit
+from ..shown import answer_text, lit
 from .model import KIND
 
 if TYPE_CHECKING:
@@ -41,7 +41,10 @@ class RatingFacet(ReviewFacet):
 
     def answers(self, item: Item, decline_phrases: tuple[str, ...] = ()) -> list[Shown]:
         """The case and the explanation."""
-        return [self.case(item), Shown("Explanation", lit(item.answers["explanation"].text))]
+        return [
+            self.case(item),
+            Shown("Explanation", answer_text(item.answers["explanation"].text)),
+        ]
 
 
 FACET = RatingFacet(KIND, max_answers=2)

@@ -91,6 +91,17 @@ class Record:
             raise self.problem("is empty", field)
         return value
 
+    def answer(self, field: str) -> str:
+        """An answer's text: the field is required, but its text may be empty — an empty
+        model response is an answer a physician can judge (shown as empty, never refused).
+        Kept as written (not stripped)."""
+        if field not in self.data:
+            raise self.problem("missing (required)", field)
+        value = self.data[field]
+        if isinstance(value, str) and not value.strip():
+            return ""
+        return self.text(field, strip=False) or ""
+
     def ident(self, field: str = "id") -> str:
         """An identifier: text or a whole number, at most 200 characters, no control characters."""
         value = self.data.get(field)
