@@ -10,6 +10,8 @@ shows.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,28 @@ def _study(tmp_path: Path) -> Path:
     import_file(s, write_jsonl(tmp_path / "p.jsonl", rows), "pairwise", actor="lead")
     s.close()
     return path
+
+
+async def settled(
+    pilot: Any,
+    app: Any,
+    reset: Callable[[], object],
+    quiet: Callable[[], bool],
+    pause: float = 0.25,
+) -> None:
+    """Until a pause passes quietly (``quiet()`` after ``reset()``) with no work of the review
+    screen's waiting for the keys to stop: as long as that takes (a loaded machine runs the
+    start-up's work later), failing only after :data:`SETTLE_S`."""
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        reset()
+        await pilot.pause(pause)
+        if quiet() and getattr(app.screen, "_idle_work_timer", None) is None:
+            return
+        assert time.monotonic() < deadline, "the app never settled"
+
+
+SETTLE_S = 120.0
 
 
 class Layouts:
@@ -86,13 +110,16 @@ async def test_writes_the_screen_does_not_show_lay_nothing_out_again(
     app = make_app(path, reviewer="bob", poll_interval=None)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
-        for _ in range(20):  # settle: what the first screen scheduled is laid out
+
+        def reset() -> None:
             layouts.n = 0
             repainted.clear()
-            await pilot.pause(0.05)
+
+        def quiet() -> bool:
             screen_text(app)
-            if layouts.n == 0 and not repainted:
-                break
+            return layouts.n == 0 and not repainted
+
+        await settled(pilot, app, reset, quiet, 0.05)  # what the first screen scheduled
         for n, unit in enumerate(_units(other, "p1") + _units(other, "p0")):
             set_label(other, unit, "carol", "tie")  # another reviewer; blind: not shown to bob
             app.poll_study()
@@ -117,11 +144,7 @@ async def _first_vote(pilot: Any, app: Any, layouts: Layouts) -> None:
     await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
     await pilot.press("a")  # the first vote adds "u Undo" to the footer: laid out, rightly
     await until(pilot, lambda: "(5 to go)" in screen_text(app), "vote 1")
-    for _ in range(20):  # settle
-        layouts.n = 0
-        await pilot.pause(0.05)
-        if layouts.n == 0:
-            break
+    await settled(pilot, app, lambda: setattr(layouts, "n", 0), lambda: layouts.n == 0, 0.05)
 
 
 @run_async
@@ -252,11 +275,8 @@ async def test_the_next_item_lays_nothing_out_and_is_one_frame(
         await until(pilot, lambda: "p0" in screen_text(app), "the first item")
         continued = 0
         for i in range(1, 4):
-            for _ in range(20):  # settle: the footer's start-up recomposes are over
-                frames.n = 0
-                await pilot.pause(0.25)
-                if frames.n == 0:
-                    break
+            # the footer's start-up recomposes are over
+            await settled(pilot, app, lambda: setattr(frames, "n", 0), lambda: frames.n == 0)
             layouts.n = frames.n = 0
             await pilot.press("right_square_bracket")
             await until(pilot, lambda i=i: f"p{i} " in screen_text(app), f"item p{i}")
@@ -311,11 +331,8 @@ async def test_after_the_next_items_frame_the_time_is_written_and_the_one_after_
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "the first item")
         for i in range(1, 4):
-            for _ in range(20):  # settle: start-up recomposes and the wrapping ahead are over
-                events.clear()
-                await pilot.pause(0.25)
-                if not events:
-                    break
+            # start-up recomposes and the wrapping ahead are over
+            await settled(pilot, app, events.clear, lambda: not events)
             await pilot.press("right_square_bracket")
             await until(pilot, lambda i=i: f"p{i} " in screen_text(app), f"item p{i}")
             # the question and both answers of the next item, less those wrapped before: p3's
@@ -359,11 +376,8 @@ async def test_bindings_that_keep_the_keys_shown_leave_the_footer_as_it_is(
 
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
-        for _ in range(20):  # settle: the footer's start-up recomposes are over
-            rebuilt.clear()
-            await pilot.pause(0.25)
-            if not rebuilt:
-                break
+        # the footer's start-up recomposes are over
+        await settled(pilot, app, rebuilt.clear, lambda: not rebuilt)
         shown = keys()
         for n in range(1, 6):
             await pilot.press("a")
