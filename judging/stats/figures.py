@@ -4,9 +4,9 @@ which scales it applies and where it shows.
 Every surface iterates over :data:`FIGURES`: the ``agreement`` command (text and JSON), the
 study report (tables, JSON, CSV), the app's agreement detail, and the conventions printed with
 each of them. A figure's formula lives with its statistics (:mod:`.agreement`,
-:mod:`.classification`); here is everything else about it but its note, once. Adding a figure is its
-formula, one entry here, its note in :mod:`.figure_notes` (docs/statistics.md's table is
-generated from both) and its reference test.
+:mod:`.classification`); here is everything else about it but its note, once. Adding a
+figure is its formula, one entry here, its note in :mod:`.figure_notes` (docs/statistics.md's
+table is generated from both) and its reference test.
 """
 
 from __future__ import annotations
