@@ -190,7 +190,27 @@ def test_loading_a_study_makes_no_object_per_unit(tmp_path: Path) -> None:
                     "BA": {"verdict": "B", "votes": ["B"], "failed": [{"key": "k"}] * 2},
                 }
             },
-            TrailFacts("orders", "A", "B", failed=2, voted=True, disagreed=True, sampled=True),
+            TrailFacts(
+                "orders",
+                "A",
+                "B",
+                failed=2,
+                voted=True,
+                disagreed=True,
+                sampled=True,
+                inconsistent=True,
+            ),
+        ),
+        # a ranking's rotations are its orders: every one counts, none is AB or BA
+        (
+            {
+                "orders": {
+                    "ABC": {"verdict": "A>B>C", "votes": ["A>B>C"]},
+                    "BCA": {"verdict": "A>B>C", "votes": ["A>B>C"], "failed": [{}]},
+                    "CAB": {"verdict": "B>A>C", "votes": ["B>A>C", "A>B>C"]},
+                }
+            },
+            TrailFacts("orders", failed=1, voted=True, sampled=True, inconsistent=True),
         ),
         # a broken order counts as absent; a verdict that is no label is no verdict
         (

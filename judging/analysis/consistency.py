@@ -86,9 +86,9 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
             if f.voted and f.sampled:
                 c["dis_n"] += 1
                 c["dis"] += f.disagreed
-            if f.shape == "orders" and f.ab is not None and f.ba is not None:
+            if f.shape == "orders" and f.inconsistent is not None:
                 c["pos_n"] += 1
-                c["pos"] += f.ab != f.ba
+                c["pos"] += f.inconsistent
         for criterion in [x for x in order if x in per] + sorted(set(per) - set(order)):
             c = per[criterion]
             kind = data.kind_of(criterion)

@@ -20,14 +20,15 @@ class TrailFacts:
     """The facts of one verdict trail that the consistency and position figures use."""
 
     shape: str
-    """``orders`` (pairwise: one result per presentation order), ``panel`` (a panel's
-    verdict over its members) or ``plain`` (one set of samples)."""
+    """``orders`` (one result per presentation order: pairwise AB and BA, a ranking's
+    rotations), ``panel`` (a panel's verdict over its members) or ``plain`` (one set of
+    samples)."""
     ab: Hashable | None = None
     """``orders``: the verdict of the A-B order (None when that order has none)."""
     ba: Hashable | None = None
     """``orders``: the verdict of the B-A order."""
     failed: int = 0
-    """Failed samples (both orders together)."""
+    """Failed samples (every order together)."""
     voted: bool = False
     """Some samples voted (so whether they disagreed is known)."""
     disagreed: bool = False
@@ -35,6 +36,9 @@ class TrailFacts:
     sampled: bool = False
     """An order (or the plain trail) has two valid samples or more: only then could its
     samples disagree (one sample per order measures no self-consistency)."""
+    inconsistent: bool | None = None
+    """``orders``: whether the orders' verdicts differ (position inconsistency); None unless
+    every order the trail holds, two or more, has a verdict."""
 
 
 def _scalar(value: object) -> Hashable | None:
@@ -57,8 +61,9 @@ def trail_facts(trail: JsonObject) -> TrailFacts:
     orders = trail.get("orders")
     if isinstance(orders, dict):
         ab, ba = orders.get("AB"), orders.get("BA")
-        parts = [o for o in (ab, ba) if isinstance(o, dict)]
+        parts = [o for o in orders.values() if isinstance(o, dict)]
         voted = [o for o in parts if o.get("votes")]
+        decided = [_scalar(o.get("verdict")) for o in parts]
         return TrailFacts(
             "orders",
             _scalar(ab.get("verdict")) if isinstance(ab, dict) else None,
@@ -67,6 +72,9 @@ def trail_facts(trail: JsonObject) -> TrailFacts:
             bool(voted),
             any(bool(o.get("samples_disagreed")) for o in voted),
             any(_votes(o) >= 2 for o in parts),
+            len(set(decided)) > 1
+            if len(decided) >= 2 and all(d is not None for d in decided)
+            else None,
         )
     if "members" in trail:
         return TrailFacts("panel", disagreed=bool(trail.get("judges_disagreed")))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import version as _package_version
 
+from medjudge import kinds
 from medjudge.judging.analysis.alt_tests import AltTestOptions, alt_tests
 from medjudge.judging.analysis.anchoring import anchoring
 from medjudge.judging.analysis.audit import audit_section
@@ -120,6 +121,14 @@ class ReportOptions:
     alt_test: AltTestOptions = AltTestOptions()
 
 
+def judge_orders(data: StudyData) -> list[str]:
+    """The orders the study's kinds ask a judge in (pairwise ``AB``, ``BA``; a ranking's
+    rotations), each once, in the registry's order; none for kinds asked in one order."""
+    present = [k for k in kinds.KINDS.values() if data.items_by_kind.get(k.name)]
+    found = [o for k in present if k.judge is not None for o in k.judge.orders if o]
+    return list(dict.fromkeys(found))
+
+
 def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> Protocol:
     """Judges with their settings and templates (with hashes), the voting rules, statistics."""
     templates = reads.template_usage(study)
@@ -145,7 +154,7 @@ def protocol_section(study: Study, data: StudyData, opts: ViewOptions) -> Protoc
         Protocol,
         {
             "judges": judges,
-            "orders": ["AB", "BA"],
+            "orders": judge_orders(data),
             "voting_rules": VOTING_RULES,
             "statistics": STATISTICS,
             "intervals": {
