@@ -7,10 +7,35 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from medjudge import kinds
+from medjudge.kinds.base import COMMON_FIELDS
 
 from ..settings import StudySettings
 from .parsed import ItemIn, normalise_value
-from .problems import Record
+from .problems import ImportProblem, Record
+
+KQA_FIELDS = frozenset({"Question", "Free_form_answer", "Must_have", "Nice_to_have"})
+"""The fields of K-QA's own files (``questions_w_answers.jsonl``)."""
+
+
+def kind_hint(rec: Record, kind: kinds.Kind) -> str | None:
+    """What to do when a record does not parse as ``kind`` but reads as another: K-QA's own
+    file (``--kind kqa``), or a record with another kind's fields and none of this one's."""
+    keys = set(rec.data)
+    if len(keys & KQA_FIELDS) >= 2:
+        return (
+            "this looks like K-QA's own file (Question, Free_form_answer, Must_have): import it "
+            "with --kind kqa --answers RESULTS.json"
+        )
+    if keys & (kind.fields - COMMON_FIELDS):
+        return None
+    others = [
+        k.name for k in kinds.KINDS.values() if k is not kind and keys & (k.fields - COMMON_FIELDS)
+    ]
+    if len(others) == 1:
+        return f"this looks like a {others[0]} file: import it with --kind {others[0]}"
+    if others:
+        return "its fields are those of " + " or ".join(f"--kind {o}" for o in others)
+    return None
 
 
 def parse_gold(
@@ -73,7 +98,15 @@ def parse_all(
     the_kind = kinds.get(kind)
     seen: dict[str, int] = {}
     for rec in records:
-        item = the_kind.parse(rec, settings, batch)
+        try:
+            item = the_kind.parse(rec, settings, batch)
+        except ImportProblem as exc:
+            hint = kind_hint(rec, the_kind)
+            if hint is None:
+                raise
+            raise ImportProblem(
+                exc.file, f"{exc.message}; {hint}", line=exc.line, field=exc.field
+            ) from None
         meta = metadata(rec, the_kind)
         if meta:
             item.data["meta"] = meta

@@ -32,6 +32,9 @@ class ImportProblem(Exception):
         super().__init__(f"{where}: {message}")
 
 
+FIELDS_LISTED = 15
+"""The most field names a "missing" message lists."""
+
 MAX_TEXT = 1_000_000
 """Longest text field accepted (characters); longer is almost surely a broken file."""
 
@@ -48,6 +51,16 @@ class Record:
     def problem(self, message: str, field: str | None = None) -> ImportProblem:
         """An ImportProblem located at this record."""
         return ImportProblem(self.file, message, line=self.line, field=field)
+
+    def missing(self, field: str) -> ImportProblem:
+        """A required field that is not there: the message lists the fields that are (a CSV
+        without an ``id`` column, a file written with other names)."""
+        found = list(self.data)
+        shown = ", ".join(found[:FIELDS_LISTED]) + (", …" if len(found) > FIELDS_LISTED else "")
+        return self.problem(
+            "missing (required); " + (f"the fields found: {shown}" if found else "no fields"),
+            field,
+        )
 
     def json_cell(self, field: str, text: str, expected: str) -> object:
         """Parse a JSON list or object written into one field (a CSV cell).
@@ -75,8 +88,10 @@ class Record:
         """A text field (numbers are not silently turned into text)."""
         if not self.has(field):
             if required:
-                raise self.problem(
-                    "missing (required)" if field not in self.data else "is empty", field
+                raise (
+                    self.missing(field)
+                    if field not in self.data
+                    else self.problem("is empty", field)
                 )
             return None
         value = self.data[field]
@@ -96,7 +111,7 @@ class Record:
         model response is an answer a physician can judge (shown as empty, never refused).
         Kept as written (not stripped)."""
         if field not in self.data:
-            raise self.problem("missing (required)", field)
+            raise self.missing(field)
         value = self.data[field]
         if isinstance(value, str) and not value.strip():
             return ""
@@ -105,6 +120,8 @@ class Record:
     def ident(self, field: str = "id") -> str:
         """An identifier: text or a whole number, at most 200 characters, no control characters."""
         value = self.data.get(field)
+        if field not in self.data:
+            raise self.missing(field)
         if isinstance(value, bool) or value is None or value == "":
             raise self.problem("missing (required)", field)
         if isinstance(value, int):
@@ -120,7 +137,11 @@ class Record:
         """A list of texts (a single text becomes a one-element list)."""
         if not self.has(field):
             if required:
-                raise self.problem("missing (required)", field)
+                raise (
+                    self.missing(field)
+                    if field not in self.data
+                    else self.problem("is empty", field)
+                )
             return []
         value = self.data[field]
         if isinstance(value, str):

@@ -177,7 +177,18 @@ def _loads(path: Path, text: str, line: int) -> object:
         raise ImportProblem(path, "not valid JSON (a number too long to read)", line=line) from None
 
 
+JSON_ARRAY_HINT = (
+    "the file is one JSON array, not one object per line: import it with --format json "
+    "(or name it .json)"
+)
+JSON_LINES_HINT = (
+    "the file holds one JSON object per line: import it with --format jsonl (or name it .jsonl)"
+)
+
+
 def _record(path: Path, line: int, value: object) -> Record:
+    if isinstance(value, list) and line == 1:
+        raise ImportProblem(path, f"expected a JSON object, got a list; {JSON_ARRAY_HINT}", line=1)
     if not isinstance(value, dict):
         raise ImportProblem(path, f"expected a JSON object, got {type_name(value)}", line=line)
     found = unstorable_field(value)
@@ -310,7 +321,16 @@ def _long_cell(lines: list[str], limit: int) -> int | None:
 def read_json_array(path: Path) -> Iterator[Record]:
     """A JSON array of objects (K-QA's result format); each record knows the line it starts on."""
     text = "\n".join(_decode_lines(path, read_bytes(path)))
-    value = _loads(path, text, 1)
+    try:
+        value = _loads(path, text, 1)
+    except ImportProblem as exc:
+        if "Extra data" in exc.message and text.lstrip().startswith("{"):
+            raise ImportProblem(path, f"{exc.message}; {JSON_LINES_HINT}", line=exc.line) from None
+        raise
+    if isinstance(value, dict) and text.lstrip().startswith("{"):
+        raise ImportProblem(
+            path, f"expected a JSON array of objects, got an object; {JSON_LINES_HINT}", line=1
+        )
     if not isinstance(value, list):
         raise ImportProblem(
             path, f"expected a JSON array of objects, got {type_name(value)}", line=1
