@@ -46,6 +46,7 @@ _.get_selection
 _.selection_updated
 _.container  # the parameters of Widget.get_content_height, which Textual passes
 _.viewport
+_.revision  # a reactive the review screen only sets: Textual then calls its watch_revision
 
 # typer: the commands, registered by name from medjudge.cli.COMMANDS (one module per command)
 _.init

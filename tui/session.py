@@ -165,6 +165,15 @@ class ReviewSession:
         self._done = self._count_done()
 
     # -- navigation --------------------------------------------------------------------------
+    def why_empty(self) -> str:
+        """Why the queue has no items (for the screen that says so)."""
+        if self.batch:
+            mine = " assigned to you" if self.assigned_only else ""
+            return f"no items in batch {self.batch!r}{mine}"
+        if self.assigned_only:
+            return "no items are assigned to you"
+        return "the study has no items yet (medjudge import ...)"
+
     def first_index(self) -> int:
         """Where to start: the first item not yet completed, else the first item."""
         found = self.next_unlabelled(-1)

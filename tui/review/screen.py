@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from medjudge import kinds
 from medjudge.kinds import review_facet
@@ -32,6 +32,7 @@ from medjudge.tui.messages import StudyChanged
 from medjudge.tui.review import messages
 from medjudge.tui.review.aids import ReviewerAids
 from medjudge.tui.review.answer_panes import AnswerPanes
+from medjudge.tui.review.context_documents import ContextDocuments
 from medjudge.tui.review.labels import LabelActions
 from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
 from medjudge.tui.rows import ItemView
@@ -99,8 +100,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         yield StatusLine(id="status")
         yield ProgressLine(id="progress")
         yield Pane("Question", id="question")
-        with Collapsible(title="Context documents (x)", id="context", collapsed=True):
-            yield Static("", markup=False, id="context-text")
+        yield ContextDocuments(id="context")
         yield AnswerPanes(id="panes")
         yield UnitRows("Criteria", id="criteria")
         yield Pane("", id="detail")
@@ -295,13 +295,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
                 self.notify(str(exc), title="time not recorded", severity="warning", markup=False)
 
     def _show_empty(self) -> None:
-        why = "the study has no items yet (medjudge import ...)"
-        if self.session.assigned_only:
-            why = "no items are assigned to you"
-        if self.session.batch:
-            why = f"no items in batch {self.session.batch!r}" + (
-                " assigned to you" if self.session.assigned_only else ""
-            )
+        why = self.session.why_empty()
         for pane_id in ("#statements", "#criteria", "#context", "#question"):
             self.query_one(pane_id).display = False
         self.answer_panes.show_nothing(Shown("Queue", Text(f"Nothing to review: {why}.")))
@@ -359,22 +353,11 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
     def _show_context(self) -> None:
         """The context documents; a match item's document kinds once they may be seen (the
         study is not blind, or the reviewer's labels on the item are saved)."""
-        item = self.session.item
-        context = self.query_one("#context", Collapsible)
-        context.display = bool(item and item.context)
-        if item is None or not item.context:
-            return
-        show_kinds = not self.session.settings.blind or self.session.revealed()
-        context.title = f"Context documents: {len(item.context)} (x to show or hide"
-        context.title += (
-            ", w marks one the answer wrongly relied on)"
-            if kinds.get(item.kind).marks_documents
-            else ")"
-        )
-        self.query_one("#context-text", Static).update(
-            render.shown_part(
-                render.context_text(item, kinds=show_kinds, marked=self.session.marked_documents())
-            )
+        s = self.session
+        self.query_one(ContextDocuments).show(
+            s.item,
+            show_kinds=not s.settings.blind or s.revealed(),
+            marked=s.marked_documents() if s.item is not None and s.item.context else set(),
         )
 
     def _bindings_changed(self) -> None:
@@ -473,9 +456,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
 
     def action_toggle_context(self) -> None:
         """Open or close the context documents."""
-        context = self.query_one("#context", Collapsible)
-        if context.display:
-            context.collapsed = not context.collapsed
+        self.query_one(ContextDocuments).toggle()
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (escape returns)."""
