@@ -92,3 +92,28 @@ def test_a_study_that_is_not_blind_hides_nothing(blind: Path) -> None:
         s.save_settings(s.settings.model_copy(update={"blind": False}), actor="boss")
     r = cli.invoke(app, ["report", str(blind), "-f", "md"])
     assert r.exit_code == 0, r.output
+
+
+REFUSED_EARLY = """
+import sys
+from typer.testing import CliRunner
+from medjudge.cli import app
+r = CliRunner().invoke(app, ["report", sys.argv[1], "-f", "md"])
+loaded = [m for m in sys.modules if m.startswith(("medjudge.judging.report", "jinja2"))]
+print(r.exit_code, ",".join(sorted(loaded)) or "-")
+"""
+
+
+def test_the_report_is_refused_before_any_of_it_is_loaded(blind: Path) -> None:
+    """The role is checked first: a refused report loads none of the report's code (the
+    build took 22 s on a busy server before the refusal came)."""
+    import subprocess
+    import sys
+
+    got = subprocess.run(
+        [sys.executable, "-c", REFUSED_EARLY, str(blind)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert got == ["1", "-"], got

@@ -147,11 +147,12 @@ def report(
     if output is not None:
         with user_errors():  # before the study is even read
             refuse_protected(output, (study,))
-    from medjudge.judging.analysis.alt_tests import AltTestOptions
-    from medjudge.judging.report.build import ReportOptions, build_report, render
-
     with opened(study) as s:
+        # refused before anything of the report is loaded or built (seconds on a busy server)
         require_unblinded(s, login_name(), "the report")
+        from medjudge.judging.analysis.alt_tests import AltTestOptions
+        from medjudge.judging.report.build import ReportOptions, build_report, render
+
         fields = tuple(by or ())
         known = {*BUILT_IN, *metadata_fields(s)}  # as status --by: batch, kind, metadata
         unknown = [f for f in fields if f not in known]
