@@ -287,3 +287,36 @@ def test_judge_consistency_from_trails(tmp_path: Path) -> None:
     assert h["missing"] == 1 and h["failed_samples"] == 3
     assert h["position_inconsistent"]["value"] is None
     assert h["position_inconsistent"]["reason"] == "no unit with both orders decided"
+
+
+def test_a_pair_sharing_no_unit_names_the_real_cause(tmp_path: Path) -> None:
+    """Both physicians labelled every unit but never agreed: the reviewers' majority vs the
+    judge shares no unit because there is no majority, not because nobody labelled."""
+    from medjudge.judging.analysis.views import ALL_TIES, NO_MAJORITY_UNITS
+
+    s = _pairwise_study(tmp_path, n=4)
+    units = _units(s, "correctness")
+    for u, (a, b) in zip(
+        units, [("A", "B"), ("B", "A"), ("A", "tie"), ("neither", "B")], strict=True
+    ):
+        set_label(s, u, "ann", a)
+        set_label(s, u, "bob", b)
+    value, trail = pairwise_trail(s, "correctness", ["A"] * 3, ["A"] * 3)
+    write_verdicts(
+        s, JUDGE, CONFIG, [NewVerdict(u, value, "r", trail) for u in units], run_id=None, actor="t"
+    )
+    recs = as_json(criterion_comparisons(load_study_data(s), "correctness", ViewOptions(n_boot=50)))
+    mj = _find(recs, view="majority_judge", ties="with", slice="all")
+    assert mj["n"] == 0
+    reasons = {m["reason"] for m in mj["metrics"].values()}
+    assert reasons == {NO_MAJORITY_UNITS}, reasons
+    assert "no units labelled by both raters" not in str(mj)
+    # every shared unit a tie, ties left out
+    (tmp_path / "t").mkdir()
+    t = _pairwise_study(tmp_path / "t", n=2)
+    for u in _units(t, "correctness"):
+        set_label(t, u, "ann", "tie")
+        set_label(t, u, "bob", "tie")
+    recs = as_json(criterion_comparisons(load_study_data(t), "correctness", ViewOptions(n_boot=50)))
+    hh = _find(recs, view="human_human", ties="without", slice="all")
+    assert hh["n"] == 0 and {m["reason"] for m in hh["metrics"].values()} == {ALL_TIES}

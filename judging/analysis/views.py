@@ -52,6 +52,7 @@ from medjudge.judging.stats.agreement.core import (
     without_ties,
 )
 from medjudge.judging.stats.agreement.labels import untied_categories
+from medjudge.judging.stats.agreement.two import NO_UNITS
 from medjudge.judging.stats.classification import classification_of_cells
 from medjudge.judging.stats.estimates import N_BOOT
 
@@ -86,10 +87,39 @@ VIEW_TITLES = {
 """Human titles of the views, in report order."""
 
 
-def _two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
-    """A comparison record from two-rater figures (JSON-safe)."""
+NO_MAJORITY_UNITS = (
+    "no unit has a strict majority of the reviewers: they disagree on every unit they "
+    "labelled (or fewer than two labelled it)"
+)
+ALL_TIES = "every unit both labelled is a tie, and ties are left out here"
+
+
+def _no_pair(
+    a: str, b: str, ca: Sequence[Hashable | None], cb: Sequence[Hashable | None], tied: bool
+) -> str:
+    """Why two columns share no labelled unit, naming the real cause: a column with no label
+    at all (the reviewers' majority: no unit has one), or every shared unit a tie."""
+    for name, column in ((a, ca), (b, cb)):
+        if all(x is None for x in column):
+            return NO_MAJORITY_UNITS if name == MAJORITY else f"{name} labelled none of these units"
+    shared = any(x is not None and y is not None for x, y in zip(ca, cb, strict=True))
+    return ALL_TIES if tied and shared else NO_UNITS
+
+
+def _two_record(
+    stats: TwoRaterStats,
+    columns: tuple[Sequence[Hashable | None], Sequence[Hashable | None]] | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """A comparison record from two-rater figures (JSON-safe); ``columns``: the two raters'
+    labels, so that a pair sharing no unit says why."""
     d = stats.to_dict()
     metrics = {m: d[m] for m in TWO_METRICS if d.get(m) is not None}
+    if stats.n == 0 and columns is not None:
+        why = _no_pair(fields["rater_a"], fields["rater_b"], *columns, fields["ties"] == "without")
+        for figure in metrics.values():
+            if isinstance(figure, dict) and figure.get("reason") == NO_UNITS:
+                figure["reason"] = why
     return {
         **fields,
         "n": stats.n,
@@ -240,7 +270,7 @@ def criterion_comparisons(
         xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
         # without ties the tie is no category either (AC1's and S's q)
         stats = _two(xa, xb, untied_categories(cats) if tie == "without" else cats, level, opts)
-        record = _two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
+        record = _two_record(stats, (ca, cb), **base, slice="all", slice_by=None, slice_value=None)
         if view == "majority_judge":
             record["classification"] = classification_of_cells(
                 stats.confusion.cells,
@@ -358,6 +388,7 @@ def reference_comparisons(
         stats = _two(col(r), ref, cats, level, opts)
         rec = _two_record(
             stats,
+            (col(r), ref),
             view="reference",
             criterion=criterion,
             rater_a=r,
