@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from medjudge.judging.analysis.records import Confusion, Figure, Share
+from medjudge.judging.analysis.view_inputs import slice_order
 from medjudge.store.literal import printable
 
 from .chart_shapes import INK, Chart, Dot, Label, Line, Polyline, Rect, Shape
@@ -304,13 +305,11 @@ def lines(
     x_label: str,
     y_max: float = 1.0,
 ) -> Chart:
-    """A line chart with CI whiskers: series of (name, [(x label, figure)]), x in the given
-    order (shared categories, e.g. p = 0, 20, 40 …), y from 0 to ``y_max``."""
-    xs: list[str] = []
-    for _, points in series:
-        for x, _ in points:
-            if x not in xs:
-                xs.append(x)
+    """A line chart with CI whiskers: series of (name, [(x label, figure)]), y from 0 to
+    ``y_max``. The x axis holds every series' labels, ordered by value (numerically when all
+    are numbers: p = 0, 20, 40 …, whichever series has which), each line drawn left to right;
+    every point is labelled with its n, and its tooltip gives its interval."""
+    xs = slice_order(list(dict.fromkeys(x for _, points in series for x, _ in points)))
     left, right, top, bottom = 50, 190, 34, 44
     width, height = 760, 300
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -339,12 +338,18 @@ def lines(
                 continue
             i = xs.index(x)
             coords.append((px(i), py(e.value)))
+            interval = ""
             if e.ci_low is not None and e.ci_high is not None:
                 shapes.append(Line(px(i), py(e.ci_low), px(i), py(e.ci_high), color, 1, 0.6))
-            tip = f"{name}: {x} → {e.value:.2f} (n = {e.n})"
+                interval = f" [{e.ci_low:.2f}, {e.ci_high:.2f}]"
+            tip = f"{name}: {x} → {e.value:.2f}{interval} (n = {e.n})"
             shapes.append(Dot(px(i), py(e.value), 3.5, color, tip))
+            n_label = f"n={e.n}"
+            shapes.append(
+                _text(px(i) + 6, py(e.value) - 6, n_label, 8, anchor="start", size=9, color=color)
+            )
         if len(coords) > 1:
-            shapes.append(Polyline(tuple(coords), color))
+            shapes.append(Polyline(tuple(sorted(coords)), color))
         y = top + 14 + 18 * k
         shapes.append(Rect(left + plot_w + 14, y - 5, 12, 10, color))
         shapes.append(_text(left + plot_w + 32, y, name, 22, anchor="start", size=11))
