@@ -94,6 +94,18 @@ NO_MAJORITY_UNITS = (
 ALL_TIES = "every unit both labelled is a tie, and ties are left out here"
 
 
+def _say_why_empty(
+    record: dict[str, Any], ca: Sequence[Hashable | None], cb: Sequence[Hashable | None]
+) -> dict[str, Any]:
+    """A pair that shares no unit: its figures say why (:func:`_no_pair`), not just that."""
+    if record["n"] == 0:
+        why = _no_pair(record["rater_a"], record["rater_b"], ca, cb, record["ties"] == "without")
+        for figure in record["metrics"].values():
+            if isinstance(figure, dict) and figure.get("reason") == NO_UNITS:
+                figure["reason"] = why
+    return record
+
+
 def _no_pair(
     a: str, b: str, ca: Sequence[Hashable | None], cb: Sequence[Hashable | None], tied: bool
 ) -> str:
@@ -106,20 +118,10 @@ def _no_pair(
     return ALL_TIES if tied and shared else NO_UNITS
 
 
-def _two_record(
-    stats: TwoRaterStats,
-    columns: tuple[Sequence[Hashable | None], Sequence[Hashable | None]] | None = None,
-    **fields: Any,
-) -> dict[str, Any]:
-    """A comparison record from two-rater figures (JSON-safe); ``columns``: the two raters'
-    labels, so that a pair sharing no unit says why."""
+def _two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
+    """A comparison record from two-rater figures (JSON-safe)."""
     d = stats.to_dict()
     metrics = {m: d[m] for m in TWO_METRICS if d.get(m) is not None}
-    if stats.n == 0 and columns is not None:
-        why = _no_pair(fields["rater_a"], fields["rater_b"], *columns, fields["ties"] == "without")
-        for figure in metrics.values():
-            if isinstance(figure, dict) and figure.get("reason") == NO_UNITS:
-                figure["reason"] = why
     return {
         **fields,
         "n": stats.n,
@@ -270,7 +272,8 @@ def criterion_comparisons(
         xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
         # without ties the tie is no category either (AC1's and S's q)
         stats = _two(xa, xb, untied_categories(cats) if tie == "without" else cats, level, opts)
-        record = _two_record(stats, (ca, cb), **base, slice="all", slice_by=None, slice_value=None)
+        record = _two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
+        _say_why_empty(record, ca, cb)
         if view == "majority_judge":
             record["classification"] = classification_of_cells(
                 stats.confusion.cells,
@@ -388,7 +391,6 @@ def reference_comparisons(
         stats = _two(col(r), ref, cats, level, opts)
         rec = _two_record(
             stats,
-            (col(r), ref),
             view="reference",
             criterion=criterion,
             rater_a=r,
@@ -399,6 +401,7 @@ def reference_comparisons(
             slice_value=None,
         )
         rec["rater_kind"] = "majority" if r == MAJORITY else data.rater_kinds.get(r)
+        _say_why_empty(rec, col(r), ref)
         out.append(rec)
     return records(PairComparison, out)
 
