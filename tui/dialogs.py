@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from .keys import GENERAL, kind_keys
+from .widgets import KeyFooter
 
 
 class PromptDialog(ModalScreen[str | None]):
@@ -104,10 +105,11 @@ class HelpScreen(ModalScreen[None]):
         self.kinds = None if kinds is None else tuple(kinds)
 
     def compose(self) -> ComposeResult:
-        """The key map in a scrolling box."""
+        """The key map in a scrolling box, and the footer (its key closes the help)."""
         with VerticalScroll(id="help") as box:
             box.border_title = "Keys  (escape closes)"
             yield Static(help_text(self.kinds), id="help-text")
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """Focus the box so the arrows scroll it."""

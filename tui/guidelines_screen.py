@@ -23,7 +23,10 @@ class GuidelinesScreen(ScrollScreen):
     """The reviewer guidelines, full screen, scrollable."""
 
     SCROLL_ID = "guidelines"
-    BINDINGS = [Binding("escape,G,q", "close", "Back to reviewing")]
+    BINDINGS = [
+        Binding("escape,G,q", "close", "Back to reviewing"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+    ]
     DEFAULT_CSS = """
     GuidelinesScreen #guidelines-title { text-style: bold; padding: 0 1; }
     """

@@ -62,6 +62,8 @@ GENERAL: list[tuple[str, list[tuple[str, str]]]] = [
                 "tab / shift+tab",
                 "focus the next / previous pane (answers scroll with ↑ ↓ pgup pgdn)",
             ),
+            ("pgup pgdn", "a page up / down in the focused pane or list"),
+            ("home end", "the top / bottom of the focused pane"),
             ("z", "zoom the focused pane to the full screen (escape to return)"),
             ("x", "show or hide the context documents"),
         ],

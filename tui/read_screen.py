@@ -24,6 +24,7 @@ from medjudge.store.items import Item
 
 from . import render
 from .scroll_screen import ScrollScreen
+from .widgets import KeyFooter
 
 PAGE_CHARS = 40_000
 """The most characters of the item one page of the reader lays out."""
@@ -77,6 +78,7 @@ class ReadScreen(ScrollScreen):
         Binding("escape,v,q", "close", "Back"),
         Binding("n", "turn(1)", "Next page"),
         Binding("p", "turn(-1)", "Previous page"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
     ]
     DEFAULT_CSS = """
     ReadScreen .read-body { margin-bottom: 1; }
@@ -93,11 +95,12 @@ class ReadScreen(ScrollScreen):
         """Whether the reviewer was on the last page's bottom when closing it."""
 
     def compose(self) -> ComposeResult:
-        """The page line (for a long item) and the page's text in a scrolling view."""
+        """The page line (for a long item), the page's text in a scrolling view, the keys."""
         line = Static("", markup=False, id="read-page")
         line.display = len(self.pages) > 1
         yield line
         yield VerticalScroll(id="read")
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """Show the first page."""

@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 
 
 def set_virtual_size(view: ScrollView, size: Size) -> None:
@@ -91,6 +91,43 @@ def footer_keys(footer: Footer) -> list[FooterKey]:
     their ``key`` and ``description`` are attributes of that class alone.
     """
     return list(footer.query(FooterKey))
+
+
+def footer_widgets(
+    keys: list[tuple[str, str, str, str, bool, str]], label: str | None, *, compact: bool
+) -> list[Widget]:
+    """The widgets of one footer entry, as Textual's footer makes them: one key (``label``
+    None) or a group of keys under one label; each key is (key, key display, description,
+    action, enabled, tooltip). Returns the widgets to mount in the footer's row: the key; or
+    the group's keys in a box, then the label.
+
+    A footer that fits its width (:class:`~medjudge.tui.widgets.KeyFooter`) chooses which keys
+    it shows, so it composes them itself: Textual's ``Footer.compose`` shows every key the
+    screen has, cut at the edge. The key, group and label widgets (``FooterKey``,
+    ``KeyGroup``, ``FooterLabel``) are defined in the private ``textual.widgets._footer`` and
+    exported nowhere public; the footer's styles (and its click on a key) apply to them alone.
+    """
+
+    def key_widget(spec: tuple[str, str, str, str, bool, str], grouped: bool) -> FooterKey:
+        key, display, description, action, enabled, tooltip = spec
+        widget = FooterKey(
+            key,
+            display,
+            "" if grouped else description,
+            action,
+            disabled=not enabled,
+            tooltip=tooltip or (description if grouped else ""),
+            classes="-grouped" if grouped else "",
+        )
+        widget.compact = compact
+        return widget
+
+    if label is None:
+        return [key_widget(keys[0], False)]
+    return [
+        KeyGroup(*(key_widget(k, True) for k in keys), classes="-compact" if compact else ""),
+        FooterLabel(label),
+    ]
 
 
 def set_footer_key_enabled(key: FooterKey, enabled: bool) -> None:
