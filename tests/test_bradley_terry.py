@@ -178,3 +178,16 @@ def test_kendall_tau_needs_three_candidates_and_shared_questions() -> None:
         n_boot=10,
     )
     assert got.value is None and "no question" in (got.reason or "")
+
+
+def test_equal_strengths_share_a_rank() -> None:
+    ties = [
+        Comparison(f"q{q}", a, b, 0.5)
+        for q in range(3)
+        for a, b in [("a", "b"), ("b", "c"), ("a", "c")]
+    ]
+    ranking = bt.rank(ties, n_boot=20)
+    assert [s.rank for s in ranking.strengths] == [1, 1, 1]
+    assert [s.candidate for s in ranking.strengths] == ["a", "b", "c"]
+    one_better = [*ties, Comparison("q9", "c", "a", 1.0), Comparison("q9", "c", "b", 1.0)]
+    assert [s.rank for s in bt.rank(one_better, n_boot=20).strengths] == [1, 2, 2]

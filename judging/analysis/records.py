@@ -18,6 +18,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from medjudge.judging.stats.estimates import Estimate
+
 
 class Record(BaseModel):
     """Base of every record: frozen, no unknown fields."""
@@ -79,6 +81,21 @@ class Figure(Record):
     method: str
     se: float | None
     unstable: bool
+
+    @classmethod
+    def of(cls, e: Estimate) -> Figure:
+        """An estimate's figure, field for field (no dict in between; an Estimate holds no
+        NaN or infinity, so nothing needs making JSON-safe)."""
+        return cls(
+            value=e.value,
+            ci_low=e.ci_low,
+            ci_high=e.ci_high,
+            n=e.n,
+            reason=e.reason,
+            method=e.method,
+            se=e.se,
+            unstable=e.unstable,
+        )
 
 
 class Share(Figure):

@@ -44,6 +44,8 @@ TOO_FEW = "undefined: fewer than two candidates were compared"
 TOL = 1e-12
 """Newton's method stops when no strength moves by more than this."""
 MAX_STEPS = 200
+RANK_TOL = 1e-9
+"""Strengths closer than this share a rank."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,8 @@ class Ranking:
     """The candidates ranked from a set of verdicts."""
 
     strengths: tuple[Strength, ...]
-    """Strongest first (by point estimate); undefined ones last, by name."""
+    """Strongest first (by point estimate, then name); equal strengths share a rank;
+    undefined ones without a rank, by name."""
     comparisons: int
     questions: int
     reason: str | None
@@ -210,8 +213,10 @@ def rank(
         _interval(float(theta[k]), boot[:, k], jack[:, k], confidence) for k in range(len(names))
     ]
     order = sorted(range(len(names)), key=lambda k: (-theta[k], names[k]))
+    # equal strengths share a rank (1, 1, 3): the order among them is only by name
+    place = {k: 1 + int(np.sum(theta > theta[k] + RANK_TOL)) for k in order}
     return Ranking(
-        tuple(row(k, ests[k], place) for place, k in enumerate(order, 1)),
+        tuple(row(k, ests[k], place[k]) for k in order),
         len(comparisons),
         len(questions),
         None,

@@ -1,6 +1,9 @@
-"""The pairwise kind's report section: each model's win / tie / loss / neither shares per
-criterion and rater (:func:`medjudge.judging.analysis.metrics.win_rates`), in every report
-format (JSON ``win_rates``, Markdown, HTML ``wins`` with a stacked chart, CSV ``win_rate``).
+"""The pairwise kind's report sections, in every report format: each model's win / tie / loss /
+neither shares per criterion and rater (:func:`medjudge.judging.analysis.metrics.win_rates`:
+JSON ``win_rates``, HTML ``wins`` with a stacked chart, CSV ``win_rate``), and, with three
+or more models, their Bradley–Terry ranking for the physicians and each judge, with Kendall's
+τ between them (:mod:`medjudge.judging.analysis.model_ranking`: JSON ``model_ranking``, CSV
+``model_ranking``).
 
 Loaded by the report only (:mod:`medjudge.judging.report.kind_sections`).
 """
@@ -10,8 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from medjudge.judging.analysis.metrics import win_rates
+from medjudge.judging.analysis.model_ranking import NOTE as RANKING_NOTE
+from medjudge.judging.analysis.model_ranking import RaterRanking, model_rankings
 from medjudge.judging.analysis.records_sections import WinRateRow
-from medjudge.judging.report.cells import Count, Est, Table, Text, make_columns, make_table
+from medjudge.judging.report.cells import (
+    Count,
+    Est,
+    Number,
+    Table,
+    Text,
+    make_columns,
+    make_table,
+)
 from medjudge.judging.report.chart_shapes import Chart
 from medjudge.judging.report.charts import stacked
 from medjudge.judging.report.kind_sections import KindSection, SectionInputs
@@ -90,6 +103,94 @@ def csv_rows(recs: Sequence[WinRateRow]) -> Iterator[list[str]]:
                 )
 
 
+def build_ranking(inputs: SectionInputs) -> list[RaterRanking]:
+    """The rankings (empty: no pairwise criterion with three or more models)."""
+    return model_rankings(
+        inputs.data, n_boot=inputs.n_boot, seed=inputs.seed, confidence=inputs.confidence
+    )
+
+
+def ranking_notes(recs: Sequence[RaterRanking]) -> list[str]:
+    """How the strengths are made, and each ranking that is undefined, with why."""
+    undefined = [f"{r.criterion}, {r.rater}: {r.reason}" for r in recs if r.reason]
+    return [RANKING_NOTE, *undefined]
+
+
+def ranking_tables(recs: Sequence[RaterRanking]) -> list[Table]:
+    """Each ranking, best first; then each judge's Kendall's τ with the physicians'."""
+    columns = make_columns(
+        "Criterion", "Rater", "Model", "Rank", "Strength", "Wins", "Comparisons",
+        numeric=range(3, 7),
+    )  # fmt: skip
+    rows = (
+        (
+            Text(r.criterion),
+            Text(r.rater),
+            Text(c.candidate),
+            Count(c.rank),
+            Est(c.strength),
+            Number(c.wins, 1),
+            Count(c.comparisons),
+        )
+        for r in recs
+        for c in r.candidates
+    )
+    tables = [make_table("Model ranking (Bradley–Terry)", columns, rows)]
+    taus = [r for r in recs if r.tau_vs_physicians is not None]
+    if taus:
+        tau_columns = make_columns("Criterion", "Judge", "Kendall's τ", "Questions", numeric=(2, 3))
+        tau_rows = (
+            (Text(r.criterion), Text(r.rater), Est(r.tau_vs_physicians), Count(r.questions))
+            for r in taus
+        )
+        tables.append(
+            make_table("Judge ranking vs the physicians' (Kendall's τ-b)", tau_columns, tau_rows)
+        )
+    return tables
+
+
+def ranking_csv_rows(recs: Sequence[RaterRanking]) -> Iterator[list[str]]:
+    """``model_ranking`` rows: metric ``strength`` per model (with ``rank`` and ``wins``), and
+    ``kendall_tau`` per judge against the physicians."""
+    from medjudge.judging.report.render.csv_rows import figure_row
+
+    for r in recs:
+        for c in r.candidates:
+            yield figure_row(
+                "model_ranking", r.criterion, "all", r.rater, c.candidate, "strength", c.strength
+            )
+            yield figure_row(
+                "model_ranking",
+                r.criterion,
+                "all",
+                r.rater,
+                c.candidate,
+                "rank",
+                value=c.rank,
+                n=c.comparisons,
+            )
+            yield figure_row(
+                "model_ranking",
+                r.criterion,
+                "all",
+                r.rater,
+                c.candidate,
+                "wins",
+                value=c.wins,
+                n=c.comparisons,
+            )
+        if r.tau_vs_physicians is not None:
+            yield figure_row(
+                "model_ranking",
+                r.criterion,
+                "all",
+                r.rater,
+                "physicians",
+                "kendall_tau",
+                r.tau_vs_physicians,
+            )
+
+
 SECTIONS = (
     KindSection(
         key="win_rates",
@@ -105,6 +206,16 @@ SECTIONS = (
         anchor="wins",
         csv_section="win_rate",
         folded="Every rater, with 95% Wilson intervals",
+    ),
+    KindSection(
+        key="model_ranking",
+        title="Model ranking (pairwise, Bradley–Terry)",
+        record=RaterRanking,
+        build=build_ranking,
+        notes=ranking_notes,
+        tables=ranking_tables,
+        csv_rows=ranking_csv_rows,
+        many=True,
     ),
 )
 """The kind's report sections."""

@@ -125,8 +125,17 @@ def ranking_row(i: int) -> dict[str, Any]:
     }
 
 
+MODELS = ("model-x", "model-y", "model-z")
+
+
+def pairwise_of_three(i: int) -> dict[str, Any]:
+    """A pairwise record whose two answers come from two of three models, each pair in turn
+    (with three models the report ranks them: its model ranking section is there)."""
+    return pairwise_row(i, source_a=MODELS[i % 3], source_b=MODELS[(i + 1) % 3])
+
+
 ROWS: dict[str, Callable[[int], dict[str, Any]]] = {
-    "pairwise": pairwise_row,
+    "pairwise": pairwise_of_three,
     "statements": statements_row,
     "rating": rating_row,
     "match": match_row,
