@@ -15,6 +15,7 @@ import gc
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from medjudge.store import paths
@@ -34,7 +36,7 @@ from medjudge.tui.review.screen import ReviewScreen
 
 from . import textual_private
 from .agreement_feed import AgreementFeed
-from .dialogs import HelpScreen
+from .dialogs import HelpScreen, PromptDialog
 from .judge_controls import JudgeControls
 from .judge_run import JudgeRunState
 from .messages import AgreementRefreshed, JudgeRunProgressed, StudyChanged
@@ -96,6 +98,8 @@ class ReviewApp(JudgeControls, App[None]):
         """Counts the times another process changed the study's settings (or guidelines)."""
         self._agreement_running = False
         self._agreement_again = False
+        self._toast_shown: tuple[str, str] | None = None
+        self._toast_until = 0.0
         textual_private.intercept_exceptions(self, self._study_failure)
 
     def get_default_screen(self) -> Screen[None]:
@@ -224,6 +228,39 @@ class ReviewApp(JudgeControls, App[None]):
         """A background judge run moved on (its worker posts these; a mixin's handler would
         not be collected by Textual, so it lives here)."""
         self._judge_progressed(message.state)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """One toast at a time: the same message while it is up is not shown again, another
+        one replaces it (stacked toasts would climb over the answers at 80×24; the toast
+        itself sits over the bottom rows, ``app.tcss``). Called on the app's thread."""
+        now = time.monotonic()
+        if (title, message) == self._toast_shown and now < self._toast_until:
+            return
+        self.clear_notifications()
+        self._toast_shown = (title, message)
+        self._toast_until = now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key no binding took: one typed in a burst with the key that opened a prompt
+        reached the screen under it (the prompt was not up yet) and is the prompt's; another
+        goes to the screen's ``key_not_taken`` (one that does nothing may say so)."""
+        top = self.screen
+        if isinstance(top, PromptDialog):
+            if event is not top.passed and event.is_printable and event.character:
+                top.take_key(event.character)
+            return
+        not_taken = getattr(top, "key_not_taken", None)
+        if not_taken is not None:
+            not_taken(event.key, event.character)
 
     def action_help(self) -> None:
         """Show every key."""

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -29,6 +29,11 @@ class PromptDialog(ModalScreen[str | None]):
         self._title = title
         self._hint = hint
         self._value = value
+        self._early: list[str] = []
+        """Characters given to the prompt before its input was there to take them."""
+        self.passed: events.Key | None = None
+        """The last key that went through the prompt on to the app (the app gives the prompt
+        the keys that reach it from elsewhere: :meth:`take_key`)."""
 
     def compose(self) -> ComposeResult:
         """Title, input, hint."""
@@ -38,10 +43,33 @@ class PromptDialog(ModalScreen[str | None]):
             yield Static(Text(f"{self._hint}  ·  enter: ok  ·  escape: cancel"), id="prompt-hint")
 
     def on_mount(self) -> None:
-        """No blinking cursor (each blink is a repaint over SSH)."""
+        """No blinking cursor (each blink is a repaint over SSH); the keys typed before the
+        prompt was up go into it."""
         field = self.query_one(Input)
         field.cursor_blink = False
         field.focus()
+        early, self._early = self._early, []
+        for character in early:
+            self.take_key(character)
+
+    def take_key(self, character: str) -> None:
+        """A character meant for the prompt that reached another widget (typed in one burst
+        with the key that opened it, before its input had the focus): typed into the input.
+        (Enter and the editing keys reach the input's bindings through the app as they are.)"""
+        if not self.is_mounted:
+            self._early.append(character)
+            return
+        self.query_one(Input).insert_text_at_cursor(character)
+
+    def on_key(self, event: events.Key) -> None:
+        """Every character typed while the prompt is open is the input's (one that reached the
+        screen itself, not the focused input, is put there)."""
+        if not event.is_printable or self.focused is self.query_one(Input):
+            self.passed = event  # the input's own key, or one for the bindings
+            return
+        event.stop()
+        event.prevent_default()
+        self.take_key(event.character or "")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -36,6 +36,7 @@ from medjudge.store.settings import Criterion
 from medjudge.tui import render
 from medjudge.tui.adjudication.render import KIND_NAMES, item_text, shown, votes_text
 from medjudge.tui.adjudication.widgets import ItemPane, RationaleDialog
+from medjudge.tui.dialogs import ConfirmDialog
 from medjudge.tui.messages import StudyChanged
 from medjudge.tui.value_keys import applies, value_bindings
 from medjudge.tui.widgets import KeyFooter, Pane, StatusLine
@@ -257,8 +258,40 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
         self._status(Text(f"● ticked {chosen}: enter records them"), "pending")
 
     def action_save_ticks(self) -> None:
-        """Record the ticked options as the final label."""
-        self._record(",".join(sorted(self.ticks)) or "-")
+        """Record the ticked options as the final label; none ticked asks first (recorded as
+        ``-``, none of the options)."""
+        if self.ticks:
+            self._record(",".join(sorted(self.ticks)))
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._record("-")
+            else:
+                self._status(Text("not recorded: tick the options first"), "info")
+
+        question = Text("Record none of the options as the final label?")
+        self.app.push_screen(ConfirmDialog("No option ticked", question), answered)
+
+    LABEL_ACTIONS = ("pick", "tick", "save_ticks")
+
+    def key_not_taken(self, key: str, character: str | None) -> None:
+        """A key the screen's bindings left (the app passes it on): a label key that does
+        nothing on this unit says so."""
+        if key in self.active_bindings or self.criterion is None:
+            return
+        label_keys = {
+            one
+            for binding in self.BINDINGS
+            if isinstance(binding, Binding) and binding.action.split("(")[0] in self.LABEL_ACTIONS
+            for one in binding.key.split(",")
+        }
+        if key in label_keys:
+            self.notify(
+                f"{character or key} does nothing on this unit: {self._keys_hint()}.",
+                title="no such label",
+                markup=False,
+            )
 
     def _record(self, value: str) -> None:
         item, entry = self.item, self.entry

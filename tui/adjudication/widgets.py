@@ -25,10 +25,11 @@ class RationaleDialog(PromptDialog):
         self._save = save
 
     def on_mount(self) -> None:
-        """An error line under the input, hidden until needed."""
+        """An error line under the input, hidden until needed; then the prompt's own start."""
         error = Static("", markup=False, id="prompt-error")
         error.display = False
         self.query_one("#prompt").mount(error, before="#prompt-hint")
+        super().on_mount()
 
     @on(Input.Submitted)
     def _rationale(self, event: Input.Submitted) -> None:
