@@ -66,6 +66,11 @@ GENERAL: list[tuple[str, list[tuple[str, str]]]] = [
             ("home end", "the top / bottom of the focused pane"),
             ("z", "zoom the focused pane to the full screen (escape to return)"),
             ("x", "show or hide the context documents"),
+            (
+                "r",
+                "answers drawn as Markdown (headings, lists, tables; links as text) or "
+                "literally, letter for letter (the default)",
+            ),
         ],
     ),
     (

@@ -20,7 +20,7 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 
 from . import textual_private
-from .render import PANE_CHARS, shown_part
+from .render import PANE_CHARS, markdown, shown_part
 from .text_updates import Wrapped
 
 # The keys of a scrolling pane (vertical only: left/right still reach the screen).
@@ -201,13 +201,17 @@ class Pane(ScrollView, inherit_bindings=False):
         self._text = content
         self._wrap()
 
-    def show_answer(self, content: Text, title: str) -> None:
+    def show_answer(self, content: Text, title: str, *, rendered: bool = False) -> None:
         """An answer: the title gives its length in words, and says when the text runs past
-        the pane (``Answer A · 3,064 words · continues: v to read``)."""
+        the pane (``Answer A · 3,064 words · continues: v to read``); ``rendered``: drawn as
+        Markdown (:func:`~medjudge.tui.render.markdown`), and the title says so."""
         words = len(content.plain.split())
         title = f"{title} · {words:,} word{'s' if words != 1 else ''}"
+        if rendered:
+            title += " · rendered"
         self._titles = (title, f"{title} · continues: v to read")
-        self._show(content, None)
+        self._show(markdown(content) if rendered else content, None)
+        self._cut = len(content) > PANE_CHARS  # (cut before it was rendered)
         self._retitle()
 
     seen_to_end: reactive[bool] = reactive(False, init=False, repaint=False)

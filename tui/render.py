@@ -91,6 +91,17 @@ def shown_part(text: Text, limit: int = PANE_CHARS) -> Text:
     return out
 
 
+def markdown(text: Text) -> RenderableType:
+    """A text drawn as Markdown (an answer's rendered view): headings, lists, tables and
+    emphasis by Rich's renderer; links shown as text with their address, never as terminal
+    hyperlinks. ``text`` is already literal (:func:`~medjudge.kinds.shown.lit`: escape
+    sequences made visible), and Rich's Markdown reads no Rich markup, so nothing in the data
+    is interpreted but its Markdown."""
+    from rich.markdown import Markdown  # markdown-it: loaded only when first asked for
+
+    return Markdown(shown_part(text).plain, hyperlinks=False)
+
+
 def criterion_row(
     item: Item,
     crit: Criterion,

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.containers import Container
+from textual.reactive import reactive
 
 from medjudge.kinds import review_facet
 from medjudge.kinds.review_facet import Shown
+from medjudge.kinds.shown import EMPTY_ANSWER
 from medjudge.tui.pane import Pane
 from medjudge.tui.unit_rows import UnitRows
 
@@ -24,6 +26,15 @@ class AnswerPanes(Container):
 
     count = review_facet.max_answer_panes()
     """How many answer panes there are: the most any registered kind shows."""
+
+    rendered: reactive[bool] = reactive(False, init=False, repaint=False)
+    """Whether the answers are drawn as Markdown (``r``); literally, letter for letter, by
+    default (and again for every new session)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        """No answers yet."""
+        super().__init__(id=id)
+        self._answers: Sequence[Shown] = ()
 
     def compose(self) -> ComposeResult:
         """The answer panes, then the list beside them (hidden unless the kind lists entries)."""
@@ -37,14 +48,23 @@ class AnswerPanes(Container):
         return list(self.query_children(Pane))
 
     def show(self, answers: Sequence[Shown]) -> None:
-        """Show these answers in the first panes and hide the others."""
+        """Show these answers in the first panes and hide the others (as Markdown while
+        :attr:`rendered`; an empty answer stays as it is)."""
+        self._answers = answers
         for n, pane in enumerate(self.panes):
             pane.display = n < len(answers)
             if pane.display:
-                pane.show_answer(answers[n].text, answers[n].title)
+                text = answers[n].text
+                as_markdown = self.rendered and text.plain != EMPTY_ANSWER
+                pane.show_answer(text, answers[n].title, rendered=as_markdown)
+
+    def watch_rendered(self) -> None:
+        """Literal or rendered: the answers on screen are drawn again."""
+        self.show(self._answers)
 
     def show_nothing(self, message: Shown) -> None:
         """One pane with a message (an empty queue), the others hidden."""
+        self._answers = ()
         first, *rest = self.panes
         for pane in rest:
             pane.display = False

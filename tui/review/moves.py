@@ -49,6 +49,7 @@ REVIEW_BINDINGS: list[BindingType] = [
     Binding("G", "guidelines", "Guidelines", show=False),
     Binding("o", "app.overview", "Overview"),
     Binding("x", "toggle_context", "Context", show=False),
+    Binding("r", "toggle_rendered", "Rendered", show=False),
     Binding("w", "mark_document", "Relied on", show=False),
     Binding("z", "zoom", "Zoom", show=False),
     Binding("up", "move(-1)", "Previous criterion", show=False),

@@ -35,6 +35,7 @@ from medjudge.tui.review.answer_panes import AnswerPanes
 from medjudge.tui.review.context_documents import ContextDocuments
 from medjudge.tui.review.labels import LabelActions
 from medjudge.tui.review.moves import REVIEW_BINDINGS, QueueMoves
+from medjudge.tui.review.status_text import where
 from medjudge.tui.rows import ItemView
 from medjudge.tui.session import ReviewSession
 from medjudge.tui.value_keys import applies
@@ -191,6 +192,13 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._progress()
         self._bindings_changed()
 
+    def action_toggle_rendered(self) -> None:
+        """Answers as Markdown (headings, lists, tables) or literally, letter for letter."""
+        panes = self.answer_panes
+        panes.rendered = not panes.rendered
+        how = "rendered as Markdown (r: literal)" if panes.rendered else "shown literally"
+        self._status(f"answers {how}", "info")
+
     def watch_cursor(self, old: int, new: int) -> None:
         """The rows the cursor left and reached, the detail, the keys that apply."""
         view = self.view
@@ -302,22 +310,8 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._status("", "")
 
     def _status(self, saved: str | Text, state: str) -> None:
-        s = self.session
-        where = Text(end="")
-        if s.item is not None:
-            where.append_text(render.lit(s.item.ext_id, "bold"))
-            where.append(f"  {s.index + 1}/{len(s.refs)}  {s.item.kind}")
-            if s.item.batch:
-                where.append(" · ")
-                where.append_text(render.lit(s.item.batch))
-            if s.item.id in s.flagged:
-                where.append("  ⚑", "bold")
-            if s.complete():
-                where.append("  ✓ done", "bold")
-            where.append("  ")
-        where.append_text(render.lit(s.settings.name, "dim"))
         right = saved if isinstance(saved, Text) else Text(saved)
-        self.query_one(StatusLine).show(where, right, state=state)
+        self.query_one(StatusLine).show(where(self.session), right, state=state)
 
     def _detail(self) -> None:
         if self.view is None or not self.view.rows:
