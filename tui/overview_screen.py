@@ -36,14 +36,32 @@ if TYPE_CHECKING:
     from .app import ReviewApp
 
 
+UNSTABLE_MARK = "†"
+"""The report's mark of a figure from fewer than 20 units (``judging/report/text.py``)."""
+AGREEMENT_TITLE = "Agreement, live (enter: detail)"
+
+
+def _unstable(*figures: Any) -> bool:
+    """Whether any of the figures is defined on fewer than 20 units (``Estimate.unstable``)."""
+    return any(getattr(f, "unstable", False) for f in figures)
+
+
 def _pair_cell(percent: Any, kappa: Any) -> Text:
-    """Percent agreement and κ in one cell: ``83%  κ 0.61`` (``–`` where undefined)."""
+    """Percent agreement and κ in one cell with the units they are from: ``83% κ 0.61 n=40``
+    (``–`` where undefined); a figure from fewer than 20 units carries the report's ``†``."""
     p = getattr(percent, "value", None)
     k = getattr(kappa, "value", None)
     if p is None and k is None:
         return Text("–", style="dim")
-    out = Text(f"{p:.0%}" if p is not None else "–", end="")
-    out.append(f"  κ {k:.2f}" if k is not None else "  κ –", "bold")
+
+    def mark(fig: Any) -> str:
+        return UNSTABLE_MARK if _unstable(fig) else ""
+
+    out = Text(f"{p:.0%}{mark(percent)}" if p is not None else "–", end="")
+    out.append(f" κ {k:.2f}{mark(kappa)}" if k is not None else " κ –", "bold")
+    n = getattr(percent if p is not None else kappa, "n", None)
+    if n is not None:
+        out.append(f" n={n:,}", "dim")
     return out
 
 
@@ -116,7 +134,7 @@ class OverviewScreen(Screen[int | None]):
             agreement: DataTable[Text] = DataTable(
                 id="ov-agreement", cursor_type="row", zebra_stripes=False
             )
-            agreement.border_title = "Agreement, live (enter: detail)"
+            agreement.border_title = f"{AGREEMENT_TITLE} · computing…"
             yield agreement
             people: DataTable[Text] = DataTable(id="ov-raters", cursor_type="none")
             people.border_title = "Progress"
@@ -199,9 +217,16 @@ class OverviewScreen(Screen[int | None]):
             )
         if self._rows:
             agreement.move_cursor(row=min(cursor, len(self._rows) - 1), animate=False)
+        title = AGREEMENT_TITLE
+        if any(
+            _unstable(r.human_human, r.human_kappa, r.judge_human, r.judge_kappa)
+            for r in self._rows
+        ):
+            title += f" · {UNSTABLE_MARK} fewer than 20 units"
         if snap.error:
-            agreement.border_subtitle = "unavailable"
+            title += " · unavailable"
             self.notify(snap.error, severity="warning", markup=False)
+        agreement.border_title = title
         people = self.query_one("#ov-raters", DataTable)
         people.clear()
         for p in snap.progress:
