@@ -11,7 +11,9 @@ Loaded by the report only (:mod:`medjudge.judging.report.kind_sections`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 
+from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.metrics import win_rates
 from medjudge.judging.analysis.model_ranking import NOTE as RANKING_NOTE
 from medjudge.judging.analysis.model_ranking import RaterRanking, model_rankings
@@ -155,41 +157,18 @@ def ranking_csv_rows(recs: Sequence[RaterRanking]) -> Iterator[list[str]]:
     from medjudge.judging.report.render.csv_rows import figure_row
 
     for r in recs:
-        for c in r.candidates:
-            yield figure_row(
-                "model_ranking", r.criterion, "all", r.rater, c.candidate, "strength", c.strength
-            )
-            yield figure_row(
-                "model_ranking",
-                r.criterion,
-                "all",
-                r.rater,
-                c.candidate,
-                "rank",
-                value=c.rank,
-                n=c.comparisons,
-            )
-            yield figure_row(
-                "model_ranking",
-                r.criterion,
-                "all",
-                r.rater,
-                c.candidate,
-                "wins",
-                value=c.wins,
-                n=c.comparisons,
-            )
-        if r.tau_vs_physicians is not None:
-            yield figure_row(
-                "model_ranking",
-                r.criterion,
-                "all",
-                r.rater,
-                "physicians",
-                "kendall_tau",
-                r.tau_vs_physicians,
-            )
+        row = partial(figure_row, "model_ranking", r.criterion, "all", r.rater)
 
+        for c in r.candidates:
+            yield row(c.candidate, "strength", est=c.strength)
+            yield row(c.candidate, "rank", value=c.rank, n=c.comparisons)
+            yield row(c.candidate, "wins", value=c.wins, n=c.comparisons)
+        if r.tau_vs_physicians is not None:
+            yield row("physicians", "kendall_tau", est=r.tau_vs_physicians)
+
+
+AUDIT = audit_forms.SHARES
+"""How the judge audit treats the kind's criteria: each source's win / tie / loss share per unit."""
 
 SECTIONS = (
     KindSection(
