@@ -125,12 +125,6 @@ class Kind:
     """The value meaning "neither answer wins" where figures are also given without ties."""
     win_rates: bool = False
     """Whether the report gives each model's win / tie / loss share on the criteria."""
-    audit: str = ""
-    """How the judge audit (corrected figures, ``report``'s audit section) treats the kind's
-    criteria: ``shares`` (each source's win / tie / loss share per unit), ``answers`` (K-QA
-    comprehensiveness and hallucinations per answer), ``scores`` (each per-item criterion's
-    numeric label — a rating scale, a match score — averaged per source), ``rubric_scores`` (each
-    answer's rubric score per source), or empty (not audited)."""
     default_slices: tuple[str, ...] = ()
     """Item metadata fields every figure of the kind is also given per value of (MedRGB's
     retrieval conditions ``test`` and ``p``)."""

@@ -3,7 +3,8 @@
 For each pairwise criterion, each answer source's win, tie and loss share three ways (the
 kinds with one answer per item, per answer: K-QA comprehensiveness and hallucinations
 (:mod:`.audit_kqa`), a rating scale's mean rating, a match item's match score and a rubric
-item's rubric score (:mod:`.audit_answers`); the kind's ``audit`` attribute says which):
+item's rubric score (:mod:`.audit_answers`); the kind's audit form says which,
+:mod:`.audit_forms`):
 
 - **judge only**: the criterion's headline judge's verdicts on every unit of the population
   (Wilson interval);
@@ -36,14 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from medjudge import kinds
-from medjudge.judging.analysis.audit_answers import (
-    AnswersAudit,
-    answers_audit,
-    rubric_answers,
-    score_answers,
-)
-from medjudge.judging.analysis.audit_figures import Bounds, means_three_ways, shares_three_ways
-from medjudge.judging.analysis.audit_kqa import kqa_audit
+from medjudge.judging.analysis import audit_forms
+from medjudge.judging.analysis.audit_figures import means_three_ways, shares_three_ways
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.metrics import outcomes
 from medjudge.judging.analysis.records import record
@@ -257,42 +252,6 @@ def _sources(
     return out, diffs
 
 
-def _per_answer(
-    data: StudyData,
-    criterion: str,
-    form: str,
-    judge: str,
-    frame: set[int],
-    sampled: set[int],
-    entries: Mapping[int, JsonObject],
-    *,
-    confidence: float,
-    target: float,
-) -> AnswersAudit | str:
-    """The per-answer figures of one criterion, or why there are none."""
-    if form == "answers":
-        return kqa_audit(data, judge, frame, sampled, confidence=confidence, target=target)
-    if form == "rubric_scores":
-        answers = rubric_answers(data, criterion, judge, entries)
-    else:
-        if kinds.get(data.kind_of(criterion)).listed_criterion == criterion:
-            return (
-                "not computed: its units are an item's listed entries (sub-questions), which "
-                "cluster within the sampled items"
-            )
-        found = score_answers(data, criterion, judge)
-        if found is None:
-            return "not computed: its labels are not numbers (an option set)"
-        answers = found
-    # a rubric score is a share of points (0 to 1); a scale's range is the labels seen
-    metric: dict[str, Bounds] = (
-        {"rubric_score": (0.0, 1.0)} if form == "rubric_scores" else {"mean_score": (None, None)}
-    )
-    return answers_audit(
-        answers, metric, judge, frame, sampled, confidence=confidence, target=target
-    )
-
-
 def audit_criterion(
     data: StudyData,
     criterion: str,
@@ -306,16 +265,16 @@ def audit_criterion(
 
     Args:
         entries: unit id → its listed entry's data (a rubric criterion's points), for the
-            ``rubric`` form (``store.reads.listed_entries``).
+            forms that read them (:attr:`.audit_forms.AuditForm.listed_entries`).
     """
     crit = data.criterion(criterion)
     kind = kinds.get(data.kind_of(criterion))
-    form = kind.audit
+    form = audit_forms.of_kind(kind.name)
     head: dict[str, object] = {
         "criterion": criterion,
         "polarity": crit.polarity if crit else None,
         "judge": None,
-        "unit": "units" if form == "shares" else "answers",
+        "unit": form.unit,
         "population": 0,
         "sampled": 0,
         "labelled": 0,
@@ -327,7 +286,7 @@ def audit_criterion(
         "means": [],
         "mean_differences": [],
     }
-    if not form:
+    if not form.audited:
         why = f"not computed for {kind.name} criteria"
         return record(AuditCriterion, {**head, "withheld": why})
     m = data.labels.get(criterion)
@@ -348,17 +307,11 @@ def audit_criterion(
     if found is None:
         return record(AuditCriterion, {**head, "withheld": NOT_RANDOM})
     frame, sampled = found
-    if form != "shares":
-        got = _per_answer(
-            data,
-            criterion,
-            form,
-            judge,
-            frame,
-            sampled,
-            entries or {},
-            confidence=confidence,
-            target=target,
+    if form.per_answer is not None:
+        got = form.per_answer(
+            audit_forms.AnswerInputs(
+                data, criterion, judge, frame, sampled, entries or {}, confidence, target
+            )
         )
         if isinstance(got, str):
             return record(AuditCriterion, {**head, "withheld": got})
@@ -405,7 +358,7 @@ def audit_section(
         return None
     entries: dict[int, JsonObject] = {}
     for kind in kinds.KINDS.values():
-        if kind.audit == "rubric_scores" and kind.listed_field:
+        if audit_forms.of_kind(kind.name).listed_entries and kind.listed_field:
             entries.update(reads.listed_entries(study, kind.name, kind.listed_field))
     criteria = [
         audit_criterion(data, c, samples, confidence=confidence, target=target, entries=entries)

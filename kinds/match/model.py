@@ -231,7 +231,6 @@ KIND = Match(
     ),
     default_slices=("test", "p"),
     abstains=True,
-    audit="scores",
     answered_values=("0.5", "1"),
     marks_documents=True,
     fields_hidden_until_labelled=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.medrgb import match_figures
 from medjudge.judging.analysis.records_sections import MedrgbSection
 from medjudge.judging.report.cells import (
@@ -108,6 +109,9 @@ def csv_rows(m: MedrgbSection) -> Iterator[list[str]]:
     for a in m.abstention_by_p:
         yield figure_row("medrgb", "match", f"p={a.key}", None, None, "abstention_share", a)
 
+
+AUDIT = audit_forms.SCORES
+"""The judge audit's form of the kind: each criterion's numeric label, averaged per source."""
 
 SECTIONS = (
     KindSection(

@@ -219,7 +219,6 @@ KIND = Pairwise(
     source_positions=("A", "B"),
     tie_value="tie",
     win_rates=True,
-    audit="shares",
     letters="A = answer_a, B = answer_b",
     shuffles_answers=True,
     default_criteria=(

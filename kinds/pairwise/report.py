@@ -168,7 +168,7 @@ def ranking_csv_rows(recs: Sequence[RaterRanking]) -> Iterator[list[str]]:
 
 
 AUDIT = audit_forms.SHARES
-"""How the judge audit treats the kind's criteria: each source's win / tie / loss share per unit."""
+"""The judge audit's form of the kind: each source's win / tie / loss share per unit."""
 
 SECTIONS = (
     KindSection(

@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
+from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.records import Figure, KeyedFigure, Record
 from medjudge.judging.report.cells import Count, Est, Label, Table, Text, make_columns, make_table
 from medjudge.judging.report.kind_sections import KindSection, SectionInputs
@@ -212,6 +213,9 @@ def csv_rows(section: RankingSection) -> Iterator[list[str]]:
                     "ranking", c.criterion, f"source={s.key}", r.rater, None, "mean_rank", s
                 )
 
+
+AUDIT = audit_forms.NONE
+"""The judge audit's form of the kind: not audited (no audit form has a ranking's figures)."""
 
 SECTIONS = (
     KindSection(

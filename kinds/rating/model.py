@@ -165,7 +165,6 @@ KIND = Rating(
     doc="An explanation rated on Likert scales and option completeness.",
     fields=COMMON_FIELDS | {"options", "correct", "explanation", "source"},
     source_positions=("explanation",),
-    audit="scores",
     key_group="Rate",
     help_title="Rating items",
     help_extra=(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.metrics import rating_means
 from medjudge.judging.analysis.records import SourceMean
 from medjudge.judging.analysis.records_sections import RatingRow
@@ -51,6 +52,9 @@ def csv_rows(recs: Sequence[RatingRow]) -> Iterator[list[str]]:
                 "rating_mean", rr.criterion, f"source={sm.source}", rr.rater, sm.source, "mean", sm
             )
 
+
+AUDIT = audit_forms.SCORES
+"""The judge audit's form of the kind: each criterion's numeric label, averaged per source."""
 
 SECTIONS = (
     KindSection(

@@ -273,7 +273,6 @@ KIND = Rubric(
     help_title="Rubric items (one key per rubric criterion, then on to the next)",
     help_extra=(("", "points show after your marks when the study hides them (--hide-points)"),),
     listed_criterion=CRITERION,
-    audit="rubric_scores",
     listed_field="rubric",
     item_criteria=False,
     listed_name="rubric criterion",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.records_sections import RubricSection
 from medjudge.judging.analysis.rubric import rubric_scores
 from medjudge.judging.report.cells import (
@@ -139,6 +140,9 @@ def csv_rows(r: RubricSection) -> Iterator[list[str]]:
                 "rubric_grading", "rubric", where, p.rater_b, p.rater_a, "macro_f1", p.macro_f1
             )
 
+
+AUDIT = audit_forms.RUBRIC_SCORES
+"""The judge audit's form of the kind: each answer's rubric score per source."""
 
 SECTIONS = (
     KindSection(

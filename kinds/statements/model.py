@@ -202,7 +202,6 @@ KIND = Statements(
         ]
     ),
     abstains=True,
-    audit="answers",
     answered_values=("entailed", "contradicted"),
     help_title="Statements items (then on to the next statement)",
     listed_criterion=CRITERION,

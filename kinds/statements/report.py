@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.kqa import kqa_metrics
 from medjudge.judging.analysis.records_sections import KqaSection
 from medjudge.judging.report.cells import (
@@ -123,6 +124,9 @@ def csv_rows(kqa: KqaSection) -> Iterator[list[str]]:
                 n=ans.labelled,
             )
 
+
+AUDIT = audit_forms.ANSWERS
+"""The judge audit's form of the kind: K-QA's figures per answer."""
 
 SECTIONS = (
     KindSection(
