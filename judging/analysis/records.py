@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from medjudge.judging.stats.estimates import Estimate
+if TYPE_CHECKING:  # estimates loads scipy: never at import (``medjudge --help`` stays light)
+    from medjudge.judging.stats.estimates import Estimate
 
 
 class Record(BaseModel):
