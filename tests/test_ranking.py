@@ -115,7 +115,7 @@ def _import(tmp_path: Path, rows: list[dict[str, Any]]) -> Any:
     [
         ({"answers": [{"text": "only one", "source": "m"}]}, "'answers': expected 2 to 5"),
         (
-            {"answers": [{"text": "a", "source": "m"}, {"text": " ", "source": "n"}]},
+            {"answers": [{"text": "a", "source": "m"}, {"text": 5, "source": "n"}]},
             "answers[1].text",
         ),
         ({"answers": [{"text": "a", "source": "m"}, {"text": "b"}]}, "'answers[1].source'"),

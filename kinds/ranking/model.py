@@ -311,7 +311,7 @@ class Ranking(Kind):
                 raise rec.problem("missing answer text", f"{where}.text")
             if not isinstance(source, str) or not source.strip():
                 raise rec.problem("missing source (the model that wrote it)", f"{where}.source")
-            answers.append((orders.SLOTS[i], text, source.strip()))
+            answers.append((orders.SLOTS[i], text if text.strip() else "", source.strip()))
         out = fields.item(rec, self, settings, batch, answers=[])
         out.answers = answers
         slots = orders.slots(len(answers))
