@@ -18,10 +18,9 @@ high ``toward_judge`` share means the judge's verdict, once shown, moves physici
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from medjudge.judging.analysis.consistency import share
-from medjudge.judging.analysis.records import AnchoringRow, records
+from medjudge.judging.analysis.records import AnchoringRow
 from medjudge.store import reads
 from medjudge.store.history import PostRevealChange, labels_per_reviewer, post_reveal_changes
 from medjudge.store.study import Study
@@ -38,7 +37,7 @@ def _majority(values: tuple[str, ...]) -> str | None:
 
 def _row(
     reviewer: str, n_labels: int, changes: list[PostRevealChange], confidence: float
-) -> dict[str, Any]:
+) -> AnchoringRow:
     judge = sum(c.new in c.judge_values and c.old not in c.judge_values for c in changes)
     peers = 0
     for c in changes:
@@ -50,14 +49,14 @@ def _row(
         for c in changes
     )
     n = len(changes)
-    return {
-        "reviewer": reviewer,
-        "n_labels": n_labels,
-        "changed": share(n, n_labels, confidence, empty="no labels"),
-        "toward_judge": share(judge, n, confidence, empty="no changes after the reveal"),
-        "toward_reviewers": share(peers, n, confidence, empty="no changes after the reveal"),
-        "elsewhere": share(elsewhere, n, confidence, empty="no changes after the reveal"),
-    }
+    return AnchoringRow(
+        reviewer=reviewer,
+        n_labels=n_labels,
+        changed=share(n, n_labels, confidence, empty="no labels"),
+        toward_judge=share(judge, n, confidence, empty="no changes after the reveal"),
+        toward_reviewers=share(peers, n, confidence, empty="no changes after the reveal"),
+        elsewhere=share(elsewhere, n, confidence, empty="no changes after the reveal"),
+    )
 
 
 def anchoring(study: Study, confidence: float = 0.95) -> list[AnchoringRow]:
@@ -77,4 +76,4 @@ def anchoring(study: Study, confidence: float = 0.95) -> list[AnchoringRow]:
     ]
     if len(rows) > 1:
         rows.append(_row(ALL, sum(labels.values()), changes, confidence))
-    return records(AnchoringRow, rows)
+    return rows

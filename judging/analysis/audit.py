@@ -45,6 +45,8 @@ from medjudge.judging.analysis.records import record
 from medjudge.judging.analysis.records_audit import (
     AuditCriterion,
     AuditDifference,
+    AuditMeanDifference,
+    AuditMeanRow,
     AuditSection,
     AuditSource,
     SampleInfo,
@@ -270,42 +272,50 @@ def audit_criterion(
     crit = data.criterion(criterion)
     kind = kinds.get(data.kind_of(criterion))
     form = audit_forms.of_kind(kind.name)
-    head: dict[str, object] = {
-        "criterion": criterion,
-        "polarity": crit.polarity if crit else None,
-        "judge": None,
-        "unit": form.unit,
-        "population": 0,
-        "sampled": 0,
-        "labelled": 0,
-        "reference_outside_sample": 0,
-        "withheld": None,
-        "notes": [],
-        "sources": [],
-        "differences": [],
-        "means": [],
-        "mean_differences": [],
-    }
+
+    def make(
+        withheld: str | None,
+        judge: str | None = None,
+        counts: tuple[int, int, int, int] = (0, 0, 0, 0),
+        notes: Sequence[str] = (),
+        sources: Sequence[AuditSource] = (),
+        differences: Sequence[AuditDifference] = (),
+        means: Sequence[AuditMeanRow] = (),
+        mean_differences: Sequence[AuditMeanDifference] = (),
+    ) -> AuditCriterion:
+        population, sampled, labelled, outside = counts
+        return AuditCriterion(
+            criterion=criterion,
+            polarity=crit.polarity if crit else None,
+            judge=judge,
+            unit=form.unit,
+            population=population,
+            sampled=sampled,
+            labelled=labelled,
+            reference_outside_sample=outside,
+            withheld=withheld,
+            notes=list(notes),
+            sources=list(sources),
+            differences=list(differences),
+            means=list(means),
+            mean_differences=list(mean_differences),
+        )
+
     if not form.audited:
-        why = f"not computed for {kind.name} criteria"
-        return record(AuditCriterion, {**head, "withheld": why})
+        return make(f"not computed for {kind.name} criteria")
     m = data.labels.get(criterion)
     judges = data.raters(criterion, "judge")
     judge = headline_judge(
         {j: m.count(j) for j in judges} if m is not None else {}, data.settings.headline_judge
     )
     if judge is None:
-        return record(AuditCriterion, {**head, "withheld": "withheld: no judge verdicts"})
-    head["judge"] = judge
+        return make("withheld: no judge verdicts")
     items = {data.units[u].item_id for u in data.units_by_criterion.get(criterion, ())}
     found = sampled_frame(samples, items)
     if not any(set(s.frame) & items for s in samples):
-        return record(
-            AuditCriterion,
-            {**head, "withheld": "withheld: no recorded random sample covers these items"},
-        )
+        return make("withheld: no recorded random sample covers these items", judge)
     if found is None:
-        return record(AuditCriterion, {**head, "withheld": NOT_RANDOM})
+        return make(NOT_RANDOM, judge)
     frame, sampled = found
     if form.per_answer is not None:
         got = form.per_answer(
@@ -314,39 +324,24 @@ def audit_criterion(
             )
         )
         if isinstance(got, str):
-            return record(AuditCriterion, {**head, "withheld": got})
-        head.update(
-            population=got.population,
-            sampled=got.sampled,
-            labelled=got.labelled,
-            reference_outside_sample=got.outside,
-            notes=got.notes,
-        )
+            return make(got, judge)
+        counts = (got.population, got.sampled, got.labelled, got.outside)
         if not got.labelled:
-            head["withheld"] = "withheld: no sampled answer has a reference label yet"
-            return record(AuditCriterion, head)
-        return record(AuditCriterion, head).model_copy(
-            update={"means": got.rows, "mean_differences": got.differences}
+            why = "withheld: no sampled answer has a reference label yet"
+            return make(why, judge, counts, got.notes)
+        return make(
+            None, judge, counts, got.notes, means=got.rows, mean_differences=got.differences
         )
     risk = crit is not None and crit.polarity == "risk"
     pop, notes, outside = _population(data, criterion, judge, frame, sampled, risk)
     sampled_units = sum(
         1 for u in data.units_by_criterion.get(criterion, ()) if data.units[u].item_id in sampled
     )
-    head.update(
-        population=len(pop.sources),
-        sampled=sampled_units,
-        labelled=sum(pop.labelled),
-        reference_outside_sample=outside,
-        notes=notes,
-    )
+    counts = (len(pop.sources), sampled_units, sum(pop.labelled), outside)
     if not any(pop.labelled):
-        head["withheld"] = "withheld: no sampled unit has a reference label yet"
-        return record(AuditCriterion, head)
+        return make("withheld: no sampled unit has a reference label yet", judge, counts, notes)
     sources, diffs = _sources(pop, confidence=confidence, target=target)
-    return record(AuditCriterion, head).model_copy(
-        update={"sources": sources, "differences": diffs}
-    )
+    return make(None, judge, counts, notes, sources, diffs)
 
 
 def audit_section(

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from medjudge.judging.analysis.consistency import share
-from medjudge.judging.analysis.records import Figure, Share, record
+from medjudge.judging.analysis.records import Figure, figure_fields
 from medjudge.judging.analysis.records_audit import AuditMeans, AuditShares, CorrectedFigure
-from medjudge.judging.stats.estimates import MIN_STABLE_N, Estimate, z_value
+from medjudge.judging.stats.estimates import MIN_STABLE_N, Estimate, clean_float, z_value
 from medjudge.judging.stats.ppi import Floats, LabelsNeeded
 from medjudge.judging.stats.ppi_bounded import (
     MIN_CORRECTED_N,
@@ -62,10 +62,8 @@ def shares_three_ways(
     """A share three ways: judge only, physicians only (Wilson intervals) and corrected."""
     every = np.concatenate([yhat_labelled, yhat_rest])
     return AuditShares(
-        judge_only=record(Share, share(int(every.sum()), every.size, confidence)),
-        physicians_only=record(
-            Share, share(int(y.sum()), y.size, confidence, empty="no reference label")
-        ),
+        judge_only=share(int(every.sum()), every.size, confidence),
+        physicians_only=share(int(y.sum()), y.size, confidence, empty="no reference label"),
         corrected=corrected(y, yhat_labelled, yhat_rest, confidence, target, SHARE),
     )
 
@@ -83,8 +81,8 @@ def means_three_ways(
     the quantity's range ``bounds``)."""
     every = np.concatenate([yhat_labelled, yhat_rest])
     return AuditMeans(
-        judge_only=record(Figure, normal_mean(every, confidence, "no units").to_dict()),
-        physicians_only=record(Figure, normal_mean(y, confidence, "no reference label").to_dict()),
+        judge_only=Figure.of(normal_mean(every, confidence, "no units")),
+        physicians_only=Figure.of(normal_mean(y, confidence, "no reference label")),
         corrected=corrected(y, yhat_labelled, yhat_rest, confidence, target, bounds),
     )
 
@@ -101,6 +99,32 @@ def normal_mean(x: Floats, confidence: float, empty: str) -> Estimate:
     return Estimate(mean, mean - z * se, mean + z * se, int(x.size), method="normal_se", se=se)
 
 
+def _figure(
+    est: Estimate,
+    *,
+    n_labelled: int,
+    n_judge_only: int,
+    lam: float | None,
+    need: LabelsNeeded | None,
+    note: str | None,
+    unstable: bool | None = None,
+) -> CorrectedFigure:
+    """A corrected figure's record: ``est`` with the labels it rests on and those ``need``
+    asks for (``unstable``: in place of the estimate's own)."""
+    fields = figure_fields(est)
+    if unstable is not None:
+        fields["unstable"] = unstable
+    return CorrectedFigure(
+        **fields,
+        n_labelled=n_labelled,
+        n_judge_only=n_judge_only,
+        lam=clean_float(lam),
+        labels_needed=None if need is None or need.more is None else int(need.more),
+        halfwidth_then=None if need is None else clean_float(need.halfwidth_then),
+        labels_needed_note=note,
+    )
+
+
 def _unreachable(need: LabelsNeeded) -> str:
     return f"not reachable (all {need.units:,} labelled: ±{need.halfwidth_then:.3f})"
 
@@ -111,22 +135,10 @@ def _withheld(
     """A corrected figure not given (``reason``), with the labels a plan asks for (``note``:
     why there is no plan)."""
     est = Estimate.undefined(reason, n + rest)
-    more = None if need is None else need.more
     note = note or ("no reference label yet" if need is None else None)
     if need is not None and need.more is None:
         note = _unreachable(need)
-    return record(
-        CorrectedFigure,
-        {
-            **est.to_dict(),
-            "n_labelled": n,
-            "n_judge_only": rest,
-            "lam": None,
-            "labels_needed": more,
-            "halfwidth_then": None if need is None else need.halfwidth_then,
-            "labels_needed_note": note,
-        },
-    )
+    return _figure(est, n_labelled=n, n_judge_only=rest, lam=None, need=need, note=note)
 
 
 def _at_least_minimum(need: LabelsNeeded, n: int) -> LabelsNeeded:
@@ -161,18 +173,14 @@ def corrected(
         return _withheld(n, rest, too_few(n), _at_least_minimum(need, n))
     m = bounded_ppi_mean(y, yhat_labelled, yhat_rest, low=low, high=high, confidence=confidence)
     est = Estimate(m.value, m.ci_low, m.ci_high, n + rest, method="ppi_plus_plus", se=m.se)
-    return record(
-        CorrectedFigure,
-        {
-            **est.to_dict(),
-            "unstable": n < MIN_STABLE_N,
-            "n_labelled": n,
-            "n_judge_only": rest,
-            "lam": m.lam,
-            "labels_needed": need.more,
-            "halfwidth_then": need.halfwidth_then,
-            "labels_needed_note": _unreachable(need) if need.more is None else None,
-        },
+    return _figure(
+        est,
+        n_labelled=n,
+        n_judge_only=rest,
+        lam=m.lam,
+        need=need,
+        note=_unreachable(need) if need.more is None else None,
+        unstable=n < MIN_STABLE_N,
     )
 
 
@@ -230,8 +238,8 @@ def split_difference_three_ways(
 
     def three(c: CorrectedFigure) -> AuditMeans:
         return AuditMeans(
-            judge_only=record(Figure, judge.to_dict()),
-            physicians_only=record(Figure, physicians.to_dict()),
+            judge_only=Figure.of(judge),
+            physicians_only=Figure.of(physicians),
             corrected=c,
         )
 
@@ -251,17 +259,13 @@ def split_difference_three_ways(
     se = float(np.hypot(ma.se, mb.se))
     est = Estimate(value, lo, hi, n_lab + rest, method="ppi_plus_plus", se=se)
     return three(
-        record(
-            CorrectedFigure,
-            {
-                **est.to_dict(),
-                "n_labelled": n_lab,
-                "n_judge_only": rest,
-                "lam": None,
-                "unstable": fewest < MIN_STABLE_N,
-                "labels_needed": need.more,
-                "halfwidth_then": need.halfwidth_then,
-                "labels_needed_note": _unreachable(need) if need.more is None else None,
-            },
+        _figure(
+            est,
+            n_labelled=n_lab,
+            n_judge_only=rest,
+            lam=None,
+            need=need,
+            note=_unreachable(need) if need.more is None else None,
+            unstable=fewest < MIN_STABLE_N,
         )
     )

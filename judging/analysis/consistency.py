@@ -18,24 +18,28 @@ Shares come with Wilson intervals.
 from __future__ import annotations
 
 from medjudge import kinds
-from medjudge.judging.analysis.records import ConsistencyRow, records
+from medjudge.judging.analysis.records import ConsistencyRow, Share
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.judging.stats.estimates import Estimate, wilson_interval
-from medjudge.store.json_types import JsonObject
 
 ONE_SAMPLE = "one sample per order: not measured"
 """Why self-consistency is undefined for a judge that drew one sample per order."""
 NO_SAMPLES = "no verdict with samples"
 
 
-def share(count: int, n: int, confidence: float = 0.95, *, empty: str = "no units") -> JsonObject:
-    """A proportion as a JSON-safe estimate dict with a Wilson interval and its count."""
+def share_estimate(
+    count: int, n: int, confidence: float = 0.95, *, empty: str = "no units"
+) -> Estimate:
+    """A proportion ``count / n`` with a Wilson interval (undefined, ``empty``, without units)."""
     if n <= 0:
-        est = Estimate.undefined(empty, 0)
-    else:
-        low, high = wilson_interval(count, n, confidence)
-        est = Estimate(count / n, low, high, n, method="wilson")
-    return {**est.to_dict(), "count": count}
+        return Estimate.undefined(empty, 0)
+    low, high = wilson_interval(count, n, confidence)
+    return Estimate(count / n, low, high, n, method="wilson")
+
+
+def share(count: int, n: int, confidence: float = 0.95, *, empty: str = "no units") -> Share:
+    """A proportion with a Wilson interval and its count (:func:`share_estimate`)."""
+    return Share.counted(share_estimate(count, n, confidence, empty=empty), int(count))
 
 
 def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[ConsistencyRow]:
@@ -48,11 +52,11 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
     Returns:
         One record per (judge, criterion) with ``judge``, ``criterion``, ``kind``, ``panel``,
         ``n_verdicts``, ``missing``, ``failed_samples`` and the shares ``samples_disagreed``,
-        ``position_inconsistent`` (pairwise) and ``judges_disagreed`` (panels), each a dict
+        ``position_inconsistent`` (pairwise) and ``judges_disagreed`` (panels), each a share
         with value, ci_low, ci_high, n, count and reason.
     """
     order = [c.name for c in data.settings.criteria]
-    out = []
+    out: list[ConsistencyRow] = []
     for judge in sorted(data.verdicts):
         per: dict[str, dict[str, int]] = {}
         for unit_id, v in data.verdicts[judge].items():
@@ -94,15 +98,15 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
             kind = data.kind_of(criterion)
             is_panel = c["panel_n"] > 0 or judge.startswith("panel:")
             out.append(
-                {
-                    "judge": judge,
-                    "criterion": criterion,
-                    "kind": kind,
-                    "panel": is_panel,
-                    "n_verdicts": c["n"],
-                    "missing": c["missing"],
-                    "failed_samples": c["failed"],
-                    "samples_disagreed": None
+                ConsistencyRow(
+                    judge=judge,
+                    criterion=criterion,
+                    kind=kind,
+                    panel=is_panel,
+                    n_verdicts=c["n"],
+                    missing=c["missing"],
+                    failed_samples=c["failed"],
+                    samples_disagreed=None
                     if is_panel
                     else share(
                         c["dis"],
@@ -110,14 +114,14 @@ def judge_consistency(data: StudyData, confidence: float = 0.95) -> list[Consist
                         confidence,
                         empty=ONE_SAMPLE if c["voted"] else NO_SAMPLES,
                     ),
-                    "position_inconsistent": share(
+                    position_inconsistent=share(
                         c["pos"], c["pos_n"], confidence, empty="no unit with both orders decided"
                     )
                     if kinds.get(kind).two_orders and not is_panel
                     else None,
-                    "judges_disagreed": share(c["panel"], c["panel_n"], confidence)
+                    judges_disagreed=share(c["panel"], c["panel_n"], confidence)
                     if is_panel
                     else None,
-                }
+                )
             )
-    return records(ConsistencyRow, out)
+    return out

@@ -8,7 +8,7 @@ compared (a reviewer's label, a judge's latest verdict); a missing verdict is no
 from __future__ import annotations
 
 from medjudge.judging.analysis.consistency import share
-from medjudge.judging.analysis.records import GoldRow, records
+from medjudge.judging.analysis.records import GoldRow
 from medjudge.judging.analysis.study_data import StudyData, to_value
 from medjudge.store.gold import gold_values
 from medjudge.store.study import Study
@@ -17,7 +17,7 @@ from medjudge.store.study import Study
 def gold_accuracy(study: Study, data: StudyData, confidence: float = 0.95) -> list[GoldRow]:
     """One record per (rater, criterion) with at least one labelled gold unit."""
     gold = gold_values(study)
-    out = []
+    out: list[GoldRow] = []
     for criterion in data.criteria():
         crit = data.criterion(criterion)
         units = [u for u in data.labelled_units(criterion) if u in gold]
@@ -35,13 +35,13 @@ def gold_accuracy(study: Study, data: StudyData, confidence: float = 0.95) -> li
                     continue
                 correct = sum(v == e for v, e in pairs)
                 out.append(
-                    {
-                        "rater": rater,
-                        "rater_kind": kind,
-                        "criterion": criterion,
-                        "n": len(pairs),
-                        "correct": correct,
-                        "accuracy": share(correct, len(pairs), confidence),
-                    }
+                    GoldRow(
+                        rater=rater,
+                        rater_kind=kind,
+                        criterion=criterion,
+                        n=len(pairs),
+                        correct=int(correct),
+                        accuracy=share(correct, len(pairs), confidence),
+                    )
                 )
-    return records(GoldRow, out)
+    return out

@@ -35,9 +35,9 @@ import statistics
 from collections.abc import Hashable, Mapping, Sequence
 
 from medjudge import kinds
-from medjudge.judging.analysis.consistency import share
+from medjudge.judging.analysis.consistency import share_estimate
 from medjudge.judging.analysis.metrics import outcomes
-from medjudge.judging.analysis.records import Figure, record
+from medjudge.judging.analysis.records import Figure
 from medjudge.judging.analysis.records_sections import JudgeBias
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.estimates import MIN_STABLE_N, Estimate
@@ -94,17 +94,12 @@ def _row(
     criterion: str,
     bias: str,
     units: int,
-    mine: Mapping[str, object],
-    theirs: Mapping[str, object] | None,
+    fig_judge: Figure,
+    fig_ref: Figure | None,
     *,
     family: str | None = None,
     note: str | None = None,
 ) -> JudgeBias:
-    def figure(x: Mapping[str, object]) -> Figure:  # a share's count is its value × n
-        return record(Figure, {k: v for k, v in x.items() if k != "count"})
-
-    fig_judge = figure(mine)
-    fig_ref = None if theirs is None else figure(theirs)
     sign = difference_sign(fig_judge, fig_ref)
     what = f"its own family's source ({family})" if family is not None else "the longer answer"
     direction = None
@@ -218,10 +213,12 @@ def judge_biases(
                     criterion,
                     "longer_answer_wins",
                     len(rows),
-                    share(lj, dj, confidence, empty="no decisive verdict"),
+                    Figure.of(share_estimate(lj, dj, confidence, empty="no decisive verdict")),
                     None
                     if ref_len is None
-                    else share(*ref_len[0], confidence, empty="no decisive reference label"),
+                    else Figure.of(
+                        share_estimate(*ref_len[0], confidence, empty="no decisive reference label")
+                    ),
                     note=note,
                 )
             )
@@ -231,12 +228,14 @@ def judge_biases(
                     criterion,
                     "per_100_words",
                     len(rows),
-                    length_slope(xj, yj, confidence, "no decisive verdict").to_dict(),
+                    Figure.of(length_slope(xj, yj, confidence, "no decisive verdict")),
                     None
                     if ref_len is None
-                    else length_slope(
-                        ref_len[1], ref_len[2], confidence, "no decisive reference label"
-                    ).to_dict(),
+                    else Figure.of(
+                        length_slope(
+                            ref_len[1], ref_len[2], confidence, "no decisive reference label"
+                        )
+                    ),
                 )
             )
             family = families.get(judge)
@@ -275,8 +274,6 @@ def _self_preference(
         wins_j += mine[family] == "win"
         wins_r += theirs is not None and theirs[family] == "win"
     empty = f"no unit compares {family} with another source"
-    mine_share = share(wins_j, n, confidence, empty=empty)
-    theirs_share = share(wins_r, n, confidence, empty=empty) if both else None
-    if n == 0:
-        mine_share = Estimate.undefined(empty, 0).to_dict()
+    mine_share = Figure.of(share_estimate(wins_j, n, confidence, empty=empty))
+    theirs_share = Figure.of(share_estimate(wins_r, n, confidence, empty=empty)) if both else None
     return _row(judge, criterion, "self_preference", n, mine_share, theirs_share, family=family)

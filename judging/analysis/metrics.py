@@ -16,7 +16,6 @@ t interval. K-QA figures live in :mod:`.kqa` (re-exported here as :func:`kqa_met
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -24,10 +23,20 @@ from scipy import stats
 from medjudge import kinds
 from medjudge.judging.analysis.consistency import share
 from medjudge.judging.analysis.kqa import kqa_metrics
-from medjudge.judging.analysis.records import records
-from medjudge.judging.analysis.records_sections import RatingRow, WinRateRow
+from medjudge.judging.analysis.records import (
+    FigureFields,
+    MeanFigure,
+    SourceMean,
+    figure_fields,
+)
+from medjudge.judging.analysis.records_sections import (
+    RatingRow,
+    SourceWins,
+    WinCounts,
+    WinRateRow,
+)
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
-from medjudge.judging.stats.estimates import Estimate
+from medjudge.judging.stats.estimates import Estimate, clean_float
 
 __all__ = ["kqa_metrics", "mean_t", "outcomes", "rating_means", "win_rates"]
 
@@ -46,8 +55,8 @@ def _raters(data: StudyData, criterion: str) -> list[str]:
     return humans + majority + data.raters(criterion, "judge")
 
 
-def _kind(data: StudyData, rater: str) -> str | None:
-    return "majority" if rater == MAJORITY else data.rater_kinds.get(rater)
+def _kind(data: StudyData, rater: str) -> str:
+    return "majority" if rater == MAJORITY else data.rater_kinds[rater]
 
 
 def outcomes(value: object, source_a: str, source_b: str, risk: bool) -> dict[str, str] | None:
@@ -70,9 +79,9 @@ def win_rates(data: StudyData, confidence: float = 0.95) -> list[WinRateRow]:
     Returns:
         One record per (criterion, rater): ``criterion``, ``polarity``, ``note`` (how to read
         win and loss), ``rater``, ``rater_kind``, ``same_source_skipped`` and ``sources``: a
-        list of {source, n, counts, win, tie, loss, neither} (rates as estimate dicts).
+        list of {source, n, counts, win, tie, loss, neither} (rates as shares).
     """
-    out = []
+    out: list[WinRateRow] = []
     for criterion in data.criteria():
         if not kinds.get(data.kind_of(criterion)).win_rates:
             continue
@@ -95,25 +104,30 @@ def win_rates(data: StudyData, confidence: float = 0.95) -> list[WinRateRow]:
                 c = counts[source]
                 n = sum(c.values())
                 sources.append(
-                    {
-                        "source": source,
-                        "n": n,
-                        "counts": c,
-                        **{o: share(c[o], n, confidence) for o in OUTCOMES},
-                    }
+                    SourceWins(
+                        source=source,
+                        n=n,
+                        counts=WinCounts(**c),
+                        win=share(c["win"], n, confidence),
+                        tie=share(c["tie"], n, confidence),
+                        loss=share(c["loss"], n, confidence),
+                        neither=share(c["neither"], n, confidence),
+                    )
                 )
+            polarity = crit.polarity if crit else None
+            assert polarity is not None, "a criterion with win rates has a polarity"
             out.append(
-                {
-                    "criterion": criterion,
-                    "polarity": crit.polarity if crit else None,
-                    "note": RISK_NOTE if risk else BENEFIT_NOTE,
-                    "rater": rater,
-                    "rater_kind": _kind(data, rater),
-                    "same_source_skipped": skipped,
-                    "sources": sources,
-                }
+                WinRateRow(
+                    criterion=criterion,
+                    polarity=polarity,
+                    note=RISK_NOTE if risk else BENEFIT_NOTE,
+                    rater=rater,
+                    rater_kind=_kind(data, rater),
+                    same_source_skipped=skipped,
+                    sources=sources,
+                )
             )
-    return records(WinRateRow, out)
+    return out
 
 
 def mean_t(values: list[float], confidence: float = 0.95) -> Estimate:
@@ -135,9 +149,9 @@ def rating_means(data: StudyData, confidence: float = 0.95) -> list[RatingRow]:
 
     Returns:
         One record per (criterion, rater): ``criterion``, ``scale``, ``rater``, ``rater_kind``,
-        ``overall`` (estimate dict with ``sd``) and ``sources`` (list of {source, ...}).
+        ``overall`` (a mean with its ``sd``) and ``sources`` (the same per source).
     """
-    out = []
+    out: list[RatingRow] = []
     for criterion in data.criteria():
         crit = data.criterion(criterion)
         if crit is None or crit.scale is None:  # a scale: a mean to give
@@ -151,21 +165,26 @@ def rating_means(data: StudyData, confidence: float = 0.95) -> list[RatingRow]:
                     by_source.setdefault(data.units[u].source_label, []).append(float(v))
                     everything.append(float(v))
             out.append(
-                {
-                    "criterion": criterion,
-                    "scale": list(crit.scale),
-                    "rater": rater,
-                    "rater_kind": _kind(data, rater),
-                    "overall": _mean_dict(everything, confidence),
-                    "sources": [
-                        {"source": s, **_mean_dict(v, confidence)}
+                RatingRow(
+                    criterion=criterion,
+                    scale=list(crit.scale),
+                    rater=rater,
+                    rater_kind=_kind(data, rater),
+                    overall=MeanFigure(**_mean_fields(everything, confidence)),
+                    sources=[
+                        SourceMean(source=s, **_mean_fields(v, confidence))
                         for s, v in sorted(by_source.items())
                     ],
-                }
+                )
             )
-    return records(RatingRow, out)
+    return out
 
 
-def _mean_dict(values: list[float], confidence: float) -> dict[str, Any]:
-    sd = float(np.std(values, ddof=1)) if len(values) >= 2 else None
-    return {**mean_t(values, confidence).to_dict(), "sd": sd}
+class _MeanFields(FigureFields):
+    sd: float | None
+
+
+def _mean_fields(values: list[float], confidence: float) -> _MeanFields:
+    """A mean's fields with a Student-t interval and its standard deviation."""
+    sd = clean_float(np.std(values, ddof=1)) if len(values) >= 2 else None
+    return _MeanFields(**figure_fields(mean_t(values, confidence)), sd=sd)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -37,7 +37,7 @@ def json_safe(value: object) -> object:
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or isinstance(value, (str, bool, int, Record)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
@@ -87,22 +87,46 @@ class Figure(Record):
     def of(cls, e: Estimate) -> Figure:
         """An estimate's figure, field for field (no dict in between; an Estimate holds no
         NaN or infinity, so nothing needs making JSON-safe)."""
-        return cls(
-            value=e.value,
-            ci_low=e.ci_low,
-            ci_high=e.ci_high,
-            n=e.n,
-            reason=e.reason,
-            method=e.method,
-            se=e.se,
-            unstable=e.unstable,
-        )
+        return cls(**figure_fields(e))
+
+
+class FigureFields(TypedDict):
+    """A :class:`Figure`'s fields, as keyword arguments of a figure record's constructor."""
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    reason: str | None
+    method: str
+    se: float | None
+    unstable: bool
+
+
+def figure_fields(e: Estimate) -> FigureFields:
+    """An estimate's fields, for building a figure record with more fields
+    (``KeyedFigure(key=k, **figure_fields(e))``)."""
+    return FigureFields(
+        value=e.value,
+        ci_low=e.ci_low,
+        ci_high=e.ci_high,
+        n=e.n,
+        reason=e.reason,
+        method=e.method,
+        se=e.se,
+        unstable=e.unstable,
+    )
 
 
 class Share(Figure):
     """A share of ``n`` with its ``count`` (``count / n = value``)."""
 
     count: int
+
+    @classmethod
+    def counted(cls, e: Estimate, count: int) -> Share:
+        """An estimate of a share, with the count it is of."""
+        return cls(**figure_fields(e), count=count)
 
 
 class MeanFigure(Figure):
@@ -130,9 +154,19 @@ class _Category(Record):
 class KeyedFigure(Figure, _Key):
     """A figure for one value of a field (a model, a test, a p)."""
 
+    @classmethod
+    def keyed(cls, key: str, e: Estimate) -> KeyedFigure:
+        """An estimate's figure for the value ``key``."""
+        return cls(key=key, **figure_fields(e))
+
 
 class KeyedShare(Share, _Key):
     """A share for one value of a field."""
+
+    @classmethod
+    def keyed(cls, key: str, e: Estimate, count: int) -> KeyedShare:
+        """An estimate of a share, with its count, for the value ``key``."""
+        return cls(key=key, count=count, **figure_fields(e))
 
 
 class SourceMean(MeanFigure, _Source):
