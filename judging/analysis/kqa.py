@@ -30,14 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from medjudge.judging.analysis.consistency import share
-from medjudge.judging.analysis.records import record
-from medjudge.judging.analysis.records_sections import KqaAnswer, KqaRater, KqaSection
+from medjudge.judging.analysis.records import Figure
+from medjudge.judging.analysis.records_sections import KqaAnswer, KqaRater, KqaSection, KqaSource
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.bootstrap import mean_bca
 from medjudge.judging.stats.estimates import Estimate
@@ -56,15 +55,15 @@ def mean_estimate(
     return mean_bca(values, n_boot=n_boot, seed=seed, confidence=confidence, empty=empty)
 
 
-def _scaled(est: Estimate, factor: float, n: int) -> dict[str, Any]:
-    """An estimate multiplied by ``factor`` (for the over-all-questions macro)."""
+def _scaled(est: Estimate, factor: float, n: int) -> Figure:
+    """An estimate multiplied by ``factor`` (for the over-all-questions macro), of ``n``."""
     if est.value is None:
-        return {**est.to_dict(), "n": n}
+        return Figure.of(Estimate.undefined(est.reason or "undefined", n))
     low = None if est.ci_low is None else est.ci_low * factor
     high = None if est.ci_high is None else est.ci_high * factor
-    return Estimate(
-        est.value * factor, low, high, n, reason=est.reason, method=est.method
-    ).to_dict()
+    return Figure.of(
+        Estimate(est.value * factor, low, high, n, reason=est.reason, method=est.method)
+    )
 
 
 @dataclass(frozen=True)
@@ -155,29 +154,30 @@ def answer_figures(
 
 def _source_figures(
     answers: list[KqaAnswer], n_all: int, *, n_boot: int, seed: int, confidence: float
-) -> dict[str, Any]:
+) -> KqaSource:
     """Macro K-QA figures over the answers of one source (see the module docstring)."""
     comp = [a.comprehensiveness for a in answers if a.comprehensiveness is not None]
     hall = [float(a.hallucinations) for a in answers if a.hallucinations is not None]
     comp_est = mean_estimate(comp, n_boot=n_boot, seed=seed, confidence=confidence)
     hall_est = mean_estimate(hall, n_boot=n_boot, seed=seed, confidence=confidence)
     n_all = max(n_all, len(answers))
-    return {
-        "answers": len(answers),
-        "declined": sum(a.declined for a in answers),
-        "declined_share": share(sum(a.declined for a in answers), len(answers), confidence),
-        "answers_with_labels": sum(a.labelled > 0 for a in answers),
-        "statements": sum(a.statements for a in answers),
-        "statements_labelled": sum(a.labelled for a in answers),
-        "questions_all": n_all,
-        "comprehensiveness_answered": comp_est.to_dict(),
-        "hallucinations_answered": hall_est.to_dict(),
-        "comprehensiveness_all": _scaled(comp_est, len(comp) / n_all, n_all) if n_all else None,
-        "hallucinations_all": _scaled(hall_est, len(hall) / n_all, n_all) if n_all else None,
-        "contradiction_share": share(
+    declined = sum(a.declined for a in answers)
+    return KqaSource(
+        answers=len(answers),
+        declined=declined,
+        declined_share=share(declined, len(answers), confidence),
+        answers_with_labels=sum(a.labelled > 0 for a in answers),
+        statements=sum(a.statements for a in answers),
+        statements_labelled=sum(a.labelled for a in answers),
+        questions_all=n_all,
+        comprehensiveness_answered=Figure.of(comp_est),
+        hallucinations_answered=Figure.of(hall_est),
+        comprehensiveness_all=_scaled(comp_est, len(comp) / n_all, n_all) if n_all else None,
+        hallucinations_all=_scaled(hall_est, len(hall) / n_all, n_all) if n_all else None,
+        contradiction_share=share(
             sum(h > 0 for h in hall), len(hall), confidence, empty="no answers with labels"
         ),
-    }
+    )
 
 
 def kqa_raters(data: StudyData) -> list[str]:
@@ -211,7 +211,7 @@ def kqa_metrics(
     raters = kqa_raters(data)
     items = statement_answers(data)
     per_answer: list[KqaAnswer] = []
-    records = []
+    records: list[KqaRater] = []
     for rater in raters:
         answers = _answer_figures(data, rater, items)
         per_answer += answers
@@ -219,10 +219,10 @@ def kqa_metrics(
         for a in answers:
             by_source.setdefault(a.source, []).append(a)
         records.append(
-            {
-                "rater": rater,
-                "rater_kind": "majority" if rater == MAJORITY else data.rater_kinds.get(rater),
-                "by_source": {
+            KqaRater(
+                rater=rater,
+                rater_kind="majority" if rater == MAJORITY else data.rater_kinds[rater],
+                by_source={
                     src: _source_figures(
                         rows,
                         data.kqa_questions or len(rows),
@@ -232,8 +232,6 @@ def kqa_metrics(
                     )
                     for src, rows in sorted(by_source.items())
                 },
-            }
+            )
         )
-    # the answers are records already; only the per-source figures need checking
-    raters_checked = [record(KqaRater, r) for r in records]
-    return KqaSection(questions_all=data.kqa_questions, raters=raters_checked, answers=per_answer)
+    return KqaSection(questions_all=data.kqa_questions, raters=records, answers=per_answer)

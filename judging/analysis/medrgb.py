@@ -11,11 +11,10 @@ abstention share per ``p`` (Wilson interval) — never scored 0 silently.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
 
-from medjudge.judging.analysis.records import record
-from medjudge.judging.analysis.records_sections import MedrgbSection
+from medjudge.judging.analysis.records import KeyedFigure, KeyedShare
+from medjudge.judging.analysis.records_sections import ChartLine, MatchRater, MedrgbSection
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.analysis.views import slice_order
 from medjudge.judging.stats.bootstrap import mean_bca
@@ -44,7 +43,7 @@ def match_figures(
 
     Returns:
         ``{"raters": [{"rater", "by_source", "by_test", "by_p", "chart"}], "abstention_by_p",
-        "abstentions", "predictions"}``; every figure an estimate dict (value, interval, n).
+        "abstentions", "predictions"}``; every figure with its interval and n.
     """
     units = data.units_by_criterion.get(MATCH_CRITERION, [])
     if not units:
@@ -52,11 +51,11 @@ def match_figures(
     abstaining = [u for u in units if data.units[u].item_id in data.declined]
     scored = [u for u in units if data.units[u].item_id not in data.declined]
 
-    def mean(values: list[float], key: str) -> dict[str, Any]:
+    def mean(values: list[float], key: str) -> KeyedFigure:
         est = mean_bca(values, n_boot=n_boot, seed=seed, confidence=confidence, empty=NO_SCORES)
-        return {"key": key, **est.to_dict()}
+        return KeyedFigure.keyed(key, est)
 
-    def grouped(scores: dict[int, float], key_of: Any) -> list[dict[str, Any]]:
+    def grouped(scores: dict[int, float], key_of: Callable[[int], str | None]) -> list[KeyedFigure]:
         groups: dict[str, list[float]] = {}
         for u, s in scores.items():
             k = key_of(u)
@@ -64,7 +63,7 @@ def match_figures(
                 groups.setdefault(k, []).append(s)
         return [mean(groups[k], k) for k in slice_order(list(groups))]
 
-    raters = []
+    raters: list[MatchRater] = []
     humans = data.raters(MATCH_CRITERION, "human")
     candidates = ([MAJORITY] if humans else []) + data.raters(MATCH_CRITERION, "judge")
     for rater in candidates:
@@ -79,37 +78,33 @@ def match_figures(
         chart = []
         for src in sorted({name for u in scores if (name := source(u)) is not None}):
             mine = {u: v for u, v in scores.items() if source(u) == src}
-            chart.append({"source": src, "points": grouped(mine, lambda u: _field(data, u, "p"))})
+            chart.append(
+                ChartLine(source=src, points=grouped(mine, lambda u: _field(data, u, "p")))
+            )
         raters.append(
-            {
-                "rater": rater,
-                "n": len(scores),
-                "overall": mean(list(scores.values()), "all"),
-                "by_source": grouped(scores, source),
-                "by_test": grouped(scores, lambda u: _field(data, u, "test")),
-                "by_p": grouped(scores, lambda u: _field(data, u, "p")),
-                "chart": chart,
-            }
+            MatchRater(
+                rater=rater,
+                n=len(scores),
+                overall=mean(list(scores.values()), "all"),
+                by_source=grouped(scores, source),
+                by_test=grouped(scores, lambda u: _field(data, u, "test")),
+                by_p=grouped(scores, lambda u: _field(data, u, "p")),
+                chart=chart,
+            )
         )
     by_p: dict[str, list[int]] = {}
     for u in units:
         p = _field(data, u, "p")
         if p is not None:
             by_p.setdefault(p, []).append(u)
-    abstention_by_p = [
-        {
-            "key": p,
-            **proportion(
-                sum(1 for u in by_p[p] if u in abstaining), len(by_p[p]), confidence, "no items"
-            ).to_dict(),
-            "count": sum(1 for u in by_p[p] if u in abstaining),
-        }
-        for p in slice_order(list(by_p))
-    ]
-    section = {
-        "predictions": len(units),
-        "abstentions": len(abstaining),
-        "abstention_by_p": abstention_by_p,
-        "raters": raters,
-    }
-    return record(MedrgbSection, section)
+    abstention_by_p = []
+    for p in slice_order(list(by_p)):
+        count = sum(1 for u in by_p[p] if u in abstaining)
+        est = proportion(count, len(by_p[p]), confidence, "no items")
+        abstention_by_p.append(KeyedShare.keyed(p, est, count))
+    return MedrgbSection(
+        predictions=len(units),
+        abstentions=len(abstaining),
+        abstention_by_p=abstention_by_p,
+        raters=raters,
+    )

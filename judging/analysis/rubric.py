@@ -27,10 +27,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import combinations
-from typing import Any
 
-from medjudge.judging.analysis.records import record
-from medjudge.judging.analysis.records_sections import RubricSection
+from medjudge.judging.analysis.records import Figure, KeyedFigure, figure_fields
+from medjudge.judging.analysis.records_sections import (
+    PairF1,
+    RubricGrader,
+    RubricRater,
+    RubricSection,
+)
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData
 from medjudge.judging.stats.bootstrap import mean_bca
 from medjudge.judging.stats.classification import classification_of_cells
@@ -68,9 +72,9 @@ def rubric_scores(
     for u in units:
         by_item[data.units[u].item_id].append(u)
 
-    def mean(values: list[float], key: str) -> dict[str, Any]:
+    def mean(values: list[float], key: str) -> KeyedFigure:
         est = mean_bca(values, n_boot=n_boot, seed=seed, confidence=confidence, empty=NO_SCORES)
-        return {"key": key, **est.to_dict()}
+        return KeyedFigure.keyed(key, est)
 
     humans = data.raters(CRITERION, "human")
     judges = data.raters(CRITERION, "judge")
@@ -83,7 +87,7 @@ def rubric_scores(
         columns.append((MAJORITY, "majority", majority))
         columns.append((REFERENCE_RATER, "reference", reference))
     columns += [(j, "judge", data.column(CRITERION, j, units)) for j in judges]
-    raters = []
+    raters: list[RubricRater] = []
     for rater, role, column in columns:
         marks = dict(zip(units, column, strict=True))
         overall: dict[int, float] = {}
@@ -105,15 +109,15 @@ def rubric_scores(
             sources = data.units[by_item[item_id][0]].sources
             by_source[sources[0] if sources else ""].append(value)
         raters.append(
-            {
-                "rater": rater,
-                "role": role,
-                "scored": len(overall),
-                "answers": len(by_item),
-                "overall": mean(list(overall.values()), "all"),
-                "by_source": [mean(by_source[s], s) for s in sorted(by_source)],
-                "by_tag": [mean(tagged[t], t) for t in sorted(tagged)],
-            }
+            RubricRater(
+                rater=rater,
+                role=role,
+                scored=len(overall),
+                answers=len(by_item),
+                overall=mean(list(overall.values()), "all"),
+                by_source=[mean(by_source[s], s) for s in sorted(by_source)],
+                by_tag=[mean(tagged[t], t) for t in sorted(tagged)],
+            )
         )
     graders = _graders(
         units,
@@ -125,18 +129,12 @@ def rubric_scores(
         seed=seed,
         confidence=confidence,
     )
-    section = {
-        "answers": len(by_item),
-        "criteria": len(units),
-        "raters": raters,
-        "graders": graders,
-    }
-    return record(RubricSection, section)
+    return RubricSection(answers=len(by_item), criteria=len(units), raters=raters, graders=graders)
 
 
 def _macro_f1(
     pairs: Sequence[tuple[Hashable, Hashable]], *, n_boot: int, seed: int, confidence: float
-) -> dict[str, Any]:
+) -> Figure:
     """Macro F1 over met / not met of the second mark against the first (the reference)."""
     counts: dict[tuple[int, int], int] = defaultdict(int)
     for truth, guess in pairs:
@@ -145,9 +143,10 @@ def _macro_f1(
     got = classification_of_cells(
         cells, list(MARKS), n_boot=n_boot, seed=seed, confidence=confidence
     )
+    fields = figure_fields(got.macro_f1)
     if not pairs:
-        return {**got.macro_f1.to_dict(), "reason": "no criterion marked by both"}
-    return got.macro_f1.to_dict()
+        fields["reason"] = "no criterion marked by both"
+    return Figure(**fields)
 
 
 def _graders(
@@ -160,7 +159,7 @@ def _graders(
     n_boot: int,
     seed: int,
     confidence: float,
-) -> list[dict[str, Any]]:
+) -> list[RubricGrader]:
     """Each judge's macro F1 against the reference, overall and per tag, and each pair of
     physicians' on the criteria that judge marked too (see the module)."""
 
@@ -174,31 +173,29 @@ def _graders(
     groups: list[tuple[str, list[int]]] = [("all", list(units))]
     for tag in sorted({t for u in units for t in tags_of(u)}):
         groups.append((tag, [u for u in units if tag in tags_of(u)]))
-    out = []
+    out: list[RubricGrader] = []
     for judge, marks in judges.items():
         for tag, group in groups:
             mine = [u for u in group if marked(marks, u)]
             vs_ref = [(reference[u], marks[u]) for u in mine if marked(reference, u)]
-            pairs = []
+            pairs: list[PairF1] = []
             for a, b in combinations(sorted(physicians), 2):
                 ma, mb = physicians[a], physicians[b]
                 both = [(ma[u], mb[u]) for u in mine if marked(ma, u) and marked(mb, u)]
                 pairs.append(
-                    {
-                        "rater_a": a,
-                        "rater_b": b,
-                        "macro_f1": _macro_f1(
-                            both, n_boot=n_boot, seed=seed, confidence=confidence
-                        ),
-                    }
+                    PairF1(
+                        rater_a=a,
+                        rater_b=b,
+                        macro_f1=_macro_f1(both, n_boot=n_boot, seed=seed, confidence=confidence),
+                    )
                 )
             out.append(
-                {
-                    "judge": judge,
-                    "tag": tag,
-                    "macro_f1": _macro_f1(vs_ref, n_boot=n_boot, seed=seed, confidence=confidence),
-                    "physician_pairs": pairs,
-                }
+                RubricGrader(
+                    judge=judge,
+                    tag=tag,
+                    macro_f1=_macro_f1(vs_ref, n_boot=n_boot, seed=seed, confidence=confidence),
+                    physician_pairs=pairs,
+                )
             )
     return out
 
