@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "role": ("team", "role"),
     "settings": ("study_settings", "settings"),
     "retire": ("team", "retire"),
+    "requeue": ("requeue", "requeue"),
     "doctor": ("team", "doctor"),
     "report": ("report", "report"),
     "agreement": ("agreement", "agreement"),

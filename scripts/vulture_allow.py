@@ -52,6 +52,7 @@ _.revision  # a reactive the review screen only sets: Textual then calls its wat
 _.init
 _.import_
 _.doctor
+_.requeue
 # typer: --version is handled by its callback; the parameter only declares the option
 _.show_version
 # typer: values of a command's enum option (chosen by their value on the command line)

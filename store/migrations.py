@@ -6,7 +6,8 @@ Contract: shipped migrations are never edited; a schema change is a new entry ap
 newer medjudge and is refused rather than guessed at.
 
 The migrations themselves: 001 in :mod:`.schema_initial`, 002 to 016 in :mod:`.migration_steps`,
-017 in :mod:`.migration_orders`; here, the list, the runner and the schema checks.
+017 in :mod:`.migration_orders`, 018 in :mod:`.migration_unit_labels`, 019 in
+:mod:`.migration_requeue`; here, the list, the runner and the schema checks.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from .db import APP_ID, StudyError, transaction
 from .migration_orders import m017_answer_orders
+from .migration_requeue import m019_requeue_action
 from .migration_steps import (
     M002_APPEND_ONLY,
     M003_NOTE_FRAMES,
@@ -97,6 +99,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[sqlite3.Connection], None]]] = [
     ("016_accounts", M016_ACCOUNTS),
     ("017_answer_orders", m017_answer_orders),
     ("018_unit_labels", M018_UNIT_LABELS),
+    ("019_requeue_action", m019_requeue_action),
 ]
 """Every migration this version knows, in the order they apply. Append only."""
 

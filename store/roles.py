@@ -48,15 +48,16 @@ def has_lead(study: Study) -> bool:
 
 def require(study: Study, login: str, action: str) -> None:
     """Check that ``login`` may perform ``action`` (settings, assign, roles, judge, retire,
-    adjudicate, review). Settings, assignments, roles, judge runs (which spend money) and
-    retiring items are the lead's, once the study names a lead.
+    requeue, adjudicate, review). Settings, assignments, roles, judge runs (which spend money),
+    retiring items and sending labels back to a reviewer are the lead's, once the study names a
+    lead.
 
     Raises:
         PermissionDenied: with a message saying which role is needed and who can grant it.
     """
     login = person_name(login, "login")
     held = roles_of(study, login)
-    if action in ("settings", "assign", "roles", "judge", "retire"):
+    if action in ("settings", "assign", "roles", "judge", "retire", "requeue"):
         if "lead" in held or not has_lead(study):
             return
         leads = ", ".join(members(study)["lead"])

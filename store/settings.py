@@ -131,6 +131,11 @@ class StudySettings(BaseModel):
     """A reviewer labels an item only once every answer on screen has been seen to its end:
     scrolled through in its pane, or read to the last page with ``v``
     (``settings --require-reading``)."""
+    fast_rule: float | None = Field(default=None, gt=0, lt=1)
+    """Too-fast labels (``settings --fast-rule FRACTION``): a reviewer's item is too fast when
+    their active seconds on it are under this fraction of the smaller of their own and the
+    team's median on items of its kind (:mod:`medjudge.judging.analysis.fast_labels`); None:
+    no rule."""
     seed: int = DEFAULT_SEED
     """Seed for the per-item display order of pairwise answers."""
     order: Literal["per-item", "per-reviewer"] = "per-item"

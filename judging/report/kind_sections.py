@@ -95,8 +95,12 @@ def of_kind(name: str) -> tuple[KindSection, ...]:
 
 @cache
 def kind_sections() -> tuple[KindSection, ...]:
-    """Every registered kind's report sections, in the registry's order."""
+    """Every registered kind's report sections, in the registry's order, then the study-wide
+    sections declared the same way (:mod:`.fast_section`)."""
+    from . import fast_section
+
     out = [s for name in kinds.NAMES for s in of_kind(name)]
+    out += fast_section.SECTIONS
     keys = [s.key for s in out]
     if len(set(keys)) != len(keys):
         raise RuntimeError(f"two kinds declare the same report section: {keys}")

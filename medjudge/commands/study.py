@@ -41,6 +41,7 @@ from .common import (
     standard_output,
     user_errors,
 )
+from .fast_rule import fast_status, fast_status_line
 
 StudyArg = Annotated[Path, typer.Argument(help="The study file (one SQLite file per study).")]
 
@@ -256,6 +257,9 @@ def status(
     with opened(study) as s:
         data = summary(s)
         _add_endpoints(data["judges"])
+        fast = fast_status(s)
+        if fast is not None:
+            data["fast_labels"] = fast
         try:
             sliced = {name: status_by(s, name) for name in by or []}
         except UnknownField as exc:
@@ -309,6 +313,8 @@ def status(
         out(f"{role}s: " + ", ".join(logins))
     if data["adjudications"]:
         out(f"adjudicated units: {data['adjudications']}")
+    if fast is not None:
+        out(fast_status_line(fast))
     for name, rows in sliced.items():
         _print_slices(name, rows)
 

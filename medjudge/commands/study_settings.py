@@ -18,6 +18,7 @@ from medjudge.store.settings import Criterion
 from medjudge.store.study import Study
 
 from .common import OnlyStudyArg, UserError, opened, out
+from .fast_rule import fast_rule_line, parse_fast_rule
 
 
 class AnswerOrder(str, Enum):
@@ -62,6 +63,16 @@ def settings(
             "--hide-points/--show-points",
             help="Rubric items: while blind, show a criterion's points only after the "
             "reviewer's marks on the item are saved.",
+        ),
+    ] = None,
+    fast_rule: Annotated[
+        str | None,
+        typer.Option(
+            help="Too-fast labels: an item is too fast for a reviewer when their active seconds "
+            "on it are under FRACTION (between 0 and 1, e.g. 0.33) × the smaller of their own "
+            "and the team's median on its kind; the report and status show them, requeue --fast "
+            "sends them back. 'off' clears the rule.",
+            metavar="FRACTION|off",
         ),
     ] = None,
     name: Annotated[str | None, typer.Option(help="Rename the study.")] = None,
@@ -136,6 +147,7 @@ def settings(
       medjudge settings trial.db --categories correctness=A,B,tie
       medjudge settings trial.db --guidelines guidelines.md
       medjudge settings trial.db --judge-family gpt-4o-judge=gpt-4o
+      medjudge settings trial.db --fast-rule 0.33
     """
     with opened(study, check=True) as s:
         changes: dict[str, Any] = {
@@ -162,6 +174,8 @@ def settings(
         if categories:
             base = changes.get("criteria", s.settings.criteria)
             changes["criteria"] = _with_categories(s, base, categories)
+        if fast_rule is not None:
+            changes["fast_rule"] = parse_fast_rule(fast_rule)
         if guidelines is not None:
             changes["guidelines"] = _read_guidelines(guidelines)
         if clear_guidelines:
@@ -177,6 +191,7 @@ def settings(
         out(f"rubric points: {'hidden until the reveal' if st.hide_points else 'shown'}")
         out(f"answers read to the end before labelling: {'yes' if st.require_reading else 'no'}")
         out(f"answer order: {st.order}")
+        out(fast_rule_line(st.fast_rule))
         out(f"headline judge: {st.headline_judge or 'the most complete, then by name'}")
         if st.judge_families:
             for version, source in sorted(st.judge_families.items()):
