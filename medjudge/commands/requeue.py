@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from medjudge.judging.analysis.fast_labels import fast_flags
 from medjudge.store.paths import login_name
 from medjudge.store.requeue import withdraw
 from medjudge.store.roles import require
@@ -48,6 +47,8 @@ def requeue(
                 "--fast: the study sets no too-fast rule; a lead sets one with "
                 f"`medjudge settings {study} --fast-rule FRACTION` (e.g. 0.33)"
             )
+        from medjudge.judging.analysis.fast_labels import fast_flags  # numpy: not for --help
+
         flags = fast_flags(s, fraction)
         chosen = [f for f in flags.flagged if reviewer is None or f.reviewer == reviewer]
         if reviewer is not None and not chosen:
