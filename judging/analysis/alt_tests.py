@@ -23,7 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from medjudge.judging.analysis.records import Record, record
+from medjudge.judging.analysis.records import Record
 from medjudge.judging.analysis.study_data import StudyData
 from medjudge.judging.analysis.views import LabelColumns, criterion_categories
 from medjudge.judging.stats.alt_test import (
@@ -33,9 +33,11 @@ from medjudge.judging.stats.alt_test import (
     MIN_PHYSICIANS,
     MIN_RATERS,
     AltTestResult,
+    PhysicianAltTest,
     alt_test,
 )
 from medjudge.judging.stats.alt_test_plan import pilot_figures, plan_alt_test
+from medjudge.judging.stats.estimates import clean_float
 
 PLAN_ITEMS = tuple(range(30, 301, 30))
 """The study sizes the report's plan simulates."""
@@ -213,13 +215,9 @@ class PlanBeside:
     items_needed: int | None
     note: str | None
 
-    def fields(self) -> dict[str, object]:
-        """The plan's fields of an :class:`AltTestRow`."""
-        return {
-            "plan": [{"n_items": n, "pass_probability": p} for n, p in self.points],
-            "items_needed": self.items_needed,
-            "plan_note": self.note,
-        }
+    def plan_points(self) -> list[AltTestPlanPoint]:
+        """The plan's points, as the ``plan`` of an :class:`AltTestRow`."""
+        return [AltTestPlanPoint(n_items=n, pass_probability=p) for n, p in self.points]
 
     def line(self) -> str:
         """The plan in a few words (the app's agreement detail)."""
@@ -264,7 +262,7 @@ def plan_beside(
 def alt_tests(data: StudyData, options: AltTestOptions | None = None) -> list[AltTestRow]:
     """Every judge version with labels on a criterion against its physicians, per criterion
     (criteria in the study's order, judge versions by name)."""
-    out = []
+    out: list[AltTestRow] = []
     for criterion in data.criteria():
         judges = data.raters(criterion, "judge")
         if not judges:
@@ -283,7 +281,40 @@ def alt_tests(data: StudyData, options: AltTestOptions | None = None) -> list[Al
             plan = plan_beside(
                 rows, raters, judge, result.scoring, order, options or AltTestOptions()
             )
-            out.append(
-                record(AltTestRow, {"criterion": criterion, **result.to_dict(), **plan.fields()})
-            )
+            out.append(alt_test_row(criterion, result, plan))
     return out
+
+
+def _physician_row(p: PhysicianAltTest) -> PhysicianAltTestRow:
+    return PhysicianAltTestRow(
+        name=p.name,
+        n_items=p.n_items,
+        rho_f=clean_float(p.rho_f),
+        rho_h=clean_float(p.rho_h),
+        t=clean_float(p.t),
+        p=clean_float(p.p),
+        rejected=p.rejected,
+        excluded=p.excluded,
+        note=p.note,
+    )
+
+
+def alt_test_row(criterion: str, result: AltTestResult, plan: PlanBeside) -> AltTestRow:
+    """The report's record of one test on ``criterion`` and the plan beside it."""
+    return AltTestRow(
+        criterion=criterion,
+        judge=result.judge,
+        scoring=result.scoring,
+        epsilon=result.epsilon,
+        q=result.q,
+        min_items=result.min_items,
+        min_raters=result.min_raters,
+        physicians=[_physician_row(p) for p in result.physicians],
+        winning_rate=clean_float(result.winning_rate),
+        advantage_probability=clean_float(result.advantage_probability),
+        passed=result.passed,
+        reason=result.reason,
+        plan=plan.plan_points(),
+        items_needed=plan.items_needed,
+        plan_note=plan.note,
+    )
