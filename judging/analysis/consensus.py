@@ -12,7 +12,11 @@ not part of the model: the consensus is the physicians' reference the judges are
 from __future__ import annotations
 
 from medjudge import kinds
-from medjudge.judging.analysis.records import ConsensusRow, records
+from medjudge.judging.analysis.records import (
+    ConsensusExample,
+    ConsensusMethod,
+    ConsensusRow,
+)
 from medjudge.judging.analysis.study_data import StudyData, strict_majority
 from medjudge.judging.analysis.views import criterion_categories
 from medjudge.judging.stats.dawid_skene import dawid_skene
@@ -31,7 +35,7 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
     another label), ``settled`` (units without a strict majority), and ``examples``: up to
     :data:`MAX_LISTED` differing units (``unit``, ``majority``, ``consensus``).
     """
-    out = []
+    out: list[ConsensusRow] = []
     for criterion in data.criteria():
         humans = data.raters(criterion, "human")
         if len(humans) < MIN_REVIEWERS:
@@ -53,7 +57,7 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
         model = dawid_skene(triples, cats, seed=data.settings.seed)
         by_unit = dict(zip(model.units, model.consensus, strict=True))
         differs, settled = 0, 0
-        examples: list[dict[str, str]] = []
+        examples: list[ConsensusExample] = []
         for i, u in enumerate(units):
             if u not in by_unit:
                 continue
@@ -67,38 +71,40 @@ def consensus(data: StudyData) -> list[ConsensusRow]:
                     name = f"{info.item}/{criterion}"
                     if info.entry is not None:
                         name += f"/{kinds.get(info.kind).listed_name} {info.entry}"
-                    examples.append({"unit": name, "majority": str(maj), "consensus": by_unit[u]})
+                    examples.append(
+                        ConsensusExample(unit=name, majority=str(maj), consensus=by_unit[u])
+                    )
         accuracy = model.accuracy
         out.append(
-            {
-                "criterion": criterion,
-                "reviewers": humans,
-                "categories": list(model.categories),  # the labels used: the model's classes
-                "n_units": len(by_unit),
-                "method": {
-                    "name": "majority vote (Dawid-Skene EM did not converge)"
+            ConsensusRow(
+                criterion=criterion,
+                reviewers=humans,
+                categories=list(model.categories),  # the labels used: the model's classes
+                n_units=len(by_unit),
+                method=ConsensusMethod(
+                    name="majority vote (Dawid-Skene EM did not converge)"
                     if model.fallback
                     else "Dawid-Skene (EM)",
-                    "start": model.start,
-                    "starts": model.starts,
-                    "converged_starts": model.converged_starts,
-                    "alpha": model.alpha,
-                    "tol": model.tol,
-                    "max_iter": model.max_iter,
-                    "seed": model.seed,
-                    "iterations": model.iterations,
-                    "converged": model.converged,
-                    "fallback": model.fallback,
-                    "log_likelihood": model.log_likelihood,
-                    "description": model.describe(),
-                },
-                "accuracy": {h: accuracy[h] for h in humans},
-                "confusion": {h: model.confusion_of(h) for h in humans},
-                "prior": dict(zip(model.categories, (float(x) for x in model.prior), strict=True)),
-                "differs": differs,
-                "settled": settled,
-                "examples": examples,
-                "unused": list(model.unused),
-            }
+                    start=model.start,
+                    starts=model.starts,
+                    converged_starts=model.converged_starts,
+                    alpha=model.alpha,
+                    tol=model.tol,
+                    max_iter=model.max_iter,
+                    seed=model.seed,
+                    iterations=model.iterations,
+                    converged=model.converged,
+                    fallback=model.fallback,
+                    log_likelihood=model.log_likelihood,
+                    description=model.describe(),
+                ),
+                accuracy={h: accuracy[h] for h in humans},
+                confusion={h: model.confusion_of(h) for h in humans},
+                prior=dict(zip(model.categories, (float(x) for x in model.prior), strict=True)),
+                differs=differs,
+                settled=settled,
+                examples=examples,
+                unused=list(model.unused),
+            )
         )
-    return records(ConsensusRow, out)
+    return out
