@@ -12,8 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from medjudge import kinds
-from medjudge.judging.analysis.records import record
-from medjudge.judging.analysis.records_sections import ExclusionsSection, RetiredSection
+from medjudge.judging.analysis.records_sections import (
+    Exclusion,
+    ExclusionsSection,
+    RetiredItem,
+    RetiredSection,
+)
 from medjudge.judging.analysis.study_data import StudyData
 
 RULE = (
@@ -37,10 +41,10 @@ def retired(data: StudyData) -> RetiredSection | None:
     if not data.retired:
         return None
     rows = [
-        {"item": r.ext_id, "kind": r.kind, "reason": r.reason, "by": r.by, "at": r.at}
+        RetiredItem(item=r.ext_id, kind=r.kind, reason=r.reason, by=r.by, at=r.at)
         for r in data.retired
     ]
-    return record(RetiredSection, {"items": rows, "rule": RETIRED_RULE})
+    return RetiredSection(items=rows, rule=RETIRED_RULE)
 
 
 def exclusions(data: StudyData, sections: Mapping[str, str]) -> ExclusionsSection | None:
@@ -56,12 +60,7 @@ def exclusions(data: StudyData, sections: Mapping[str, str]) -> ExclusionsSectio
     if not answers:
         return None
     rows = [
-        {
-            "section": sections.get(a.kind, a.kind),
-            "item": a.item,
-            "source": a.source,
-            "rule": a.rule,
-        }
+        Exclusion(section=sections.get(a.kind, a.kind), item=a.item, source=a.source, rule=a.rule)
         for a in sorted(data.abstentions.values(), key=lambda a: (a.kind, a.item))
     ]
-    return record(ExclusionsSection, {"answers": answers, "excluded": rows, "rule": RULE})
+    return ExclusionsSection(answers=answers, excluded=rows, rule=RULE)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import statistics
 
-from medjudge.judging.analysis.records import record
-from medjudge.judging.analysis.records_sections import PerItemEffort
+from medjudge.judging.analysis.records_sections import JudgeSpend, PerItemEffort, ReviewerPace
 from medjudge.store.ledger import IDLE_GAP_S, ledger_rows
 from medjudge.store.study import Study
 
@@ -34,32 +33,31 @@ def per_item_effort(study: Study, n_more: int = 100) -> PerItemEffort:
             seconds.setdefault(row.rater, []).append(float(row.active_seconds))
         elif row.rater_kind == "judge" and row.item is not None:
             costs.setdefault(row.rater, []).append((float(row.cost_usd or 0), int(row.calls or 0)))
-    reviewers = []
+    reviewers: list[ReviewerPace] = []
     for name in sorted(seconds):
         q1, median, q3 = _quartiles(seconds[name])
         reviewers.append(
-            {
-                "reviewer": name,
-                "items": len(seconds[name]),
-                "median_s": median,
-                "q1_s": q1,
-                "q3_s": q3,
-                "projected_s": median * n_more,
-                "projected_range_s": [q1 * n_more, q3 * n_more],
-            }
+            ReviewerPace(
+                reviewer=name,
+                items=len(seconds[name]),
+                median_s=median,
+                q1_s=q1,
+                q3_s=q3,
+                projected_s=median * n_more,
+                projected_range_s=[q1 * n_more, q3 * n_more],
+            )
         )
-    judges = []
+    judges: list[JudgeSpend] = []
     for name in sorted(costs):
         items = len(costs[name])
         mean_cost = sum(c for c, _ in costs[name]) / items
         judges.append(
-            {
-                "judge": name,
-                "items": items,
-                "cost_per_item_usd": mean_cost,
-                "calls_per_item": sum(n for _, n in costs[name]) / items,
-                "projected_cost_usd": mean_cost * n_more,
-            }
+            JudgeSpend(
+                judge=name,
+                items=items,
+                cost_per_item_usd=mean_cost,
+                calls_per_item=sum(n for _, n in costs[name]) / items,
+                projected_cost_usd=mean_cost * n_more,
+            )
         )
-    section = {"n_more": n_more, "idle_cap_s": IDLE_GAP_S, "reviewers": reviewers, "judges": judges}
-    return record(PerItemEffort, section)
+    return PerItemEffort(n_more=n_more, idle_cap_s=IDLE_GAP_S, reviewers=reviewers, judges=judges)
