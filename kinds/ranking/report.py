@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from typing import Any
 
 from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.records import Figure, KeyedFigure, Record
 from medjudge.judging.report.cells import Count, Est, Label, Table, Text, make_columns, make_table
 from medjudge.judging.report.kind_sections import KindSection, SectionInputs
 from medjudge.judging.stats.bootstrap import mean_bca
+from medjudge.judging.stats.estimates import Estimate
 
 from .agreement import kendall_w, pairs_alike
 from .model import KIND, ranks
@@ -64,15 +64,14 @@ def build(inputs: SectionInputs) -> RankingSection | None:
     """The section's figures (None: no ranking criterion has a label)."""
     data = inputs.data
 
-    def mean(values: list[float], empty: str) -> dict[str, Any]:
-        est = mean_bca(
+    def mean(values: list[float], empty: str) -> Estimate:
+        return mean_bca(
             values,
             n_boot=inputs.n_boot,
             seed=inputs.seed,
             confidence=inputs.confidence,
             empty=empty,
         )
-        return dict(est.to_dict())
 
     out = []
     for crit in data.settings.criteria_for(KIND.name):
@@ -99,7 +98,7 @@ def build(inputs: SectionInputs) -> RankingSection | None:
                     shares.append(alike / of)
             pairs.append(
                 RankingPair(
-                    rater_a=a, rater_b=b, alike=Figure(**mean(shares, "no item ranked by both"))
+                    rater_a=a, rater_b=b, alike=Figure.of(mean(shares, "no item ranked by both"))
                 )
             )
         raters = []
@@ -118,7 +117,7 @@ def build(inputs: SectionInputs) -> RankingSection | None:
                     rater=rater,
                     role="physician" if rater in humans else "judge",
                     by_source=[
-                        KeyedFigure(key=src, **mean(v, "no ranking"))
+                        KeyedFigure.keyed(src, mean(v, "no ranking"))
                         for src, v in sorted(by_source.items())
                     ],
                 )
@@ -129,7 +128,7 @@ def build(inputs: SectionInputs) -> RankingSection | None:
                 items=sum(
                     any(columns[r][i] is not None for r in columns) for i in range(len(units))
                 ),
-                kendall_w=Figure(**mean(per_item_w, NO_ITEMS)),
+                kendall_w=Figure.of(mean(per_item_w, NO_ITEMS)),
                 pairs=pairs,
                 raters=raters,
             )
