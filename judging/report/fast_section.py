@@ -28,7 +28,8 @@ def notes(rec: FastLabelsSection) -> list[str]:
         rec.rule,
         f"The rule flags {len(rec.flagged):,} item(s) holding {rec.labels:,} label(s); they "
         "stay in every other figure of the report (medjudge requeue --fast sends them back to "
-        "their reviewers).",
+        "their reviewers). A reviewer fast on every item is not flagged (their own median is "
+        "then the smaller one): compare the reviewers' medians under Effort.",
     ]
     if rec.not_judged:
         out.append(
