@@ -37,7 +37,7 @@ class LabelActions:
     if TYPE_CHECKING:  # provided by ReviewScreen / Screen
 
         def _status(self, saved: str | Text, state: str) -> None: ...
-        def labels_changed(self) -> None: ...
+        def labels_changed(self, *, cursor: int | None = None) -> None: ...
         def _unread(self) -> bool: ...
         def show_index(self, index: int, *, cursor_unit: int | None = None) -> None: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
@@ -134,9 +134,7 @@ class LabelActions:
         stay = revealed_now and bool(view.verdicts or view.others)
         if stay:
             nxt = None
-        if nxt is not None:
-            self.cursor = nxt
-        self.labels_changed()
+        self.labels_changed(cursor=nxt)
         if stay:
             status.append(" · revealed · enter: next · E: change a label")
         self._status(status, "saved")
@@ -191,8 +189,11 @@ class LabelActions:
         unit = next(r.unit for r in view.rows.head if r.option == letter)  # options lead
         view.toggle(unit.id, letter)
         if view.rows[self.cursor].option != letter:
-            self.cursor = next(i for i, r in enumerate(view.rows.head) if r.option == letter)
-        self.labels_changed()
+            self.labels_changed(
+                cursor=next(i for i, r in enumerate(view.rows.head) if r.option == letter)
+            )
+        else:
+            self.labels_changed()
         self._status(
             Text("● ticks not saved yet: enter saves " + view.options_value(unit.id)), "pending"
         )
@@ -226,8 +227,7 @@ class LabelActions:
         if s.item is not None and s.item.id == entry.item_id and self.view is not None:
             s.reload_labels()
             self.view.pending.pop(entry.saved.unit_id, None)
-            self.cursor = self.view.row_of(entry.saved.unit_id)
-            self.labels_changed()
+            self.labels_changed(cursor=self.view.row_of(entry.saved.unit_id))
         elif pos is not None:
             self.show_index(pos, cursor_unit=entry.saved.unit_id)
         else:  # the item left the queue: its progress still counts the undo

@@ -227,8 +227,12 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
         self._progress()
         self._bindings_changed()
 
-    def labels_changed(self) -> None:
-        """Say that the item's labels, ticks, notes or reveal changed (:attr:`revision`)."""
+    def labels_changed(self, *, cursor: int | None = None) -> None:
+        """Say that the item's labels, ticks, notes or reveal changed (:attr:`revision`);
+        ``cursor``: the row the cursor moves to with it, drawn by the same redraw (its own
+        watcher would draw the rows and the detail a second time)."""
+        if cursor is not None:
+            self.set_reactive(ReviewScreen.cursor, cursor)
         self.revision += 1
 
     @on(Pane.Drawn)
