@@ -50,12 +50,6 @@ class Terminal:
             f"{env} {command}",
         )
         assert r.returncode == 0, r.stderr
-        # Pin the size: with window-size "latest" (the default) tmux may later size a window
-        # with no client to its default-size, 80×24, and the app then draws at 80 columns
-        # inside what the test takes for 120. resize-window sets the window's size for good
-        # (its window-size becomes manual).
-        r = tmux("resize-window", "-t", self.name, "-x", str(width), "-y", str(height))
-        assert r.returncode == 0, r.stderr
 
     def screen(self) -> str:
         return tmux("capture-pane", "-p", "-t", self.name).stdout
