@@ -34,9 +34,8 @@ MIN_TIMED = 5
 """Timed items of a kind a reviewer needs before their items of that kind are judged."""
 
 
-@dataclass(frozen=True)
-class FastLabel:
-    """One reviewer's item done too fast under the rule."""
+class FastLabel(Record):
+    """One reviewer's item done too fast under the rule (a row of the report's section too)."""
 
     reviewer: str
     item: str
@@ -108,23 +107,21 @@ def fast_flags(study: Study, fraction: float) -> FastFlags:
         for item, seconds in sorted(times.items()):
             n = labelled.get((reviewer, item), 0)
             if seconds < limit and n:
-                flagged.append(FastLabel(reviewer, item, kind, seconds, mine, all_, n))
+                flagged.append(
+                    FastLabel(
+                        reviewer=reviewer,
+                        item=item,
+                        kind=kind,
+                        seconds=seconds,
+                        reviewer_median_s=mine,
+                        team_median_s=all_,
+                        labels=n,
+                    )
+                )
     return FastFlags(fraction, flagged, not_judged)
 
 
 # ---------------------------------------------------------------------------- report records
-
-
-class FastLabelRow(Record):
-    """A flagged item in the report."""
-
-    reviewer: str
-    item: str
-    kind: str
-    seconds: float
-    reviewer_median_s: float
-    team_median_s: float
-    labels: int
 
 
 class NotJudgedRow(Record):
@@ -155,7 +152,7 @@ class FastLabelsSection(Record):
     rule: str
     min_timed: int
     labels: int
-    flagged: list[FastLabelRow]
+    flagged: list[FastLabel]
     not_judged: list[NotJudgedRow]
     agreement: list[FastAgreementRow]
 
@@ -226,7 +223,7 @@ def fast_section(
         rule=rule_text(fraction),
         min_timed=MIN_TIMED,
         labels=flags.labels,
-        flagged=[FastLabelRow(**vars(f)) for f in flags.flagged],
+        flagged=list(flags.flagged),
         not_judged=[NotJudgedRow(**vars(n)) for n in flags.not_judged],
         agreement=fast_agreement(data, flags, opts),
     )
