@@ -60,6 +60,8 @@ SLOW_FILES = {
     "test_crash.py",
     "test_secrets.py",
     "test_fuzz_import.py",
+    "test_fuzz_replies.py",
+    "test_import_found_by_fuzzing.py",
     "test_concurrency.py",
     "test_concurrent_import.py",
     "test_static_checks.py",
