@@ -20,13 +20,12 @@ from textual._compositor import Compositor
 from textual.screen import Screen
 from textual.visual import visualize
 from textual.widget import Widget
-from textual.widgets._footer import FooterKey
 
 from medjudge.store.importing.run import import_file
 from medjudge.store.labels import set_label
 from medjudge.store.settings import StudySettings
 from medjudge.store.study import Study
-from medjudge.tui import unit_rows
+from medjudge.tui import textual_private, unit_rows
 from medjudge.tui.app import make_app
 from medjudge.tui.review import screen as review_screen
 from medjudge.tui.session import ReviewSession
@@ -372,7 +371,8 @@ async def test_bindings_that_keep_the_keys_shown_leave_the_footer_as_it_is(
     app = make_app(path, reviewer="bob", poll_interval=None)
 
     def keys() -> list[str]:
-        return [k.description for k in app.screen.query(FooterKey)]
+        footer = app.screen.query_one(KeyFooter)
+        return [k.description for k in textual_private.footer_keys(footer)]
 
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: "p0" in screen_text(app), "bob's first item")
