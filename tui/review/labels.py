@@ -8,9 +8,10 @@ the main thread and has committed when it returns; only then does the status lin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 
 from medjudge import kinds
 from medjudge.store.db import StudyError
@@ -42,6 +43,32 @@ class LabelActions:
         def show_index(self, index: int, *, cursor_unit: int | None = None) -> None: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
         def post_message(self, message: Any) -> bool: ...
+
+        BINDINGS: ClassVar[list[BindingType]]
+        active_bindings: Any
+
+    LABEL_ACTIONS = ("vote", "toggle_option")
+
+    def key_not_taken(self, key: str, character: str | None) -> None:
+        """A key the screen's bindings left (the app passes it on): a label key that does
+        nothing on the row under the cursor says so, with the keys that do."""
+        view = self.view
+        if view is None or not view.rows or key in self.active_bindings:
+            return
+        label_keys = {
+            one
+            for binding in self.BINDINGS
+            if isinstance(binding, Binding) and binding.action.split("(")[0] in self.LABEL_ACTIONS
+            for one in binding.key.split(",")
+        }
+        if key in label_keys:
+            row = view.rows[self.cursor]
+            hint = kinds.get(view.item.kind).key_hint(row.criterion)
+            self.notify(
+                f"{character or key} does nothing on this row: {hint}.",
+                title="no such label",
+                markup=False,
+            )
 
     def _save(self, unit_id: int, value: str) -> Saved | None:
         """Write one label; the status says "saved" only once it is committed."""
