@@ -21,12 +21,17 @@ shows), never a pause; the bound only ends a test that would wait forever, so it
 (a loaded machine starts the app and paints later, never wrongly)."""
 
 
-def tmux(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=WAIT_S)
+def tmux(*args: str, server: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``tmux`` with ``args``; ``server``: a private server's socket name (``-L``), started
+    without the user's configuration."""
+    base = ["tmux"] if server is None else ["tmux", "-L", server, "-f", "/dev/null"]
+    return subprocess.run([*base, *args], capture_output=True, text=True, timeout=WAIT_S)
 
 
 class Terminal:
-    """One detached tmux session running a command at a fixed size."""
+    """One detached tmux session running a command at a fixed size, on a tmux server of its
+    own whose windows keep the size they were made with (``window-size manual``): no other
+    session, client or server default resizes the pane under the app."""
 
     def __init__(self, command: str, home: Path, width: int = 80, height: int = 24) -> None:
         self.name = f"mj-e2e-{uuid.uuid4().hex[:8]}"
@@ -38,7 +43,7 @@ class Terminal:
             f'until [ "$(stty size)" = {size} ]; do sleep 0.05; done; '
             f"env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
         )
-        r = tmux(
+        r = self.tmux(
             "new-session",
             "-d",
             "-s",
@@ -48,14 +53,22 @@ class Terminal:
             "-y",
             str(height),
             f"{env} {command}",
+            ";",  # and from now on its windows keep the size they were made with
+            "set-option",
+            "-g",
+            "window-size",
+            "manual",
         )
         assert r.returncode == 0, r.stderr
 
+    def tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return tmux(*args, server=self.name)
+
     def screen(self) -> str:
-        return tmux("capture-pane", "-p", "-t", self.name).stdout
+        return self.tmux("capture-pane", "-p", "-t", self.name).stdout
 
     def alive(self) -> bool:
-        return tmux("has-session", "-t", self.name).returncode == 0
+        return self.tmux("has-session", "-t", self.name).returncode == 0
 
     def wait(self, condition: Callable[[str], bool], what: str, timeout: float = WAIT_S) -> str:
         deadline = time.monotonic() + timeout
@@ -69,7 +82,7 @@ class Terminal:
 
     def keys(self, *keys: str) -> None:
         for key in keys:
-            tmux("send-keys", "-t", self.name, key)
+            self.tmux("send-keys", "-t", self.name, key)
 
     def wait_closed(self, timeout: float = WAIT_S) -> None:
         deadline = time.monotonic() + timeout
@@ -78,5 +91,4 @@ class Terminal:
             time.sleep(0.05)
 
     def kill(self) -> None:
-        if self.alive():
-            tmux("kill-session", "-t", self.name)
+        self.tmux("kill-server")
