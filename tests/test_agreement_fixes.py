@@ -105,12 +105,17 @@ def test_ac1_and_s_of_many_raters_are_printed_and_serialised(tmp_path: Path) -> 
 
 
 def test_the_report_lists_ac1_and_s_of_all_reviewers() -> None:
-    from medjudge.judging.analysis.views import MULTI_METRICS, _multi_record
+    from medjudge.judging.analysis.comparison_records import Compared, group_comparison
+    from medjudge.judging.analysis.views import MULTI_METRICS
 
-    m = multi_rater_stats(kqa_labels(6, 30, 3, 0.1), categories=KQA, n_boot=200)
-    record = _multi_record(m, view="reviewers")
+    rows = kqa_labels(6, 30, 3, 0.1)  # the report's raters are named
+    m = multi_rater_stats(rows, ["ann", "bob", "cy"], categories=KQA, n_boot=200)
+    compared = Compared(
+        view="reviewers", criterion="c", rater_a="3 reviewers", rater_b=None, ties=None
+    )
+    record = group_comparison(m, compared)
     assert {"gwet_ac1_all_units", "bennett_s_all_units"} <= set(MULTI_METRICS)
-    assert record["metrics"]["gwet_ac1_all_units"]["method"] == "student_t"
+    assert record.metrics["gwet_ac1_all_units"].method == "student_t"
 
 
 # --------------------------------------------------------------------- 2. without ties

@@ -41,7 +41,6 @@ from medjudge.judging.analysis import audit_forms
 from medjudge.judging.analysis.audit_figures import means_three_ways, shares_three_ways
 from medjudge.judging.analysis.headline import headline_judge
 from medjudge.judging.analysis.metrics import outcomes
-from medjudge.judging.analysis.records import record
 from medjudge.judging.analysis.records_audit import (
     AuditCriterion,
     AuditDifference,
@@ -94,19 +93,16 @@ class _Units:
 def samples_info(samples: Sequence[Sample]) -> list[SampleInfo]:
     """The recorded samples, as the report lists them."""
     return [
-        record(
-            SampleInfo,
-            {
-                "sample": s.id,
-                "seed": s.seed,
-                "frame_size": len(s.frame),
-                "size": s.size,
-                "inclusion_probability": s.inclusion_probability,
-                "batch": s.batch,
-                "filters": s.filters,
-                "drawn_by": s.drawn_by,
-                "at": s.at,
-            },
+        SampleInfo(
+            sample=s.id,
+            seed=s.seed,
+            frame_size=len(s.frame),
+            size=s.size,
+            inclusion_probability=s.inclusion_probability,
+            batch=s.batch,
+            filters=s.filters,
+            drawn_by=s.drawn_by,
+            at=s.at,
         )
         for s in samples
     ]

@@ -28,6 +28,7 @@ from itertools import combinations
 from typing import Any
 
 from medjudge import kinds
+from medjudge.judging.analysis.comparison_records import record_label
 from medjudge.judging.analysis.consistency import (
     NO_SAMPLES,
     ONE_SAMPLE,
@@ -36,11 +37,17 @@ from medjudge.judging.analysis.consistency import (
 )
 from medjudge.judging.analysis.judge_biases import DEFINITION as BIAS_DEFINITION
 from medjudge.judging.analysis.judge_biases import judge_biases
-from medjudge.judging.analysis.records import ConsistencyRow, record
-from medjudge.judging.analysis.records_sections import JudgesSection, ReviewerPosition
+from medjudge.judging.analysis.records import ConsistencyRow, Figure, record
+from medjudge.judging.analysis.records_sections import (
+    JudgesSection,
+    ReviewerPosition,
+    VersionPair,
+    VersionScore,
+    VersionVsMajority,
+)
 from medjudge.judging.analysis.study_data import MAJORITY, StudyData, categories_for
 from medjudge.judging.analysis.views import two_stats
-from medjudge.judging.stats.classification import classification_of_cells
+from medjudge.judging.stats.classification import LabelScores, classification_of_cells
 from medjudge.store import reads
 from medjudge.store.judge_versions import list_versions, run_seconds, verdict_call_totals
 from medjudge.store.judgments import not_judged
@@ -75,7 +82,21 @@ def _not_measured(params: dict[str, Any], recs: list[ConsistencyRow]) -> str:
     return ONE_SAMPLE if ONE_SAMPLE in reasons else NO_SAMPLES
 
 
-def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[dict[str, Any]]:
+def _version_score(s: LabelScores) -> VersionScore:
+    """One verdict's precision, recall and F1, with the verdict's value (its label)."""
+    label = record_label(s.label)
+    return VersionScore(
+        label=label,
+        support=s.support,
+        predicted=s.predicted,
+        precision=Figure.of(s.precision),
+        recall=Figure.of(s.recall),
+        f1=Figure.of(s.f1),
+        value=label,
+    )
+
+
+def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[VersionVsMajority]:
     rows = []
     for criterion in data.criteria():
         if judge not in data.raters(criterion, "judge"):
@@ -92,22 +113,19 @@ def _vs_majority(data: StudyData, judge: str, conf: float, seed: int) -> list[di
             crit.level if crit is not None else "nominal",
             confidence=conf,
         )
-        d = stats.to_dict()
         scores = classification_of_cells(
             stats.confusion.cells, stats.confusion.categories, seed=seed, confidence=conf
         )
         rows.append(
-            {
-                "criterion": criterion,
-                "n": stats.n,
-                "kappa": d["cohen"],
-                "ac1": d["gwet_ac1"],
-                "accuracy": d["percent"],
-                "macro_f1": scores.macro_f1.to_dict(),
-                "per_value": [
-                    {**s.to_dict(), "value": s.to_dict()["label"]} for s in scores.labels
-                ],
-            }
+            VersionVsMajority(
+                criterion=criterion,
+                n=stats.n,
+                kappa=Figure.of(stats.cohen),
+                ac1=Figure.of(stats.gwet_ac1),
+                accuracy=Figure.of(stats.percent),
+                macro_f1=Figure.of(scores.macro_f1),
+                per_value=[_version_score(s) for s in scores.labels],
+            )
         )
     return rows
 
@@ -259,17 +277,16 @@ def judges_section(study: Study, data: StudyData, confidence: float = 0.95) -> J
                 crit.level if crit is not None else "nominal",
                 confidence=confidence,
             )
-            d = stats.to_dict()
             pairs.append(
-                {
-                    "a": a,
-                    "b": b,
-                    "criterion": criterion,
-                    "n": stats.n,
-                    "kappa": d["cohen"],
-                    "ac1": d["gwet_ac1"],
-                    "percent": d["percent"],
-                }
+                VersionPair(
+                    a=a,
+                    b=b,
+                    criterion=criterion,
+                    n=stats.n,
+                    kappa=Figure.of(stats.cohen),
+                    ac1=Figure.of(stats.gwet_ac1),
+                    percent=Figure.of(stats.percent),
+                )
             )
     biases = judge_biases(data, answer_words(study), confidence)
     own = reviewer_position(study, data, confidence)

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypedDict, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:  # estimates loads scipy: never at import (``medjudge --help`` stays light)
     from medjudge.judging.stats.estimates import Estimate
@@ -270,12 +270,7 @@ class GroupComparison(_ComparisonHead):
 
 
 Comparison = PairComparison | GroupComparison
-_COMPARISONS: TypeAdapter[list[Comparison]] = TypeAdapter(list[Comparison])
-
-
-def comparisons(rows: Iterable[object]) -> list[Comparison]:
-    """Comparison records checked into :class:`PairComparison` or :class:`GroupComparison`."""
-    return _COMPARISONS.validate_python(json_safe(list(rows)))
+"""A comparison record (built by :mod:`.comparison_records`)."""
 
 
 class ConsensusMethod(Record):

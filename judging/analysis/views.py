@@ -1,7 +1,7 @@
 """Agreement views of a study: who is compared with whom, per criterion, whole and sliced.
 
 Every view is a *comparison* of two label columns over a criterion's units, returned as a
-JSON-safe record (see :func:`criterion_comparisons`):
+record built from the statistics (:mod:`.comparison_records`; see :func:`criterion_comparisons`):
 
 - ``human_human``: each pair of reviewers; with three or more reviewers also ``reviewers``
   (Fleiss' κ, Krippendorff's α, mean pairwise agreement, each reviewer vs the others' majority);
@@ -28,12 +28,15 @@ from itertools import combinations
 from typing import Any
 
 from medjudge import kinds
-from medjudge.judging.analysis.records import (
-    Comparison,
-    PairComparison,
-    comparisons,
-    records,
+from medjudge.judging.analysis.comparison_records import (
+    MULTI_METRICS,
+    TWO_METRICS,
+    Compared,
+    classification,
+    group_comparison,
+    pair_comparison,
 )
+from medjudge.judging.analysis.records import Comparison, Figure, PairComparison
 from medjudge.judging.analysis.study_data import MAJORITY, REFERENCE, StudyData
 from medjudge.judging.analysis.view_inputs import (
     LabelColumns,
@@ -43,7 +46,6 @@ from medjudge.judging.analysis.view_inputs import (
     slice_dimensions,
     slice_order,
 )
-from medjudge.judging.stats import figures
 from medjudge.judging.stats.agreement.core import (
     MultiRaterStats,
     TwoRaterStats,
@@ -72,9 +74,6 @@ __all__ = [
 """The views' names, with those of :mod:`.view_inputs` they are computed from (imported from
 here too)."""
 
-TWO_METRICS = figures.keys("two")
-MULTI_METRICS = figures.keys("multi")
-
 VIEW_TITLES = {
     "human_human": "Reviewer vs reviewer",
     "reviewers": "All reviewers",
@@ -94,18 +93,6 @@ NO_MAJORITY_UNITS = (
 ALL_TIES = "every unit both labelled is a tie, and ties are left out here"
 
 
-def _say_why_empty(
-    record: dict[str, Any], ca: Sequence[Hashable | None], cb: Sequence[Hashable | None]
-) -> dict[str, Any]:
-    """A pair that shares no unit: its figures say why (:func:`_no_pair`), not just that."""
-    if record["n"] == 0:
-        why = _no_pair(record["rater_a"], record["rater_b"], ca, cb, record["ties"] == "without")
-        for figure in record["metrics"].values():
-            if isinstance(figure, dict) and figure.get("reason") == NO_UNITS:
-                figure["reason"] = why
-    return record
-
-
 def _no_pair(
     a: str, b: str, ca: Sequence[Hashable | None], cb: Sequence[Hashable | None], tied: bool
 ) -> str:
@@ -116,42 +103,6 @@ def _no_pair(
             return NO_MAJORITY_UNITS if name == MAJORITY else f"{name} labelled none of these units"
     shared = any(x is not None and y is not None for x, y in zip(ca, cb, strict=True))
     return ALL_TIES if tied and shared else NO_UNITS
-
-
-def _two_record(stats: TwoRaterStats, **fields: Any) -> dict[str, Any]:
-    """A comparison record from two-rater figures (JSON-safe)."""
-    d = stats.to_dict()
-    metrics = {m: d[m] for m in TWO_METRICS if d.get(m) is not None}
-    return {
-        **fields,
-        "n": stats.n,
-        "n_dropped": stats.n_dropped,
-        "chance": stats.chance,
-        "scale": stats.scale,
-        "categories_inferred": stats.categories_inferred,
-        "metrics": metrics,
-        "confusion": d["confusion"],
-    }
-
-
-def _multi_record(stats: MultiRaterStats, **fields: Any) -> dict[str, Any]:
-    """A comparison record from multi-rater figures (JSON-safe)."""
-    d = stats.to_dict()
-    return {
-        **fields,
-        "n": stats.n_units,
-        "n_pairable": stats.n_pairable,
-        "n_complete": stats.n_complete,
-        "chance": stats.chance,
-        "units_note": stats.units_note,
-        "scale": stats.scale,
-        "raters": d["raters"],
-        "metrics": {m: d[m] for m in MULTI_METRICS if d.get(m) is not None},
-        "fleiss_per_category": d["fleiss_per_category"],
-        "vs_majority": d["vs_majority"],
-        "vs_majority_own": d["vs_majority_own"],
-        "confusion": None,
-    }
 
 
 def two_stats(
@@ -249,7 +200,7 @@ def criterion_comparisons(
         slicers = {name: col.options.spread(keys) for name, keys in slicers.items()}
         if opts.slices:
             slicers["option"] = col.options.letters()
-    out: list[dict[str, Any]] = []
+    out: list[Comparison] = []
 
     columns: list[tuple[str, str, str, list[Hashable | None], list[Hashable | None]]] = []
     for view, a, b in _pairs(data, criterion):
@@ -268,24 +219,31 @@ def criterion_comparisons(
         cb: list[Hashable | None],
         tie: str | None,
     ) -> None:
-        base = {"view": view, "criterion": criterion, "rater_a": a, "rater_b": b, "ties": tie}
+        compared = Compared(view=view, criterion=criterion, rater_a=a, rater_b=b, ties=tie)
         xa, xb = without_ties(ca, cb) if tie == "without" else (ca, cb)
         # without ties the tie is no category either (AC1's and S's q)
         stats = _two(xa, xb, untied_categories(cats) if tie == "without" else cats, level, opts)
-        record = _two_record(stats, **base, slice="all", slice_by=None, slice_value=None)
-        _say_why_empty(record, ca, cb)
+        scores = None
         if view == "majority_judge":
-            record["classification"] = classification_of_cells(
-                stats.confusion.cells,
-                stats.confusion.categories,
-                intervals=opts.intervals,
-                n_boot=opts.n_boot,
-                seed=opts.seed,
-                confidence=opts.confidence,
-            ).to_dict()
-        if col.options is not None:
-            record["metrics"]["masi_alpha"] = col.masi([a, b], opts).to_dict()
-        out.append(record)
+            scores = classification(
+                classification_of_cells(
+                    stats.confusion.cells,
+                    stats.confusion.categories,
+                    intervals=opts.intervals,
+                    n_boot=opts.n_boot,
+                    seed=opts.seed,
+                    confidence=opts.confidence,
+                )
+            )
+        out.append(
+            pair_comparison(
+                stats,
+                compared,
+                no_units=None if stats.n else _no_pair(a, b, ca, cb, tie == "without"),
+                masi=None if col.options is None else Figure.of(col.masi([a, b], opts)),
+                scores=scores,
+            )
+        )
         if tie == "without":
             return
         for by, keys in slicers.items():
@@ -298,9 +256,7 @@ def criterion_comparisons(
                 s = _two([ca[i] for i in idx], [cb[i] for i in idx], cats, level, opts)
                 if s.n == 0:
                     continue
-                out.append(
-                    _two_record(s, **base, slice=f"{by}={value}", slice_by=by, slice_value=value)
-                )
+                out.append(pair_comparison(s, compared, slice_by=by, slice_value=value))
 
     for view, a, b, ca, cb in columns:
         for tie in ties:
@@ -309,39 +265,22 @@ def criterion_comparisons(
     humans = data.raters(criterion, "human")
     if len(humans) >= 3:
         table = [list(row) for row in zip(*(col(h) for h in humans), strict=True)]
-        group = _multi_record(
-            _multi(table, humans, cats, level, opts),
+        group = Compared(
             view="reviewers",
             criterion=criterion,
             rater_a=f"{len(humans)} reviewers",
             rater_b=None,
             ties="with" if pairwise else None,
-            slice="all",
-            slice_by=None,
-            slice_value=None,
         )
-        if col.options is not None:
-            group["metrics"]["masi_alpha"] = col.masi(humans, opts).to_dict()
-        out.append(group)
+        whole = _multi(table, humans, cats, level, opts)
+        masi = None if col.options is None else Figure.of(col.masi(humans, opts))
+        out.append(group_comparison(whole, group, masi=masi))
         # a multi-select criterion: each option's binary units on their own too
         for letter in slice_order(sorted({x for x in slicers.get("option", []) if x})):
             rows = [row for row, x in zip(table, slicers["option"], strict=True) if x == letter]
-            out.append(
-                {
-                    **group,
-                    **_multi_record(_multi(rows, humans, cats, level, opts), **_fields(group)),
-                    "slice": f"option={letter}",
-                    "slice_by": "option",
-                    "slice_value": letter,
-                }
-            )
-    return comparisons(out)
-
-
-def _fields(record: dict[str, Any]) -> dict[str, Any]:
-    """The identifying fields of a comparison record (view, criterion, raters, ties)."""
-    names = ("view", "criterion", "rater_a", "rater_b", "ties", "slice", "slice_by", "slice_value")
-    return {k: record[k] for k in names}
+            stats = _multi(rows, humans, cats, level, opts)
+            out.append(group_comparison(stats, group, slice_by="option", slice_value=letter))
+    return out
 
 
 def _multi(
@@ -389,21 +328,13 @@ def reference_comparisons(
     out = []
     for r in raters:
         stats = _two(col(r), ref, cats, level, opts)
-        rec = _two_record(
-            stats,
-            view="reference",
-            criterion=criterion,
-            rater_a=r,
-            rater_b=REFERENCE,
-            ties=None,
-            slice="all",
-            slice_by=None,
-            slice_value=None,
+        compared = Compared(
+            view="reference", criterion=criterion, rater_a=r, rater_b=REFERENCE, ties=None
         )
-        rec["rater_kind"] = "majority" if r == MAJORITY else data.rater_kinds.get(r)
-        _say_why_empty(rec, col(r), ref)
-        out.append(rec)
-    return records(PairComparison, out)
+        rater_kind = "majority" if r == MAJORITY else data.rater_kinds.get(r)
+        why = None if stats.n else _no_pair(r, REFERENCE, col(r), ref, False)
+        out.append(pair_comparison(stats, compared, no_units=why, rater_kind=rater_kind))
+    return out
 
 
 def unresolved_disagreements(data: StudyData, criterion: str) -> int:
