@@ -38,7 +38,7 @@ from medjudge.tui.adjudication.render import KIND_NAMES, item_text, shown, votes
 from medjudge.tui.adjudication.widgets import ItemPane, RationaleDialog
 from medjudge.tui.dialogs import ConfirmDialog
 from medjudge.tui.messages import StudyChanged
-from medjudge.tui.value_keys import applies, value_bindings
+from medjudge.tui.value_keys import applies, key_actions, value_bindings
 from medjudge.tui.widgets import KeyFooter, Pane, StatusLine
 
 if TYPE_CHECKING:
@@ -276,17 +276,15 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
     LABEL_ACTIONS = ("pick", "tick", "save_ticks")
 
     def key_not_taken(self, key: str, character: str | None) -> None:
-        """A key the screen's bindings left (the app passes it on): a label key that does
-        nothing on this unit says so."""
-        if key in self.active_bindings or self.criterion is None:
+        """A key the app passes on (it sees every key, taken or not): a label key that does
+        nothing on this unit says so (whether a binding took it:
+        :func:`~medjudge.tui.value_keys.key_actions`)."""
+        actions = key_actions(type(self), self.BINDINGS).get(key)
+        if self.criterion is None or not actions:
             return
-        label_keys = {
-            one
-            for binding in self.BINDINGS
-            if isinstance(binding, Binding) and binding.action.split("(")[0] in self.LABEL_ACTIONS
-            for one in binding.key.split(",")
-        }
-        if key in label_keys:
+        if any(self.check_action(name, params) for name, params in actions):
+            return
+        if any(name in self.LABEL_ACTIONS for name, _ in actions):
             self.notify(
                 f"{character or key} does nothing on this unit: {self._keys_hint()}.",
                 title="no such label",

@@ -11,17 +11,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 
 from medjudge import kinds
 from medjudge.store.db import StudyError
 from medjudge.store.frames import shown_order
 from medjudge.store.labels import Saved, UndoRefused
 from medjudge.tui import render
+from medjudge.tui.value_keys import key_actions
 
 if TYPE_CHECKING:
     from medjudge.tui.rows import ItemView
     from medjudge.tui.session import ReviewSession
+
+
+LABEL_ACTIONS = ("vote", "toggle_option")
+"""The actions a label key runs (the keys other kinds label with reach a row as these too)."""
 
 
 class LabelActions:
@@ -45,30 +50,28 @@ class LabelActions:
         def post_message(self, message: Any) -> bool: ...
 
         BINDINGS: ClassVar[list[BindingType]]
-        active_bindings: Any
 
-    LABEL_ACTIONS = ("vote", "toggle_option")
+        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None: ...
 
     def key_not_taken(self, key: str, character: str | None) -> None:
-        """A key the screen's bindings left (the app passes it on): a label key that does
-        nothing on the row under the cursor says so, with the keys that do."""
+        """A key the app passes on (it sees every key, taken or not): a label key that does
+        nothing on the row under the cursor says so, with the keys that do (whether a binding
+        took it: :func:`~medjudge.tui.value_keys.key_actions`)."""
         view = self.view
-        if view is None or not view.rows or key in self.active_bindings:
+        actions = key_actions(type(self), self.BINDINGS).get(key)
+        if view is None or not view.rows or not actions:
             return
-        label_keys = {
-            one
-            for binding in self.BINDINGS
-            if isinstance(binding, Binding) and binding.action.split("(")[0] in self.LABEL_ACTIONS
-            for one in binding.key.split(",")
-        }
-        if key in label_keys:
-            row = view.rows[self.cursor]
-            hint = kinds.get(view.item.kind).key_hint(row.criterion)
-            self.notify(
-                f"{character or key} does nothing on this row: {hint}.",
-                title="no such label",
-                markup=False,
-            )
+        if any(self.check_action(name, params) for name, params in actions):
+            return
+        if not any(name in LABEL_ACTIONS for name, _ in actions):
+            return
+        row = view.rows[self.cursor]
+        hint = kinds.get(view.item.kind).key_hint(row.criterion)
+        self.notify(
+            f"{character or key} does nothing on this row: {hint}.",
+            title="no such label",
+            markup=False,
+        )
 
     def _save(self, unit_id: int, value: str) -> Saved | None:
         """Write one label; the status says "saved" only once it is committed."""
