@@ -168,6 +168,34 @@ async def test_a_vote_repaints_in_place_without_a_layout(
 
 
 @run_async
+async def test_a_vote_leaves_no_idle_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What showing an item leaves for an idle moment (the time on the item left, the next
+    item's texts wrapped ahead) waits for a new answer or question on screen; a label key
+    changes the detail line, never those: it starts none of that work (every label key
+    wrapped the next item's texts again and looked for times to record)."""
+    path = _study(tmp_path)
+    layouts = Layouts(monkeypatch)
+    idle: list[int] = []
+    real = review_screen.ReviewScreen._idle_work
+
+    def noted(screen: Any) -> None:
+        idle.append(1)
+        real(screen)
+
+    monkeypatch.setattr(review_screen.ReviewScreen, "_idle_work", noted)
+    app = make_app(path, reviewer="bob", poll_interval=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _first_vote(pilot, app, layouts)
+        idle.clear()
+        for n in range(2, 5):
+            await pilot.press("a")
+            await until(pilot, lambda n=n: f"({6 - n} to go)" in screen_text(app), f"vote {n}")
+            assert getattr(app.screen, "_idle_work_timer", None) is None, f"vote {n}"
+        await settled(pilot, app, lambda: None, lambda: True)
+        assert idle == [], f"{len(idle)} rounds of idle work for three votes"
+
+
+@run_async
 async def test_the_cursor_and_a_vote_redraw_rows_in_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -138,9 +138,20 @@ class Pane(ScrollView, inherit_bindings=False):
             self, lambda: LineScrollBar(thickness=self.scrollbar_size_vertical)
         )
 
-    def __init__(self, title: str, *, id: str | None = None, classes: str | None = None) -> None:
-        """A pane whose title is fixed text of ours (never data)."""
+    def __init__(
+        self,
+        title: str,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+        tells_drawn: bool = False,
+    ) -> None:
+        """A pane whose title is fixed text of ours (never data); ``tells_drawn``: it posts
+        :class:`Drawn` when a new text is on screen (the answers and the question, whose
+        next texts are wrapped ahead once the screen is idle; a line that changes on every
+        key, such as the review's detail, does not)."""
         super().__init__(id=id, classes=classes)
+        self._tells_drawn = tells_drawn
         self.border_title = title
         self._text: RenderableType = Text()
         self._cut = False
@@ -290,7 +301,8 @@ class Pane(ScrollView, inherit_bindings=False):
         """Line ``y`` of what is on screen, cut from the wrapped text."""
         if self._undrawn:
             self._undrawn = False
-            self.post_message(self.Drawn(self))
+            if self._tells_drawn:
+                self.post_message(self.Drawn(self))
         width = self.scrollable_content_region.width
         style = self.visual_style
         if style != self._drawn_with and self._wrapped_at:  # focus, or a selection

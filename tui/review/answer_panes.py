@@ -39,7 +39,7 @@ class AnswerPanes(Container):
     def compose(self) -> ComposeResult:
         """The answer panes, then the list beside them (hidden unless the kind lists entries)."""
         for n in range(1, self.count + 1):
-            yield Pane("Answer", id=f"pane-{n}")
+            yield Pane("Answer", id=f"pane-{n}", tells_drawn=True)
         yield UnitRows("Entries", id="statements")
 
     @property

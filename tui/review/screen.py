@@ -100,7 +100,7 @@ class ReviewScreen(ReviewerAids, LabelActions, QueueMoves, Screen[None]):
             )
         yield StatusLine(id="status")
         yield ProgressLine(id="progress")
-        yield Pane("Question", id="question")
+        yield Pane("Question", id="question", tells_drawn=True)
         yield ContextDocuments(id="context")
         yield AnswerPanes(id="panes")
         yield UnitRows("Criteria", id="criteria")
