@@ -10,7 +10,6 @@ help, the overview, the adjudication queue and its detail of each kind of unit.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from medjudge.tui.keys import GENERAL, kind_keys
 from medjudge.tui.widgets import KeyFooter
 
 from .support.adjudication import adjudicator_app, disputed, loaded, open_unit
+from .support.demo import demo_study
 from .support.tui import current, run_async, screen_text, until
 
 SIZE = (80, 24)
@@ -56,11 +56,7 @@ def demo_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture
-def demo(demo_master: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.sqlite"
-    shutil.copy(demo_master, path)
-    return path
+demo = pytest.fixture(demo_study)
 
 
 def help_keys(kinds: list[str] | None) -> set[str]:

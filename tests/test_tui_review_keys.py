@@ -4,30 +4,18 @@ of the sort."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from medjudge.demo.build import build_demo
 from medjudge.tui.app import make_app
 from medjudge.tui.review.screen import ReviewScreen
 
+from .support.demo import demo_master_study, demo_study
 from .support.tui import current, labels, run_async, screen_text, until
 
-
-@pytest.fixture(scope="module")
-def demo_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
-    build_demo(path, actor="lead").close()
-    return path
-
-
-@pytest.fixture
-def demo(demo_master: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "demo.sqlite"
-    shutil.copy(demo_master, path)
-    return path
+demo_master = pytest.fixture(scope="module")(demo_master_study)
+demo = pytest.fixture(demo_study)
 
 
 def said(app: object) -> list[str]:

@@ -7,7 +7,6 @@ Nothing on these screens depends on the clock, and Input cursors do not blink.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,8 +14,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from medjudge.demo.build import build_demo
 from medjudge.tui.app import ReviewApp, make_app
+
+from .support.demo import demo_master_study, demo_study
 
 SnapCompare = Callable[..., bool]
 """pytest-textual-snapshot's fixture: it takes a file or an App (its annotation says only a file)."""
@@ -25,19 +25,8 @@ NARROW = (80, 24)
 WIDE = (140, 40)
 
 
-@pytest.fixture(scope="module")
-def demo_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
-    build_demo(path, actor="lead").close()
-    return path
-
-
-@pytest.fixture
-def demo(demo_master: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the demo study for one test (tests write labels)."""
-    path = tmp_path / "demo.sqlite"
-    shutil.copy(demo_master, path)
-    return path
+demo_master = pytest.fixture(scope="module")(demo_master_study)
+demo = pytest.fixture(demo_study)
 
 
 def app_on(path: Path) -> ReviewApp:
