@@ -9,6 +9,7 @@ answer the same keys for the same kind, and a new kind brings its keys with it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar, Protocol
 
 from textual.actions import parse
 from textual.binding import Binding, BindingType
@@ -58,17 +59,35 @@ KeyActions = dict[str, list[tuple[str, tuple[object, ...]]]]
 _KEY_ACTIONS: dict[type, KeyActions] = {}
 
 
-def key_actions(screen: type, bindings: Iterable[BindingType]) -> KeyActions:
+class KeyedScreen(Protocol):
+    """A screen's bindings and its check of them (Textual's ``Screen`` has both)."""
+
+    BINDINGS: ClassVar[list[BindingType]]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None: ...
+
+
+def _key_actions(screen: KeyedScreen) -> KeyActions:
     """Each key of a screen class's bindings → the (action, parameters) it may run, in order
-    (worked out once per class). What a screen's ``key_not_taken`` asks its own
-    ``check_action`` about: Textual's ``active_bindings`` checks every binding of the screen
-    (0.8 ms a key on the review screen)."""
-    out = _KEY_ACTIONS.get(screen)
+    (worked out once per class)."""
+    out = _KEY_ACTIONS.get(type(screen))
     if out is None:
-        out = _KEY_ACTIONS[screen] = {}
-        for binding in bindings:
+        out = _KEY_ACTIONS[type(screen)] = {}
+        for binding in screen.BINDINGS:
             if isinstance(binding, Binding):
                 _, name, params = parse(binding.action)
                 for key in binding.key.split(","):
                     out.setdefault(key, []).append((name, params))
     return out
+
+
+def label_key_unused(screen: KeyedScreen, key: str, label_actions: Iterable[str]) -> bool:
+    """Whether ``key``, one no binding took (the app sees every key, taken or not), is a label
+    key of ``screen`` (one of its bindings runs one of ``label_actions``) that does nothing
+    where the screen is. Asked of the screen's own ``check_action``, for that key's bindings
+    only: Textual's ``active_bindings`` checks every binding of the screen (0.8 ms a key on
+    the review screen)."""
+    actions = _key_actions(screen).get(key, [])
+    if any(screen.check_action(name, params) for name, params in actions):
+        return False
+    return any(name in label_actions for name, _ in actions)

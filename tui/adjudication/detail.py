@@ -38,7 +38,7 @@ from medjudge.tui.adjudication.render import KIND_NAMES, item_text, shown, votes
 from medjudge.tui.adjudication.widgets import ItemPane, RationaleDialog
 from medjudge.tui.dialogs import ConfirmDialog
 from medjudge.tui.messages import StudyChanged
-from medjudge.tui.value_keys import applies, key_actions, value_bindings
+from medjudge.tui.value_keys import applies, label_key_unused, value_bindings
 from medjudge.tui.widgets import KeyFooter, Pane, StatusLine
 
 if TYPE_CHECKING:
@@ -277,14 +277,8 @@ class AdjudicationDetailScreen(Screen[DetailClosed]):
 
     def key_not_taken(self, key: str, character: str | None) -> None:
         """A key the app passes on (it sees every key, taken or not): a label key that does
-        nothing on this unit says so (whether a binding took it:
-        :func:`~medjudge.tui.value_keys.key_actions`)."""
-        actions = key_actions(type(self), self.BINDINGS).get(key)
-        if self.criterion is None or not actions:
-            return
-        if any(self.check_action(name, params) for name, params in actions):
-            return
-        if any(name in self.LABEL_ACTIONS for name, _ in actions):
+        nothing on this unit says so."""
+        if self.criterion is not None and label_key_unused(self, key, self.LABEL_ACTIONS):
             self.notify(
                 f"{character or key} does nothing on this unit: {self._keys_hint()}.",
                 title="no such label",

@@ -18,7 +18,7 @@ from medjudge.store.db import StudyError
 from medjudge.store.frames import shown_order
 from medjudge.store.labels import Saved, UndoRefused
 from medjudge.tui import render
-from medjudge.tui.value_keys import key_actions
+from medjudge.tui.value_keys import label_key_unused
 
 if TYPE_CHECKING:
     from medjudge.tui.rows import ItemView
@@ -55,15 +55,9 @@ class LabelActions:
 
     def key_not_taken(self, key: str, character: str | None) -> None:
         """A key the app passes on (it sees every key, taken or not): a label key that does
-        nothing on the row under the cursor says so, with the keys that do (whether a binding
-        took it: :func:`~medjudge.tui.value_keys.key_actions`)."""
+        nothing on the row under the cursor says so, with the keys that do."""
         view = self.view
-        actions = key_actions(type(self), self.BINDINGS).get(key)
-        if view is None or not view.rows or not actions:
-            return
-        if any(self.check_action(name, params) for name, params in actions):
-            return
-        if not any(name in LABEL_ACTIONS for name, _ in actions):
+        if view is None or not view.rows or not label_key_unused(self, key, LABEL_ACTIONS):
             return
         row = view.rows[self.cursor]
         hint = kinds.get(view.item.kind).key_hint(row.criterion)
