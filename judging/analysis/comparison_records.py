@@ -102,11 +102,18 @@ def _figure(e: Estimate, no_units: str | None) -> Figure:
 
 
 def _metrics(
-    stats: TwoRaterStats | MultiRaterStats, keys: tuple[str, ...], no_units: str | None = None
+    stats: TwoRaterStats | MultiRaterStats,
+    keys: tuple[str, ...],
+    no_units: str | None = None,
+    masi: Figure | None = None,
 ) -> dict[str, Figure]:
-    """The figures of ``keys`` the statistics have (None: not on their scale), in that order."""
+    """The figures of ``keys`` the statistics have (None: not on their scale), in that order,
+    then ``masi`` when given."""
     found = ((key, getattr(stats, key)) for key in keys)
-    return {key: _figure(e, no_units) for key, e in found if isinstance(e, Estimate)}
+    out = {key: _figure(e, no_units) for key, e in found if isinstance(e, Estimate)}
+    if masi is not None:
+        out["masi_alpha"] = masi
+    return out
 
 
 def _slice(slice_by: str | None, slice_value: str | None) -> str:
@@ -136,9 +143,7 @@ def pair_comparison(
         scores: the judge as a classifier of the reviewers' majority.
         rater_kind: the kind of ``rater_a`` (the adjudication section).
     """
-    metrics = _metrics(stats, TWO_METRICS, no_units)
-    if masi is not None:
-        metrics["masi_alpha"] = masi
+    metrics = _metrics(stats, TWO_METRICS, no_units, masi)
     return PairComparison(
         **compared,
         slice=_slice(slice_by, slice_value),
@@ -165,9 +170,7 @@ def group_comparison(
     masi: Figure | None = None,
 ) -> GroupComparison:
     """Three or more reviewers' comparison record (see :func:`pair_comparison`)."""
-    metrics = _metrics(stats, MULTI_METRICS)
-    if masi is not None:
-        metrics["masi_alpha"] = masi
+    metrics = _metrics(stats, MULTI_METRICS, masi=masi)
     return GroupComparison(
         **compared,
         slice=_slice(slice_by, slice_value),
