@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -21,17 +23,25 @@ shows), never a pause; the bound only ends a test that would wait forever, so it
 (a loaded machine starts the app and paints later, never wrongly)."""
 
 
-def tmux(*args: str, server: str | None = None) -> subprocess.CompletedProcess[str]:
+def tmux(
+    *args: str, server: str | None = None, config: str = "/dev/null"
+) -> subprocess.CompletedProcess[str]:
     """``tmux`` with ``args``; ``server``: a private server's socket name (``-L``), started
-    without the user's configuration."""
-    base = ["tmux"] if server is None else ["tmux", "-L", server, "-f", "/dev/null"]
+    with ``config`` instead of the user's configuration."""
+    base = ["tmux"] if server is None else ["tmux", "-L", server, "-f", config]
     return subprocess.run([*base, *args], capture_output=True, text=True, timeout=WAIT_S)
 
 
 class Terminal:
     """One detached tmux session running a command at a fixed size, on a tmux server of its
     own whose windows keep the size they were made with (``window-size manual``): no other
-    session, client or server default resizes the pane under the app."""
+    session, client or server default resizes the pane under the app.
+
+    The server starts with ``default-size`` set to the terminal's size: a detached window
+    whose size tmux recalculates falls back to ``default-size`` (80×24 unless set), which
+    resized the pane under a running app on a loaded machine. (``window-size manual`` cannot
+    go in that file: tmux 3.3a exits at ``new-session`` when it does, so it is set once the
+    session exists.)"""
 
     def __init__(self, command: str, home: Path, width: int = 80, height: int = 24) -> None:
         self.name = f"mj-e2e-{uuid.uuid4().hex[:8]}"
@@ -39,6 +49,9 @@ class Terminal:
         # that starts faster than that reads 80×24 and can miss the resize. Start it once the
         # pane has its size (waited for, not a pause a loaded machine may outlast).
         size = shlex.quote(f"{height} {width}")
+        fd, self.config = tempfile.mkstemp(prefix=f"{self.name}-", suffix=".conf")
+        with os.fdopen(fd, "w") as f:
+            f.write(f"set-option -g default-size {width}x{height}\n")
         env = (
             f'until [ "$(stty size)" = {size} ]; do sleep 0.05; done; '
             f"env MEDJUDGE_HOME={shlex.quote(str(home))} TERM=xterm-256color"
@@ -62,7 +75,7 @@ class Terminal:
         assert r.returncode == 0, r.stderr
 
     def tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return tmux(*args, server=self.name)
+        return tmux(*args, server=self.name, config=self.config)
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.name).stdout
@@ -92,3 +105,4 @@ class Terminal:
 
     def kill(self) -> None:
         self.tmux("kill-server")
+        Path(self.config).unlink(missing_ok=True)
